@@ -1,0 +1,44 @@
+//! Reading the user: the `Input` trait for lines and the `Approver` trait for permission
+//! questions. Front ends implement both; plugins may replace them.
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+/// Reads the user's lines.
+pub trait Input: Send {
+    /// The next line, or `None` at end of input.
+    fn read_line(&mut self, prompt: &str) -> BoxFuture<'_, Option<String>>;
+}
+
+/// A question to the user: may this tool call run?
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApprovalRequest {
+    /// Canonical tool name.
+    pub tool: String,
+    pub args: Value,
+    /// What to show the user (the command, or the diff a write or edit would make).
+    pub detail: String,
+}
+
+/// The user's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Approval {
+    Yes,
+    No,
+    /// Yes, and do not ask again for this tool in this session.
+    Always,
+}
+
+/// Asks the user to approve tool calls.
+pub trait Approver: Send + Sync {
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval>;
+}
+
+/// An approver that cannot ask anyone and says no (headless runs).
+pub struct DenyAll;
+
+impl Approver for DenyAll {
+    fn approve(&self, _request: ApprovalRequest) -> BoxFuture<'static, Approval> {
+        Box::pin(async { Approval::No })
+    }
+}

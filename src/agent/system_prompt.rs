@@ -1,0 +1,128 @@
+//! The system prompt: a template from `assets/` filled with the working directory,
+//! platform, date, git branch and the nearest `AGENTS.md`. Rendered fresh on every model
+//! call, so edits to `AGENTS.md` or a branch switch take effect at once.
+
+use std::path::{Path, PathBuf};
+
+const TEMPLATE: &str = include_str!("../../assets/system_prompt.md");
+
+/// Renders the system prompt for a working directory.
+#[derive(Clone, Debug)]
+pub struct SystemPrompt {
+    template: String,
+    cwd: PathBuf,
+}
+
+impl SystemPrompt {
+    pub fn new(cwd: PathBuf) -> Self {
+        SystemPrompt { template: TEMPLATE.to_string(), cwd }
+    }
+
+    /// Uses another template (placeholders: `{{cwd}}`, `{{platform}}`, `{{date}}`,
+    /// `{{git}}`, `{{agents}}`).
+    pub fn with_template(mut self, template: impl Into<String>) -> Self {
+        self.template = template.into();
+        self
+    }
+
+    pub fn render(&self) -> String {
+        let git = git_branch(&self.cwd).map(|b| format!("Git branch: {b}\n")).unwrap_or_default();
+        let agents = nearest_agents_md(&self.cwd)
+            .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
+            .map(|(path, text)| format!("\nProject instructions from {}:\n\n{}\n", path.display(), text.trim_end()))
+            .unwrap_or_default();
+        self.template
+            .replace("{{cwd}}", &self.cwd.display().to_string())
+            .replace("{{platform}}", &format!("{} {}", std::env::consts::OS, std::env::consts::ARCH))
+            .replace("{{date}}", &today())
+            .replace("{{git}}", &git)
+            .replace("{{agents}}", &agents)
+            .trim_end()
+            .to_string()
+    }
+}
+
+/// The nearest `AGENTS.md`, walking up from `dir`.
+pub fn nearest_agents_md(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().map(|d| d.join("AGENTS.md")).find(|p| p.is_file())
+}
+
+/// The current branch, read from `.git/HEAD` of the enclosing repository (no subprocess).
+pub fn git_branch(dir: &Path) -> Option<String> {
+    let git = dir.ancestors().map(|d| d.join(".git")).find(|p| p.exists())?;
+    let git_dir = if git.is_file() {
+        // A worktree or submodule: `.git` is a file holding `gitdir: <path>`.
+        let text = std::fs::read_to_string(&git).ok()?;
+        let target = PathBuf::from(text.strip_prefix("gitdir:")?.trim());
+        if target.is_absolute() {
+            target
+        } else {
+            git.parent()?.join(target)
+        }
+    } else {
+        git
+    };
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    match head.trim().strip_prefix("ref: refs/heads/") {
+        Some(branch) => Some(branch.to_string()),
+        None => Some(format!("(detached at {})", head.trim().chars().take(12).collect::<String>())),
+    }
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`.
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 to a (year, month, day), Howard Hinnant's algorithm.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converts_days_to_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_786), (2026, 11, 29));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn includes_cwd_branch_and_nearest_agents_md() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/feature-x\n").unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "Always run cargo fmt.\n").unwrap();
+        let sub = dir.path().join("src/deep");
+        std::fs::create_dir_all(&sub).unwrap();
+        let text = SystemPrompt::new(sub.clone()).render();
+        assert!(text.contains(&format!("Working directory: {}", sub.display())), "{text}");
+        assert!(text.contains("Git branch: feature-x"), "{text}");
+        assert!(text.contains("Always run cargo fmt."), "{text}");
+        assert!(text.contains(&format!("Date: {}", today())), "{text}");
+        assert!(text.contains(std::env::consts::OS), "{text}");
+    }
+
+    #[test]
+    fn renders_fresh_each_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let prompt = SystemPrompt::new(dir.path().to_path_buf());
+        assert!(!prompt.render().contains("Project instructions"));
+        std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.").unwrap();
+        assert!(prompt.render().contains("Use tabs."));
+    }
+}

@@ -1,0 +1,13 @@
+//! elelem: a terminal coding agent. The kernel (`agent`) runs the loop; `providers` talk to
+//! models; `tools` and `plugins` fill the toolbox and commands; `repl`, `ask` and `tui` are
+//! the front ends.
+
+pub mod agent;
+pub mod ask;
+pub mod files;
+pub mod plugins;
+pub mod providers;
+pub mod repl;
+pub mod sanitize;
+pub mod startup;
+pub mod tools;

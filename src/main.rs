@@ -1,0 +1,122 @@
+//! The `elelem` command line: `chat` (default), `ask` and `files`.
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+use elelem::agent::input::DenyAll;
+use elelem::agent::output::{Output, TurnEnd};
+use elelem::ask::{prompt_with_stdin, JsonOutput};
+use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
+use elelem::startup::{banner, build_session, Options};
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(name = "elelem", version, about = "A fast, transparent terminal coding agent")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(Args, Clone)]
+struct Global {
+    /// Provider: anthropic, openai, ollama or stub
+    #[arg(short, long, global = true, value_name = "NAME")]
+    provider: Option<String>,
+    /// Model name (overrides ANTHROPIC_MODEL / OPENAI_MODEL / OLLAMA_MODEL)
+    #[arg(short, long, global = true, value_name = "NAME")]
+    model: Option<String>,
+    /// Extended-thinking budget in tokens, where the provider supports it
+    #[arg(long, global = true, value_name = "TOKENS", env = "ELELEM_THINKING")]
+    thinking: Option<u32>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Chat interactively (the default)
+    Chat {
+        /// Line mode instead of the full-screen UI
+        #[arg(long)]
+        plain: bool,
+    },
+    /// Run one turn and print the reply
+    Ask {
+        /// The prompt; piped stdin is appended as a fenced block
+        prompt: Vec<String>,
+        /// Print every event as one JSON object per line
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print files as a <documents> block (named paths, paths on stdin, or git ls-files)
+    Files { paths: Vec<String> },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let options = Options {
+        provider: cli.global.provider.clone(),
+        model: cli.global.model.clone(),
+        thinking_budget: cli.global.thinking,
+    };
+    let result = match cli.command.unwrap_or(Command::Chat { plain: false }) {
+        Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
+        Command::Ask { prompt, json } => runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json))),
+        Command::Chat { plain } => runtime().and_then(|rt| rt.block_on(chat(options, plain))),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("elelem: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
+}
+
+async fn chat(options: Options, _plain: bool) -> anyhow::Result<ExitCode> {
+    let color = use_color(std::io::stdout().is_terminal());
+    let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
+    let approver = Arc::new(LineApprover { color });
+    let mut session = build_session(&options, output, Box::new(StdinInput::default()), approver)?;
+    println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
+    Repl::run(&mut session).await;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<ExitCode> {
+    let mut piped = String::new();
+    if !std::io::stdin().is_terminal() {
+        std::io::stdin().read_to_string(&mut piped).context("cannot read stdin")?;
+    }
+    let prompt = prompt_with_stdin(&prompt, &piped);
+    if prompt.trim().is_empty() {
+        anyhow::bail!("ask needs a prompt: elelem ask \"what does this project do?\"");
+    }
+    let output: Arc<dyn Output> = if json {
+        Arc::new(JsonOutput::default())
+    } else {
+        Arc::new(PlainOutput::stderr(use_color(std::io::stderr().is_terminal())))
+    };
+    let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
+    let cancel = session.interrupter.begin();
+    let interrupter = session.interrupter.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            interrupter.interrupt();
+        }
+    });
+    let outcome = session.turn(&prompt, cancel).await;
+    if !json {
+        println!("{}", elelem::sanitize::sanitize(&outcome.reply));
+    }
+    Ok(match outcome.end {
+        TurnEnd::Done => ExitCode::SUCCESS,
+        TurnEnd::Failed => ExitCode::FAILURE,
+        TurnEnd::Interrupted => ExitCode::from(130),
+    })
+}

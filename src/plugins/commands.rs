@@ -1,0 +1,146 @@
+//! The built-in slash commands: /help, /exit, /clear, /context, /tools, /provider,
+//! /model, /reload. Each shows its answer through the session's output.
+
+use super::Plugin;
+use crate::agent::commands::Flow;
+use crate::agent::output::AgentEvent;
+use crate::agent::session::Session;
+use crate::providers::ProviderSettings;
+use anyhow::{bail, Context as _};
+use std::fmt::Write as _;
+
+pub struct BuiltinCommands;
+
+impl Plugin for BuiltinCommands {
+    fn name(&self) -> &str {
+        "commands"
+    }
+
+    fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
+        let c = &mut session.commands;
+        c.add("help", "", "list commands", help);
+        c.add("exit", "", "quit elelem", |_, _| Ok(Flow::Exit));
+        c.add("quit", "", "quit elelem", |_, _| Ok(Flow::Exit));
+        c.add("clear", "", "forget the conversation", clear);
+        c.add("context", "[json|N]", "what the model sees: a list, the exact JSON, or message N whole", context);
+        c.add("tools", "", "the tools the model can call", tools);
+        c.add("provider", "[name]", "list providers, or switch to one", provider);
+        c.add("model", "[name]", "list models, or switch to one", model);
+        c.add("reload", "", "run the setup blocks (plugins) again", reload);
+        Ok(())
+    }
+}
+
+fn help(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
+    let mut text = String::from("Commands:\n");
+    for command in session.commands.list() {
+        let name = format!("/{} {}", command.name, command.usage);
+        let _ = writeln!(text, "  {:<18} {}", name.trim_end(), command.description);
+    }
+    session.show(text.trim_end());
+    Ok(Flow::Continue)
+}
+
+fn clear(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
+    session.conversation().clear();
+    session.output().emit(AgentEvent::Cleared);
+    session.show("Conversation cleared.");
+    session.agent.publish_context();
+    Ok(Flow::Continue)
+}
+
+/// Numbered from 1; message 1 is the system prompt.
+fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
+    let messages = session.agent.transcript.messages(&[]);
+    match args {
+        "" => {
+            let mut text = String::new();
+            for (i, m) in messages.iter().enumerate() {
+                let first = m.content.lines().next().unwrap_or("");
+                let more = if m.content.lines().nth(1).is_some() { " …" } else { "" };
+                let _ = writeln!(text, "{:>3}. {}: {first}{more}", i + 1, m.role);
+            }
+            session.show(text.trim_end());
+        }
+        "json" => session.show(serde_json::to_string_pretty(&messages)?),
+        n => {
+            let i: usize = n.parse().with_context(|| format!("usage: /context [json|N], not {n:?}"))?;
+            let Some(m) = i.checked_sub(1).and_then(|i| messages.get(i)) else {
+                bail!("no message {i}: there are {}", messages.len());
+            };
+            session.show(format!("{}. {}:\n{}", i, m.role, m.content));
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+fn tools(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
+    let mut text = String::new();
+    for tool in session.agent.toolbox.tools() {
+        let _ = writeln!(text, "{} — {}", tool.name, tool.description);
+        let required: Vec<&str> = tool.parameters["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        if let Some(props) = tool.parameters["properties"].as_object() {
+            for (name, schema) in props {
+                let kind = schema["type"].as_str().unwrap_or("any");
+                let optional = if required.contains(&name.as_str()) { "" } else { ", optional" };
+                let about = schema["description"].as_str().unwrap_or("");
+                let _ = writeln!(text, "    {name} ({kind}{optional}) {about}");
+            }
+        }
+        if !tool.aliases.is_empty() {
+            let _ = writeln!(text, "    aliases: {}", tool.aliases.join(", "));
+        }
+    }
+    session.show(text.trim_end());
+    Ok(Flow::Continue)
+}
+
+fn provider(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
+    if args.is_empty() {
+        let current = session.provider().name().to_string();
+        let list: Vec<String> = session
+            .providers
+            .names()
+            .into_iter()
+            .map(|n| if n == current { format!("* {n} ({})", session.provider().model()) } else { format!("  {n}") })
+            .collect();
+        session.show(list.join("\n"));
+        return Ok(Flow::Continue);
+    }
+    let settings = ProviderSettings { model: None, ..session.settings.clone() };
+    session.switch_provider(args, settings)?;
+    session.show(format!("Provider: {} ({})", session.provider().name(), session.provider().model()));
+    Ok(Flow::Continue)
+}
+
+fn model(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
+    if args.is_empty() {
+        let current = session.provider().model().to_string();
+        let list: Vec<String> = session
+            .provider()
+            .models()
+            .into_iter()
+            .map(|m| if m == current { format!("* {m}") } else { format!("  {m}") })
+            .collect();
+        session.show(list.join("\n"));
+        return Ok(Flow::Continue);
+    }
+    let name = session.provider().name().to_string();
+    let settings = ProviderSettings { model: Some(args.to_string()), ..session.settings.clone() };
+    session.switch_provider(&name, settings)?;
+    session.show(format!("Model: {}", session.provider().model()));
+    Ok(Flow::Continue)
+}
+
+fn reload(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
+    session.reload()?;
+    session.show(format!(
+        "Reloaded: {} tools, {} commands.",
+        session.agent.toolbox.tools().len(),
+        session.commands.list().count()
+    ));
+    Ok(Flow::Continue)
+}

@@ -1,0 +1,245 @@
+//! The built-in `stub` provider: no network, deterministic, scriptable.
+//!
+//! Without a script it runs a small demo of the loop (think, read `README.md`, answer in
+//! Markdown). With `ELELEM_STUB_SCRIPT=<file>` (a JSON array) element *i* answers the
+//! *i*-th model call of the process; when the script runs out the demo takes over.
+
+use super::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request};
+use crate::agent::conversation::{Role, ToolCall};
+use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One scripted event.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+enum ScriptEvent {
+    Thinking {
+        text: String,
+        #[serde(default)]
+        delay_ms: u64,
+    },
+    Saying {
+        text: String,
+        #[serde(default)]
+        delay_ms: u64,
+    },
+    Doing {
+        id: String,
+        name: String,
+        #[serde(default)]
+        arguments: Value,
+        #[serde(default)]
+        delay_ms: u64,
+    },
+}
+
+/// The answer to one model call.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+enum ScriptStep {
+    Events { events: Vec<ScriptEvent> },
+    Error { error: String },
+}
+
+/// A loaded script and the process-wide count of model calls it has answered.
+#[derive(Clone, Debug, Default)]
+pub struct StubScript {
+    steps: Arc<Vec<ScriptStep>>,
+    calls: Arc<AtomicUsize>,
+}
+
+impl StubScript {
+    /// Loads `ELELEM_STUB_SCRIPT` when it is set; an empty script otherwise.
+    pub fn from_env() -> Result<Self, ProviderError> {
+        match std::env::var_os("ELELEM_STUB_SCRIPT") {
+            Some(path) if !path.is_empty() => Self::load(Path::new(&path)),
+            _ => Ok(Self::default()),
+        }
+    }
+
+    pub fn load(path: &Path) -> Result<Self, ProviderError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ProviderError::Config(format!("stub script {}: {e}", path.display())))?;
+        Self::parse(&text).map_err(|e| ProviderError::Config(format!("stub script {}: {e}", path.display())))
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let raw: Vec<Value> = serde_json::from_str(text).map_err(|e| format!("not a JSON array of steps: {e}"))?;
+        let steps = raw
+            .into_iter()
+            .enumerate()
+            .map(|(i, step)| {
+                serde_json::from_value::<ScriptStep>(step.clone()).map_err(|_| {
+                    let detail = step_problem(&step);
+                    format!("step {i}: {detail}")
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(StubScript { steps: Arc::new(steps), calls: Arc::new(AtomicUsize::new(0)) })
+    }
+
+    fn next_step(&self) -> Option<ScriptStep> {
+        let i = self.calls.fetch_add(1, Ordering::SeqCst);
+        self.steps.get(i).cloned()
+    }
+}
+
+/// Explains why a script step did not parse.
+fn step_problem(step: &Value) -> String {
+    let Some(object) = step.as_object() else {
+        return "expected an object with \"events\" or \"error\"".into();
+    };
+    if let Some(events) = object.get("events") {
+        let Some(events) = events.as_array() else { return "\"events\" must be an array".into() };
+        for (j, event) in events.iter().enumerate() {
+            if let Err(e) = serde_json::from_value::<ScriptEvent>(event.clone()) {
+                return format!("event {j}: {e}");
+            }
+        }
+        return "unexpected keys beside \"events\"".into();
+    }
+    if object.contains_key("error") {
+        return "\"error\" must be a string and stand alone".into();
+    }
+    "expected an object with \"events\" or \"error\"".into()
+}
+
+/// The stub provider.
+pub struct StubProvider {
+    script: StubScript,
+    model: String,
+}
+
+impl StubProvider {
+    pub fn new(script: StubScript, settings: &ProviderSettings) -> Self {
+        StubProvider { script, model: settings.model.clone().unwrap_or_else(|| "stub-demo".into()) }
+    }
+}
+
+type Timed = (u64, Result<ProviderEvent, ProviderError>);
+
+impl Provider for StubProvider {
+    fn name(&self) -> &str {
+        "stub"
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn fetch(&self, request: Request) -> EventStream {
+        let queue: VecDeque<Timed> = match self.script.next_step() {
+            Some(ScriptStep::Error { error }) => VecDeque::from([(0, Err(ProviderError::Scripted(error)))]),
+            Some(ScriptStep::Events { events }) => events.into_iter().map(scripted).collect(),
+            None => demo(&request),
+        };
+        futures::stream::unfold(queue, |mut queue| async move {
+            let (delay, event) = queue.pop_front()?;
+            if delay > 0 {
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+            }
+            Some((event, queue))
+        })
+        .boxed()
+    }
+}
+
+fn scripted(event: ScriptEvent) -> Timed {
+    match event {
+        ScriptEvent::Thinking { text, delay_ms } => (delay_ms, Ok(ProviderEvent::Thinking(text))),
+        ScriptEvent::Saying { text, delay_ms } => (delay_ms, Ok(ProviderEvent::Saying(text))),
+        ScriptEvent::Doing { id, name, arguments, delay_ms } => {
+            let arguments = if arguments.is_null() { json!({}) } else { arguments };
+            (delay_ms, Ok(ProviderEvent::Doing(ToolCall { id, name, arguments })))
+        }
+    }
+}
+
+/// Milliseconds between streamed pieces of the demo, so streaming is visible.
+const DEMO_PACE_MS: u64 = 12;
+
+/// The unscripted demo: read `README.md` (or list the directory), then explain.
+fn demo(request: &Request) -> VecDeque<Timed> {
+    let last = request.messages.last();
+    if let Some(message) = last.filter(|m| m.role == Role::Tool) {
+        return paced(ProviderEvent::Saying, &demo_answer(&message.content));
+    }
+    let prompt = last.map(|m| m.content.lines().next().unwrap_or("").to_string()).unwrap_or_default();
+    let has = |name: &str| request.tools.iter().any(|t| t.name == name);
+    let readme = PathBuf::from("README.md");
+    let mut events = paced(
+        ProviderEvent::Thinking,
+        &format!(
+            "The user wrote \"{prompt}\". I am the stub provider, so I cannot really \
+             understand it, but I can show the loop: look at the project first, then answer."
+        ),
+    );
+    let call = if has("read") && readme.is_file() {
+        Some(ToolCall { id: "stub_1".into(), name: "read".into(), arguments: json!({"path": "README.md"}) })
+    } else if has("execute") {
+        Some(ToolCall { id: "stub_1".into(), name: "execute".into(), arguments: json!({"command": "ls"}) })
+    } else {
+        None
+    };
+    match call {
+        Some(call) => events.push_back((DEMO_PACE_MS, Ok(ProviderEvent::Doing(call)))),
+        None => events.extend(paced(ProviderEvent::Saying, &demo_answer(""))),
+    }
+    events
+}
+
+/// Splits text into word-sized pieces with a short pause before each.
+fn paced(make: fn(String) -> ProviderEvent, text: &str) -> VecDeque<Timed> {
+    text.split_inclusive(' ').map(|piece| (DEMO_PACE_MS / 4, Ok(make(piece.to_string())))).collect()
+}
+
+fn demo_answer(tool_result: &str) -> String {
+    let result: Value = serde_json::from_str(tool_result).unwrap_or(Value::Null);
+    let found = match (result.get("path").and_then(Value::as_str), result.get("content").and_then(Value::as_str)) {
+        (Some(path), Some(content)) => {
+            let lines = content.lines().count();
+            let heading = content
+                .lines()
+                .map(|l| l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '\t' || c == ' ' || c == '|'))
+                .find(|l| l.starts_with('#'))
+                .map(|l| l.trim_start_matches('#').trim().to_string())
+                .unwrap_or_else(|| "no heading".into());
+            format!("I read `{path}`: **{lines} lines**, and its first heading is *{heading}*.")
+        }
+        (None, Some(content)) => format!("I listed the directory: **{}** entries.", content.lines().count()),
+        _ => match result.get("error").and_then(Value::as_str) {
+            Some(error) => format!("The tool failed: `{error}`."),
+            None => "I answered without calling a tool.".into(),
+        },
+    };
+    format!(
+        "## What I found\n\n{found}\n\n\
+         This is elelem's built-in **stub** provider. It needs no network and shows the loop:\n\n\
+         1. it *thinks* (the dimmed text above),\n\
+         2. calls a real tool (see the tool log),\n\
+         3. answers in Markdown.\n\n\
+         ```rust\nfn main() {{\n    println!(\"hello from the stub\");\n}}\n```\n\n\
+         | provider | set this to use it |\n|---|---|\n\
+         | anthropic | `ANTHROPIC_API_KEY` |\n| openai | `OPENAI_API_KEY` |\n| ollama | a running `ollama serve` |\n\n\
+         > Run `elelem -p anthropic` (or `openai`, `ollama`) to talk to a real model.\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_malformed_step_names_its_index_and_problem() {
+        let err = StubScript::parse(r#"[{"events": []}, {"events": [{"type": "shout"}]}]"#).unwrap_err();
+        assert!(err.starts_with("step 1: event 0:"), "{err}");
+        let err = StubScript::parse("{").unwrap_err();
+        assert!(err.starts_with("not a JSON array of steps"), "{err}");
+    }
+}

@@ -1,0 +1,203 @@
+//! The line-mode `Repl` (`elelem chat --plain`, or when stdin/stdout is not a terminal):
+//! reads lines from an `Input`, dispatches each one, and prints what the agent shows
+//! through `PlainOutput`. Ctrl-C cancels a running turn, never the process.
+
+use crate::agent::commands::Flow;
+use crate::agent::input::{Approval, ApprovalRequest, Approver, Input};
+use crate::agent::output::{AgentEvent, Output, TurnEnd};
+use crate::agent::session::Session;
+use crate::sanitize::sanitize;
+use futures::future::BoxFuture;
+use std::io::Write;
+use std::sync::Mutex;
+use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
+
+/// Whether to colour output: a terminal, and `NO_COLOR` unset.
+pub fn use_color(is_terminal: bool) -> bool {
+    is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+const DIM: &str = "\x1b[2m";
+const RED: &str = "\x1b[31m";
+const RESET: &str = "\x1b[0m";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Section {
+    None,
+    Thinking,
+    Saying,
+}
+
+/// Prints agent events as plain lines. Progress (thinking, tool lines, errors) goes to
+/// `progress`; the reply text to `reply`.
+pub struct PlainOutput {
+    color: bool,
+    /// `ask` mode: the streamed reply is not printed (the final reply is, by the caller).
+    quiet_reply: bool,
+    state: Mutex<Section>,
+    progress: Box<dyn Fn(&str) + Send + Sync>,
+}
+
+impl PlainOutput {
+    /// Everything to stdout (the line REPL).
+    pub fn stdout(color: bool) -> Self {
+        PlainOutput { color, quiet_reply: false, state: Mutex::new(Section::None), progress: Box::new(print_stdout) }
+    }
+
+    /// Progress to stderr, reply left to the caller (`ask`).
+    pub fn stderr(color: bool) -> Self {
+        PlainOutput { color, quiet_reply: true, state: Mutex::new(Section::None), progress: Box::new(print_stderr) }
+    }
+
+    fn paint(&self, style: &str, text: &str) -> String {
+        if self.color {
+            format!("{style}{text}{RESET}")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// Moves to a new section, ending the previous one's line.
+    fn enter(&self, section: Section) {
+        let Ok(mut state) = self.state.lock() else { return };
+        if *state != section && *state != Section::None {
+            (self.progress)("\n");
+        }
+        *state = section;
+    }
+}
+
+fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+fn print_stderr(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+/// `name(args)` with the arguments as compact JSON, cut to fit a line.
+pub fn call_line(name: &str, args: &serde_json::Value) -> String {
+    let mut args = args.to_string();
+    if args.chars().count() > 120 {
+        args = args.chars().take(117).collect::<String>() + "...";
+    }
+    format!("{name}({args})")
+}
+
+impl Output for PlainOutput {
+    fn emit(&self, event: AgentEvent) {
+        match event {
+            AgentEvent::Thinking(text) => {
+                self.enter(Section::Thinking);
+                (self.progress)(&self.paint(DIM, &sanitize(&text)));
+            }
+            AgentEvent::Saying(text) if !self.quiet_reply => {
+                self.enter(Section::Saying);
+                (self.progress)(&sanitize(&text));
+            }
+            AgentEvent::ToolStarted { call } => {
+                self.enter(Section::None);
+                (self.progress)(&format!("+ {}\n", sanitize(&call_line(&call.name, &call.arguments))));
+            }
+            AgentEvent::ToolFinished { result, .. } => {
+                if let Some(error) = result.get("error").and_then(|e| e.as_str()) {
+                    let first = error.lines().next().unwrap_or("");
+                    (self.progress)(&format!("{}\n", self.paint(RED, &format!("  x {}", sanitize(first)))));
+                }
+            }
+            AgentEvent::Retrying { attempt, max, delay, reason } => {
+                self.enter(Section::None);
+                let line = format!("{reason}: retrying in {:.1}s (attempt {attempt}/{max})", delay.as_secs_f64());
+                (self.progress)(&format!("{}\n", self.paint(DIM, &line)));
+            }
+            AgentEvent::Error(message) => {
+                self.enter(Section::None);
+                (self.progress)(&format!("{}\n", self.paint(RED, &format!("Error: {}", sanitize(&message)))));
+            }
+            AgentEvent::Info(text) => {
+                self.enter(Section::None);
+                (self.progress)(&format!("{}\n", sanitize(&text)));
+            }
+            AgentEvent::TurnFinished { end, .. } => {
+                self.enter(Section::None);
+                if end == TurnEnd::Interrupted {
+                    (self.progress)(&format!("{}\n", self.paint(DIM, "[interrupted]")));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Lines from the process's stdin; the prompt is printed to stdout.
+pub struct StdinInput {
+    lines: Lines<BufReader<Stdin>>,
+}
+
+impl Default for StdinInput {
+    fn default() -> Self {
+        StdinInput { lines: BufReader::new(tokio::io::stdin()).lines() }
+    }
+}
+
+impl Input for StdinInput {
+    fn read_line(&mut self, prompt: &str) -> BoxFuture<'_, Option<String>> {
+        print_stdout(prompt);
+        Box::pin(async move { self.lines.next_line().await.ok().flatten() })
+    }
+}
+
+/// Asks `Allow? [y/N/a]` on the terminal.
+pub struct LineApprover {
+    pub color: bool,
+}
+
+impl Approver for LineApprover {
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
+        let question = format!("{}\nAllow {}? [y/N/a] ", sanitize(&request.detail), request.tool);
+        Box::pin(async move {
+            let answer = tokio::task::spawn_blocking(move || {
+                print_stdout(&question);
+                let mut line = String::new();
+                std::io::stdin().read_line(&mut line).map(|_| line).unwrap_or_default()
+            })
+            .await
+            .unwrap_or_default();
+            match answer.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => Approval::Yes,
+                "a" | "always" => Approval::Always,
+                _ => Approval::No,
+            }
+        })
+    }
+}
+
+/// Reads and dispatches lines until EOF or `/exit`.
+pub struct Repl;
+
+impl Repl {
+    pub async fn run(session: &mut Session) {
+        let interrupter = session.interrupter.clone();
+        let ctrl_c = tokio::spawn(async move {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                if !interrupter.interrupt() {
+                    print_stdout("\n> ");
+                }
+            }
+        });
+        loop {
+            let Some(line) = session.input.read_line("> ").await else { break };
+            let cancel = session.interrupter.begin();
+            let flow = session.dispatch(&line, cancel).await;
+            session.interrupter.end();
+            if flow == Flow::Exit {
+                break;
+            }
+        }
+        ctrl_c.abort();
+    }
+}
