@@ -210,7 +210,8 @@ fn demo_answer(tool_result: &str) -> String {
                 .find(|l| l.starts_with('#'))
                 .map(|l| l.trim_start_matches('#').trim().to_string())
                 .unwrap_or_else(|| "no heading".into());
-            format!("I read `{path}`: **{lines} lines**, and its first heading is *{heading}*.")
+            let plural = if lines == 1 { "" } else { "s" };
+            format!("I read `{path}`: **{lines} line{plural}**, and its first heading is *{heading}*.")
         }
         (None, Some(content)) => format!("I listed the directory: **{}** entries.", content.lines().count()),
         _ => match result.get("error").and_then(Value::as_str) {

@@ -1,0 +1,240 @@
+//! End-to-end: the real `elelem` binary in `ask --json`, `ask`, line mode and `files`,
+//! driven by stub scripts.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+struct Run {
+    dir: tempfile::TempDir,
+}
+
+impl Run {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("README.md"), "# Demo project\n\nHello.\n").unwrap();
+        Run { dir }
+    }
+
+    fn script(&self, steps: Value) -> String {
+        let path = self.dir.path().join("script.json");
+        std::fs::write(&path, steps.to_string()).unwrap();
+        path.display().to_string()
+    }
+
+    fn elelem(&self, args: &[&str], script: Option<&str>, stdin: &str) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
+        cmd.args(args)
+            .current_dir(self.dir.path())
+            .env("HOME", self.dir.path())
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ELELEM_STUB_SCRIPT")
+            .env("OLLAMA_HOST", "http://127.0.0.1:9")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(script) = script {
+            cmd.env("ELELEM_STUB_SCRIPT", script);
+        }
+        let mut child = cmd.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn doing(id: &str, name: &str, arguments: Value) -> Value {
+    json!({"type": "doing", "id": id, "name": name, "arguments": arguments})
+}
+
+#[test]
+fn ask_json_shows_validation_alias_and_unknown_tool_results() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [
+            {"type": "thinking", "text": "Let me "},
+            {"type": "thinking", "text": "look."},
+            doing("t1", "read", json!({})),
+            doing("t2", "open", json!({"path": "README.md"})),
+            doing("t3", "frobnicate", json!({"x": 1}))
+        ]},
+        {"events": [{"type": "saying", "text": "All "}, {"type": "saying", "text": "done."}]}
+    ]));
+    let out = run.elelem(&["ask", "--json", "look around"], Some(&script), "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = json_lines(&out);
+    assert_eq!(lines[0], json!({"type": "thinking", "text": "Let me look."}));
+    assert_eq!(lines[1], doing("t1", "read", json!({})));
+    assert_eq!(
+        lines[2],
+        json!({"type": "result", "id": "t1", "name": "read",
+               "result": {"error": "object at root is missing required properties: path", "ok": false}})
+    );
+    assert_eq!(lines[3], doing("t2", "read", json!({"path": "README.md"})));
+    assert_eq!(
+        lines[4],
+        json!({"type": "result", "id": "t2", "name": "read",
+               "result": {"content": "     1\t# Demo project\n     2\t\n     3\tHello.\n", "path": "README.md", "lines": 3, "ok": true}})
+    );
+    assert_eq!(lines[5], doing("t3", "frobnicate?", json!({"x": 1})));
+    assert_eq!(
+        lines[6]["result"],
+        json!({"error": "unknown tool: \"frobnicate\". Available: read, write, execute", "ok": false})
+    );
+    assert_eq!(lines[7], json!({"type": "saying", "text": "All done."}));
+    assert_eq!(lines[8], json!({"type": "reply", "text": "All done."}));
+    assert_eq!(lines.len(), 9);
+}
+
+#[test]
+fn ask_prints_the_reply_on_stdout_and_progress_on_stderr() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [doing("t1", "read", json!({"path": "README.md"}))]},
+        {"events": [{"type": "saying", "text": "It is a demo."}]}
+    ]));
+    let out = run.elelem(&["ask", "what", "is", "this"], Some(&script), "");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "It is a demo.\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("+ read({\"path\":\"README.md\"})"));
+}
+
+#[test]
+fn ask_exits_1_when_the_provider_fails() {
+    let run = Run::new();
+    let script = run.script(json!([{"error": "rate limited"}]));
+    let out = run.elelem(&["ask", "--json", "hi"], Some(&script), "");
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&out);
+    assert!(lines.contains(&json!({"type": "error", "message": "rate limited"})));
+    assert_eq!(lines.last().unwrap(), &json!({"type": "reply", "text": "Error: rate limited"}));
+}
+
+#[test]
+fn ask_appends_piped_stdin_as_a_fenced_block() {
+    assert_eq!(
+        elelem::ask::prompt_with_stdin("summarize", "line one\nline two\n"),
+        "summarize\n\n```\nline one\nline two\n```"
+    );
+    assert_eq!(elelem::ask::prompt_with_stdin("", "a ``` b"), "````\na ``` b\n````");
+    // Piped text alone is a prompt.
+    let run = Run::new();
+    let out = run.elelem(&["ask", "--json"], None, "what is this?\n");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(json_lines(&out)[0]["text"].as_str().unwrap().contains("```"));
+}
+
+#[test]
+fn line_mode_prints_banner_tool_lines_and_reply_without_colour_when_piped() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [{"type": "thinking", "text": "hmm"}, doing("t1", "nope", json!({}))]},
+        {"events": [{"type": "saying", "text": "Hello there."}]}
+    ]));
+    let out = run.elelem(&["chat"], Some(&script), "hi\n\n/context\n");
+    assert!(out.status.success(), "EOF must exit 0");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with(&format!("elelem v{}", env!("CARGO_PKG_VERSION"))), "{stdout}");
+    assert!(stdout.contains("> "));
+    assert!(stdout.contains("hmm\n+ nope?({})\n"), "{stdout}");
+    assert!(stdout.contains("Hello there."));
+    assert!(stdout.contains("  2. user: hi\n  3. assistant: Hello there."), "{stdout}");
+    assert!(!stdout.contains('\x1b'), "no escape codes when piped: {stdout:?}");
+}
+
+#[test]
+fn slash_commands_show_context_json_tools_and_unknown_commands() {
+    let run = Run::new();
+    let script = run.script(json!([{"events": [{"type": "saying", "text": "Hi!"}]}]));
+    let out = run.elelem(
+        &["chat", "--plain"],
+        Some(&script),
+        "hello\n/context json\n/context 3\n/tools\n/bogus\n/exit\nnever\n",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("\"role\": \"system\""), "{stdout}");
+    assert!(stdout.contains("\"content\": \"hello\""), "{stdout}");
+    assert!(stdout.contains("3. assistant:\nHi!"), "{stdout}");
+    assert!(stdout.contains("execute — Run a shell command"), "{stdout}");
+    assert!(stdout.contains("aliases: bash, sh, exec"), "{stdout}");
+    assert!(stdout.contains("unknown command: /bogus. Available: /clear, /context"), "{stdout}");
+    assert!(!stdout.contains("never"), "/exit stops reading");
+}
+
+#[test]
+fn clear_forgets_the_conversation() {
+    let run = Run::new();
+    let script = run.script(json!([{"events": [{"type": "saying", "text": "Hi!"}]}]));
+    let out = run.elelem(&["chat"], Some(&script), "hello\n/clear\n/context\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Conversation cleared."));
+    let after = stdout.split("Conversation cleared.").nth(1).unwrap();
+    assert!(after.contains("1. system:") && !after.contains("2. user"), "{after}");
+}
+
+#[test]
+fn provider_command_lists_and_rejects_unknown_names() {
+    let run = Run::new();
+    let out = run.elelem(&["chat"], None, "/provider\n/provider x\n/reload\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("* stub (stub-demo)"), "{stdout}");
+    assert!(stdout.contains("unknown provider: \"x\". Available: anthropic, ollama, openai, stub"), "{stdout}");
+    assert!(stdout.contains("Reloaded: 3 tools"), "{stdout}");
+}
+
+#[test]
+fn the_default_stub_demo_reads_the_readme_and_answers_in_markdown() {
+    let run = Run::new();
+    let out = run.elelem(&["ask", "--json", "hello"], None, "");
+    assert!(out.status.success());
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["type"], "thinking");
+    assert_eq!(lines[1], doing("stub_1", "read", json!({"path": "README.md"})));
+    let reply = lines.last().unwrap()["text"].as_str().unwrap().to_string();
+    assert!(reply.contains("## What I found") && reply.contains("```rust"), "{reply}");
+    assert!(reply.contains("*Demo project*"), "{reply}");
+}
+
+#[test]
+fn a_malformed_script_is_a_startup_error_naming_the_file() {
+    let run = Run::new();
+    let script = run.script(json!([{"events": [{"type": "dance"}]}]));
+    let out = run.elelem(&["ask", "hi"], Some(&script), "");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&script) && stderr.contains("step 0: event 0"), "{stderr}");
+}
+
+#[test]
+fn an_unknown_provider_is_a_clear_error() {
+    let run = Run::new();
+    let out = run.elelem(&["ask", "-p", "x", "hi"], None, "");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown provider: \"x\". Available: anthropic, ollama, openai, stub"), "{stderr}");
+}
+
+#[test]
+fn files_prints_a_documents_block() {
+    let run = Run::new();
+    let out = run.elelem(&["files", "README.md"], None, "");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "<documents>\n<document index=\"1\"><source>README.md</source><document_content># Demo project\n\nHello.\n</document_content></document>\n</documents>\n"
+    );
+}
+
+#[test]
+fn version_and_help() {
+    let run = Run::new();
+    let out = run.elelem(&["--version"], None, "");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("elelem {}", env!("CARGO_PKG_VERSION")));
+    let out = run.elelem(&["--help"], None, "");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("chat") && help.contains("ask") && help.contains("files"));
+}
