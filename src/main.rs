@@ -40,6 +40,9 @@ enum Command {
         /// Line mode instead of the full-screen UI
         #[arg(long)]
         plain: bool,
+        /// Leave the mouse to the terminal (native selection; no wheel scrolling)
+        #[arg(long)]
+        no_mouse: bool,
     },
     /// Run one turn and print the reply
     Ask {
@@ -54,16 +57,17 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_caught_panics();
     let cli = Cli::parse();
     let options = Options {
         provider: cli.global.provider.clone(),
         model: cli.global.model.clone(),
         thinking_budget: cli.global.thinking,
     };
-    let result = match cli.command.unwrap_or(Command::Chat { plain: false }) {
+    let result = match cli.command.unwrap_or(Command::Chat { plain: false, no_mouse: false }) {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
         Command::Ask { prompt, json } => runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json))),
-        Command::Chat { plain } => runtime().and_then(|rt| rt.block_on(chat(options, plain))),
+        Command::Chat { plain, no_mouse } => runtime().and_then(|rt| rt.block_on(chat(options, plain, !no_mouse))),
     };
     match result {
         Ok(code) => code,
@@ -74,11 +78,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// Panics inside tools are caught and reported as tool results; don't also print them.
+fn quiet_caught_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !elelem::agent::toolbox::panic_is_caught() {
+            previous(info);
+        }
+    }));
+}
+
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
 }
 
-async fn chat(options: Options, _plain: bool) -> anyhow::Result<ExitCode> {
+async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<ExitCode> {
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if interactive && !plain {
+        let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: false };
+        elelem::tui::run(&options, tui).await?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let color = use_color(std::io::stdout().is_terminal());
     let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
     let approver = Arc::new(LineApprover { color });

@@ -2,7 +2,6 @@
 //! reads lines from an `Input`, dispatches each one, and prints what the agent shows
 //! through `PlainOutput`. Ctrl-C cancels a running turn, never the process.
 
-use crate::agent::commands::Flow;
 use crate::agent::input::{Approval, ApprovalRequest, Approver, Input};
 use crate::agent::output::{AgentEvent, Output, TurnEnd};
 use crate::agent::session::Session;
@@ -189,15 +188,7 @@ impl Repl {
                 }
             }
         });
-        loop {
-            let Some(line) = session.input.read_line("> ").await else { break };
-            let cancel = session.interrupter.begin();
-            let flow = session.dispatch(&line, cancel).await;
-            session.interrupter.end();
-            if flow == Flow::Exit {
-                break;
-            }
-        }
+        session.run().await;
         ctrl_c.abort();
     }
 }

@@ -132,6 +132,20 @@ impl Session {
         Ok(())
     }
 
+    /// Reads lines from the input and dispatches each one until end of input or `/exit`.
+    /// Each line gets a fresh cancellation token from the interrupter.
+    pub async fn run(&mut self) {
+        loop {
+            let Some(line) = self.input.read_line("> ").await else { break };
+            let cancel = self.interrupter.begin();
+            let flow = self.dispatch(&line, cancel).await;
+            self.interrupter.end();
+            if flow == Flow::Exit {
+                break;
+            }
+        }
+    }
+
     /// Handles one line: skips blanks, runs `/commands`, and sends anything else as a turn.
     pub async fn dispatch(&mut self, line: &str, cancel: CancellationToken) -> Flow {
         let line = line.trim_end_matches(['\r', '\n']);

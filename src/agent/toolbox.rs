@@ -241,19 +241,19 @@ impl Toolbox {
         let fail = |message: String| failure_with(message, &tool.name, &args);
 
         for hook in self.hooks_for(&self.before, &tool.name) {
-            match AssertUnwindSafe(hook(call.clone())).catch_unwind().await {
+            match AssertUnwindSafe(Caught(hook(call.clone()))).catch_unwind().await {
                 Ok(Ok(())) => {}
                 Ok(Err(refusal)) => return failure(refusal),
                 Err(panic) => return fail(panic_message(panic)),
             }
         }
-        let mut result = match AssertUnwindSafe((tool.handler)(args.clone(), context)).catch_unwind().await {
+        let mut result = match AssertUnwindSafe(Caught((tool.handler)(args.clone(), context))).catch_unwind().await {
             Ok(Ok(value)) => value,
             Ok(Err(error)) => return fail(format!("{error:#}")),
             Err(panic) => return fail(panic_message(panic)),
         };
         for hook in self.hooks_for(&self.after, &tool.name) {
-            result = match AssertUnwindSafe(hook(call.clone(), result)).catch_unwind().await {
+            result = match AssertUnwindSafe(Caught(hook(call.clone(), result))).catch_unwind().await {
                 Ok(Ok(value)) => value,
                 Ok(Err(error)) => return fail(format!("{error:#}")),
                 Err(panic) => return fail(panic_message(panic)),
@@ -295,6 +295,44 @@ pub fn failure(message: impl Into<String>) -> Value {
 /// `{"error": message, "name": tool, "args": args, "ok": false}`.
 fn failure_with(message: String, name: &str, args: &Value) -> Value {
     json!({"error": message, "name": name, "args": args, "ok": false})
+}
+
+thread_local! {
+    /// How many `Caught` futures are being polled on this thread right now.
+    static CATCHING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// True while a tool or hook is running on this thread: a panic here will be caught and
+/// turned into a tool result, so a panic hook should neither print it nor restore the
+/// terminal.
+pub fn panic_is_caught() -> bool {
+    CATCHING.with(|c| c.get() > 0)
+}
+
+/// Marks the thread as "panics are caught" while the inner future is polled.
+struct Caught<F>(F);
+
+struct CatchingMark;
+
+impl CatchingMark {
+    fn enter() -> Self {
+        CATCHING.with(|c| c.set(c.get() + 1));
+        CatchingMark
+    }
+}
+
+impl Drop for CatchingMark {
+    fn drop(&mut self) {
+        CATCHING.with(|c| c.set(c.get().saturating_sub(1)));
+    }
+}
+
+impl<F: std::future::Future + Unpin> std::future::Future for Caught<F> {
+    type Output = F::Output;
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        let _mark = CatchingMark::enter();
+        std::pin::Pin::new(&mut self.0).poll(cx)
+    }
 }
 
 fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {

@@ -1,0 +1,215 @@
+//! `App`: the TUI's state — panes, focus, the running turn's state, token usage, a pending
+//! approval — and how agent events change it. Keys are handled in `keys.rs`, drawing in
+//! `view.rs`. `App` never talks to the terminal or the agent directly: it returns
+//! `Action`s for the event loop to carry out, which keeps it testable with `TestBackend`.
+
+use super::composer::Composer;
+use super::context_panel::ContextPanel;
+use super::history::History;
+use super::theme::Theme;
+use super::tool_log::ToolLog;
+use crate::agent::input::{Approval, ApprovalRequest};
+use crate::agent::output::{AgentEvent, TurnEnd, Usage};
+use ratatui::layout::Rect;
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+/// What the event loop must do after the app handled something.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Send a line (prompt or slash command) to the agent task.
+    Submit(String),
+    /// Cancel the running turn.
+    Interrupt,
+    Quit,
+    /// Turn mouse capture on or off.
+    SetMouse(bool),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    Composer,
+    Conversation,
+    Tools,
+    Context,
+}
+
+/// What the agent is doing, for the status line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Activity {
+    Idle,
+    Thinking,
+    Responding,
+    RunningTool(String),
+    Retrying { attempt: u32, max: u32, until: Instant },
+    Approving,
+}
+
+/// A question waiting for the user's y / n / a.
+pub struct PendingApproval {
+    pub request: ApprovalRequest,
+    pub reply: oneshot::Sender<Approval>,
+}
+
+/// Where each pane was drawn last, for mouse hit-testing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PaneRects {
+    pub conversation: Rect,
+    pub tools: Rect,
+    pub context: Option<Rect>,
+    pub composer: Rect,
+}
+
+pub struct App {
+    pub theme: Theme,
+    pub history: History,
+    pub tools: ToolLog,
+    pub context: ContextPanel,
+    pub composer: Composer,
+    pub focus: Focus,
+    pub show_context: bool,
+    pub provider: String,
+    pub model: String,
+    pub activity: Activity,
+    /// A turn is running (between TurnStarted and TurnFinished).
+    pub busy: bool,
+    /// Lines submitted while busy, not yet started.
+    pub queued: usize,
+    pub usage: Usage,
+    pub approval: Option<PendingApproval>,
+    pub yolo: bool,
+    pub mouse: bool,
+    pub quit: bool,
+    pub last_ctrl_c: Option<Instant>,
+    /// A short message for the status line, and when it expires.
+    pub notice: Option<(String, Instant)>,
+    pub rects: PaneRects,
+}
+
+/// How long a second Ctrl+C counts as "twice".
+pub const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);
+
+impl App {
+    pub fn new(
+        theme: Theme,
+        provider: &str,
+        model: &str,
+        commands: Vec<(String, String)>,
+        history: Vec<String>,
+    ) -> Self {
+        App {
+            theme,
+            history: History::default(),
+            tools: ToolLog::default(),
+            context: ContextPanel::default(),
+            composer: Composer::new(commands, history),
+            focus: Focus::Composer,
+            show_context: false,
+            provider: provider.to_string(),
+            model: model.to_string(),
+            activity: Activity::Idle,
+            busy: false,
+            queued: 0,
+            usage: Usage::default(),
+            approval: None,
+            yolo: false,
+            mouse: true,
+            quit: false,
+            last_ctrl_c: None,
+            notice: None,
+            rects: PaneRects::default(),
+        }
+    }
+
+    /// Something on screen changes with time (spinner, elapsed time, retry countdown).
+    pub fn animating(&self) -> bool {
+        self.busy || self.tools.running() > 0
+    }
+
+    pub fn notify(&mut self, text: impl Into<String>) {
+        self.notice = Some((text.into(), Instant::now() + Duration::from_secs(4)));
+    }
+
+    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
+        self.approval = Some(PendingApproval { request, reply });
+        self.activity = Activity::Approving;
+    }
+
+    /// Answers the pending approval.
+    pub fn answer(&mut self, approval: Approval) {
+        if let Some(pending) = self.approval.take() {
+            let word = match approval {
+                Approval::Yes => "allowed",
+                Approval::No => "denied",
+                Approval::Always => "always allowed",
+            };
+            self.notify(format!("{} {word}", pending.request.tool));
+            let _ = pending.reply.send(approval);
+            self.activity = if self.busy { Activity::RunningTool(pending.request.tool) } else { Activity::Idle };
+        }
+    }
+
+    pub fn handle_agent(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::TurnStarted { prompt } => {
+                self.busy = true;
+                self.queued = self.queued.saturating_sub(1);
+                self.activity = Activity::Thinking;
+                self.history.user(&prompt);
+            }
+            AgentEvent::Thinking(delta) => {
+                self.activity = Activity::Thinking;
+                self.history.thinking(&delta);
+            }
+            AgentEvent::Saying(delta) => {
+                self.activity = Activity::Responding;
+                self.history.saying(&delta);
+            }
+            AgentEvent::ToolStarted { call } => {
+                self.activity = Activity::RunningTool(call.name.clone());
+                let label = format!("{} {}", call.name, super::tool_log::summarize(&call.name, &call.arguments));
+                self.history.tool_started(&call.id, label.trim_end());
+                self.tools.started(&call.id, &call.name, &call.arguments);
+            }
+            AgentEvent::ToolOutput { id, chunk } => self.tools.output(&id, &chunk),
+            AgentEvent::ToolFinished { call, result } => {
+                let ok = result["ok"] != serde_json::Value::Bool(false);
+                self.history.tool_finished(&call.id, ok);
+                self.tools.finished(&call.id, &result);
+                self.activity = Activity::Thinking;
+            }
+            AgentEvent::Usage(usage) => {
+                self.usage.input_tokens += usage.input_tokens;
+                self.usage.output_tokens += usage.output_tokens;
+            }
+            AgentEvent::Retrying { attempt, max, delay, reason } => {
+                self.activity = Activity::Retrying { attempt, max, until: Instant::now() + delay };
+                self.notify(reason);
+            }
+            AgentEvent::ProviderChanged { provider, model } => {
+                self.provider = provider;
+                self.model = model;
+            }
+            AgentEvent::Context(snapshot) => self.context.set(snapshot),
+            AgentEvent::Info(text) => {
+                self.history.close();
+                self.history.push(super::cells::CellKind::Info(text));
+            }
+            AgentEvent::Warning(text) => self.notify(text),
+            AgentEvent::Error(text) => {
+                self.history.close();
+                self.history.push(super::cells::CellKind::Error(format!("Error: {text}")));
+            }
+            AgentEvent::TurnFinished { end, .. } => {
+                self.busy = false;
+                self.activity = Activity::Idle;
+                self.history.close();
+                if end == TurnEnd::Interrupted {
+                    self.history.push(super::cells::CellKind::Notice("⏹ interrupted".into()));
+                }
+            }
+            AgentEvent::Cleared => self.history.clear(),
+            AgentEvent::Exit => self.quit = true,
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! History cells: each item of the conversation pane (a prompt, thinking, a reply, a tool
+//! call marker, command output, an error) keeps its source and lays itself out for a
+//! width on demand. Layouts are cached per width and dropped when the content changes;
+//! nothing stores pre-wrapped text that a resize could invalidate.
+
+use super::markdown::MarkdownDoc;
+use super::theme::Theme;
+use super::wrap::wrap;
+use crate::sanitize::sanitize;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// Lines of collapsed thinking shown once the reply has started.
+pub const THINKING_TAIL: usize = 3;
+
+/// Status of a tool call marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolMark {
+    Running,
+    Ok,
+    Failed,
+}
+
+pub enum CellKind {
+    User(String),
+    Thinking { text: String, collapsed: bool },
+    Reply(MarkdownDoc),
+    Tool { id: String, label: String, mark: ToolMark },
+    Info(String),
+    Error(String),
+    Notice(String),
+}
+
+pub struct HistoryCell {
+    pub kind: CellKind,
+    cache: Option<(u16, bool, Vec<Line<'static>>)>,
+}
+
+impl HistoryCell {
+    pub fn new(kind: CellKind) -> Self {
+        let kind = match kind {
+            CellKind::User(t) => CellKind::User(sanitize(&t).into_owned()),
+            CellKind::Info(t) => CellKind::Info(sanitize(&t).into_owned()),
+            CellKind::Error(t) => CellKind::Error(sanitize(&t).into_owned()),
+            other => other,
+        };
+        HistoryCell { kind, cache: None }
+    }
+
+    /// Call after changing `kind` in place.
+    pub fn touch(&mut self) {
+        self.cache = None;
+    }
+
+    pub fn push_thinking(&mut self, delta: &str) {
+        if let CellKind::Thinking { text, .. } = &mut self.kind {
+            text.push_str(&sanitize(delta));
+            self.cache = None;
+        }
+    }
+
+    pub fn push_reply(&mut self, delta: &str) {
+        if let CellKind::Reply(doc) = &mut self.kind {
+            doc.push_str(delta);
+        }
+    }
+
+    /// Rows this cell takes at `width` (including its blank separator line).
+    pub fn height(&mut self, width: u16, theme: &Theme, expand_thinking: bool) -> usize {
+        match &mut self.kind {
+            CellKind::Reply(doc) => doc.height(width) + 1,
+            _ => self.layout(width, theme, expand_thinking).len(),
+        }
+    }
+
+    /// Rows `start..start+count` of this cell at `width`.
+    pub fn lines(
+        &mut self,
+        width: u16,
+        theme: &Theme,
+        expand_thinking: bool,
+        start: usize,
+        count: usize,
+    ) -> Vec<Line<'static>> {
+        match &mut self.kind {
+            CellKind::Reply(doc) => {
+                let height = doc.height(width);
+                let mut lines = doc.lines(width, start.min(height), count);
+                if start + count > height && lines.len() < count {
+                    lines.push(Line::default());
+                }
+                lines
+            }
+            _ => self.layout(width, theme, expand_thinking).iter().skip(start).take(count).cloned().collect(),
+        }
+    }
+
+    fn layout(&mut self, width: u16, theme: &Theme, expand_thinking: bool) -> &[Line<'static>] {
+        let fresh = matches!(&self.cache, Some((w, e, _)) if *w == width && *e == expand_thinking);
+        if !fresh {
+            let mut lines = self.render(width, theme, expand_thinking);
+            lines.push(Line::default());
+            self.cache = Some((width, expand_thinking, lines));
+        }
+        self.cache.as_ref().map(|(_, _, l)| l.as_slice()).unwrap_or(&[])
+    }
+
+    fn render(&self, width: u16, theme: &Theme, expand_thinking: bool) -> Vec<Line<'static>> {
+        match &self.kind {
+            CellKind::User(text) => wrap(text, width, theme.user(), "› ", "  ", theme.user()),
+            CellKind::Thinking { text, collapsed } => {
+                let all = wrap(text.trim(), width, theme.thinking(), "", "", theme.thinking());
+                if *collapsed && !expand_thinking && all.len() > THINKING_TAIL {
+                    let hidden = all.len() - THINKING_TAIL;
+                    let mut lines = vec![Line::from(Span::styled(
+                        format!("… {hidden} more lines of thinking (Ctrl+T expands)"),
+                        theme.dim(),
+                    ))];
+                    lines.extend(all.into_iter().skip(hidden));
+                    lines
+                } else {
+                    all
+                }
+            }
+            CellKind::Reply(_) => Vec::new(),
+            CellKind::Tool { label, mark, .. } => {
+                let (glyph, style) = match mark {
+                    ToolMark::Running => ("⋯ ", theme.running()),
+                    ToolMark::Ok => ("+ ", theme.ok()),
+                    ToolMark::Failed => ("x ", theme.error()),
+                };
+                let mut lines = wrap(label, width, theme.dim(), glyph, "  ", style);
+                lines.truncate(2);
+                lines
+            }
+            CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
+            CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
+            CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),
+        }
+    }
+}

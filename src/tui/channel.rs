@@ -1,0 +1,47 @@
+//! The channels between the UI task and the agent task: `ChannelOutput` forwards agent
+//! events, `ChannelApprover` forwards approval questions (with a reply slot), and
+//! `ChannelInput` feeds submitted lines to the session loop. The UI → agent direction
+//! carries lines only; interrupts go through the session's `Interrupter`.
+
+use crate::agent::input::{Approval, ApprovalRequest, Approver, Input};
+use crate::agent::output::{AgentEvent, Output};
+use futures::future::BoxFuture;
+use tokio::sync::{mpsc, oneshot};
+
+/// Everything the agent task tells the UI. Unbounded: nothing is ever dropped; the UI
+/// merges deltas by draining the queue before each frame.
+pub enum UiMessage {
+    Agent(AgentEvent),
+    Approval(ApprovalRequest, oneshot::Sender<Approval>),
+}
+
+pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);
+
+impl Output for ChannelOutput {
+    fn emit(&self, event: AgentEvent) {
+        let _ = self.0.send(UiMessage::Agent(event));
+    }
+}
+
+pub struct ChannelApprover(pub mpsc::UnboundedSender<UiMessage>);
+
+impl Approver for ChannelApprover {
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
+        let (tx, rx) = oneshot::channel();
+        let sent = self.0.send(UiMessage::Approval(request, tx)).is_ok();
+        Box::pin(async move {
+            if !sent {
+                return Approval::No;
+            }
+            rx.await.unwrap_or(Approval::No)
+        })
+    }
+}
+
+pub struct ChannelInput(pub mpsc::UnboundedReceiver<String>);
+
+impl Input for ChannelInput {
+    fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
+        Box::pin(self.0.recv())
+    }
+}

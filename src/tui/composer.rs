@@ -1,0 +1,201 @@
+//! The composer: a multi-line prompt editor (ratatui-textarea) with input history recall
+//! (Up on the first line, Down on the last) and slash-command completion.
+
+use super::theme::Theme;
+use super::wrap::truncate;
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+use ratatui_textarea::{CursorMove, TextArea, WrapMode};
+
+/// Most rows the editor grows to before it scrolls.
+const MAX_ROWS: u16 = 8;
+
+pub struct Composer {
+    textarea: TextArea<'static>,
+    history: Vec<String>,
+    /// Position in `history` while recalling; `None` when editing a fresh prompt.
+    recall: Option<usize>,
+    draft: String,
+    commands: Vec<(String, String)>,
+    pub popup_selected: usize,
+}
+
+impl Composer {
+    /// `commands`: (`/name`, description) for completion.
+    pub fn new(commands: Vec<(String, String)>, history: Vec<String>) -> Self {
+        let mut composer = Composer {
+            textarea: TextArea::default(),
+            history,
+            recall: None,
+            draft: String::new(),
+            commands,
+            popup_selected: 0,
+        };
+        composer.reset();
+        composer
+    }
+
+    fn reset(&mut self) {
+        self.textarea = TextArea::default();
+        self.textarea.set_wrap_mode(WrapMode::WordOrGlyph);
+        self.textarea.set_placeholder_text("Ask elelem…  (/ commands · ? help)");
+        self.textarea.set_cursor_line_style(ratatui::style::Style::default());
+    }
+
+    pub fn text(&self) -> String {
+        self.textarea.lines().join("\n")
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.textarea.is_empty() || self.text().is_empty()
+    }
+
+    pub fn set_text(&mut self, text: &str) {
+        self.reset();
+        self.textarea.insert_str(text);
+    }
+
+    pub fn clear(&mut self) {
+        self.reset();
+        self.recall = None;
+    }
+
+    /// Takes the text to submit, remembering it for recall.
+    pub fn take(&mut self) -> String {
+        let text = self.text();
+        if !text.trim().is_empty() && self.history.last() != Some(&text) {
+            self.history.push(text.clone());
+        }
+        self.clear();
+        text
+    }
+
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    pub fn insert_newline(&mut self) {
+        self.textarea.insert_newline();
+    }
+
+    /// Inserts pasted text as-is (newlines kept).
+    pub fn paste(&mut self, text: &str) {
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        self.textarea.insert_str(text);
+    }
+
+    pub fn input(&mut self, key: KeyEvent) {
+        self.textarea.input(key);
+        self.popup_selected = 0;
+    }
+
+    fn cursor_row(&self) -> usize {
+        self.textarea.cursor().0
+    }
+
+    /// Recalls the previous prompt when the cursor is on the first line.
+    pub fn recall_prev(&mut self) -> bool {
+        if self.cursor_row() != 0 || self.history.is_empty() {
+            return false;
+        }
+        let i = match self.recall {
+            None => {
+                self.draft = self.text();
+                self.history.len() - 1
+            }
+            Some(0) => return true,
+            Some(i) => i - 1,
+        };
+        self.recall = Some(i);
+        let text = self.history[i].clone();
+        self.set_text(&text);
+        self.textarea.move_cursor(CursorMove::Top);
+        true
+    }
+
+    /// Moves forward in history when the cursor is on the last line.
+    pub fn recall_next(&mut self) -> bool {
+        let Some(i) = self.recall else { return false };
+        if self.cursor_row() + 1 < self.textarea.lines().len() {
+            return false;
+        }
+        if i + 1 < self.history.len() {
+            self.recall = Some(i + 1);
+            let text = self.history[i + 1].clone();
+            self.set_text(&text);
+        } else {
+            self.recall = None;
+            let draft = std::mem::take(&mut self.draft);
+            self.set_text(&draft);
+        }
+        true
+    }
+
+    /// Commands matching what is typed, when typing a command name.
+    pub fn popup(&self) -> Vec<&(String, String)> {
+        let text = self.text();
+        if !text.starts_with('/') || text.contains(char::is_whitespace) {
+            return Vec::new();
+        }
+        self.commands.iter().filter(|(name, _)| name.starts_with(&text)).collect()
+    }
+
+    pub fn popup_move(&mut self, delta: isize) {
+        let n = self.popup().len();
+        if n > 0 {
+            self.popup_selected = (self.popup_selected as isize + delta).rem_euclid(n as isize) as usize;
+        }
+    }
+
+    /// Completes the selected command; `true` when something was completed.
+    pub fn complete(&mut self) -> bool {
+        let choice = self.popup().get(self.popup_selected).map(|(name, _)| name.clone());
+        match choice {
+            Some(name) if name != self.text() => {
+                self.set_text(&format!("{name} "));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Rows the composer wants, borders included.
+    pub fn height(&self) -> u16 {
+        (self.textarea.lines().len() as u16).clamp(1, MAX_ROWS) + 2
+    }
+
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, title: &str) {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(focused))
+            .title(Span::styled(format!(" {title} "), theme.title()));
+        self.textarea.set_block(block);
+        self.textarea.set_cursor_style(if focused { theme.selected() } else { ratatui::style::Style::default() });
+        (&self.textarea).render(area, buf);
+    }
+
+    /// The completion popup, drawn just above the composer.
+    pub fn render_popup(&self, composer: Rect, buf: &mut Buffer, theme: &Theme) {
+        let items = self.popup();
+        if items.is_empty() {
+            return;
+        }
+        let rows = (items.len() as u16).min(8);
+        let width = composer.width.min(60);
+        let y = composer.y.saturating_sub(rows + 2);
+        let area = Rect { x: composer.x, y, width, height: rows + 2 };
+        Clear.render(area, buf);
+        let block = Block::default().borders(Borders::ALL).border_style(theme.border(true)).title(" commands ");
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let skip = self.popup_selected.saturating_sub(usize::from(rows) - 1);
+        for (row, (i, (name, description))) in items.iter().enumerate().skip(skip).take(usize::from(rows)).enumerate() {
+            let text = truncate(&format!("{name:<12} {description}"), usize::from(inner.width));
+            let style = if i == self.popup_selected { theme.selected() } else { theme.text() };
+            buf.set_line(inner.x, inner.y + row as u16, &Line::from(Span::styled(text, style)), inner.width);
+        }
+    }
+}

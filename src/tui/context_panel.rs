@@ -1,0 +1,145 @@
+//! The context side panel: exactly what the model will see on its next call — the
+//! rendered system prompt, the kept conversation and the tool definitions — each with an
+//! approximate token count, and the total. Laid out once per snapshot and width.
+
+use super::rows::Scroll;
+use super::theme::Theme;
+use super::wrap::wrap;
+use crate::agent::output::ContextSnapshot;
+use crate::sanitize::sanitize;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Widget};
+
+/// A rough token count: about four characters a token.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// `1234` → `1.2k`.
+pub fn short_count(n: usize) -> String {
+    if n >= 10_000 {
+        format!("{}k", n / 1000)
+    } else if n >= 1000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        n.to_string()
+    }
+}
+
+#[derive(Default)]
+pub struct ContextPanel {
+    snapshot: ContextSnapshot,
+    total: usize,
+    cache: Option<(u16, Vec<Line<'static>>)>,
+    pub scroll: Scroll,
+    view_rows: usize,
+}
+
+impl ContextPanel {
+    pub fn set(&mut self, snapshot: ContextSnapshot) {
+        self.total = estimate_tokens(&snapshot.system_prompt)
+            + snapshot.messages.iter().map(message_tokens).sum::<usize>()
+            + tools_tokens(&snapshot);
+        self.snapshot = snapshot;
+        self.cache = None;
+    }
+
+    pub fn total_tokens(&self) -> usize {
+        self.total
+    }
+
+    fn layout(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
+        if self.cache.as_ref().map(|(w, _)| *w) != Some(width) {
+            let s = &self.snapshot;
+            let mut lines = Vec::new();
+            let header = |label: String, tokens: usize| {
+                Line::from(vec![
+                    Span::styled(label, theme.accent()),
+                    Span::styled(format!("  ~{} tok", short_count(tokens)), theme.dim()),
+                ])
+            };
+            lines.push(header("system prompt".into(), estimate_tokens(&s.system_prompt)));
+            lines.extend(wrap(&sanitize(&s.system_prompt), width, theme.dim(), "  ", "  ", theme.dim()));
+            for (i, m) in s.messages.iter().enumerate() {
+                lines.push(Line::default());
+                lines.push(header(format!("{}. {}", i + 2, m.role), message_tokens(m)));
+                lines.extend(wrap(&sanitize(&m.content), width, theme.text(), "  ", "  ", theme.dim()));
+            }
+            lines.push(Line::default());
+            lines.push(header(format!("tools ({})", s.tools.len()), tools_tokens(s)));
+            for tool in &s.tools {
+                let first = tool.description.split(". ").next().unwrap_or("");
+                lines.extend(wrap(&format!("{} — {first}", tool.name), width, theme.text(), "  ", "    ", theme.dim()));
+            }
+            self.cache = Some((width, lines));
+        }
+        self.cache.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
+    }
+
+    pub fn scroll_up(&mut self, rows: usize) {
+        let total = self.cache.as_ref().map_or(0, |(_, l)| l.len());
+        self.scroll.up(rows, total, self.view_rows);
+    }
+
+    pub fn scroll_down(&mut self, rows: usize) {
+        let total = self.cache.as_ref().map_or(0, |(_, l)| l.len());
+        self.scroll.down(rows, total, self.view_rows);
+    }
+
+    pub fn view_rows(&self) -> usize {
+        self.view_rows
+    }
+
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+        let title = format!(" context · ~{} tokens next call ", short_count(self.total));
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(focused))
+            .title(Span::styled(title, theme.title()));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let view = usize::from(inner.height);
+        self.view_rows = view;
+        if self.scroll == Scroll::default() {
+            // The panel opens at the top, unlike the conversation.
+            self.scroll = Scroll { top: 0, follow: false };
+        }
+        let total = self.layout(inner.width, theme).len();
+        let top = self.scroll.resolve(total, view);
+        let lines = self.layout(inner.width, theme);
+        for (row, line) in lines.iter().skip(top).take(view).enumerate() {
+            buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
+        }
+    }
+}
+
+fn message_tokens(m: &crate::agent::conversation::Message) -> usize {
+    estimate_tokens(&m.content) + 4
+}
+
+fn tools_tokens(s: &ContextSnapshot) -> usize {
+    s.tools
+        .iter()
+        .map(|t| {
+            estimate_tokens(&t.name) + estimate_tokens(&t.description) + estimate_tokens(&t.parameters.to_string())
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_short() {
+        assert_eq!(short_count(999), "999");
+        assert_eq!(short_count(1234), "1.2k");
+        assert_eq!(short_count(45_678), "45k");
+        assert_eq!(estimate_tokens("abcdefgh"), 2);
+    }
+}

@@ -1,0 +1,209 @@
+//! The conversation pane: the list of history cells, which of them are still streaming,
+//! and the scrolled viewport over them. Drawing measures only cells that changed (via
+//! `RowIndex`) and lays out only the visible rows, so a frame costs the same with 10 or
+//! 10,000 cells.
+
+use super::cells::{CellKind, HistoryCell, ToolMark};
+use super::markdown::MarkdownDoc;
+use super::rows::{RowIndex, Scroll};
+use super::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Widget};
+use std::collections::HashMap;
+
+#[derive(Default)]
+pub struct History {
+    cells: Vec<HistoryCell>,
+    index: RowIndex,
+    pub scroll: Scroll,
+    expand_thinking: bool,
+    /// Output arrived while the user was scrolled up.
+    pub new_output: bool,
+    open_thinking: Option<usize>,
+    open_reply: Option<usize>,
+    tools: HashMap<String, usize>,
+    /// Rows in the viewport at the last draw (for page-sized scrolling).
+    pub view_rows: usize,
+}
+
+impl History {
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    pub fn cells(&self) -> &[HistoryCell] {
+        &self.cells
+    }
+
+    fn changed(&mut self, i: usize) {
+        self.index.invalidate(i);
+        if !self.scroll.follow {
+            self.new_output = true;
+        }
+    }
+
+    pub fn push(&mut self, kind: CellKind) -> usize {
+        self.cells.push(HistoryCell::new(kind));
+        let i = self.cells.len() - 1;
+        self.changed(i);
+        i
+    }
+
+    pub fn user(&mut self, text: &str) {
+        self.close();
+        self.push(CellKind::User(text.to_string()));
+    }
+
+    pub fn thinking(&mut self, delta: &str) {
+        let i = match self.open_thinking {
+            Some(i) => i,
+            None => {
+                self.open_reply = None;
+                let i = self.push(CellKind::Thinking { text: String::new(), collapsed: false });
+                self.open_thinking = Some(i);
+                i
+            }
+        };
+        self.cells[i].push_thinking(delta);
+        self.changed(i);
+    }
+
+    pub fn saying(&mut self, delta: &str) {
+        let i = match self.open_reply {
+            Some(i) => i,
+            None => {
+                if let Some(t) = self.open_thinking.take() {
+                    if let CellKind::Thinking { collapsed, .. } = &mut self.cells[t].kind {
+                        *collapsed = true;
+                    }
+                    self.cells[t].touch();
+                    self.changed(t);
+                }
+                let i = self.push(CellKind::Reply(MarkdownDoc::default()));
+                self.open_reply = Some(i);
+                i
+            }
+        };
+        self.cells[i].push_reply(delta);
+        self.changed(i);
+    }
+
+    pub fn tool_started(&mut self, id: &str, label: &str) {
+        self.close();
+        let i = self.push(CellKind::Tool { id: id.to_string(), label: label.to_string(), mark: ToolMark::Running });
+        self.tools.insert(id.to_string(), i);
+    }
+
+    pub fn tool_finished(&mut self, id: &str, ok: bool) {
+        if let Some(i) = self.tools.remove(id) {
+            if let CellKind::Tool { mark, .. } = &mut self.cells[i].kind {
+                *mark = if ok { ToolMark::Ok } else { ToolMark::Failed };
+            }
+            self.cells[i].touch();
+            self.changed(i);
+        }
+    }
+
+    /// Ends the streaming response: the next delta starts new cells.
+    pub fn close(&mut self) {
+        if let Some(t) = self.open_thinking.take() {
+            if let CellKind::Thinking { collapsed, .. } = &mut self.cells[t].kind {
+                *collapsed = true;
+            }
+            self.cells[t].touch();
+            self.changed(t);
+        }
+        self.open_reply = None;
+    }
+
+    pub fn clear(&mut self) {
+        *self = History { scroll: Scroll::default(), expand_thinking: self.expand_thinking, ..History::default() };
+    }
+
+    pub fn toggle_thinking(&mut self) {
+        self.expand_thinking = !self.expand_thinking;
+        for cell in &mut self.cells {
+            if matches!(cell.kind, CellKind::Thinking { .. }) {
+                cell.touch();
+            }
+        }
+        self.index.reset();
+    }
+
+    /// Rows in all at `width`, measuring what changed.
+    pub fn total_rows(&mut self, width: u16, theme: &Theme) -> usize {
+        let expand = self.expand_thinking;
+        let cells = &mut self.cells;
+        self.index.update(cells.len(), width, |i| cells[i].height(width, theme, expand));
+        self.index.total()
+    }
+
+    pub fn scroll_up(&mut self, rows: usize) {
+        let total = self.index.total();
+        self.scroll.up(rows, total, self.view_rows);
+    }
+
+    pub fn scroll_down(&mut self, rows: usize) {
+        let total = self.index.total();
+        self.scroll.down(rows, total, self.view_rows);
+        if self.scroll.follow {
+            self.new_output = false;
+        }
+    }
+
+    pub fn scroll_end(&mut self) {
+        self.scroll.end();
+        self.new_output = false;
+    }
+
+    /// The visible rows for a viewport of `rows` at `width`.
+    pub fn visible(&mut self, width: u16, rows: usize, theme: &Theme) -> Vec<Line<'static>> {
+        let total = self.total_rows(width, theme);
+        self.view_rows = rows;
+        let top = self.scroll.resolve(total, rows);
+        if self.scroll.follow {
+            self.new_output = false;
+        }
+        let mut out = Vec::with_capacity(rows);
+        let Some((mut i, mut offset)) = self.index.locate(top) else { return out };
+        let expand = self.expand_thinking;
+        while out.len() < rows && i < self.cells.len() {
+            let want = rows - out.len();
+            out.extend(self.cells[i].lines(width, theme, expand, offset, want));
+            offset = 0;
+            i += 1;
+        }
+        out.truncate(rows);
+        out
+    }
+
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, title: &str) {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(focused))
+            .title(Span::styled(format!(" {title} "), theme.title()));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let lines = self.visible(inner.width, usize::from(inner.height), theme);
+        for (row, line) in lines.iter().enumerate() {
+            buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
+        }
+        if !self.scroll.follow && self.new_output {
+            let hint = " ↓ new output (End) ";
+            let w = hint.chars().count() as u16;
+            if inner.width > w {
+                let x = inner.x + inner.width - w;
+                buf.set_string(x, inner.y + inner.height - 1, hint, theme.approval());
+            }
+        }
+    }
+}

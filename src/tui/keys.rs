@@ -1,0 +1,254 @@
+//! Key, paste and mouse handling for `App`. Returns `Action`s; never blocks.
+//!
+//! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
+//! recall prompts, Tab / Shift+Tab move focus (or complete a command), PgUp/PgDn/Home/End
+//! scroll the focused pane, Esc interrupts, Ctrl+C clears (twice quits), Ctrl+D on an
+//! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking.
+
+use super::app::{Action, App, Focus, DOUBLE_CTRL_C};
+use crate::agent::input::Approval;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+use std::time::Instant;
+
+/// Key bindings, shown by `?` and `/help`.
+pub const KEY_HELP: &str = "Keys:
+  Enter               send            Shift+Enter, Alt+Enter, Ctrl+J   new line
+  Up / Down           recall earlier prompts (or move in a pane)
+  Tab / Shift+Tab     move focus: prompt → conversation → tools → context
+  PgUp PgDn Home End  scroll the focused pane (mouse wheel too)
+  Enter (tools pane)  expand / collapse the selected call
+  Esc                 interrupt the running turn
+  Ctrl+C              clear the prompt; twice quits      Ctrl+D (empty prompt)  quit
+  Ctrl+O or /context  toggle the context panel           Ctrl+T  expand thinking
+  /mouse              toggle mouse capture (off: the terminal's own selection works)";
+
+impl App {
+    pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Action> {
+        if key.kind == KeyEventKind::Release {
+            return vec![];
+        }
+        if self.approval.is_some() {
+            self.approval_key(key);
+            return vec![];
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Char('c') if ctrl => return self.ctrl_c(),
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => return vec![Action::Quit],
+            KeyCode::Char('o') if ctrl => self.toggle_context(),
+            KeyCode::Char('t') if ctrl => self.history.toggle_thinking(),
+            KeyCode::Char('j') if ctrl => self.composer.insert_newline(),
+            KeyCode::Enter if shift || alt => self.composer.insert_newline(),
+            KeyCode::Esc => {
+                if !self.composer.popup().is_empty() {
+                    self.composer.clear();
+                } else if self.busy {
+                    return vec![Action::Interrupt];
+                } else {
+                    self.focus = Focus::Composer;
+                }
+            }
+            KeyCode::Tab if self.focus == Focus::Composer && !self.composer.popup().is_empty() => {
+                self.composer.complete();
+            }
+            KeyCode::Tab => self.cycle_focus(1),
+            KeyCode::BackTab => self.cycle_focus(-1),
+            KeyCode::PageUp => self.scroll(Scrolled::Up(self.page())),
+            KeyCode::PageDown => self.scroll(Scrolled::Down(self.page())),
+            KeyCode::Home if ctrl || self.focus != Focus::Composer => self.scroll(Scrolled::Home),
+            KeyCode::End if ctrl || self.focus != Focus::Composer => self.scroll(Scrolled::End),
+            _ => return self.focused_key(key),
+        }
+        vec![]
+    }
+
+    fn focused_key(&mut self, key: KeyEvent) -> Vec<Action> {
+        match (self.focus, key.code) {
+            (Focus::Tools, KeyCode::Up) => self.tools.select_next(-1),
+            (Focus::Tools, KeyCode::Down) => self.tools.select_next(1),
+            (Focus::Tools, KeyCode::Enter) => self.tools.toggle_selected(),
+            (Focus::Conversation | Focus::Context, KeyCode::Up) => self.scroll(Scrolled::Up(1)),
+            (Focus::Conversation | Focus::Context, KeyCode::Down) => self.scroll(Scrolled::Down(1)),
+            (Focus::Composer, KeyCode::Enter) => return self.submit(),
+            (Focus::Composer, KeyCode::Up) => {
+                if !self.composer.popup().is_empty() {
+                    self.composer.popup_move(-1);
+                } else if !self.composer.recall_prev() {
+                    self.composer.input(key);
+                }
+            }
+            (Focus::Composer, KeyCode::Down) => {
+                if !self.composer.popup().is_empty() {
+                    self.composer.popup_move(1);
+                } else if !self.composer.recall_next() {
+                    self.composer.input(key);
+                }
+            }
+            (Focus::Composer, KeyCode::Char('?')) if self.composer.is_empty() => return self.run_line("/help"),
+            (Focus::Composer, _) => self.composer.input(key),
+            (_, KeyCode::Char(_)) => {
+                // Typing anywhere goes to the prompt.
+                self.focus = Focus::Composer;
+                self.composer.input(key);
+            }
+            _ => {}
+        }
+        vec![]
+    }
+
+    fn approval_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => self.answer(Approval::Yes),
+            KeyCode::Char('a') | KeyCode::Char('A') => self.answer(Approval::Always),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => self.answer(Approval::No),
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.answer(Approval::No),
+            _ => {}
+        }
+    }
+
+    fn ctrl_c(&mut self) -> Vec<Action> {
+        let now = Instant::now();
+        if self.last_ctrl_c.is_some_and(|t| now.duration_since(t) < DOUBLE_CTRL_C) {
+            return vec![Action::Quit];
+        }
+        self.last_ctrl_c = Some(now);
+        if !self.composer.is_empty() {
+            self.composer.clear();
+            return vec![];
+        }
+        self.notify("Ctrl+C again to quit");
+        if self.busy {
+            return vec![Action::Interrupt];
+        }
+        vec![]
+    }
+
+    /// Enter in the composer: complete a command name, then send the line.
+    fn submit(&mut self) -> Vec<Action> {
+        if !self.composer.popup().is_empty() {
+            self.composer.complete();
+        }
+        let line = self.composer.take();
+        let line = line.trim_end().to_string();
+        if line.trim().is_empty() {
+            return vec![];
+        }
+        self.run_line(&line)
+    }
+
+    /// Handles UI-only commands here and sends everything else to the agent.
+    pub fn run_line(&mut self, line: &str) -> Vec<Action> {
+        self.history.scroll_end();
+        match line.trim() {
+            "/context" => {
+                self.toggle_context();
+                vec![]
+            }
+            "/mouse" => {
+                self.mouse = !self.mouse;
+                self.notify(if self.mouse { "mouse capture on" } else { "mouse capture off: select text freely" });
+                vec![Action::SetMouse(self.mouse)]
+            }
+            "/exit" | "/quit" => vec![Action::Quit],
+            "/help" | "?" => {
+                self.history.push(super::cells::CellKind::Info(KEY_HELP.to_string()));
+                vec![Action::Submit("/help".into())]
+            }
+            _ => {
+                if line.starts_with('/') {
+                    self.history.push(super::cells::CellKind::Notice(format!("› {line}")));
+                } else if self.busy {
+                    self.queued += 1;
+                    self.notify("queued: it runs when this turn ends");
+                }
+                vec![Action::Submit(line.to_string())]
+            }
+        }
+    }
+
+    pub fn handle_paste(&mut self, text: &str) {
+        if self.approval.is_none() {
+            self.focus = Focus::Composer;
+            self.composer.paste(text);
+        }
+    }
+
+    pub fn handle_mouse(&mut self, mouse: MouseEvent) {
+        let at = Position { x: mouse.column, y: mouse.row };
+        let hit = |r: Rect| r.contains(at);
+        let pane = if self.rects.context.is_some_and(hit) {
+            Some(Focus::Context)
+        } else if hit(self.rects.tools) {
+            Some(Focus::Tools)
+        } else if hit(self.rects.conversation) {
+            Some(Focus::Conversation)
+        } else {
+            None
+        };
+        let Some(pane) = pane else { return };
+        match mouse.kind {
+            MouseEventKind::ScrollUp => self.scroll_pane(pane, Scrolled::Up(3)),
+            MouseEventKind::ScrollDown => self.scroll_pane(pane, Scrolled::Down(3)),
+            MouseEventKind::Down(_) => self.focus = pane,
+            _ => {}
+        }
+    }
+
+    fn toggle_context(&mut self) {
+        self.show_context = !self.show_context;
+        if !self.show_context && self.focus == Focus::Context {
+            self.focus = Focus::Composer;
+        }
+    }
+
+    fn cycle_focus(&mut self, step: isize) {
+        let mut order = vec![Focus::Composer, Focus::Conversation, Focus::Tools];
+        if self.show_context {
+            order.push(Focus::Context);
+        }
+        let i = order.iter().position(|f| *f == self.focus).unwrap_or(0) as isize;
+        self.focus = order[(i + step).rem_euclid(order.len() as isize) as usize];
+    }
+
+    fn page(&self) -> usize {
+        let rows = match self.focus {
+            Focus::Tools => self.tools.view_rows(),
+            Focus::Context => self.context.view_rows(),
+            _ => self.history.view_rows,
+        };
+        rows.saturating_sub(2).max(1)
+    }
+
+    fn scroll(&mut self, how: Scrolled) {
+        let pane = if self.focus == Focus::Composer { Focus::Conversation } else { self.focus };
+        self.scroll_pane(pane, how);
+    }
+
+    fn scroll_pane(&mut self, pane: Focus, how: Scrolled) {
+        match (pane, how) {
+            (Focus::Tools, Scrolled::Up(n)) => self.tools.scroll_up(n),
+            (Focus::Tools, Scrolled::Down(n)) => self.tools.scroll_down(n),
+            (Focus::Tools, Scrolled::Home) => self.tools.scroll.home(),
+            (Focus::Tools, Scrolled::End) => self.tools.scroll.end(),
+            (Focus::Context, Scrolled::Up(n)) => self.context.scroll_up(n),
+            (Focus::Context, Scrolled::Down(n)) => self.context.scroll_down(n),
+            (Focus::Context, Scrolled::Home) => self.context.scroll.home(),
+            (Focus::Context, Scrolled::End) => self.context.scroll.end(),
+            (_, Scrolled::Up(n)) => self.history.scroll_up(n),
+            (_, Scrolled::Down(n)) => self.history.scroll_down(n),
+            (_, Scrolled::Home) => self.history.scroll.home(),
+            (_, Scrolled::End) => self.history.scroll_end(),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Scrolled {
+    Up(usize),
+    Down(usize),
+    Home,
+    End,
+}

@@ -1,0 +1,79 @@
+//! Terminal setup and, above all, restoring it: raw mode, the alternate screen, bracketed
+//! paste, mouse capture and keyboard-enhancement flags are undone on every exit path —
+//! normal quit, error (the guard's `Drop`), panic (the hook restores first, then prints),
+//! and SIGTERM/SIGHUP (the event loop quits, then the guard drops).
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::{cursor, execute};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Restores the terminal when dropped.
+pub struct TerminalGuard;
+
+impl TerminalGuard {
+    pub fn enter(mouse: bool) -> std::io::Result<TerminalGuard> {
+        enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let mut out = std::io::stdout();
+        execute!(
+            out,
+            EnterAlternateScreen,
+            EnableBracketedPaste,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
+            cursor::Hide
+        )?;
+        if mouse {
+            execute!(out, EnableMouseCapture)?;
+        }
+        Ok(TerminalGuard)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+pub fn set_mouse(on: bool) {
+    let mut out = std::io::stdout();
+    let _ = if on { execute!(out, EnableMouseCapture) } else { execute!(out, DisableMouseCapture) };
+}
+
+/// Puts the terminal back the way it was; safe to call more than once.
+pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = std::io::stdout();
+    let _ = execute!(
+        out,
+        DisableMouseCapture,
+        PopKeyboardEnhancementFlags,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        cursor::Show
+    );
+    let _ = disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// A panic hook that restores the terminal before the panic is printed. Panics a tool
+/// catches (they become tool results) leave the terminal alone.
+pub fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if crate::agent::toolbox::panic_is_caught() {
+            return;
+        }
+        restore();
+        previous(info);
+    }));
+}

@@ -1,0 +1,74 @@
+//! The `Theme`: every style the TUI uses, in one place. With colour off (`NO_COLOR`) the
+//! same styles keep their modifiers (bold, dim, italic, reverse) but drop colours.
+
+use ratatui::style::{Color, Modifier, Style};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Theme {
+    pub color: bool,
+}
+
+impl Theme {
+    pub fn new(color: bool) -> Self {
+        Theme { color }
+    }
+
+    fn fg(&self, color: Color) -> Style {
+        if self.color {
+            Style::default().fg(color)
+        } else {
+            Style::default()
+        }
+    }
+
+    pub fn text(&self) -> Style {
+        Style::default()
+    }
+    pub fn user(&self) -> Style {
+        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    }
+    pub fn thinking(&self) -> Style {
+        self.fg(Color::Gray).add_modifier(Modifier::DIM | Modifier::ITALIC)
+    }
+    pub fn dim(&self) -> Style {
+        self.fg(Color::DarkGray).add_modifier(Modifier::DIM)
+    }
+    pub fn error(&self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+    pub fn warning(&self) -> Style {
+        self.fg(Color::Yellow)
+    }
+    pub fn ok(&self) -> Style {
+        self.fg(Color::Green)
+    }
+    pub fn running(&self) -> Style {
+        self.fg(Color::Yellow)
+    }
+    pub fn selected(&self) -> Style {
+        Style::default().add_modifier(Modifier::REVERSED)
+    }
+    pub fn border(&self, focused: bool) -> Style {
+        if focused {
+            self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        } else {
+            self.fg(Color::DarkGray)
+        }
+    }
+    pub fn title(&self) -> Style {
+        Style::default().add_modifier(Modifier::BOLD)
+    }
+    pub fn status(&self) -> Style {
+        if self.color {
+            Style::default().bg(Color::Rgb(30, 34, 42)).fg(Color::Gray)
+        } else {
+            Style::default().add_modifier(Modifier::REVERSED)
+        }
+    }
+    pub fn accent(&self) -> Style {
+        self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
+    }
+    pub fn approval(&self) -> Style {
+        self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
+    }
+}

@@ -1,0 +1,292 @@
+//! The tool log pane: one row per tool call across the whole session (`+ read README.md`,
+//! `x execute cargo test`, `foo?` for unknown tools), live while running (spinner, elapsed
+//! time, the last lines of streamed output), selectable and expandable to show the
+//! arguments and the full result JSON.
+
+use super::rows::{RowIndex, Scroll};
+use super::theme::Theme;
+use super::wrap::{truncate, wrap};
+use crate::sanitize::sanitize;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Widget};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use unicode_width::UnicodeWidthStr;
+
+/// Bytes of live output kept per running call (only the tail is shown).
+const OUTPUT_TAIL: usize = 4096;
+/// Live output lines shown under a running call.
+const LIVE_LINES: usize = 3;
+/// Detail lines shown at most for an expanded call.
+const DETAIL_CAP: usize = 400;
+const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
+
+pub struct ToolRow {
+    pub id: String,
+    pub name: String,
+    pub summary: String,
+    pub args: Value,
+    started: Instant,
+    pub elapsed: Option<Duration>,
+    pub result: Option<Value>,
+    output: String,
+    pub expanded: bool,
+    detail: Option<(u16, Vec<Line<'static>>)>,
+}
+
+impl ToolRow {
+    pub fn ok(&self) -> Option<bool> {
+        self.result.as_ref().map(|r| r["ok"] != Value::Bool(false))
+    }
+
+    fn live_lines(&self) -> Vec<&str> {
+        if self.result.is_some() || self.output.is_empty() {
+            return Vec::new();
+        }
+        let lines: Vec<&str> = self.output.trim_end().lines().collect();
+        lines[lines.len().saturating_sub(LIVE_LINES)..].to_vec()
+    }
+
+    fn height(&mut self, width: u16, theme: &Theme) -> usize {
+        1 + self.live_lines().len() + if self.expanded { self.detail(width, theme).len() } else { 0 }
+    }
+
+    fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
+        if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
+            let mut text = format!("arguments:\n{}", pretty(&self.args));
+            match &self.result {
+                Some(result) => text.push_str(&format!("\nresult:\n{}", pretty(result))),
+                None => text.push_str("\n(running)"),
+            }
+            let mut lines = wrap(&sanitize(&text), width, theme.dim(), "  ", "  ", theme.dim());
+            if lines.len() > DETAIL_CAP {
+                let more = lines.len() - DETAIL_CAP;
+                lines.truncate(DETAIL_CAP);
+                lines.push(Line::from(Span::styled(format!("  … {more} more lines"), theme.dim())));
+            }
+            self.detail = Some((width, lines));
+        }
+        self.detail.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
+    }
+
+    fn head_line(&self, width: u16, theme: &Theme, selected: bool, now: Instant) -> Line<'static> {
+        let elapsed = self.elapsed.unwrap_or_else(|| now.duration_since(self.started));
+        let (glyph, style) = match self.ok() {
+            None => (SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()], theme.running()),
+            Some(true) => ("+", theme.ok()),
+            Some(false) => ("x", theme.error()),
+        };
+        let mut right = format!(" {:.1}s", elapsed.as_secs_f64());
+        if let Some(code) = self.result.as_ref().and_then(|r| r["exit_status"].as_i64()).filter(|c| *c != 0) {
+            right = format!(" exit {code}{right}");
+        }
+        let left_width = usize::from(width).saturating_sub(right.width() + 2);
+        let left = truncate(&format!("{} {}", self.name, self.summary), left_width);
+        let pad = usize::from(width).saturating_sub(2 + left.width() + right.width());
+        let mut line = Line::from(vec![
+            Span::styled(format!("{glyph} "), style),
+            Span::raw(left),
+            Span::raw(" ".repeat(pad)),
+            Span::styled(right, theme.dim()),
+        ]);
+        if selected {
+            line = line.patch_style(theme.selected());
+        }
+        line
+    }
+
+    fn lines(&mut self, width: u16, theme: &Theme, selected: bool, now: Instant) -> Vec<Line<'static>> {
+        let mut out = vec![self.head_line(width, theme, selected, now)];
+        for live in self.live_lines() {
+            out.push(Line::from(Span::styled(
+                truncate(&format!("  │ {}", sanitize(live)), usize::from(width)),
+                theme.dim(),
+            )));
+        }
+        if self.expanded {
+            out.extend(self.detail(width, theme).iter().cloned());
+        }
+        out
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// A short description of a call: the command, path or pattern.
+pub fn summarize(name: &str, args: &Value) -> String {
+    let pick = |keys: &[&str]| keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str)).map(str::to_string);
+    let text = match name {
+        "execute" => pick(&["command"]),
+        "read" | "write" | "edit" | "list" => pick(&["path"]),
+        "glob" | "grep" => pick(&["pattern"]),
+        _ => None,
+    }
+    .unwrap_or_else(|| if args.as_object().is_some_and(|o| o.is_empty()) { String::new() } else { args.to_string() });
+    sanitize(&text).replace('\n', " ⏎ ")
+}
+
+#[derive(Default)]
+pub struct ToolLog {
+    rows: Vec<ToolRow>,
+    by_id: HashMap<String, usize>,
+    index: RowIndex,
+    pub scroll: Scroll,
+    pub selected: Option<usize>,
+    view_rows: usize,
+}
+
+impl ToolLog {
+    pub fn rows(&self) -> &[ToolRow] {
+        &self.rows
+    }
+
+    pub fn running(&self) -> usize {
+        self.rows.iter().rev().take_while(|r| r.result.is_none()).count()
+    }
+
+    pub fn started(&mut self, id: &str, name: &str, args: &Value) {
+        self.start_at(id, name, args, Instant::now());
+    }
+
+    pub fn start_at(&mut self, id: &str, name: &str, args: &Value, at: Instant) {
+        self.rows.push(ToolRow {
+            id: id.to_string(),
+            name: sanitize(name).into_owned(),
+            summary: summarize(name, args),
+            args: args.clone(),
+            started: at,
+            elapsed: None,
+            result: None,
+            output: String::new(),
+            expanded: false,
+            detail: None,
+        });
+        let i = self.rows.len() - 1;
+        self.by_id.insert(id.to_string(), i);
+        self.index.invalidate(i);
+    }
+
+    pub fn output(&mut self, id: &str, chunk: &str) {
+        if let Some(&i) = self.by_id.get(id) {
+            let row = &mut self.rows[i];
+            row.output.push_str(chunk);
+            if row.output.len() > 2 * OUTPUT_TAIL {
+                let mut cut = row.output.len() - OUTPUT_TAIL;
+                while !row.output.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                row.output.drain(..cut);
+            }
+            self.index.invalidate(i);
+        }
+    }
+
+    pub fn finished(&mut self, id: &str, result: &Value) {
+        if let Some(i) = self.by_id.remove(id) {
+            let row = &mut self.rows[i];
+            row.elapsed = Some(row.started.elapsed());
+            row.result = Some(result.clone());
+            row.output = String::new();
+            row.detail = None;
+            self.index.invalidate(i);
+        }
+    }
+
+    /// Freezes the clock of every running row (for stable snapshots).
+    pub fn set_elapsed(&mut self, elapsed: Duration) {
+        for row in &mut self.rows {
+            row.elapsed = Some(elapsed);
+        }
+    }
+
+    pub fn select_next(&mut self, delta: isize) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let last = self.rows.len() - 1;
+        let current = self.selected.unwrap_or(last) as isize;
+        let next = (current + delta).clamp(0, last as isize) as usize;
+        self.selected = Some(next);
+        self.reveal(next);
+    }
+
+    pub fn toggle_selected(&mut self) {
+        if let Some(i) = self.selected {
+            if let Some(row) = self.rows.get_mut(i) {
+                row.expanded = !row.expanded;
+                self.index.invalidate(i);
+            }
+        }
+    }
+
+    /// Scrolls so row `i` is visible.
+    fn reveal(&mut self, i: usize) {
+        let start = self.index.start_of(i);
+        let view = self.view_rows.max(1);
+        if start < self.scroll.top {
+            self.scroll.top = start;
+            self.scroll.follow = false;
+        } else if start >= self.scroll.top + view {
+            self.scroll.top = start + 1 - view;
+            self.scroll.follow = false;
+        }
+    }
+
+    pub fn scroll_up(&mut self, rows: usize) {
+        self.scroll.up(rows, self.index.total(), self.view_rows);
+    }
+
+    pub fn scroll_down(&mut self, rows: usize) {
+        self.scroll.down(rows, self.index.total(), self.view_rows);
+    }
+
+    pub fn view_rows(&self) -> usize {
+        self.view_rows
+    }
+
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, now: Instant) {
+        let running = self.running();
+        let title = if running > 0 {
+            format!(" tools · {running} running ")
+        } else {
+            format!(" tools · {} ", self.rows.len())
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(focused))
+            .title(Span::styled(title, theme.title()));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let (width, view) = (inner.width, usize::from(inner.height));
+        self.view_rows = view;
+        if self.rows.is_empty() {
+            buf.set_string(inner.x, inner.y, truncate("no tool calls yet", usize::from(width)), theme.dim());
+            return;
+        }
+        let rows = &mut self.rows;
+        self.index.update(rows.len(), width, |i| rows[i].height(width, theme));
+        let top = self.scroll.resolve(self.index.total(), view);
+        let Some((mut i, mut offset)) = self.index.locate(top) else { return };
+        let mut y = 0usize;
+        while y < view && i < self.rows.len() {
+            let selected = focused && self.selected == Some(i);
+            for line in self.rows[i].lines(width, theme, selected, now).into_iter().skip(offset) {
+                if y >= view {
+                    break;
+                }
+                buf.set_line(inner.x, inner.y + y as u16, &line, width);
+                y += 1;
+            }
+            offset = 0;
+            i += 1;
+        }
+    }
+}
