@@ -1,0 +1,248 @@
+//! End-to-end: the real binary in a pseudo-terminal (portable-pty), its screen read with
+//! vt100. Types prompts, watches the reply, tool row and thinking, opens the context panel,
+//! interrupts, resizes, and checks every exit path restores the terminal.
+
+use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Default)]
+struct Titles(Vec<Vec<u8>>);
+
+impl vt100::Callbacks for Titles {
+    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
+        self.0.push(title.to_vec());
+    }
+    fn set_window_icon_name(&mut self, _: &mut vt100::Screen, name: &[u8]) {
+        self.0.push(name.to_vec());
+    }
+}
+
+type Screen = Arc<Mutex<vt100::Parser<Titles>>>;
+
+struct Tui {
+    child: Box<dyn Child + Send + Sync>,
+    master: Box<dyn MasterPty + Send>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
+    screen: Screen,
+    _dir: tempfile::TempDir,
+}
+
+fn nz(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n).unwrap()
+}
+
+impl Tui {
+    fn start(script: Value, rows: u16, cols: u16, env: &[(&str, &str)]) -> Tui {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("README.md"), "# Pty demo\n\nHello.\n").unwrap();
+        let script_path = dir.path().join("script.json");
+        std::fs::write(&script_path, script.to_string()).unwrap();
+        let pair = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_elelem"));
+        cmd.cwd(dir.path());
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("RUST_BACKTRACE", "0");
+        cmd.env("HOME", dir.path());
+        cmd.env("XDG_DATA_HOME", dir.path().join("data"));
+        cmd.env("ELELEM_STUB_SCRIPT", &script_path);
+        cmd.env_remove("ANTHROPIC_API_KEY");
+        cmd.env_remove("OPENAI_API_KEY");
+        cmd.env("OLLAMA_HOST", "http://127.0.0.1:9");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
+        let screen: Screen =
+            Arc::new(Mutex::new(vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, Titles::default())));
+        let (s, w) = (screen.clone(), writer.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 65536];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let bytes = &buf[..n];
+                // Answer a cursor-position query, as a real terminal would.
+                if bytes.windows(4).any(|w| w == b"\x1b[6n") {
+                    let _ = w.lock().unwrap().write_all(b"\x1b[1;1R");
+                }
+                s.lock().unwrap().process(bytes);
+            }
+        });
+        Tui { child, master: pair.master, writer, screen, _dir: dir }
+    }
+
+    fn contents(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    fn send(&self, bytes: &str) {
+        let mut w = self.writer.lock().unwrap();
+        w.write_all(bytes.as_bytes()).unwrap();
+        w.flush().unwrap();
+    }
+
+    fn wait_for(&self, what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if self.contents().contains(what) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        panic!("timed out waiting for {what:?}; screen:\n{}", self.contents());
+    }
+
+    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::thread::sleep(Duration::from_millis(200)); // let the reader drain
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        panic!("the app did not exit; screen:\n{}", self.contents());
+    }
+
+    fn resize(&self, rows: u16, cols: u16) {
+        self.master.resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
+        self.screen.lock().unwrap().screen_mut().set_size(nz(rows), nz(cols));
+    }
+
+    /// Alternate screen, bracketed paste, mouse reporting and raw mode are all off again.
+    fn assert_restored(&self) {
+        let parser = self.screen.lock().unwrap();
+        let screen = parser.screen();
+        assert!(!screen.alternate_screen(), "still on the alternate screen");
+        assert!(!screen.bracketed_paste(), "bracketed paste still on");
+        assert_eq!(screen.mouse_protocol_mode(), vt100::MouseProtocolMode::None, "mouse still captured");
+        assert!(!screen.hide_cursor(), "cursor still hidden");
+        let fd = self.master.as_raw_fd().unwrap();
+        // SAFETY: tcgetattr fills a plain C struct for a descriptor we own.
+        let mut termios: libc::termios = unsafe { std::mem::zeroed() };
+        assert_eq!(unsafe { libc::tcgetattr(fd, &mut termios) }, 0);
+        let lflag = termios.c_lflag;
+        assert!(lflag & libc::ICANON != 0 && lflag & libc::ECHO != 0, "raw mode not undone");
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+fn steps_with_tool() -> Value {
+    json!([
+        {"events": [
+            {"type": "thinking", "text": "Pondering the readme deeply."},
+            {"type": "doing", "id": "t1", "name": "read", "arguments": {"path": "README.md"}}
+        ]},
+        {"events": [{"type": "saying", "text": "The project is called **Pty demo**.\n\nAll good."}]}
+    ])
+}
+
+#[test]
+fn chat_shows_reply_tool_row_thinking_and_context_panel() {
+    let mut tui = Tui::start(steps_with_tool(), 40, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("what is this?\r");
+    tui.wait_for("All good.");
+    let screen = tui.contents();
+    assert!(screen.contains("what is this?"), "{screen}");
+    assert!(screen.contains("Pondering the readme deeply."), "{screen}");
+    assert!(screen.contains("+ read README.md"), "{screen}");
+    assert!(screen.contains("Pty demo"), "{screen}");
+    tui.send("\x0f"); // Ctrl+O
+    tui.wait_for("tokens next call");
+    tui.wait_for("system prompt");
+    tui.send("\x04"); // Ctrl+D
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
+#[test]
+fn esc_interrupts_a_slow_stream_and_the_prompt_comes_back() {
+    let slow: Vec<Value> =
+        (0..40).map(|i| json!({"type": "saying", "text": format!("chunk{i} "), "delay_ms": 150})).collect();
+    let script = json!([{"events": slow}, {"events": [{"type": "saying", "text": "second answer"}]}]);
+    let mut tui = Tui::start(script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("talk slowly\r");
+    tui.wait_for("chunk1 ");
+    tui.send("\x1b");
+    tui.wait_for("interrupted");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!tui.contents().contains("chunk39"), "the stream went on after Esc");
+    tui.send("again\r");
+    tui.wait_for("second answer");
+    tui.send("\x03\x03"); // Ctrl+C twice quits
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
+#[test]
+fn resize_reflows_the_layout() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    let narrow = tui.contents();
+    let first = narrow.lines().next().unwrap_or("").to_string();
+    assert!(first.contains("conversation") && !first.contains("tools"), "narrow: panes stacked\n{narrow}");
+    tui.resize(40, 130);
+    tui.wait_for("tools · 0");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let wide = tui.contents();
+        let first = wide.lines().next().unwrap_or("").to_string();
+        if first.contains("conversation") && first.contains("tools") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "wide: panes side by side\n{wide}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tui.send("/exit\r");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
+#[test]
+fn control_sequences_from_the_model_never_reach_the_terminal() {
+    let script = json!([{"events": [{"type": "saying", "text": "safe\u{1b}]0;pwned\u{7} text\u{1b}[2J still here"}]}]);
+    let mut tui = Tui::start(script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("hi\r");
+    tui.wait_for("still here");
+    assert!(tui.contents().contains("safe text"), "{}", tui.contents());
+    assert!(tui.screen.lock().unwrap().callbacks().0.is_empty(), "the title was changed");
+    tui.send("\x04");
+    tui.wait_exit();
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    let pid = tui.child.process_id().unwrap();
+    std::process::Command::new("kill").arg("-TERM").arg(pid.to_string()).status().unwrap();
+    tui.wait_exit();
+    tui.assert_restored();
+}
+
+#[test]
+fn a_panic_restores_the_terminal_before_printing() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[("ELELEM_TEST_PANIC", "1")]);
+    tui.wait_for("Ask elelem");
+    tui.send("\x1b[24~"); // F12
+    let status = tui.wait_exit();
+    assert!(!status.success());
+    tui.assert_restored();
+    assert!(tui.contents().contains("test panic (F12)"), "{}", tui.contents());
+}
