@@ -110,10 +110,10 @@ impl HistoryCell {
             CellKind::User(text) => wrap(text, width, theme.user(), "› ", "  ", theme.user()),
             CellKind::Thinking { text, collapsed } => {
                 let all = wrap(text.trim(), width, theme.thinking(), "", "", theme.thinking());
-                if *collapsed && !expand_thinking && all.len() > THINKING_TAIL {
+                if *collapsed && !expand_thinking && all.len() > THINKING_TAIL + 1 {
                     let hidden = all.len() - THINKING_TAIL;
                     let mut lines = vec![Line::from(Span::styled(
-                        format!("… {hidden} more lines of thinking (Ctrl+T expands)"),
+                        format!("… {hidden} earlier lines of thinking (Ctrl+T expands)"),
                         theme.dim(),
                     ))];
                     lines.extend(all.into_iter().skip(hidden));

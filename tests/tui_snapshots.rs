@@ -1,0 +1,223 @@
+//! Snapshots of the TUI's panes and whole frames (ratatui `TestBackend`) at 80x24 and
+//! 120x40, driven by the same agent events the real agent task sends.
+
+use elelem::agent::conversation::{Message, ToolCall};
+use elelem::agent::input::ApprovalRequest;
+use elelem::agent::output::{AgentEvent, ContextSnapshot, TurnEnd};
+use elelem::agent::toolbox::ToolSpec;
+use elelem::tui::app::{App, Focus};
+use elelem::tui::theme::Theme;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::Terminal;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+fn app() -> App {
+    let commands = vec![
+        ("/clear".to_string(), "forget the conversation".to_string()),
+        ("/context".to_string(), "what the model sees".to_string()),
+        ("/exit".to_string(), "quit elelem".to_string()),
+        ("/help".to_string(), "list commands".to_string()),
+    ];
+    let mut app = App::new(Theme::new(true), "stub", "stub-demo", commands, vec![]);
+    app.history.push(elelem::tui::cells::CellKind::Notice("elelem v0.1.0 · stub · stub-demo · ? for help".into()));
+    app
+}
+
+fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
+    ToolCall { id: id.into(), name: name.into(), arguments: args }
+}
+
+/// One turn: thinking, a read, a failing execute, then a Markdown reply.
+fn with_turn(app: &mut App) {
+    let events = vec![
+        AgentEvent::TurnStarted { prompt: "what does this project do?".into() },
+        AgentEvent::Thinking("The user wants an overview. ".into()),
+        AgentEvent::Thinking("I should read the README first, then check the tests.\nThen look at the layout of src/.\nThen summarize.\nKeep it short.".into()),
+        AgentEvent::ToolStarted { call: call("t1", "read", json!({"path": "README.md"})) },
+        AgentEvent::ToolFinished {
+            call: call("t1", "read", json!({"path": "README.md"})),
+            result: json!({"content": "     1\t# elelem\n", "path": "README.md", "lines": 1, "ok": true}),
+        },
+        AgentEvent::ToolStarted { call: call("t2", "execute", json!({"command": "cargo test"})) },
+        AgentEvent::ToolFinished {
+            call: call("t2", "execute", json!({"command": "cargo test"})),
+            result: json!({"error": "timed out after 120s", "content": "running 3 tests", "ok": false}),
+        },
+        AgentEvent::ToolStarted { call: call("t3", "frobnicate?", json!({"x": 1})) },
+        AgentEvent::ToolFinished {
+            call: call("t3", "frobnicate?", json!({"x": 1})),
+            result: json!({"error": "unknown tool: \"frobnicate\". Available: read, write, execute", "ok": false}),
+        },
+        AgentEvent::Saying("## Overview\n\nelelem is a **terminal coding agent**.\n\n".into()),
+        AgentEvent::Saying("```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n".into()),
+        AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done },
+    ];
+    for event in events {
+        app.handle_agent(event);
+    }
+    app.tools.set_elapsed(Duration::from_millis(1200));
+}
+
+fn context() -> ContextSnapshot {
+    ContextSnapshot {
+        system_prompt: "You are elelem, a coding agent.\n\nWorking directory: /work/demo".into(),
+        messages: vec![
+            Message::user("what does this project do?"),
+            Message::assistant("## Overview\n\nA coding agent."),
+        ],
+        tools: vec![ToolSpec {
+            name: "read".into(),
+            description: "Read a text file. Returns numbered lines.".into(),
+            parameters: json!({"type": "object"}),
+        }],
+    }
+}
+
+fn frame(app: &mut App, width: u16, height: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    let now = Instant::now();
+    terminal.draw(|f| app.render(f.area(), f.buffer_mut(), now)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+fn text(buf: &Buffer) -> String {
+    let area = buf.area;
+    (0..area.height)
+        .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol()).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Rows of a region with style runs marked, e.g. `[dim,italic]thinking…[/]`.
+fn styled(buf: &Buffer, area: Rect) -> String {
+    let mut out = String::new();
+    for y in area.y..area.y + area.height {
+        let mut current = String::new();
+        for x in area.x..area.x + area.width {
+            let cell = &buf[(x, y)];
+            let mut tags = vec![];
+            if cell.modifier.contains(Modifier::BOLD) {
+                tags.push("bold".to_string());
+            }
+            if cell.modifier.contains(Modifier::DIM) {
+                tags.push("dim".to_string());
+            }
+            if cell.modifier.contains(Modifier::ITALIC) {
+                tags.push("italic".to_string());
+            }
+            if cell.modifier.contains(Modifier::REVERSED) {
+                tags.push("reversed".to_string());
+            }
+            if cell.fg != ratatui::style::Color::Reset {
+                tags.push(format!("{:?}", cell.fg));
+            }
+            let tag = tags.join(",");
+            if tag != current {
+                if !current.is_empty() {
+                    out.push_str("[/]");
+                }
+                if !tag.is_empty() {
+                    out.push_str(&format!("[{tag}]"));
+                }
+                current = tag;
+            }
+            out.push_str(cell.symbol());
+        }
+        if !current.is_empty() {
+            out.push_str("[/]");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn empty_app_80x24() {
+    let mut app = app();
+    insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn conversation_after_a_turn_120x40() {
+    let mut app = app();
+    with_turn(&mut app);
+    insta::assert_snapshot!(text(&frame(&mut app, 120, 40)));
+}
+
+#[test]
+fn conversation_after_a_turn_80x24() {
+    let mut app = app();
+    with_turn(&mut app);
+    insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn thinking_is_dim_and_italic_and_the_prompt_bold() {
+    let mut app = app();
+    with_turn(&mut app);
+    let buf = frame(&mut app, 120, 40);
+    let pane = app.rects.conversation;
+    let rows = Rect { x: pane.x + 1, y: pane.y + 1, width: pane.width - 2, height: 8 };
+    insta::assert_snapshot!(styled(&buf, rows));
+}
+
+#[test]
+fn tool_log_with_an_expanded_call_120x40() {
+    let mut app = app();
+    with_turn(&mut app);
+    app.focus = Focus::Tools;
+    app.tools.select_next(-1); // the execute call
+    app.tools.toggle_selected();
+    let buf = frame(&mut app, 120, 40);
+    insta::assert_snapshot!(text(&buf));
+    let tools = app.rects.tools;
+    insta::assert_snapshot!("tool_log_styles", styled(&buf, Rect { height: 4, ..tools }));
+}
+
+#[test]
+fn context_panel_120x40_and_80x24() {
+    let mut app = app();
+    with_turn(&mut app);
+    app.handle_agent(AgentEvent::Context(context()));
+    app.show_context = true;
+    insta::assert_snapshot!("context_panel_120x40", text(&frame(&mut app, 120, 40)));
+    insta::assert_snapshot!("context_panel_80x24", text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn approval_dialog_cannot_be_missed() {
+    let mut app = app();
+    let (tx, _rx) = tokio::sync::oneshot::channel();
+    app.ask(
+        ApprovalRequest {
+            tool: "execute".into(),
+            args: json!({"command": "rm -rf target"}),
+            detail: "$ rm -rf target".into(),
+        },
+        tx,
+    );
+    insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn slash_command_popup() {
+    let mut app = app();
+    app.composer.set_text("/c");
+    insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn interrupted_turn_and_error_are_marked() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    app.handle_agent(AgentEvent::Saying("partial answ".into()));
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "again".into() });
+    app.handle_agent(AgentEvent::Error("anthropic: 401 authentication_error: invalid x-api-key".into()));
+    app.handle_agent(AgentEvent::TurnFinished { reply: "Error: ...".into(), end: TurnEnd::Failed });
+    insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
+}
