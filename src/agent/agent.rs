@@ -63,6 +63,7 @@ impl Agent {
         self.output.emit(AgentEvent::TurnStarted { prompt: prompt.to_string() });
         // The conversation only rejects system messages, so this cannot fail.
         let _ = self.transcript.conversation.push(Message::user(prompt));
+        self.publish_context();
         let mut scratch: Vec<Message> = Vec::new();
         let outcome = loop {
             let request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };

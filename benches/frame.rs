@@ -1,0 +1,83 @@
+//! Frame cost of the TUI (criterion). Budgets from the TUI issue:
+//! - a frame with 2,000 turns and 2,000 tool rows costs within 2x of one with 10 turns;
+//! - a keystroke while a reply streams is handled and drawn in well under 10 ms.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use elelem::agent::conversation::ToolCall;
+use elelem::agent::output::{AgentEvent, TurnEnd};
+use elelem::tui::app::App;
+use elelem::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use serde_json::json;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const REPLY: &str = "## Result\n\nThe change is **done**: `cargo test` passes.\n\n- first point\n- second point\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nA closing paragraph that is long enough to wrap at least once on an ordinary terminal width.\n";
+
+fn app_with_turns(turns: usize) -> App {
+    let mut app = App::new(Theme::new(true), "stub", "stub-demo", vec![], vec![]);
+    for i in 0..turns {
+        let call = ToolCall { id: format!("t{i}"), name: "read".into(), arguments: json!({"path": "src/main.rs"}) };
+        for event in [
+            AgentEvent::TurnStarted { prompt: format!("question number {i}") },
+            AgentEvent::Thinking("Let me look at the file first.\nThen answer.".into()),
+            AgentEvent::ToolStarted { call: call.clone() },
+            AgentEvent::ToolFinished { call, result: json!({"content": "fn main() {}", "ok": true}) },
+            AgentEvent::Saying(REPLY.into()),
+            AgentEvent::TurnFinished { reply: REPLY.into(), end: TurnEnd::Done },
+        ] {
+            app.handle_agent(event);
+        }
+    }
+    app.tools.set_elapsed(Duration::from_millis(10));
+    app
+}
+
+fn render(app: &mut App, buf: &mut Buffer, area: Rect, now: Instant) {
+    buf.reset();
+    app.render(area, buf, now);
+}
+
+fn frames(c: &mut Criterion) {
+    let area = Rect::new(0, 0, 120, 40);
+    let now = Instant::now();
+    for turns in [10, 2000] {
+        let mut app = app_with_turns(turns);
+        let mut buf = Buffer::empty(area);
+        render(&mut app, &mut buf, area, now); // first frame measures everything once
+        c.bench_function(&format!("frame_following_{turns}_turns"), |b| {
+            b.iter(|| render(black_box(&mut app), &mut buf, area, now))
+        });
+        app.history.scroll_up(5000);
+        render(&mut app, &mut buf, area, now);
+        c.bench_function(&format!("frame_scrolled_up_{turns}_turns"), |b| {
+            b.iter(|| render(black_box(&mut app), &mut buf, area, now))
+        });
+    }
+}
+
+fn keystroke_while_streaming(c: &mut Criterion) {
+    let area = Rect::new(0, 0, 120, 40);
+    let now = Instant::now();
+    let mut app = app_with_turns(2000);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "stream".into() });
+    let mut buf = Buffer::empty(area);
+    let mut n = 0u64;
+    c.bench_function("keystroke_and_delta_to_frame_2000_turns", |b| {
+        b.iter(|| {
+            n += 1;
+            app.handle_agent(AgentEvent::Saying(format!("word{n} ")));
+            app.handle_key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
+            render(&mut app, &mut buf, area, now);
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500));
+    targets = frames, keystroke_while_streaming
+}
+criterion_main!(benches);
