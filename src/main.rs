@@ -33,6 +33,16 @@ struct Global {
     thinking: Option<u32>,
 }
 
+#[derive(Args, Clone, Default)]
+struct PermissionFlags {
+    /// Run this tool without asking (repeatable): --allow execute --allow write
+    #[arg(long, value_name = "TOOL")]
+    allow: Vec<String>,
+    /// Run every tool call without asking (rules that deny still deny)
+    #[arg(long)]
+    yolo: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Chat interactively (the default)
@@ -40,6 +50,8 @@ enum Command {
         /// Line mode instead of the full-screen UI
         #[arg(long)]
         plain: bool,
+        #[command(flatten)]
+        permissions: PermissionFlags,
     },
     /// Run one turn and print the reply
     Ask {
@@ -48,6 +60,8 @@ enum Command {
         /// Print every event as one JSON object per line
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        permissions: PermissionFlags,
     },
     /// Print files as a <documents> block (named paths, paths on stdin, or git ls-files)
     Files { paths: Vec<String> },
@@ -55,15 +69,25 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let options = Options {
+    let options = |flags: PermissionFlags, headless: bool| Options {
         provider: cli.global.provider.clone(),
         model: cli.global.model.clone(),
         thinking_budget: cli.global.thinking,
+        allow: flags.allow,
+        yolo: flags.yolo,
+        headless,
     };
-    let result = match cli.command.unwrap_or(Command::Chat { plain: false }) {
+    let command = cli.command.unwrap_or(Command::Chat { plain: false, permissions: PermissionFlags::default() });
+    let result = match command {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
-        Command::Ask { prompt, json } => runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json))),
-        Command::Chat { plain } => runtime().and_then(|rt| rt.block_on(chat(options, plain))),
+        Command::Ask { prompt, json, permissions } => {
+            let options = options(permissions, true);
+            runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
+        }
+        Command::Chat { plain, permissions } => {
+            let options = options(permissions, false);
+            runtime().and_then(|rt| rt.block_on(chat(options, plain)))
+        }
     };
     match result {
         Ok(code) => code,
@@ -84,6 +108,9 @@ async fn chat(options: Options, _plain: bool) -> anyhow::Result<ExitCode> {
     let approver = Arc::new(LineApprover { color });
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), approver)?;
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
+    if options.yolo {
+        println!("--yolo: tool calls run without asking");
+    }
     Repl::run(&mut session).await;
     Ok(ExitCode::SUCCESS)
 }
