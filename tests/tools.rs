@@ -282,7 +282,7 @@ fn marked_processes(marker: &str) -> Vec<String> {
         if String::from_utf8_lossy(&environ).contains(marker) {
             let status = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
             // A zombie has already died; it only waits to be reaped.
-            if !status.split_whitespace().nth(2).is_some_and(|s| s == "Z") {
+            if status.split_whitespace().nth(2).is_none_or(|s| s != "Z") {
                 found.push(format!("{pid}: {status}"));
             }
         }
