@@ -133,21 +133,23 @@ impl Output for PlainOutput {
     }
 }
 
-/// Lines from the process's stdin; the prompt is printed to stdout.
-pub struct StdinInput {
-    lines: Lines<BufReader<Stdin>>,
+/// The process's one buffered stdin reader, shared by `StdinInput` and `LineApprover` so
+/// an answer typed (or piped) after a prompt is not swallowed by the other's buffer.
+fn stdin_lines() -> &'static tokio::sync::Mutex<Lines<BufReader<Stdin>>> {
+    static LINES: std::sync::OnceLock<tokio::sync::Mutex<Lines<BufReader<Stdin>>>> = std::sync::OnceLock::new();
+    LINES.get_or_init(|| tokio::sync::Mutex::new(BufReader::new(tokio::io::stdin()).lines()))
 }
 
-impl Default for StdinInput {
-    fn default() -> Self {
-        StdinInput { lines: BufReader::new(tokio::io::stdin()).lines() }
-    }
+/// Lines from the process's stdin; the prompt is printed to stdout.
+#[derive(Default)]
+pub struct StdinInput {
+    _shared: (),
 }
 
 impl Input for StdinInput {
     fn read_line(&mut self, prompt: &str) -> BoxFuture<'_, Option<String>> {
         print_stdout(prompt);
-        Box::pin(async move { self.lines.next_line().await.ok().flatten() })
+        Box::pin(async move { stdin_lines().lock().await.next_line().await.ok().flatten() })
     }
 }
 
@@ -187,13 +189,11 @@ impl Approver for LineApprover {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
         let question = approval_question(&request, self.color);
         Box::pin(async move {
-            let answer = tokio::task::spawn_blocking(move || {
-                print_stdout(&question);
-                let mut line = String::new();
-                std::io::stdin().read_line(&mut line).map(|_| line).unwrap_or_default()
-            })
-            .await
-            .unwrap_or_default();
+            print_stdout(&question);
+            let answer = stdin_lines().lock().await.next_line().await.ok().flatten().unwrap_or_default();
+            if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                print_stdout(&format!("{answer}\n")); // echo a piped answer, as a terminal would
+            }
             match answer.trim().to_ascii_lowercase().as_str() {
                 "y" | "yes" => Approval::Yes,
                 "a" | "always" => Approval::Always,

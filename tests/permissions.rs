@@ -415,3 +415,41 @@ fn a_model_can_read_grep_edit_and_test_a_project() {
         ]
     );
 }
+
+/// The line REPL asks `Allow? [y/N/a]` and reads the answer from the same stdin as the
+/// prompts, so piped answers work too.
+#[test]
+fn chat_plain_asks_and_reads_the_answer_from_stdin() {
+    use std::io::Write;
+    let dirs = Dirs::new(None, None);
+    std::fs::write(dirs.project.join("a.txt"), "hi\n").unwrap();
+    let script = doing(&[
+        ("t1", "write", json!({"path": "a.txt", "content": "hi there\n"})),
+        ("t2", "execute", json!({"command": "echo ran > ran.txt"})),
+    ]);
+    let script_path = dirs.home.join("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["chat", "--plain"])
+        .current_dir(&dirs.project)
+        .env("HOME", &dirs.home)
+        .env("ELELEM_STUB_SCRIPT", &script_path)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"go\ny\nn\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "write wants to make this change:\n  --- a/a.txt\n  +++ b/a.txt\n  @@ -1 +1 @@\n  -hi\n  +hi there\nAllow write? [y/N/a] y\n"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("execute wants to run:\n  echo ran > ran.txt\nAllow execute? [y/N/a] n\n"), "{stdout}");
+    assert!(stdout.contains("x User denied permission: execute"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(dirs.project.join("a.txt")).unwrap(), "hi there\n");
+    assert!(!dirs.project.join("ran.txt").exists());
+}
