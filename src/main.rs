@@ -33,6 +33,16 @@ struct Global {
     thinking: Option<u32>,
 }
 
+#[derive(Args, Clone, Default)]
+struct PermissionFlags {
+    /// Run this tool without asking (repeatable): --allow execute --allow write
+    #[arg(long, value_name = "TOOL")]
+    allow: Vec<String>,
+    /// Run every tool call without asking (rules that deny still deny)
+    #[arg(long)]
+    yolo: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Chat interactively (the default)
@@ -43,6 +53,8 @@ enum Command {
         /// Leave the mouse to the terminal (native selection; no wheel scrolling)
         #[arg(long)]
         no_mouse: bool,
+        #[command(flatten)]
+        permissions: PermissionFlags,
     },
     /// Run one turn and print the reply
     Ask {
@@ -51,6 +63,8 @@ enum Command {
         /// Print every event as one JSON object per line
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        permissions: PermissionFlags,
     },
     /// Print files as a <documents> block (named paths, paths on stdin, or git ls-files)
     Files { paths: Vec<String> },
@@ -59,15 +73,26 @@ enum Command {
 fn main() -> ExitCode {
     quiet_caught_panics();
     let cli = Cli::parse();
-    let options = Options {
+    let options = |flags: PermissionFlags, headless: bool| Options {
         provider: cli.global.provider.clone(),
         model: cli.global.model.clone(),
         thinking_budget: cli.global.thinking,
+        allow: flags.allow,
+        yolo: flags.yolo,
+        headless,
     };
-    let result = match cli.command.unwrap_or(Command::Chat { plain: false, no_mouse: false }) {
+    let command =
+        cli.command.unwrap_or(Command::Chat { plain: false, no_mouse: false, permissions: PermissionFlags::default() });
+    let result = match command {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
-        Command::Ask { prompt, json } => runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json))),
-        Command::Chat { plain, no_mouse } => runtime().and_then(|rt| rt.block_on(chat(options, plain, !no_mouse))),
+        Command::Ask { prompt, json, permissions } => {
+            let options = options(permissions, true);
+            runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
+        }
+        Command::Chat { plain, no_mouse, permissions } => {
+            let options = options(permissions, false);
+            runtime().and_then(|rt| rt.block_on(chat(options, plain, !no_mouse)))
+        }
     };
     match result {
         Ok(code) => code,
@@ -95,7 +120,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<ExitCode> {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if interactive && !plain {
-        let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: false };
+        let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo };
         elelem::tui::run(&options, tui).await?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -104,6 +129,9 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     let approver = Arc::new(LineApprover { color });
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), approver)?;
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
+    if options.yolo {
+        println!("--yolo: tool calls run without asking");
+    }
     Repl::run(&mut session).await;
     Ok(ExitCode::SUCCESS)
 }

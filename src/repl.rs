@@ -132,21 +132,23 @@ impl Output for PlainOutput {
     }
 }
 
-/// Lines from the process's stdin; the prompt is printed to stdout.
-pub struct StdinInput {
-    lines: Lines<BufReader<Stdin>>,
+/// The process's one buffered stdin reader, shared by `StdinInput` and `LineApprover` so
+/// an answer typed (or piped) after a prompt is not swallowed by the other's buffer.
+fn stdin_lines() -> &'static tokio::sync::Mutex<Lines<BufReader<Stdin>>> {
+    static LINES: std::sync::OnceLock<tokio::sync::Mutex<Lines<BufReader<Stdin>>>> = std::sync::OnceLock::new();
+    LINES.get_or_init(|| tokio::sync::Mutex::new(BufReader::new(tokio::io::stdin()).lines()))
 }
 
-impl Default for StdinInput {
-    fn default() -> Self {
-        StdinInput { lines: BufReader::new(tokio::io::stdin()).lines() }
-    }
+/// Lines from the process's stdin; the prompt is printed to stdout.
+#[derive(Default)]
+pub struct StdinInput {
+    _shared: (),
 }
 
 impl Input for StdinInput {
     fn read_line(&mut self, prompt: &str) -> BoxFuture<'_, Option<String>> {
         print_stdout(prompt);
-        Box::pin(async move { self.lines.next_line().await.ok().flatten() })
+        Box::pin(async move { stdin_lines().lock().await.next_line().await.ok().flatten() })
     }
 }
 
@@ -155,17 +157,42 @@ pub struct LineApprover {
     pub color: bool,
 }
 
+/// The question `LineApprover` prints: what the call would do (the command, or the diff
+/// with `+` lines green and `-` lines red), then `Allow TOOL? [y/N/a] `.
+pub fn approval_question(request: &ApprovalRequest, color: bool) -> String {
+    const GREEN: &str = "\x1b[32m";
+    let what = match request.tool.as_str() {
+        "execute" => "wants to run",
+        "write" | "edit" => "wants to make this change",
+        _ => "wants to run with",
+    };
+    let mut text = format!("{} {what}:\n", request.tool);
+    for line in sanitize(&request.detail).lines() {
+        let style = match line.as_bytes().first() {
+            _ if !color || line.starts_with("+++") || line.starts_with("---") => None,
+            Some(b'+') => Some(GREEN),
+            Some(b'-') => Some(RED),
+            Some(b'@') => Some(DIM),
+            _ => None,
+        };
+        match style {
+            Some(style) => text.push_str(&format!("  {style}{line}{RESET}\n")),
+            None => text.push_str(&format!("  {line}\n")),
+        }
+    }
+    text.push_str(&format!("Allow {}? [y/N/a] ", request.tool));
+    text
+}
+
 impl Approver for LineApprover {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
-        let question = format!("{}\nAllow {}? [y/N/a] ", sanitize(&request.detail), request.tool);
+        let question = approval_question(&request, self.color);
         Box::pin(async move {
-            let answer = tokio::task::spawn_blocking(move || {
-                print_stdout(&question);
-                let mut line = String::new();
-                std::io::stdin().read_line(&mut line).map(|_| line).unwrap_or_default()
-            })
-            .await
-            .unwrap_or_default();
+            print_stdout(&question);
+            let answer = stdin_lines().lock().await.next_line().await.ok().flatten().unwrap_or_default();
+            if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                print_stdout(&format!("{answer}\n")); // echo a piped answer, as a terminal would
+            }
             match answer.trim().to_ascii_lowercase().as_str() {
                 "y" | "yes" => Approval::Yes,
                 "a" | "always" => Approval::Always,
@@ -190,5 +217,28 @@ impl Repl {
         });
         session.run().await;
         ctrl_c.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_question_shows_the_command_then_asks() {
+        let request = ApprovalRequest { tool: "execute".into(), args: json!({}), detail: "cargo test".into() };
+        assert_eq!(approval_question(&request, false), "execute wants to run:\n  cargo test\nAllow execute? [y/N/a] ");
+    }
+
+    #[test]
+    fn a_diff_is_coloured_line_by_line() {
+        let detail = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n".to_string();
+        let request = ApprovalRequest { tool: "edit".into(), args: json!({}), detail };
+        assert_eq!(
+            approval_question(&request, true),
+            "edit wants to make this change:\n  --- a/f\n  +++ b/f\n  \x1b[2m@@ -1 +1 @@\x1b[0m\n  \
+             \x1b[31m-old\x1b[0m\n  \x1b[32m+new\x1b[0m\nAllow edit? [y/N/a] "
+        );
     }
 }

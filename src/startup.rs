@@ -18,6 +18,12 @@ pub struct Options {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub thinking_budget: Option<u32>,
+    /// Tools allowed without asking (`--allow TOOL`, repeatable).
+    pub allow: Vec<String>,
+    /// Allow every tool call without asking (`--yolo`); front ends show it.
+    pub yolo: bool,
+    /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
+    pub headless: bool,
 }
 
 /// Builds the session with its plugins set up.
@@ -35,7 +41,7 @@ pub fn build_session(
     let transcript = Transcript::new(SystemPrompt::new(cwd));
     let agent = Agent::new(provider, Toolbox::new(), output, transcript);
     let mut session = Session::new(agent, input, providers, settings, approver);
-    for plugin in crate::plugins::builtin() {
+    for plugin in crate::plugins::builtin(options) {
         session.add_plugin(plugin)?;
     }
     Ok(session)

@@ -2,8 +2,10 @@
 //! (tools, slash commands) are registered this way too, so the mechanism runs every time.
 
 pub mod commands;
+pub mod permissions;
 
 use crate::agent::session::Session;
+use crate::startup::Options;
 use std::sync::Arc;
 
 pub trait Plugin: Send + Sync {
@@ -39,7 +41,12 @@ where
     }
 }
 
-/// The plugins every session starts with.
-pub fn builtin() -> Vec<Arc<dyn Plugin>> {
-    vec![Arc::new(crate::tools::BuiltinTools), Arc::new(commands::BuiltinCommands)]
+/// The plugins every session starts with. Permissions come after the tools so rules and
+/// `--allow` names written with an alias resolve to the tool.
+pub fn builtin(options: &Options) -> Vec<Arc<dyn Plugin>> {
+    vec![
+        Arc::new(crate::tools::BuiltinTools),
+        Arc::new(permissions::PermissionsPlugin::new(options)),
+        Arc::new(commands::BuiltinCommands),
+    ]
 }

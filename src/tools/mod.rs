@@ -1,15 +1,39 @@
 //! Built-in tools, registered through the `BuiltinTools` plugin like any plugin's tools.
-//! Each tool lives in its own module with its schema, description and handler.
+//! Each tool lives in its own module with its schema, description and handler; this module
+//! holds what they share (the `.gitignore`-aware walker, argument helpers).
 
 pub mod capped;
+pub mod diff;
+pub mod edit;
 pub mod execute;
+pub mod glob;
+pub mod grep;
+pub mod list;
 pub mod read;
 pub mod write;
 
 use crate::agent::session::Session;
+use crate::agent::toolbox::{Tool, ToolboxError};
 use crate::plugins::Plugin;
+use std::path::Path;
+
+/// Tools that only look: allowed by default (see `plugins::permissions`).
+pub const READ_ONLY: &[&str] = &["read", "glob", "grep", "list"];
 
 pub struct BuiltinTools;
+
+/// Every built-in tool, in the order the model sees them.
+pub fn all() -> Result<Vec<Tool>, ToolboxError> {
+    Ok(vec![
+        read::tool()?,
+        write::tool()?,
+        edit::tool()?,
+        execute::tool()?,
+        glob::tool()?,
+        grep::tool()?,
+        list::tool()?,
+    ])
+}
 
 impl Plugin for BuiltinTools {
     fn name(&self) -> &str {
@@ -18,9 +42,9 @@ impl Plugin for BuiltinTools {
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         let toolbox = session.toolbox();
-        toolbox.add(read::tool()?);
-        toolbox.add(write::tool()?);
-        toolbox.add(execute::tool()?);
+        for tool in all()? {
+            toolbox.add(tool);
+        }
         Ok(())
     }
 }
@@ -28,4 +52,32 @@ impl Plugin for BuiltinTools {
 /// A required string argument (the schema has already checked it is there).
 pub(crate) fn str_arg<'a>(args: &'a serde_json::Value, name: &str) -> anyhow::Result<&'a str> {
     args.get(name).and_then(|v| v.as_str()).ok_or_else(|| anyhow::anyhow!("missing string argument {name:?}"))
+}
+
+/// A walker over `root` that honours `.gitignore`, `.ignore` and git's exclude files (in a
+/// git repository or not), shows hidden files, and never enters `.git`.
+pub(crate) fn walker(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|entry| entry.file_name() != ".git");
+    builder
+}
+
+/// `Ok` when `path` is a directory; otherwise the message for the model.
+pub(crate) fn check_dir(path: &str) -> Result<(), String> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(format!("{path} is not a directory")),
+        Err(e) => Err(format!("cannot read {path}: {e}")),
+    }
+}
+
+/// How a found path is shown: relative to the working directory when the search started
+/// there (`src/main.rs`, not `./src/main.rs`), otherwise as found under the given root.
+pub(crate) fn shown(root: &str, path: &Path) -> String {
+    let path = if root == "." || root == "./" { path.strip_prefix(".").unwrap_or(path) } else { path };
+    path.to_string_lossy().into_owned()
 }

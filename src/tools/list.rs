@@ -1,0 +1,63 @@
+//! The `list` tool: a directory tree to a given depth, directories marked with `/`, skipping
+//! what `.gitignore` excludes.
+
+use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub const DEFAULT_DEPTH: usize = 2;
+/// Entries shown at most.
+pub const LIST_CAP: usize = 1000;
+
+pub fn tool() -> Result<Tool, ToolboxError> {
+    Tool::new(
+        "list",
+        "List a directory as an indented tree (directories end with `/`), skipping files \
+         ignored by .gitignore. `depth` 1 lists only the directory's own entries.",
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "directory to list (default: the working directory)"},
+                "depth": {"type": "integer", "minimum": 1, "description": "levels to descend (default 2)"}
+            },
+            "additionalProperties": false
+        }),
+        list,
+    )
+    .map(|t| t.with_aliases(&["ls", "tree", "list_dir"]))
+}
+
+async fn list(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {
+    let root = args["path"].as_str().unwrap_or(".").to_string();
+    let depth = args["depth"].as_u64().map_or(DEFAULT_DEPTH, |d| d as usize).max(1);
+    Ok(tokio::task::spawn_blocking(move || tree(&root, depth)).await?)
+}
+
+fn tree(root: &str, depth: usize) -> Value {
+    if let Err(message) = super::check_dir(root) {
+        return json!({"error": message, "path": root});
+    }
+    let mut content = String::new();
+    let mut entries = 0usize;
+    for entry in super::walker(Path::new(root)).max_depth(Some(depth)).build().flatten() {
+        if entry.depth() == 0 {
+            continue;
+        }
+        entries += 1;
+        if entries > LIST_CAP {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        let slash = if entry.file_type().is_some_and(|t| t.is_dir()) { "/" } else { "" };
+        let _ = writeln!(content, "{}{name}{slash}", "  ".repeat(entry.depth() - 1));
+    }
+    let mut result = json!({"content": content, "path": root, "entries": entries});
+    if entries > LIST_CAP {
+        result["note"] = json!(format!(
+            "showing the first {LIST_CAP} of {entries} entries; {} left out. List a subdirectory or use a smaller depth.",
+            entries - LIST_CAP
+        ));
+    }
+    result
+}
