@@ -23,7 +23,7 @@ pub struct Frame {
     /// The SSE `event:` name, if any.
     pub event: Option<String>,
     pub data: String,
-    /// The line of the stream that ended this frame (for error messages).
+    /// The stream's line of (the last line of) the data, for error messages.
     pub line: usize,
 }
 

@@ -16,8 +16,9 @@ pub struct SseDecoder {
     after_cr: bool,
     event: Option<String>,
     data: Option<String>,
-    /// Lines seen so far (for error context).
+    /// Lines seen so far, and the last `data:` line (for error context).
     line_no: usize,
+    data_line: usize,
     started: bool,
 }
 
@@ -85,6 +86,9 @@ impl SseDecoder {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line.as_str(), ""),
         };
+        if field == "data" {
+            self.data_line = self.line_no;
+        }
         match field {
             "event" => self.event = Some(value.to_string()),
             "data" => match self.data.as_mut() {
@@ -102,7 +106,7 @@ impl SseDecoder {
     fn dispatch(&mut self) -> Option<Frame> {
         let event = self.event.take();
         let data = self.data.take()?;
-        Some(Frame { event, data, line: self.line_no })
+        Some(Frame { event, data, line: self.data_line })
     }
 }
 
