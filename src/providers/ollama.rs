@@ -205,7 +205,9 @@ impl WireParser for Parser {
             return Err(ProviderError::Api(format!("ollama: {detail}")).into());
         }
         let text = |pointer: &str| data.pointer(pointer).and_then(Value::as_str).filter(|t| !t.is_empty());
-        if let Some(thinking) = text("/message/thinking") {
+        // `thinking` is Ollama's field; `reasoning_content` is what some compatible servers
+        // (and the aimock test double) send instead.
+        if let Some(thinking) = text("/message/thinking").or_else(|| text("/message/reasoning_content")) {
             out.push(ProviderEvent::Thinking(thinking.to_string()));
         }
         if let Some(content) = text("/message/content") {
