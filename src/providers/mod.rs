@@ -4,6 +4,13 @@
 //! A provider turns a list of messages and tool definitions into a stream of `saying`,
 //! `thinking` and `doing` events. It knows nothing about the terminal or the toolbox.
 
+pub mod anthropic;
+pub mod http;
+pub mod ndjson;
+pub mod ollama;
+pub mod openai;
+pub mod retry;
+pub mod sse;
 pub mod stub;
 
 use crate::agent::conversation::{Message, ToolCall};
@@ -87,6 +94,9 @@ pub struct ProviderSettings {
     pub thinking_budget: Option<u32>,
 }
 
+/// How long startup waits for a local Ollama to answer when choosing the default provider.
+const OLLAMA_PROBE_BUDGET: Duration = Duration::from_millis(300);
+
 pub type ProviderFactory = Arc<dyn Fn(&ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> + Send + Sync>;
 
 /// Providers by name.
@@ -102,9 +112,15 @@ impl Providers {
         let mut providers = Providers::default();
         let stub = stub::StubScript::from_env()?;
         providers.register("stub", move |settings| Ok(Arc::new(stub::StubProvider::new(stub.clone(), settings))));
-        for name in ["anthropic", "openai", "ollama"] {
-            providers.register(name, move |_| Err(ProviderError::NotAvailable(name.to_string())));
-        }
+        providers.register("anthropic", |settings| {
+            Ok(Arc::new(anthropic::AnthropicProvider::new(anthropic::AnthropicConfig::from_env(settings)?)?))
+        });
+        providers.register("openai", |settings| {
+            Ok(Arc::new(openai::OpenAiProvider::new(openai::OpenAiConfig::from_env(settings)?)?))
+        });
+        providers.register("ollama", |settings| {
+            Ok(Arc::new(ollama::OllamaProvider::new(ollama::OllamaConfig::from_env(settings)?)?))
+        });
         Ok(providers)
     }
 
@@ -127,9 +143,23 @@ impl Providers {
         }
     }
 
-    /// The provider to use when `-p` is not given.
-    pub fn default_name(&self) -> &'static str {
-        "stub"
+    /// The provider to use when `-p` is not given: `anthropic` if `ANTHROPIC_API_KEY` is
+    /// set, else `openai` if `OPENAI_API_KEY` is set, else `ollama` if one answers at
+    /// `OLLAMA_HOST` within 300 ms, else `stub`.
+    pub fn default_name(&self) -> String {
+        let name = if http::env_var("ANTHROPIC_API_KEY").is_some() {
+            "anthropic"
+        } else if http::env_var("OPENAI_API_KEY").is_some() {
+            "openai"
+        } else if ollama::answers(
+            &http::env_var("OLLAMA_HOST").unwrap_or_else(|| ollama::DEFAULT_HOST.into()),
+            OLLAMA_PROBE_BUDGET,
+        ) {
+            "ollama"
+        } else {
+            "stub"
+        };
+        name.to_string()
     }
 }
 

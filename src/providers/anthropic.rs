@@ -1,0 +1,379 @@
+//! Anthropic Messages API (`-p anthropic`): the request body (system, messages with
+//! thinking / tool_use / tool_result blocks, tools, extended thinking) and the SSE event
+//! parser (`message_start` … `message_stop`, in-stream `error`).
+
+use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request};
+use crate::agent::conversation::{Message, Role, ToolCall};
+use crate::agent::output::Usage;
+use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+/// `max_tokens` when thinking is off; with thinking it is the budget plus this.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+/// The smallest thinking budget the API accepts.
+pub const MIN_THINKING_BUDGET: u32 = 1024;
+const NAME: &str = "anthropic";
+
+/// Everything an Anthropic provider needs; `from_env` is what `-p anthropic` uses.
+#[derive(Clone, Debug)]
+pub struct AnthropicConfig {
+    /// Without `/v1/messages`.
+    pub base_url: String,
+    pub api_key: ApiKey,
+    pub model: String,
+    pub max_tokens: u32,
+    pub thinking_budget: Option<u32>,
+    pub http: HttpOptions,
+}
+
+impl AnthropicConfig {
+    pub fn new(base_url: &str, api_key: &str, model: &str) -> Self {
+        AnthropicConfig {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            api_key: ApiKey::new(api_key),
+            model: model.to_string(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            thinking_budget: None,
+            http: HttpOptions::default(),
+        }
+    }
+
+    /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL` (`-m` wins).
+    pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
+        let key = http::env_var("ANTHROPIC_API_KEY")
+            .ok_or_else(|| ProviderError::Config("anthropic: ANTHROPIC_API_KEY is not set".into()))?;
+        let base = http::env_var("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into());
+        let model =
+            settings.model.clone().or_else(|| http::env_var("ANTHROPIC_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
+        let mut config = AnthropicConfig::new(&base, &key, &model);
+        config.thinking_budget = settings.thinking_budget;
+        config.http = HttpOptions::from_env()?;
+        Ok(config)
+    }
+}
+
+pub struct AnthropicProvider {
+    config: AnthropicConfig,
+    client: reqwest::Client,
+}
+
+impl AnthropicProvider {
+    pub fn new(config: AnthropicConfig) -> Result<Self, ProviderError> {
+        let client = config.http.client()?;
+        Ok(AnthropicProvider { config, client })
+    }
+
+    /// The JSON body for `request`.
+    pub fn body(&self, request: &Request) -> Value {
+        let system: Vec<&str> =
+            request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+        let mut body = json!({
+            "model": self.config.model,
+            "max_tokens": self.config.max_tokens,
+            "stream": true,
+        });
+        if !system.is_empty() {
+            body["system"] = json!(system.join("\n\n"));
+        }
+        body["messages"] = Value::Array(messages(&request.messages));
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+                .collect();
+            body["tools"] = Value::Array(tools);
+        }
+        if let Some(budget) = self.config.thinking_budget.filter(|b| *b > 0) {
+            let budget = budget.max(MIN_THINKING_BUDGET);
+            body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+            body["max_tokens"] = json!(self.config.max_tokens.max(budget.saturating_add(DEFAULT_MAX_TOKENS)));
+        }
+        body
+    }
+}
+
+/// Translates messages: assistant tool calls become `thinking` + `text` + `tool_use` blocks,
+/// and the tool results of one step become one user message of `tool_result` blocks.
+fn messages(messages: &[Message]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut results: Vec<Value> = Vec::new();
+    for message in messages {
+        if message.role != Role::Tool && !results.is_empty() {
+            out.push(json!({"role": "user", "content": std::mem::take(&mut results)}));
+        }
+        match message.role {
+            Role::System => {}
+            Role::User => out.push(json!({"role": "user", "content": message.content})),
+            Role::Assistant if message.tool_calls.is_empty() => {
+                if !message.content.is_empty() {
+                    out.push(json!({"role": "assistant", "content": message.content}));
+                }
+            }
+            Role::Assistant => {
+                let mut blocks: Vec<Value> = message
+                    .thinking
+                    .iter()
+                    .filter_map(|t| {
+                        let signature = t.signature.as_ref()?;
+                        Some(json!({"type": "thinking", "thinking": t.text, "signature": signature}))
+                    })
+                    .collect();
+                if !message.content.is_empty() {
+                    blocks.push(json!({"type": "text", "text": message.content}));
+                }
+                blocks.extend(message.tool_calls.iter().map(
+                    |c| json!({"type": "tool_use", "id": c.id, "name": c.name, "input": object_or_empty(&c.arguments)}),
+                ));
+                out.push(json!({"role": "assistant", "content": blocks}));
+            }
+            Role::Tool => {
+                let mut block = json!({
+                    "type": "tool_result",
+                    "tool_use_id": message.tool_call_id.clone().unwrap_or_default(),
+                    "content": message.content,
+                });
+                if is_failure(&message.content) {
+                    block["is_error"] = json!(true);
+                }
+                results.push(block);
+            }
+        }
+    }
+    if !results.is_empty() {
+        out.push(json!({"role": "user", "content": results}));
+    }
+    out
+}
+
+fn object_or_empty(value: &Value) -> Value {
+    if value.is_object() {
+        value.clone()
+    } else {
+        Value::Object(Map::new())
+    }
+}
+
+/// A tool result the toolbox marked `"ok": false`.
+fn is_failure(content: &str) -> bool {
+    serde_json::from_str::<Value>(content).ok().and_then(|v| v.get("ok").and_then(Value::as_bool)) == Some(false)
+}
+
+impl Provider for AnthropicProvider {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn models(&self) -> Vec<String> {
+        let mut models: Vec<String> =
+            ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"].iter().map(|m| m.to_string()).collect();
+        if !models.contains(&self.config.model) {
+            models.insert(0, self.config.model.clone());
+        }
+        models
+    }
+
+    fn fetch(&self, request: Request) -> EventStream {
+        let body = self.body(&request).to_string().into_bytes();
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert("anthropic-version", HeaderValue::from_static("2023-06-01"));
+        match self.config.api_key.header("") {
+            Ok(value) => headers.insert("x-api-key", value),
+            Err(e) => return http::failed(e),
+        };
+        let call = HttpCall {
+            provider: NAME,
+            client: self.client.clone(),
+            url: format!("{}/v1/messages", self.config.base_url),
+            headers,
+            body,
+            framing: Framing::Sse,
+            options: self.config.http.clone(),
+            key: Some(self.config.api_key.clone()),
+        };
+        http::stream(call, Box::new(|| Box::new(Parser::default())))
+    }
+}
+
+/// A content block being streamed.
+enum Block {
+    Text,
+    Thinking { signature: String },
+    Tool { id: String, name: String, json: String },
+    Other,
+}
+
+/// The SSE parser for one reply.
+#[derive(Default)]
+struct Parser {
+    blocks: BTreeMap<u64, Block>,
+    input_tokens: u64,
+    output_tokens: u64,
+    usage_seen: bool,
+    done: bool,
+}
+
+impl Parser {
+    fn block(&mut self, data: &Value) -> Option<&mut Block> {
+        let index = data.get("index").and_then(Value::as_u64)?;
+        self.blocks.get_mut(&index)
+    }
+
+    fn usage(&mut self, usage: Option<&Value>) {
+        let Some(usage) = usage else { return };
+        let n = |key: &str| usage.get(key).and_then(Value::as_u64);
+        let input = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
+            .iter()
+            .filter_map(|k| n(k))
+            .reduce(|a, b| a + b);
+        if let Some(input) = input {
+            self.input_tokens = input;
+            self.usage_seen = true;
+        }
+        if let Some(output) = n("output_tokens") {
+            self.output_tokens = output;
+            self.usage_seen = true;
+        }
+    }
+}
+
+fn protocol(frame: &Frame, what: &str) -> Fault {
+    Fault::from(ProviderError::Protocol(format!(
+        "anthropic: malformed stream at line {}: {what}: {}",
+        frame.line,
+        http::truncate(&frame.data, 120)
+    )))
+}
+
+impl WireParser for Parser {
+    fn frame(&mut self, frame: Frame, out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
+        let data = http::parse_json(NAME, &frame)?;
+        let kind = data.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or("");
+        match kind {
+            "message_start" => self.usage(data.pointer("/message/usage")),
+            "content_block_start" => {
+                let index = data.get("index").and_then(Value::as_u64).ok_or_else(|| protocol(&frame, "no index"))?;
+                let block = data.get("content_block").ok_or_else(|| protocol(&frame, "no content_block"))?;
+                let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+                let block = match block.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        let initial = text("text");
+                        if !initial.is_empty() {
+                            out.push(ProviderEvent::Saying(initial));
+                        }
+                        Block::Text
+                    }
+                    Some("thinking") => {
+                        let initial = text("thinking");
+                        if !initial.is_empty() {
+                            out.push(ProviderEvent::Thinking(initial));
+                        }
+                        Block::Thinking { signature: text("signature") }
+                    }
+                    Some("tool_use") => Block::Tool { id: text("id"), name: text("name"), json: String::new() },
+                    _ => Block::Other,
+                };
+                self.blocks.insert(index, block);
+            }
+            "content_block_delta" => {
+                let delta = data.get("delta").ok_or_else(|| protocol(&frame, "no delta"))?;
+                let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+                let delta_type = delta.get("type").and_then(Value::as_str).unwrap_or("");
+                let block = self.block(&data).ok_or_else(|| protocol(&frame, "delta for a block never started"))?;
+                match (delta_type, block) {
+                    ("text_delta", _) => out.push(ProviderEvent::Saying(text("text"))),
+                    ("thinking_delta", _) => out.push(ProviderEvent::Thinking(text("thinking"))),
+                    ("signature_delta", Block::Thinking { signature }) => signature.push_str(&text("signature")),
+                    ("input_json_delta", Block::Tool { json, .. }) => json.push_str(&text("partial_json")),
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let index = data.get("index").and_then(Value::as_u64).ok_or_else(|| protocol(&frame, "no index"))?;
+                match self.blocks.remove(&index) {
+                    Some(Block::Thinking { signature }) if !signature.is_empty() => {
+                        out.push(ProviderEvent::ThinkingSignature(signature))
+                    }
+                    Some(Block::Tool { id, name, json }) => {
+                        let arguments = http::tool_arguments(NAME, &name, &id, &json)?;
+                        out.push(ProviderEvent::Doing(ToolCall { id, name, arguments }));
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => self.usage(data.get("usage")),
+            "message_stop" => {
+                if self.usage_seen {
+                    out.push(ProviderEvent::Usage(Usage {
+                        input_tokens: self.input_tokens,
+                        output_tokens: self.output_tokens,
+                    }));
+                }
+                self.done = true;
+            }
+            "error" => {
+                let detail = http::error_detail(&data).unwrap_or_else(|| http::truncate(&frame.data, 300));
+                let kind = data.pointer("/error/type").and_then(Value::as_str).unwrap_or("");
+                let retryable = matches!(kind, "overloaded_error" | "rate_limit_error" | "api_error");
+                return Err(Fault { error: ProviderError::Api(format!("anthropic: {detail}")), retryable });
+            }
+            // `ping` and event types added after this was written.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn done(&self) -> bool {
+        self.done
+    }
+
+    fn finish(&mut self, _out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
+        Err(Fault::from(ProviderError::Network(
+            "anthropic: the connection closed before the reply was complete (no message_stop)".into(),
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::conversation::ThinkingBlock;
+
+    #[test]
+    fn tool_results_of_one_step_share_one_user_message() {
+        let call = |id: &str| ToolCall { id: id.into(), name: "read".into(), arguments: json!({"path": id}) };
+        let mut assistant = Message::assistant("");
+        assistant.thinking = vec![ThinkingBlock { text: "hmm".into(), signature: Some("sig".into()) }];
+        assistant.tool_calls = vec![call("a"), call("b")];
+        let list = vec![
+            Message::system("S"),
+            Message::user("hi"),
+            assistant,
+            Message::tool_result(&call("a"), r#"{"ok":true}"#),
+            Message::tool_result(&call("b"), r#"{"error":"x","ok":false}"#),
+        ];
+        let got = Value::Array(messages(&list));
+        assert_eq!(
+            got,
+            json!([
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+                    {"type": "tool_use", "id": "a", "name": "read", "input": {"path": "a"}},
+                    {"type": "tool_use", "id": "b", "name": "read", "input": {"path": "b"}}]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "a", "content": "{\"ok\":true}"},
+                    {"type": "tool_result", "tool_use_id": "b", "content": "{\"error\":\"x\",\"ok\":false}", "is_error": true}]}
+            ])
+        );
+    }
+}

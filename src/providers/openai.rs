@@ -1,0 +1,271 @@
+//! OpenAI Chat Completions (`-p openai`), and any OpenAI-compatible server by changing the
+//! base URL: the request body (messages, `tool_calls`, `tool` results, function tools) and
+//! the SSE chunk parser (content, `reasoning_content`/`reasoning`, tool calls assembled by
+//! index, usage, `[DONE]`).
+
+use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request};
+use crate::agent::conversation::{Message, Role, ToolCall};
+use crate::agent::output::Usage;
+use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub const DEFAULT_MODEL: &str = "gpt-4.1";
+const NAME: &str = "openai";
+
+/// Everything an OpenAI provider needs; `from_env` is what `-p openai` uses.
+#[derive(Clone, Debug)]
+pub struct OpenAiConfig {
+    /// Up to and including `/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    /// Optional for compatible servers that need none.
+    pub api_key: Option<ApiKey>,
+    pub model: String,
+    pub http: HttpOptions,
+}
+
+impl OpenAiConfig {
+    pub fn new(base_url: &str, api_key: Option<&str>, model: &str) -> Self {
+        OpenAiConfig {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            api_key: api_key.map(ApiKey::new),
+            model: model.to_string(),
+            http: HttpOptions::default(),
+        }
+    }
+
+    /// `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL` (`-m` wins). The key is required
+    /// for api.openai.com only: a custom base URL may be a local server that needs none.
+    pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
+        let key = http::env_var("OPENAI_API_KEY");
+        let base = http::env_var("OPENAI_BASE_URL");
+        if key.is_none() && base.is_none() {
+            return Err(ProviderError::Config(
+                "openai: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL for a compatible server)".into(),
+            ));
+        }
+        let model =
+            settings.model.clone().or_else(|| http::env_var("OPENAI_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
+        let mut config = OpenAiConfig::new(base.as_deref().unwrap_or(DEFAULT_BASE_URL), key.as_deref(), &model);
+        config.http = HttpOptions::from_env()?;
+        Ok(config)
+    }
+}
+
+pub struct OpenAiProvider {
+    config: OpenAiConfig,
+    client: reqwest::Client,
+}
+
+impl OpenAiProvider {
+    pub fn new(config: OpenAiConfig) -> Result<Self, ProviderError> {
+        let client = config.http.client()?;
+        Ok(OpenAiProvider { config, client })
+    }
+
+    /// The JSON body for `request`.
+    pub fn body(&self, request: &Request) -> Value {
+        let mut body = json!({
+            "model": self.config.model,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+            "messages": request.messages.iter().map(message).collect::<Vec<_>>(),
+        });
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({"type": "function", "function": {
+                        "name": t.name, "description": t.description, "parameters": t.parameters}})
+                })
+                .collect();
+            body["tools"] = Value::Array(tools);
+        }
+        body
+    }
+}
+
+/// One message in Chat Completions shape.
+fn message(message: &Message) -> Value {
+    match message.role {
+        Role::Tool => json!({
+            "role": "tool",
+            "tool_call_id": message.tool_call_id.clone().unwrap_or_default(),
+            "content": message.content,
+        }),
+        Role::Assistant if !message.tool_calls.is_empty() => {
+            let calls: Vec<Value> = message
+                .tool_calls
+                .iter()
+                .map(|c| {
+                    json!({"id": c.id, "type": "function",
+                           "function": {"name": c.name, "arguments": c.arguments.to_string()}})
+                })
+                .collect();
+            let content = if message.content.is_empty() { Value::Null } else { json!(message.content) };
+            json!({"role": "assistant", "content": content, "tool_calls": calls})
+        }
+        role => json!({"role": role.as_str(), "content": message.content}),
+    }
+}
+
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn models(&self) -> Vec<String> {
+        let mut models: Vec<String> =
+            ["gpt-4.1", "gpt-4.1-mini", "gpt-4o", "o4-mini"].iter().map(|m| m.to_string()).collect();
+        if !models.contains(&self.config.model) {
+            models.insert(0, self.config.model.clone());
+        }
+        models
+    }
+
+    fn fetch(&self, request: Request) -> EventStream {
+        let body = self.body(&request).to_string().into_bytes();
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(key) = &self.config.api_key {
+            match key.header("Bearer ") {
+                Ok(value) => headers.insert(AUTHORIZATION, value),
+                Err(e) => return http::failed(e),
+            };
+        }
+        let call = HttpCall {
+            provider: NAME,
+            client: self.client.clone(),
+            url: format!("{}/chat/completions", self.config.base_url),
+            headers,
+            body,
+            framing: Framing::Sse,
+            options: self.config.http.clone(),
+            key: self.config.api_key.clone(),
+        };
+        http::stream(call, Box::new(|| Box::new(Parser::default())))
+    }
+}
+
+/// A tool call being assembled from deltas.
+#[derive(Default)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// The SSE chunk parser for one reply.
+#[derive(Default)]
+struct Parser {
+    calls: BTreeMap<u64, PartialCall>,
+    finished: bool,
+    done: bool,
+}
+
+impl Parser {
+    /// Emits the assembled tool calls, in index order.
+    fn flush_calls(&mut self, out: &mut Vec<ProviderEvent>) -> Result<(), ProviderError> {
+        for (index, call) in std::mem::take(&mut self.calls) {
+            let id = if call.id.is_empty() { format!("call_{index}") } else { call.id };
+            let arguments = http::tool_arguments(NAME, &call.name, &id, &call.arguments)?;
+            out.push(ProviderEvent::Doing(ToolCall { id, name: call.name, arguments }));
+        }
+        Ok(())
+    }
+}
+
+impl WireParser for Parser {
+    fn frame(&mut self, frame: Frame, out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
+        if frame.data.trim() == "[DONE]" {
+            self.flush_calls(out)?;
+            self.done = true;
+            return Ok(());
+        }
+        let data = http::parse_json(NAME, &frame)?;
+        if data.get("error").is_some_and(|e| !e.is_null()) {
+            let detail = http::error_detail(&data).unwrap_or_else(|| http::truncate(&frame.data, 300));
+            return Err(ProviderError::Api(format!("openai: {detail}")).into());
+        }
+        if let Some(usage) = data.get("usage").filter(|u| u.is_object()) {
+            let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+            out.push(ProviderEvent::Usage(Usage {
+                input_tokens: n("prompt_tokens"),
+                output_tokens: n("completion_tokens"),
+            }));
+        }
+        let choices = data.get("choices").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        for choice in choices {
+            if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+                self.finished = true;
+            }
+            let Some(delta) = choice.get("delta") else { continue };
+            for key in ["reasoning_content", "reasoning"] {
+                if let Some(text) = delta.get(key).and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                    out.push(ProviderEvent::Thinking(text.to_string()));
+                }
+            }
+            if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                out.push(ProviderEvent::Saying(text.to_string()));
+            }
+            for (position, call) in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate()
+            {
+                let index = call.get("index").and_then(Value::as_u64).unwrap_or(position as u64);
+                let partial = self.calls.entry(index).or_default();
+                let text = |pointer: &str| call.pointer(pointer).and_then(Value::as_str);
+                if let Some(id) = text("/id") {
+                    partial.id.push_str(id);
+                }
+                if let Some(name) = text("/function/name") {
+                    partial.name.push_str(name);
+                }
+                match call.pointer("/function/arguments") {
+                    Some(Value::String(piece)) => partial.arguments.push_str(piece),
+                    Some(object @ Value::Object(_)) => partial.arguments = object.to_string(),
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn done(&self) -> bool {
+        self.done
+    }
+
+    /// Some compatible servers close after the last chunk without `[DONE]`: accept that
+    /// when a `finish_reason` came, fail otherwise.
+    fn finish(&mut self, out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
+        if self.finished {
+            self.flush_calls(out)?;
+            self.done = true;
+            return Ok(());
+        }
+        Err(ProviderError::Network("openai: the connection closed before the reply was complete (no [DONE])".into())
+            .into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assistant_tool_calls_carry_arguments_as_a_json_string() {
+        let mut assistant = Message::assistant("");
+        assistant.tool_calls =
+            vec![ToolCall { id: "call_1".into(), name: "read".into(), arguments: json!({"path": "a"}) }];
+        assert_eq!(
+            message(&assistant),
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]})
+        );
+    }
+}
