@@ -11,3 +11,4 @@ pub mod repl;
 pub mod sanitize;
 pub mod startup;
 pub mod tools;
+pub mod tui;

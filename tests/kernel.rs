@@ -40,7 +40,8 @@ impl Provider for ScriptedModel {
     fn fetch(&self, request: Request) -> EventStream {
         self.requests.lock().unwrap().push(request);
         let mut answers = self.answers.lock().unwrap();
-        let answer = if answers.is_empty() { Ok(vec![ProviderEvent::Saying("done".into())]) } else { answers.remove(0) };
+        let answer =
+            if answers.is_empty() { Ok(vec![ProviderEvent::Saying("done".into())]) } else { answers.remove(0) };
         let pace = self.pace;
         match answer {
             Err(e) => futures::stream::iter(vec![Err(e)]).boxed(),
@@ -67,7 +68,9 @@ fn echo_tool() -> Tool {
         "read",
         "read a file",
         json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-        |args: Value, _ctx: ToolContext| async move { Ok(json!({"content": format!("text of {}", args["path"].as_str().unwrap_or("")), "path": args["path"]})) },
+        |args: Value, _ctx: ToolContext| async move {
+            Ok(json!({"content": format!("text of {}", args["path"].as_str().unwrap_or("")), "path": args["path"]}))
+        },
     )
     .unwrap()
     .with_aliases(&["open"])
@@ -237,7 +240,9 @@ async fn an_alias_resolves_to_its_tool() {
 #[tokio::test]
 async fn an_unknown_tool_gets_a_stand_in_name_and_lists_the_real_tools() {
     let mut t = toolbox();
-    t.add(Tool::new("write", "", json!({"type": "object"}), |_: Value, _: ToolContext| async { Ok(json!({})) }).unwrap());
+    t.add(
+        Tool::new("write", "", json!({"type": "object"}), |_: Value, _: ToolContext| async { Ok(json!({})) }).unwrap(),
+    );
     assert_eq!(t.resolve("foo"), "foo?");
     assert_eq!(
         run(&t, "foo", json!({})).await,
@@ -325,10 +330,7 @@ async fn validation_messages_name_every_missing_property_and_nested_locations() 
 async fn a_before_hook_can_refuse_the_call() {
     let (mut t, trace) = traced();
     t.before(None, |call| async move { Err(format!("Permission denied: {}", call.name)) });
-    assert_eq!(
-        run(&t, "read", json!({"path": "a"})).await,
-        json!({"error": "Permission denied: read", "ok": false})
-    );
+    assert_eq!(run(&t, "read", json!({"path": "a"})).await, json!({"error": "Permission denied: read", "ok": false}));
     assert!(!trace.lock().unwrap().contains(&"handler".to_string()));
 }
 
@@ -336,7 +338,10 @@ async fn a_before_hook_can_refuse_the_call() {
 async fn handler_errors_and_panics_become_failures_with_name_and_args() {
     let mut t = Toolbox::new();
     let schema = json!({"type": "object"});
-    t.add(Tool::new("fails", "", schema.clone(), |_: Value, _: ToolContext| async { anyhow::bail!("disk full") }).unwrap());
+    t.add(
+        Tool::new("fails", "", schema.clone(), |_: Value, _: ToolContext| async { anyhow::bail!("disk full") })
+            .unwrap(),
+    );
     t.add(
         Tool::new("panics", "", schema, |_: Value, _: ToolContext| async {
             if true {

@@ -1,0 +1,2 @@
+pub mod highlight;
+pub mod markdown;
