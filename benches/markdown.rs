@@ -5,14 +5,14 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use elelem::tui::markdown::{MarkdownDoc, RenderOptions};
 
 const DELTA: usize = 2000;
 const WINDOW: usize = 40;
 
 /// About `target` bytes of mixed Markdown: paragraphs, lists, code blocks and tables.
-fn reply(target: usize) -> String {
+fn reply(target: usize, salt: u64) -> String {
     let mut out = String::with_capacity(target + 4096);
     let mut i = 0usize;
     while out.len() < target {
@@ -24,7 +24,7 @@ fn reply(target: usize) -> String {
         ));
         out.push_str("- first item with some words\n- second item\n  - nested item\n- third item\n\n");
         out.push_str(&format!(
-            "```rust\nfn section_{i}(x: u32) -> u32 {{\n    // add things up\n    let y = x * 2 + {i};\n    \
+            "```rust\nfn section_{i}(x: u32) -> u32 {{\n    // add things up\n    let y = x * 2 + {i} + {salt};\n    \
              println!(\"{{}}\", y);\n    y\n}}\n```\n\n"
         ));
         out.push_str(&format!(
@@ -52,7 +52,7 @@ fn deltas(text: &str) -> Vec<&str> {
 }
 
 fn stream(c: &mut Criterion) {
-    let text = reply(1 << 20);
+    let text = reply(1 << 20, 0);
     let chunks = deltas(&text);
     let mut group = c.benchmark_group("markdown");
     group.sample_size(10).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
@@ -66,6 +66,26 @@ fn stream(c: &mut Criterion) {
             }
             doc
         })
+    });
+    // Every iteration streams different code, so no highlight comes from the cache.
+    let mut salt = 0u64;
+    group.bench_function("stream_1mb_cold_highlight_cache", |b| {
+        b.iter_batched(
+            || {
+                salt += 1;
+                reply(1 << 20, salt)
+            },
+            |text| {
+                let mut doc = MarkdownDoc::new(RenderOptions::default());
+                for chunk in deltas(&text) {
+                    doc.push_str(chunk);
+                    let height = doc.height(100);
+                    black_box(doc.lines(100, height.saturating_sub(WINDOW), WINDOW));
+                }
+                doc
+            },
+            BatchSize::PerIteration,
+        )
     });
 
     let mut doc = MarkdownDoc::new(RenderOptions::default());

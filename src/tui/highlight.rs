@@ -55,6 +55,9 @@ pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
 pub fn highlight_uncached(code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {
     let code = code.replace('\t', "    ");
     let code = code.strip_suffix('\n').unwrap_or(&code);
+    if !color {
+        return plain_lines(code, color);
+    }
     let syntax = if color { find_syntax(lang) } else { None };
     match syntax {
         Some(syntax) => {
@@ -63,6 +66,13 @@ pub fn highlight_uncached(code: &str, lang: &str, color: bool) -> Vec<Line<'stat
         }
         None => plain_lines(code, color),
     }
+}
+
+/// The same lines `highlight_code` gives (same text, tabs expanded) in the plain code style:
+/// cheap, for measuring heights of code that is not on screen.
+pub fn plain_code(code: &str, color: bool) -> Vec<Line<'static>> {
+    let code = code.replace('\t', "    ");
+    plain_lines(code.strip_suffix('\n').unwrap_or(&code), color)
 }
 
 fn plain_lines(code: &str, color: bool) -> Vec<Line<'static>> {
@@ -210,6 +220,14 @@ mod tests {
     fn without_colour_no_span_has_a_colour() {
         let lines = highlight_code("fn main() {}\n", "rust", false);
         assert!(lines.iter().all(|l| l.spans.iter().all(|s| s.style.fg.is_none() && s.style.bg.is_none())));
+    }
+
+    #[test]
+    fn plain_code_has_the_same_text_as_highlighted_code() {
+        let code = "fn main() {\n\tlet x = 1;\n}\n";
+        let plain: Vec<String> = plain_code(code, true).iter().map(text).collect();
+        let coloured: Vec<String> = highlight_code(code, "rust", true).iter().map(text).collect();
+        assert_eq!(plain, coloured);
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod tests;
 use ratatui::text::Line;
 
 pub use doc::MarkdownDoc;
+use render::CodeMode;
 pub use style::RenderOptions;
 
 /// Lines of a whole Markdown text at `width` columns (empty when `width` is 0).
@@ -31,7 +32,8 @@ pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'sta
     let mut out = Vec::new();
     for (i, range) in ranges.into_iter().enumerate() {
         let text = source.get(range).unwrap_or("");
-        let lines = render_block(text, width, options, i == last);
+        let mode = if i == last { CodeMode::Open } else { CodeMode::Highlighted };
+        let lines = render_block(text, width, options, mode).0;
         if !out.is_empty() && !lines.is_empty() {
             out.push(Line::default());
         }
@@ -40,10 +42,11 @@ pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'sta
     out
 }
 
-/// Lines of one block; `open` marks the still-streaming last block.
-fn render_block(text: &str, width: u16, options: RenderOptions, open: bool) -> Vec<Line<'static>> {
+/// Lines of one block, and whether it holds code (whose colours `CodeMode::Plain` left out).
+fn render_block(text: &str, width: u16, options: RenderOptions, mode: CodeMode) -> (Vec<Line<'static>>, bool) {
     let clean = crate::sanitize::sanitize(text);
     let palette = style::Palette::new(options);
-    let nodes = render::parse(&clean, palette, open);
-    layout::layout(&nodes, usize::from(width), palette)
+    let nodes = render::parse(&clean, palette, mode);
+    let has_code = nodes.iter().any(|node| matches!(node, render::Node::Code { .. }));
+    (layout::layout(&nodes, usize::from(width), palette), has_code)
 }

@@ -8,7 +8,7 @@ use ratatui::text::Span;
 use unicode_width::UnicodeWidthStr;
 
 use super::style::Palette;
-use crate::tui::highlight::{highlight_code, highlight_uncached, CodeLines};
+use crate::tui::highlight::{highlight_code, highlight_uncached, plain_code, CodeLines};
 use std::sync::Arc;
 
 /// Spans put before the first line of a node and before its continuation lines.
@@ -69,10 +69,20 @@ struct Walker {
     row: Vec<Vec<Span<'static>>>,
 }
 
-/// Parses `source` (already sanitized) into nodes. Code blocks are highlighted through the
-/// shared cache, except a code block at the very end when `open` is set: that one is still
-/// streaming in and is highlighted without caching.
-pub(crate) fn parse(source: &str, palette: Palette, open: bool) -> Vec<Node> {
+/// How code blocks get their styles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CodeMode {
+    /// Not highlighted: same text and so the same height, for blocks not on screen.
+    Plain,
+    /// Highlighted through the shared cache.
+    Highlighted,
+    /// Highlighted, but a code block at the very end is still streaming in and is highlighted
+    /// without filling the cache with prefixes of itself.
+    Open,
+}
+
+/// Parses `source` (already sanitized) into nodes.
+pub(crate) fn parse(source: &str, palette: Palette, code_mode: CodeMode) -> Vec<Node> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let events: Vec<Event<'_>> = Parser::new_ext(source, options).collect();
     let last_content = events.iter().rposition(|e| !matches!(e, Event::End(_))).unwrap_or(0);
@@ -90,8 +100,11 @@ pub(crate) fn parse(source: &str, palette: Palette, open: bool) -> Vec<Node> {
         row: Vec::new(),
     };
     for (i, event) in events.into_iter().enumerate() {
-        let streaming = open && i >= last_content;
-        walker.event(event, streaming);
+        let mode = match code_mode {
+            CodeMode::Open if i < last_content => CodeMode::Highlighted,
+            mode => mode,
+        };
+        walker.event(event, mode);
     }
     walker.flush(false);
     walker.nodes
@@ -117,10 +130,10 @@ impl Walker {
         }
     }
 
-    fn event(&mut self, event: Event<'_>, streaming: bool) {
+    fn event(&mut self, event: Event<'_>, mode: CodeMode) {
         match event {
             Event::Start(tag) => self.start(tag),
-            Event::End(tag) => self.end(tag, streaming),
+            Event::End(tag) => self.end(tag, mode),
             Event::Text(text) => self.text(&text, self.style()),
             Event::Code(code) => {
                 let style = self.style().patch(self.palette.inline_code());
@@ -211,7 +224,7 @@ impl Walker {
         }
     }
 
-    fn end(&mut self, tag: TagEnd, streaming: bool) {
+    fn end(&mut self, tag: TagEnd, mode: CodeMode) {
         match tag {
             TagEnd::Paragraph | TagEnd::DefinitionListTitle | TagEnd::DefinitionListDefinition => {
                 self.flush(false);
@@ -230,10 +243,11 @@ impl Walker {
             }
             TagEnd::CodeBlock => {
                 if let Some((lang, code)) = self.code.take() {
-                    let lines = if streaming {
-                        Arc::new(highlight_uncached(&code, &lang, self.palette.color))
-                    } else {
-                        highlight_code(&code, &lang, self.palette.color)
+                    let color = self.palette.color;
+                    let lines = match mode {
+                        CodeMode::Plain => Arc::new(plain_code(&code, color)),
+                        CodeMode::Highlighted => highlight_code(&code, &lang, color),
+                        CodeMode::Open => Arc::new(highlight_uncached(&code, &lang, color)),
                     };
                     self.emit(|prefix| Node::Code { prefix, lines });
                     self.need_blank = true;
