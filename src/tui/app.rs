@@ -99,7 +99,7 @@ impl App {
     ) -> Self {
         App {
             theme,
-            history: History::default(),
+            history: History::new(theme.color),
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),

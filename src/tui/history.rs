@@ -4,7 +4,7 @@
 //! 10,000 cells.
 
 use super::cells::{CellKind, HistoryCell, ToolMark};
-use super::markdown::MarkdownDoc;
+use super::markdown::{MarkdownDoc, RenderOptions};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -26,9 +26,15 @@ pub struct History {
     tools: HashMap<String, usize>,
     /// Rows in the viewport at the last draw (for page-sized scrolling).
     pub view_rows: usize,
+    /// Colour in rendered Markdown (off with `NO_COLOR`).
+    pub color: bool,
 }
 
 impl History {
+    pub fn new(color: bool) -> Self {
+        History { color, ..History::default() }
+    }
+
     pub fn len(&self) -> usize {
         self.cells.len()
     }
@@ -85,7 +91,8 @@ impl History {
                     self.cells[t].touch();
                     self.changed(t);
                 }
-                let i = self.push(CellKind::Reply(MarkdownDoc::default()));
+                let doc = MarkdownDoc::new(RenderOptions { color: self.color });
+                let i = self.push(CellKind::Reply(doc));
                 self.open_reply = Some(i);
                 i
             }
@@ -123,7 +130,7 @@ impl History {
     }
 
     pub fn clear(&mut self) {
-        *self = History { scroll: Scroll::default(), expand_thinking: self.expand_thinking, ..History::default() };
+        *self = History { expand_thinking: self.expand_thinking, color: self.color, ..History::default() };
     }
 
     pub fn toggle_thinking(&mut self) {

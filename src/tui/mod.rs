@@ -7,6 +7,7 @@ pub mod cells;
 pub mod channel;
 pub mod composer;
 pub mod context_panel;
+pub mod highlight;
 pub mod history;
 pub mod keys;
 pub mod markdown;

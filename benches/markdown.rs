@@ -1,0 +1,111 @@
+//! Streaming a ~1 MB Markdown reply into `MarkdownDoc` the way the UI follows output (height
+//! and the bottom 40-row window after every delta), and re-laying out a finished large doc at
+//! a new width.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use elelem::tui::markdown::{MarkdownDoc, RenderOptions};
+
+const DELTA: usize = 2000;
+const WINDOW: usize = 40;
+
+/// About `target` bytes of mixed Markdown: paragraphs, lists, code blocks and tables.
+fn reply(target: usize, salt: u64) -> String {
+    let mut out = String::with_capacity(target + 4096);
+    let mut i = 0usize;
+    while out.len() < target {
+        out.push_str(&format!("## Section {i}\n\n"));
+        out.push_str(&format!(
+            "This is paragraph {i} with *emphasis*, **strong text**, `inline code` and a \
+             [link](https://example.com/{i}). It goes on for a while so that it wraps over \
+             several lines at common terminal widths, with some 漢字 and emoji 🎉 mixed in.\n\n"
+        ));
+        out.push_str("- first item with some words\n- second item\n  - nested item\n- third item\n\n");
+        out.push_str(&format!(
+            "```rust\nfn section_{i}(x: u32) -> u32 {{\n    // add things up\n    let y = x * 2 + {i} + {salt};\n    \
+             println!(\"{{}}\", y);\n    y\n}}\n```\n\n"
+        ));
+        out.push_str(&format!(
+            "| name | value | note |\n|------|------:|------|\n| alpha | {i} | first |\n| beta | {} | a longer note here |\n\n",
+            i * 2
+        ));
+        out.push_str("> A quoted remark that is also\n> spread over two lines.\n\n");
+        i += 1;
+    }
+    out
+}
+
+fn deltas(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + DELTA).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        out.push(&text[start..end]);
+        start = end;
+    }
+    out
+}
+
+fn stream(c: &mut Criterion) {
+    let text = reply(1 << 20, 0);
+    let chunks = deltas(&text);
+    let mut group = c.benchmark_group("markdown");
+    group.sample_size(10).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
+    group.bench_function("stream_1mb_2000b_deltas_follow_bottom", |b| {
+        b.iter(|| {
+            let mut doc = MarkdownDoc::new(RenderOptions::default());
+            for chunk in &chunks {
+                doc.push_str(chunk);
+                let height = doc.height(100);
+                black_box(doc.lines(100, height.saturating_sub(WINDOW), WINDOW));
+            }
+            doc
+        })
+    });
+    // Every iteration streams different code, so no highlight comes from the cache.
+    let mut salt = 0u64;
+    group.bench_function("stream_1mb_cold_highlight_cache", |b| {
+        b.iter_batched(
+            || {
+                salt += 1;
+                reply(1 << 20, salt)
+            },
+            |text| {
+                let mut doc = MarkdownDoc::new(RenderOptions::default());
+                for chunk in deltas(&text) {
+                    doc.push_str(chunk);
+                    let height = doc.height(100);
+                    black_box(doc.lines(100, height.saturating_sub(WINDOW), WINDOW));
+                }
+                doc
+            },
+            BatchSize::PerIteration,
+        )
+    });
+
+    let mut doc = MarkdownDoc::new(RenderOptions::default());
+    doc.push_str(&text);
+    let mut width = 80u16;
+    group.bench_function("relayout_1mb_window_at_new_width", |b| {
+        b.iter(|| {
+            width = if width == 80 { 81 } else { 80 };
+            let height = doc.height(width);
+            black_box(doc.lines(width, height / 2, WINDOW))
+        })
+    });
+    group.bench_function("window_of_laid_out_1mb_doc", |b| {
+        b.iter(|| {
+            let height = doc.height(width);
+            black_box(doc.lines(width, height / 2, WINDOW))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, stream);
+criterion_main!(benches);

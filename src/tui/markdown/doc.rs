@@ -1,0 +1,198 @@
+//! `MarkdownDoc`: a Markdown reply that grows delta by delta, laid out lazily for a width.
+//! Owns the per-block line caches and the prefix heights; it must not parse or wrap itself
+//! (that is `render_block`), and it never stores more than one width's layout per block.
+//!
+//! State: `source` grows; the `BlockScanner` turns complete lines into finished block ranges.
+//! A finished block is rendered once per width and cached; `tops[i]` is the first line of
+//! block `i` (its blank separator included) for the blocks laid out at `width`. The open tail
+//! is re-rendered only when the source or the width changed since its last render. A width
+//! change discards `tops` and lays blocks out again on the next `height` or `lines` call.
+//! Heights are measured with code left plain (highlighting does not change the text, so not
+//! the height either); a block is highlighted only when `lines` shows it, which keeps syntect,
+//! by far the most expensive step, off everything that is never on screen.
+
+use std::ops::Range;
+
+use ratatui::text::Line;
+
+use super::blocks::BlockScanner;
+use super::{render_block, CodeMode, RenderOptions};
+
+/// Lines of one block at one width.
+struct Rendered {
+    width: u16,
+    lines: Vec<Line<'static>>,
+    /// The block has code that was laid out plain and still needs highlighting.
+    plain: bool,
+}
+
+struct Block {
+    range: Range<usize>,
+    rendered: Option<Rendered>,
+}
+
+struct OpenTail {
+    start: usize,
+    end: usize,
+    rendered: Rendered,
+}
+
+/// A streaming Markdown document with cached, width-keyed layout.
+pub struct MarkdownDoc {
+    source: String,
+    options: RenderOptions,
+    scanner: BlockScanner,
+    blocks: Vec<Block>,
+    width: u16,
+    /// `tops[i]` = first line of block `i`; `tops.len() - 1` blocks are laid out at `width`.
+    tops: Vec<usize>,
+    open: Option<OpenTail>,
+}
+
+impl Default for MarkdownDoc {
+    fn default() -> Self {
+        Self::new(RenderOptions::default())
+    }
+}
+
+impl MarkdownDoc {
+    pub fn new(options: RenderOptions) -> Self {
+        MarkdownDoc {
+            source: String::new(),
+            options,
+            scanner: BlockScanner::new(),
+            blocks: Vec::new(),
+            width: 0,
+            tops: vec![0],
+            open: None,
+        }
+    }
+
+    /// The raw Markdown received so far (unsanitized; sanitizing happens at render time).
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Appends a delta. Costs the size of the delta; rendering waits for `height`/`lines`.
+    pub fn push_str(&mut self, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        self.source.push_str(delta);
+        let mut done = Vec::new();
+        self.scanner.feed(&self.source, &mut done);
+        self.blocks.extend(done.into_iter().map(|range| Block { range, rendered: None }));
+    }
+
+    /// Number of lines at `width`.
+    pub fn height(&mut self, width: u16) -> usize {
+        self.layout(width);
+        let top = self.tops.last().copied().unwrap_or(0);
+        top + self.open.as_ref().map_or(0, |open| separator(top, &open.rendered.lines) + open.rendered.lines.len())
+    }
+
+    /// Lines `start..start + count` at `width` (fewer at the end of the document).
+    pub fn lines(&mut self, width: u16, start: usize, count: usize) -> Vec<Line<'static>> {
+        self.layout(width);
+        let mut out = Vec::with_capacity(count);
+        let first = self.tops.partition_point(|&top| top <= start).saturating_sub(1);
+        let end = start.saturating_add(count);
+        for i in first..=self.blocks.len() {
+            let top = self.tops.get(i).copied().unwrap_or(0);
+            if top >= end {
+                break;
+            }
+            self.highlight(i);
+            let rendered = match self.blocks.get(i) {
+                Some(block) => block.rendered.as_ref(),
+                None => self.open.as_ref().map(|open| &open.rendered),
+            };
+            let Some(lines) = rendered.map(|r| r.lines.as_slice()) else { continue };
+            let sep = separator(top, lines);
+            for row in start.max(top)..end.min(top + sep + lines.len()) {
+                let index = row - top;
+                out.push(if index < sep { Line::default() } else { lines[index - sep].clone() });
+            }
+        }
+        out
+    }
+
+    /// Brings `tops` and the open tail up to date for `width`.
+    fn layout(&mut self, width: u16) {
+        if width != self.width {
+            self.width = width;
+            self.tops.truncate(1);
+        }
+        while self.tops.len() <= self.blocks.len() {
+            let i = self.tops.len() - 1;
+            let top = self.tops[i];
+            let block = &mut self.blocks[i];
+            if block.rendered.as_ref().is_none_or(|r| r.width != width) {
+                let text = self.source.get(block.range.clone()).unwrap_or("");
+                block.rendered = Some(render(text, width, self.options, CodeMode::Plain));
+            }
+            let lines = block.rendered.as_ref().map_or(&[][..], |r| r.lines.as_slice());
+            self.tops.push(top + separator(top, lines) + lines.len());
+        }
+        let start = self.scanner.open_start();
+        let end = self.source.len();
+        let stale = self.open.as_ref().is_none_or(|o| o.rendered.width != width || o.start != start || o.end != end);
+        if stale {
+            let text = self.source.get(start..end).unwrap_or("");
+            let rendered = render(text, width, self.options, CodeMode::Plain);
+            self.open = Some(OpenTail { start, end, rendered });
+        }
+    }
+
+    /// Gives block `i` (the open tail when `i == blocks.len()`) its code colours, in place.
+    fn highlight(&mut self, i: usize) {
+        let (range, slot, mode) = match self.blocks.get_mut(i) {
+            Some(block) => (block.range.clone(), block.rendered.as_mut(), CodeMode::Highlighted),
+            None => match self.open.as_mut() {
+                Some(open) => (open.start..open.end, Some(&mut open.rendered), CodeMode::Open),
+                None => return,
+            },
+        };
+        let Some(rendered) = slot.filter(|r| r.plain) else { return };
+        let text = self.source.get(range).unwrap_or("");
+        *rendered = render(text, rendered.width, self.options, mode);
+    }
+}
+
+fn render(text: &str, width: u16, options: RenderOptions, mode: CodeMode) -> Rendered {
+    let (lines, has_code) = render_block(text, width, options, mode);
+    Rendered { width, lines, plain: has_code && mode == CodeMode::Plain }
+}
+
+/// One blank line between blocks, when something came before and this block shows anything.
+fn separator(top: usize, lines: &[Line<'static>]) -> usize {
+    usize::from(top > 0 && !lines.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_blocks_shown_by_lines_get_highlighted() {
+        let mut doc = MarkdownDoc::default();
+        doc.push_str("```rust\nfn a() {}\n```\n\npara\n\n```rust\nfn b() {}\n```\n\nend\n");
+        let height = doc.height(40);
+        assert!(doc.blocks.iter().filter_map(|b| b.rendered.as_ref()).filter(|r| r.plain).count() == 2);
+        let _ = doc.lines(40, height - 1, 1);
+        assert!(doc.blocks[0].rendered.as_ref().is_some_and(|r| r.plain));
+        let _ = doc.lines(40, 0, 1);
+        assert!(doc.blocks[0].rendered.as_ref().is_some_and(|r| !r.plain));
+    }
+
+    #[test]
+    fn a_delta_inside_the_open_block_leaves_finished_blocks_alone() {
+        let mut doc = MarkdownDoc::default();
+        doc.push_str("first para\n\nsecond\n");
+        let _ = doc.height(40);
+        let before = doc.blocks[0].rendered.as_ref().map(|r| r.lines.as_ptr());
+        doc.push_str("words");
+        assert_eq!(doc.height(40), 3);
+        assert_eq!(doc.blocks[0].rendered.as_ref().map(|r| r.lines.as_ptr()), before);
+    }
+}

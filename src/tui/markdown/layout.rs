@@ -1,0 +1,63 @@
+//! Lays out parsed `Node`s at a width: wraps text under its list/quote prefixes, indents and
+//! (only when too long) wraps code, draws rules and tables. Owns the width guarantee: no line
+//! it returns is wider than the width. It must not parse Markdown.
+
+use ratatui::text::{Line, Span};
+
+use super::render::{Node, Prefix};
+use super::style::Palette;
+use super::table::layout_table;
+use super::wrap::{line_width, spans_width, truncate, wrap};
+
+/// Columns of indentation before code lines.
+const CODE_INDENT: &str = "  ";
+
+pub(crate) fn layout(nodes: &[Node], width: usize, palette: Palette) -> Vec<Line<'static>> {
+    if width == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for node in nodes {
+        match node {
+            Node::Text { prefix, spans } => {
+                let body = wrap(spans, available(prefix, width));
+                push_prefixed(&mut out, prefix, body);
+            }
+            Node::Code { prefix, lines } => {
+                let room = available(prefix, width).saturating_sub(CODE_INDENT.len()).max(1);
+                let mut body = Vec::with_capacity(lines.len());
+                for line in lines.iter() {
+                    let wrapped =
+                        if line_width(line) <= room { vec![line.spans.clone()] } else { wrap(&line.spans, room) };
+                    for mut spans in wrapped {
+                        spans.insert(0, Span::raw(CODE_INDENT));
+                        body.push(spans);
+                    }
+                }
+                push_prefixed(&mut out, prefix, body);
+            }
+            Node::Table { prefix, table } => {
+                let body = layout_table(table, available(prefix, width), palette);
+                push_prefixed(&mut out, prefix, body.into_iter().map(|l| l.spans).collect());
+            }
+            Node::Rule { prefix } => {
+                let rule = Span::styled("─".repeat(available(prefix, width)), palette.dim());
+                push_prefixed(&mut out, prefix, vec![vec![rule]]);
+            }
+            Node::Blank { prefix } => out.push(Line::from(prefix.clone())),
+        }
+    }
+    out.into_iter().map(|line| truncate(line, width)).collect()
+}
+
+fn available(prefix: &Prefix, width: usize) -> usize {
+    width.saturating_sub(spans_width(&prefix.first)).max(1)
+}
+
+fn push_prefixed(out: &mut Vec<Line<'static>>, prefix: &Prefix, body: Vec<Vec<Span<'static>>>) {
+    for (i, spans) in body.into_iter().enumerate() {
+        let mut line = if i == 0 { prefix.first.clone() } else { prefix.rest.clone() };
+        line.extend(spans);
+        out.push(Line::from(line));
+    }
+}

@@ -1,0 +1,52 @@
+//! Markdown for the conversation pane: source text in, ratatui `Line`s for a width out.
+//! `render` lays out a whole text; `MarkdownDoc` takes a streaming reply delta by delta and
+//! re-renders only its last block, serving any window of lines cheaply. This module owns the
+//! Markdown look; it must not draw to a terminal, and all text passes through `sanitize`.
+//!
+//! Pipeline: `blocks` splits the source into top-level blocks; `render` parses one block into
+//! width-independent nodes; `layout` (with `wrap` and `table`) turns nodes into lines for a
+//! width. Blocks are joined with one blank line; a whole render and a streamed one take the
+//! same path, so they produce the same lines.
+
+mod blocks;
+mod doc;
+mod layout;
+mod render;
+mod style;
+mod table;
+mod wrap;
+
+#[cfg(test)]
+mod tests;
+
+use ratatui::text::Line;
+
+pub use doc::MarkdownDoc;
+use render::CodeMode;
+pub use style::RenderOptions;
+
+/// Lines of a whole Markdown text at `width` columns (empty when `width` is 0).
+pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'static>> {
+    let ranges = blocks::split(source);
+    let last = ranges.len().saturating_sub(1);
+    let mut out = Vec::new();
+    for (i, range) in ranges.into_iter().enumerate() {
+        let text = source.get(range).unwrap_or("");
+        let mode = if i == last { CodeMode::Open } else { CodeMode::Highlighted };
+        let lines = render_block(text, width, options, mode).0;
+        if !out.is_empty() && !lines.is_empty() {
+            out.push(Line::default());
+        }
+        out.extend(lines);
+    }
+    out
+}
+
+/// Lines of one block, and whether it holds code (whose colours `CodeMode::Plain` left out).
+fn render_block(text: &str, width: u16, options: RenderOptions, mode: CodeMode) -> (Vec<Line<'static>>, bool) {
+    let clean = crate::sanitize::sanitize(text);
+    let palette = style::Palette::new(options);
+    let nodes = render::parse(&clean, palette, mode);
+    let has_code = nodes.iter().any(|node| matches!(node, render::Node::Code { .. }));
+    (layout::layout(&nodes, usize::from(width), palette), has_code)
+}

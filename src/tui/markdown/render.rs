@@ -1,0 +1,384 @@
+//! Turns one block of Markdown source into width-independent `Node`s: styled inline text with
+//! its list/quote prefixes, highlighted code, tables, rules and blank separators. Owns the
+//! pulldown-cmark event walk; it must not wrap or measure (see `layout`), and never panics.
+
+use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Span;
+use unicode_width::UnicodeWidthStr;
+
+use super::style::Palette;
+use crate::tui::highlight::{highlight_code, highlight_uncached, plain_code, CodeLines};
+use std::sync::Arc;
+
+/// Spans put before the first line of a node and before its continuation lines.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Prefix {
+    pub first: Vec<Span<'static>>,
+    pub rest: Vec<Span<'static>>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Table {
+    pub aligns: Vec<Alignment>,
+    pub header: Vec<Vec<Span<'static>>>,
+    pub rows: Vec<Vec<Vec<Span<'static>>>>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// Inline text to wrap; `\n` in it is a hard break.
+    Text {
+        prefix: Prefix,
+        spans: Vec<Span<'static>>,
+    },
+    Code {
+        prefix: Prefix,
+        lines: CodeLines,
+    },
+    Table {
+        prefix: Prefix,
+        table: Table,
+    },
+    Rule {
+        prefix: Prefix,
+    },
+    Blank {
+        prefix: Vec<Span<'static>>,
+    },
+}
+
+enum Container {
+    Quote,
+    Item { marker: String, used: bool },
+}
+
+struct Walker {
+    palette: Palette,
+    nodes: Vec<Node>,
+    containers: Vec<Container>,
+    /// Next number of each open list (`None` for bullets).
+    lists: Vec<Option<u64>>,
+    styles: Vec<Style>,
+    spans: Vec<Span<'static>>,
+    /// Open links and images: target and where their text starts in `spans`.
+    links: Vec<(String, usize)>,
+    need_blank: bool,
+    code: Option<(String, String)>,
+    table: Option<Table>,
+    row: Vec<Vec<Span<'static>>>,
+}
+
+/// How code blocks get their styles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CodeMode {
+    /// Not highlighted: same text and so the same height, for blocks not on screen.
+    Plain,
+    /// Highlighted through the shared cache.
+    Highlighted,
+    /// Highlighted, but a code block at the very end is still streaming in and is highlighted
+    /// without filling the cache with prefixes of itself.
+    Open,
+}
+
+/// Parses `source` (already sanitized) into nodes.
+pub(crate) fn parse(source: &str, palette: Palette, code_mode: CodeMode) -> Vec<Node> {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let events: Vec<Event<'_>> = Parser::new_ext(source, options).collect();
+    let last_content = events.iter().rposition(|e| !matches!(e, Event::End(_))).unwrap_or(0);
+    let mut walker = Walker {
+        palette,
+        nodes: Vec::new(),
+        containers: Vec::new(),
+        lists: Vec::new(),
+        styles: Vec::new(),
+        spans: Vec::new(),
+        links: Vec::new(),
+        need_blank: false,
+        code: None,
+        table: None,
+        row: Vec::new(),
+    };
+    for (i, event) in events.into_iter().enumerate() {
+        let mode = match code_mode {
+            CodeMode::Open if i < last_content => CodeMode::Highlighted,
+            mode => mode,
+        };
+        walker.event(event, mode);
+    }
+    walker.flush(false);
+    walker.nodes
+}
+
+impl Walker {
+    fn style(&self) -> Style {
+        self.styles.last().copied().unwrap_or_default()
+    }
+
+    fn push_style(&mut self, add: Style) {
+        self.styles.push(self.style().patch(add));
+    }
+
+    fn text(&mut self, text: &str, style: Style) {
+        if let Some((_, code)) = self.code.as_mut() {
+            code.push_str(text);
+            return;
+        }
+        match self.spans.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push_str(text),
+            _ => self.spans.push(Span::styled(text.to_string(), style)),
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>, mode: CodeMode) {
+        match event {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag, mode),
+            Event::Text(text) => self.text(&text, self.style()),
+            Event::Code(code) => {
+                let style = self.style().patch(self.palette.inline_code());
+                if self.palette.color {
+                    self.text(&code, style);
+                } else {
+                    self.text(&format!("`{code}`"), style);
+                }
+            }
+            Event::Html(html) | Event::InlineHtml(html) => self.text(&html, self.style()),
+            Event::InlineMath(t) | Event::DisplayMath(t) | Event::FootnoteReference(t) => self.text(&t, self.style()),
+            Event::SoftBreak => self.text(" ", self.style()),
+            Event::HardBreak => self.text("\n", self.style()),
+            Event::Rule => {
+                self.flush(false);
+                let prefix = self.prefix();
+                self.nodes.push(Node::Rule { prefix });
+                self.need_blank = true;
+            }
+            Event::TaskListMarker(done) => {
+                if done {
+                    self.text("[✓]", self.style().patch(self.palette.task_done()));
+                    self.text(" ", self.style());
+                } else {
+                    self.text("[ ] ", self.style());
+                }
+            }
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph | Tag::DefinitionList | Tag::DefinitionListTitle | Tag::DefinitionListDefinition => {
+                self.flush(false)
+            }
+            Tag::Heading { level, .. } => {
+                self.flush(false);
+                self.push_style(self.palette.heading(heading_level(level)));
+            }
+            Tag::BlockQuote(_) => {
+                self.flush(false);
+                self.containers.push(Container::Quote);
+                self.push_style(self.palette.quote());
+            }
+            Tag::CodeBlock(kind) => {
+                self.flush(false);
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => {
+                        info.split([' ', ',', '{', '}', '.']).find(|s| !s.is_empty()).unwrap_or("").to_string()
+                    }
+                    CodeBlockKind::Indented => String::new(),
+                };
+                self.code = Some((lang, String::new()));
+            }
+            Tag::HtmlBlock => self.flush(false),
+            Tag::List(start) => {
+                self.flush(false);
+                self.lists.push(start);
+            }
+            Tag::Item => {
+                self.flush(false);
+                let depth = self.lists.len().saturating_sub(1);
+                let marker = match self.lists.last_mut() {
+                    Some(Some(n)) => {
+                        let marker = format!("{n}. ");
+                        *n = n.saturating_add(1);
+                        marker
+                    }
+                    _ => ["• ", "◦ ", "▪ "][depth % 3].to_string(),
+                };
+                self.containers.push(Container::Item { marker, used: false });
+            }
+            Tag::Table(aligns) => {
+                self.flush(false);
+                self.table = Some(Table { aligns, ..Table::default() });
+            }
+            Tag::TableHead | Tag::TableRow => self.row.clear(),
+            Tag::TableCell => self.spans.clear(),
+            Tag::Emphasis => self.push_style(Style::new().add_modifier(Modifier::ITALIC)),
+            Tag::Strong => self.push_style(Style::new().add_modifier(Modifier::BOLD)),
+            Tag::Strikethrough => self.push_style(Style::new().add_modifier(Modifier::CROSSED_OUT)),
+            Tag::Superscript | Tag::Subscript => self.push_style(Style::new()),
+            Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
+                self.push_style(self.palette.link());
+                self.links.push((dest_url.to_string(), self.spans.len()));
+            }
+            Tag::FootnoteDefinition(_) | Tag::MetadataBlock(_) => self.flush(false),
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd, mode: CodeMode) {
+        match tag {
+            TagEnd::Paragraph | TagEnd::DefinitionListTitle | TagEnd::DefinitionListDefinition => {
+                self.flush(false);
+                self.need_blank = true;
+            }
+            TagEnd::Heading(_) => {
+                self.styles.pop();
+                self.flush(false);
+                self.need_blank = true;
+            }
+            TagEnd::BlockQuote(_) => {
+                self.flush(false);
+                self.styles.pop();
+                self.containers.pop();
+                self.need_blank = true;
+            }
+            TagEnd::CodeBlock => {
+                if let Some((lang, code)) = self.code.take() {
+                    let color = self.palette.color;
+                    let lines = match mode {
+                        CodeMode::Plain => Arc::new(plain_code(&code, color)),
+                        CodeMode::Highlighted => highlight_code(&code, &lang, color),
+                        CodeMode::Open => Arc::new(highlight_uncached(&code, &lang, color)),
+                    };
+                    self.emit(|prefix| Node::Code { prefix, lines });
+                    self.need_blank = true;
+                }
+            }
+            TagEnd::HtmlBlock => {
+                if let Some(last) = self.spans.last_mut() {
+                    let trimmed = last.content.trim_end_matches('\n').len();
+                    last.content.to_mut().truncate(trimmed);
+                }
+                self.flush(false);
+                self.need_blank = true;
+            }
+            TagEnd::List(_) => {
+                self.flush(false);
+                self.lists.pop();
+                if self.lists.is_empty() {
+                    self.need_blank = true;
+                }
+            }
+            TagEnd::Item => {
+                let unused = matches!(self.containers.last(), Some(Container::Item { used: false, .. }));
+                self.flush(unused);
+                self.containers.pop();
+            }
+            TagEnd::Table => {
+                if let Some(table) = self.table.take() {
+                    self.emit(|prefix| Node::Table { prefix, table });
+                    self.need_blank = true;
+                }
+            }
+            TagEnd::TableHead => {
+                if let Some(table) = self.table.as_mut() {
+                    table.header = std::mem::take(&mut self.row);
+                }
+            }
+            TagEnd::TableRow => {
+                if let Some(table) = self.table.as_mut() {
+                    table.rows.push(std::mem::take(&mut self.row));
+                }
+            }
+            TagEnd::TableCell => self.row.push(std::mem::take(&mut self.spans)),
+            TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough | TagEnd::Superscript | TagEnd::Subscript => {
+                self.styles.pop();
+            }
+            TagEnd::Link | TagEnd::Image => {
+                self.styles.pop();
+                if let Some((dest, start)) = self.links.pop() {
+                    let text: String =
+                        self.spans.get(start..).unwrap_or(&[]).iter().map(|s| s.content.as_ref()).collect();
+                    let bare = dest.strip_prefix("mailto:").unwrap_or(&dest);
+                    if !dest.is_empty() && text != dest && text != bare {
+                        let style = self.palette.dim();
+                        self.text(&format!(" ({dest})"), style);
+                    }
+                }
+            }
+            TagEnd::FootnoteDefinition | TagEnd::MetadataBlock(_) | TagEnd::DefinitionList => self.flush(false),
+        }
+    }
+
+    /// Emits pending inline text as a node; `force` emits even when empty (an empty list item
+    /// still shows its marker).
+    fn flush(&mut self, force: bool) {
+        if self.table.is_some() || (self.spans.is_empty() && !force) {
+            return;
+        }
+        let spans = std::mem::take(&mut self.spans);
+        self.emit(|prefix| Node::Text { prefix, spans });
+    }
+
+    fn emit(&mut self, node: impl FnOnce(Prefix) -> Node) {
+        if self.need_blank && !self.nodes.is_empty() {
+            let prefix = self.blank_prefix();
+            self.nodes.push(Node::Blank { prefix });
+        }
+        self.need_blank = false;
+        let prefix = self.prefix();
+        self.nodes.push(node(prefix));
+    }
+
+    /// The prefix for the next node; list markers are shown once, on the first line of an item.
+    fn prefix(&mut self) -> Prefix {
+        let gutter = self.palette.quote();
+        let marker_style = self.palette.marker();
+        let mut prefix = Prefix::default();
+        for container in &mut self.containers {
+            match container {
+                Container::Quote => {
+                    prefix.first.push(Span::styled("│ ", gutter));
+                    prefix.rest.push(Span::styled("│ ", gutter));
+                }
+                Container::Item { marker, used } => {
+                    let pad = " ".repeat(marker.width());
+                    if *used {
+                        prefix.first.push(Span::raw(pad.clone()));
+                    } else {
+                        prefix.first.push(Span::styled(marker.clone(), marker_style));
+                        *used = true;
+                    }
+                    prefix.rest.push(Span::raw(pad));
+                }
+            }
+        }
+        prefix
+    }
+
+    fn blank_prefix(&self) -> Vec<Span<'static>> {
+        let depth = self.containers.iter().rposition(|c| matches!(c, Container::Quote));
+        let Some(depth) = depth else { return Vec::new() };
+        let mut spans = Vec::new();
+        for container in &self.containers[..=depth] {
+            match container {
+                Container::Quote => spans.push(Span::styled("│ ", self.palette.quote())),
+                Container::Item { marker, .. } => spans.push(Span::raw(" ".repeat(marker.width()))),
+            }
+        }
+        if let Some(last) = spans.last_mut() {
+            last.content = "│".into();
+        }
+        spans
+    }
+}
+
+fn heading_level(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
