@@ -173,11 +173,15 @@ def main():
         app = App(binary, ROOT, env)
         app.wait_for("Ask elelem")
         app.send("how does the agent loop work?\r")
-        app.wait_for("see exactly what the model sees")
+        app.wait_for("Allow execute?")
+        app.pump(0.3)
+        render(app.screen, os.path.join(out, "approval.png"))
+        app.send("y")
+        app.wait_for("Press Ctrl+O")
         app.pump(0.5)
         render(app.screen, os.path.join(out, "conversation.png"))
         app.send("\t\t")  # focus the tool log
-        app.send("\x1b[A\x1b[A\r")  # select the execute call and expand it
+        app.send("\x1b[A\r")  # select the execute call and expand it
         app.pump(0.5)
         render(app.screen, os.path.join(out, "tool-log-expanded.png"))
         app.send("\x1b")

@@ -56,9 +56,9 @@ impl ToolRow {
 
     fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
         if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
-            let mut text = format!("arguments:\n{}", pretty(&self.args));
+            let mut text = format!("arguments:\n{}", fields(&self.args));
             match &self.result {
-                Some(result) => text.push_str(&format!("\nresult:\n{}", pretty(result))),
+                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(result))),
                 None => text.push_str("\n(running)"),
             }
             let mut lines = wrap(&sanitize(&text), width, theme.dim(), "  ", "  ", theme.dim());
@@ -113,8 +113,25 @@ impl ToolRow {
     }
 }
 
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+/// A JSON object as readable lines: one `key: value` per field, with multi-line strings
+/// (file contents, command output) shown as text blocks rather than escaped JSON.
+fn fields(value: &Value) -> String {
+    let Some(object) = value.as_object() else {
+        return serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    };
+    let mut out = String::new();
+    for (key, value) in object {
+        match value {
+            Value::String(text) if text.contains('\n') => {
+                out.push_str(&format!("{key}:\n"));
+                for line in text.trim_end_matches('\n').lines() {
+                    out.push_str(&format!("  │ {line}\n"));
+                }
+            }
+            other => out.push_str(&format!("{key}: {other}\n")),
+        }
+    }
+    out.trim_end().to_string()
 }
 
 /// A short description of a call: the command, path or pattern.
@@ -220,6 +237,9 @@ impl ToolLog {
             if let Some(row) = self.rows.get_mut(i) {
                 row.expanded = !row.expanded;
                 self.index.invalidate(i);
+                // Keep the row's first line where the user is looking.
+                self.scroll.top = self.index.start_of(i);
+                self.scroll.follow = false;
             }
         }
     }
