@@ -246,3 +246,28 @@ fn a_panic_restores_the_terminal_before_printing() {
     tui.assert_restored();
     assert!(tui.contents().contains("test panic (F12)"), "{}", tui.contents());
 }
+
+#[test]
+fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "new.txt", "content": "hi\n"}}]},
+        {"events": [{"type": "saying", "text": "first done"}]},
+        {"events": [{"type": "doing", "id": "w2", "name": "write", "arguments": {"path": "other.txt", "content": "no\n"}}]},
+        {"events": [{"type": "saying", "text": "second done"}]}
+    ]);
+    let mut tui = Tui::start(script, 30, 100, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("write a file\r");
+    tui.wait_for("Allow write?");
+    tui.send("y");
+    tui.wait_for("first done");
+    assert_eq!(std::fs::read_to_string(tui._dir.path().join("new.txt")).unwrap(), "hi\n");
+    tui.send("another\r");
+    tui.wait_for("Allow write?");
+    tui.send("n");
+    tui.wait_for("second done");
+    assert!(!tui._dir.path().join("other.txt").exists());
+    assert!(tui.contents().contains("x write other.txt"), "{}", tui.contents());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -1,0 +1,162 @@
+//! The TUI's key, paste and mouse handling, through `App` (no terminal needed).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use elelem::agent::output::{AgentEvent, TurnEnd};
+use elelem::tui::app::{Action, App, Focus};
+use elelem::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use std::time::Instant;
+
+fn app() -> App {
+    let commands = vec![("/clear".into(), "forget".into()), ("/context".into(), "context".into())];
+    App::new(Theme::new(false), "stub", "stub-demo", commands, vec!["first prompt".into(), "second prompt".into()])
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.handle_key(key(KeyCode::Char(c)));
+    }
+}
+
+fn draw(app: &mut App) -> String {
+    let area = Rect::new(0, 0, 100, 30);
+    let mut buf = Buffer::empty(area);
+    app.render(area, &mut buf, Instant::now());
+    (0..area.height)
+        .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn enter_sends_and_shift_enter_ctrl_j_insert_newlines() {
+    let mut app = app();
+    type_text(&mut app, "one");
+    app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT));
+    type_text(&mut app, "two");
+    app.handle_key(ctrl('j'));
+    type_text(&mut app, "three");
+    assert_eq!(app.composer.text(), "one\ntwo\nthree");
+    assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Submit("one\ntwo\nthree".into())]);
+    assert!(app.composer.is_empty());
+}
+
+#[test]
+fn paste_keeps_newlines() {
+    let mut app = app();
+    app.handle_paste("line 1\r\nline 2\n");
+    assert_eq!(app.composer.text(), "line 1\nline 2\n");
+}
+
+#[test]
+fn up_and_down_recall_earlier_prompts() {
+    let mut app = app();
+    type_text(&mut app, "draft");
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(app.composer.text(), "second prompt");
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(app.composer.text(), "first prompt");
+    app.handle_key(key(KeyCode::Down));
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(app.composer.text(), "draft");
+}
+
+#[test]
+fn ctrl_c_clears_then_twice_quits_and_ctrl_d_quits_when_empty() {
+    let mut app = app();
+    type_text(&mut app, "oops");
+    assert!(app.handle_key(ctrl('c')).is_empty());
+    assert!(app.composer.is_empty());
+    assert_eq!(app.handle_key(ctrl('c')), vec![Action::Quit]);
+    let mut app = self::app();
+    assert_eq!(app.handle_key(ctrl('d')), vec![Action::Quit]);
+}
+
+#[test]
+fn esc_interrupts_only_a_running_turn() {
+    let mut app = app();
+    assert!(app.handle_key(key(KeyCode::Esc)).is_empty());
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt]);
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
+    assert!(draw(&mut app).contains("interrupted"));
+}
+
+#[test]
+fn slash_popup_completes_and_context_toggles_the_panel() {
+    let mut app = app();
+    type_text(&mut app, "/con");
+    assert!(draw(&mut app).contains("/context"));
+    app.handle_key(key(KeyCode::Tab));
+    assert_eq!(app.composer.text(), "/context ");
+    assert!(app.handle_key(key(KeyCode::Enter)).is_empty(), "/context is handled by the UI");
+    assert!(app.show_context);
+    assert!(draw(&mut app).contains("tokens next call"));
+    app.handle_key(ctrl('o'));
+    assert!(!app.show_context);
+}
+
+#[test]
+fn tab_moves_focus_and_typing_returns_to_the_prompt() {
+    let mut app = app();
+    app.handle_key(key(KeyCode::Tab));
+    assert_eq!(app.focus, Focus::Conversation);
+    app.handle_key(key(KeyCode::Tab));
+    assert_eq!(app.focus, Focus::Tools);
+    app.handle_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
+    assert_eq!(app.focus, Focus::Conversation);
+    type_text(&mut app, "x");
+    assert_eq!(app.focus, Focus::Composer);
+    assert_eq!(app.composer.text(), "x");
+}
+
+#[test]
+fn scrolling_up_stops_following_and_shows_the_new_output_hint() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "long".into() });
+    app.handle_agent(AgentEvent::Saying((0..200).map(|i| format!("line {i}\n\n")).collect()));
+    draw(&mut app);
+    let area = app.rects.conversation;
+    let wheel = MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: area.x + 2,
+        row: area.y + 2,
+        modifiers: KeyModifiers::NONE,
+    };
+    app.handle_mouse(wheel);
+    assert!(!app.history.scroll.follow);
+    app.handle_agent(AgentEvent::Saying("more output\n".into()));
+    let screen = draw(&mut app);
+    assert!(screen.contains("new output"), "{screen}");
+    assert!(!screen.contains("more output"));
+    app.handle_key(KeyEvent::new(KeyCode::End, KeyModifiers::CONTROL));
+    let screen = draw(&mut app);
+    assert!(screen.contains("more output") && !screen.contains("new output"), "{screen}");
+}
+
+#[test]
+fn an_approval_takes_every_key_until_answered() {
+    let mut app = app();
+    let (tx, mut rx) = tokio::sync::oneshot::channel();
+    let request = elelem::agent::input::ApprovalRequest {
+        tool: "execute".into(),
+        args: serde_json::json!({"command": "ls"}),
+        detail: "$ ls".into(),
+    };
+    app.ask(request, tx);
+    type_text(&mut app, "zq");
+    assert!(app.composer.is_empty(), "keys do not leak into the prompt");
+    assert!(draw(&mut app).contains("Allow execute?"));
+    app.handle_key(key(KeyCode::Char('a')));
+    assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::Always);
+    assert!(app.approval.is_none());
+}
