@@ -7,7 +7,7 @@ use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
+use ratatui::widgets::{Clear, Widget};
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 /// Most rows the editor grows to before it scrolls.
@@ -168,11 +168,7 @@ impl Composer {
     }
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, title: &str) {
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(focused))
-            .title(Span::styled(format!(" {title} "), theme.title()));
-        self.textarea.set_block(block);
+        self.textarea.set_block(theme.pane(title, focused));
         self.textarea.set_cursor_style(if focused { theme.selected() } else { ratatui::style::Style::default() });
         (&self.textarea).render(area, buf);
     }
@@ -188,9 +184,7 @@ impl Composer {
         let y = composer.y.saturating_sub(rows + 2);
         let area = Rect { x: composer.x, y, width, height: rows + 2 };
         Clear.render(area, buf);
-        let block = Block::default().borders(Borders::ALL).border_style(theme.border(true)).title(" commands ");
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = theme.draw_pane(area, buf, "commands", true);
         let skip = self.popup_selected.saturating_sub(usize::from(rows) - 1);
         for (row, (i, (name, description))) in items.iter().enumerate().skip(skip).take(usize::from(rows)).enumerate() {
             let text = truncate(&format!("{name:<12} {description}"), usize::from(inner.width));

@@ -10,7 +10,6 @@ use crate::sanitize::sanitize;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
 
 /// A rough token count: about four characters a token.
 pub fn estimate_tokens(text: &str) -> usize {
@@ -93,13 +92,8 @@ impl ContextPanel {
     }
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
-        let title = format!(" context · ~{} tokens next call ", short_count(self.total));
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(focused))
-            .title(Span::styled(title, theme.title()));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let title = format!("context · ~{} tokens next call", short_count(self.total));
+        let inner = theme.draw_pane(area, buf, &title, focused);
         if inner.width == 0 || inner.height == 0 {
             return;
         }

@@ -9,8 +9,7 @@ use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
+use ratatui::text::Line;
 use std::collections::HashMap;
 
 #[derive(Default)]
@@ -191,12 +190,7 @@ impl History {
     }
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, title: &str) {
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(focused))
-            .title(Span::styled(format!(" {title} "), theme.title()));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = theme.draw_pane(area, buf, title, focused);
         if inner.width == 0 || inner.height == 0 {
             return;
         }

@@ -1,7 +1,11 @@
 //! The `Theme`: every style the TUI uses, in one place. With colour off (`NO_COLOR`) the
 //! same styles keep their modifiers (bold, dim, italic, reverse) but drop colours.
 
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders, Widget};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Theme {
@@ -70,5 +74,21 @@ impl Theme {
     }
     pub fn approval(&self) -> Style {
         self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
+    }
+
+    /// The bordered frame of a pane, titled, highlighted when focused.
+    pub fn pane(&self, title: &str, focused: bool) -> Block<'static> {
+        Block::default()
+            .borders(Borders::ALL)
+            .border_style(self.border(focused))
+            .title(Span::styled(format!(" {title} "), self.title()))
+    }
+
+    /// Draws a pane's frame and returns the area inside it.
+    pub fn draw_pane(&self, area: Rect, buf: &mut Buffer, title: &str, focused: bool) -> Rect {
+        let block = self.pane(title, focused);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        inner
     }
 }

@@ -10,7 +10,6 @@ use crate::sanitize::sanitize;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -271,17 +270,9 @@ impl ToolLog {
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, now: Instant) {
         let running = self.running();
-        let title = if running > 0 {
-            format!(" tools · {running} running ")
-        } else {
-            format!(" tools · {} ", self.rows.len())
-        };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(focused))
-            .title(Span::styled(title, theme.title()));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let title =
+            if running > 0 { format!("tools · {running} running") } else { format!("tools · {}", self.rows.len()) };
+        let inner = theme.draw_pane(area, buf, &title, focused);
         if inner.width == 0 || inner.height == 0 {
             return;
         }
