@@ -1,7 +1,7 @@
 //! The kernel against DESIGN §1–3: one test per statement of the turn flow, the
 //! conversation, provider failures, interrupts and the toolbox's call flow.
 
-use elelem::agent::conversation::{Message, Role, ToolCall};
+use elelem::agent::conversation::{Message, Role, ThinkingBlock, ToolCall};
 use elelem::agent::output::{AgentEvent, RecordingOutput, TurnEnd};
 use elelem::agent::system_prompt::SystemPrompt;
 use elelem::agent::toolbox::{Tool, ToolContext, Toolbox};
@@ -390,4 +390,28 @@ async fn the_tool_result_message_carries_the_exact_json() {
     let message = Message::tool_result(&call, r#"{"content":"x","ok":true}"#);
     assert_eq!(message.role, Role::Tool);
     assert_eq!(message.tool_call_id.as_deref(), Some("toolu_01"));
+}
+
+#[tokio::test]
+async fn thinking_blocks_with_signatures_and_redacted_data_go_back_with_the_tool_calls() {
+    let model = ScriptedModel::new(vec![
+        Ok(vec![
+            ProviderEvent::Thinking("Let me ".into()),
+            ProviderEvent::Thinking("read.".into()),
+            ProviderEvent::ThinkingSignature("sig-1".into()),
+            ProviderEvent::RedactedThinking("opaque".into()),
+            call("t1", "read", json!({"path": "a"})),
+        ]),
+        Ok(vec![say("done")]),
+    ]);
+    let (mut agent, _) = agent_with(model.clone(), toolbox());
+    agent.turn("go", CancellationToken::new()).await;
+    let assistant = &model.requests()[1].messages[2];
+    assert_eq!(
+        assistant.thinking,
+        [
+            ThinkingBlock { text: "Let me read.".into(), signature: Some("sig-1".into()), redacted: None },
+            ThinkingBlock { redacted: Some("opaque".into()), ..Default::default() },
+        ]
+    );
 }

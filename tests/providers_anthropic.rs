@@ -121,6 +121,20 @@ async fn thinking_streams_with_its_signature_when_a_budget_is_set() {
     assert_eq!(body["max_tokens"], json!(2048 + 8192));
 }
 
+#[tokio::test]
+async fn a_redacted_thinking_block_is_kept_as_opaque_data() {
+    let mut events =
+        vec![start(10), block_start(0, json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"}))];
+    events.push(stop(0));
+    events.extend([block_start(1, json!({"type": "text", "text": ""})), text(1, "ok"), stop(1)]);
+    events.extend(end("end_turn", 5));
+    let server = Server::start(vec![Reply::sse(&sse(&events))]).await;
+    let (got, error) = collect(provider(&server, Some(2048)).fetch(request("q"))).await;
+    assert_eq!(error, None);
+    assert_eq!(got[0], ProviderEvent::RedactedThinking("EmwKAhgBEgy3va3pzix".into()));
+    assert_eq!(got[1], ProviderEvent::Saying("ok".into()));
+}
+
 /// The first reply thinks, says a word and calls `read` twice (arguments streamed in
 /// pieces); the second request must carry the thinking with its signature, the text, both
 /// `tool_use` blocks, and both results in one user message.

@@ -111,15 +111,22 @@ impl Agent {
                 }
                 ProviderEvent::Thinking(text) => {
                     match response.thinking.last_mut() {
-                        Some(block) if block.signature.is_none() => block.text.push_str(&text),
-                        _ => response.thinking.push(ThinkingBlock { text: text.clone(), signature: None }),
+                        Some(block) if block.signature.is_none() && block.redacted.is_none() => {
+                            block.text.push_str(&text)
+                        }
+                        _ => response.thinking.push(ThinkingBlock { text: text.clone(), ..Default::default() }),
                     }
                     self.output.emit(AgentEvent::Thinking(text));
                 }
                 ProviderEvent::ThinkingSignature(signature) => match response.thinking.last_mut() {
-                    Some(block) if block.signature.is_none() => block.signature = Some(signature),
-                    _ => response.thinking.push(ThinkingBlock { text: String::new(), signature: Some(signature) }),
+                    Some(block) if block.signature.is_none() && block.redacted.is_none() => {
+                        block.signature = Some(signature)
+                    }
+                    _ => response.thinking.push(ThinkingBlock { signature: Some(signature), ..Default::default() }),
                 },
+                ProviderEvent::RedactedThinking(data) => {
+                    response.thinking.push(ThinkingBlock { redacted: Some(data), ..Default::default() })
+                }
                 ProviderEvent::Doing(call) => response.calls.push(call),
                 ProviderEvent::Usage(usage) => self.output.emit(AgentEvent::Usage(usage)),
                 ProviderEvent::Retrying { attempt, max, delay, reason } => {

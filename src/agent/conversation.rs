@@ -43,12 +43,15 @@ pub struct ToolCall {
 }
 
 /// A block of model reasoning, with the provider's signature when it sends one
-/// (Anthropic requires it back in the same turn).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// (Anthropic requires it back in the same turn). A redacted block carries only the
+/// provider's opaque `redacted` data, which must be sent back unchanged.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ThinkingBlock {
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<String>,
 }
 
 /// One message of a conversation or of a turn's tool traffic.

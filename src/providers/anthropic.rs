@@ -118,9 +118,12 @@ fn messages(messages: &[Message]) -> Vec<Value> {
                 let mut blocks: Vec<Value> = message
                     .thinking
                     .iter()
-                    .filter_map(|t| {
-                        let signature = t.signature.as_ref()?;
-                        Some(json!({"type": "thinking", "thinking": t.text, "signature": signature}))
+                    .filter_map(|t| match (&t.redacted, &t.signature) {
+                        (Some(data), _) => Some(json!({"type": "redacted_thinking", "data": data})),
+                        (None, Some(signature)) => {
+                            Some(json!({"type": "thinking", "thinking": t.text, "signature": signature}))
+                        }
+                        (None, None) => None,
                     })
                     .collect();
                 if !message.content.is_empty() {
@@ -280,6 +283,10 @@ impl WireParser for Parser {
                         Block::Thinking { signature: text("signature") }
                     }
                     Some("tool_use") => Block::Tool { id: text("id"), name: text("name"), json: String::new() },
+                    Some("redacted_thinking") => {
+                        out.push(ProviderEvent::RedactedThinking(text("data")));
+                        Block::Other
+                    }
                     _ => Block::Other,
                 };
                 self.blocks.insert(index, block);
@@ -352,7 +359,10 @@ mod tests {
     fn tool_results_of_one_step_share_one_user_message() {
         let call = |id: &str| ToolCall { id: id.into(), name: "read".into(), arguments: json!({"path": id}) };
         let mut assistant = Message::assistant("");
-        assistant.thinking = vec![ThinkingBlock { text: "hmm".into(), signature: Some("sig".into()) }];
+        assistant.thinking = vec![
+            ThinkingBlock { text: "hmm".into(), signature: Some("sig".into()), redacted: None },
+            ThinkingBlock { redacted: Some("EmwKAhgB".into()), ..Default::default() },
+        ];
         assistant.tool_calls = vec![call("a"), call("b")];
         let list = vec![
             Message::system("S"),
@@ -368,6 +378,7 @@ mod tests {
                 {"role": "user", "content": "hi"},
                 {"role": "assistant", "content": [
                     {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+                    {"type": "redacted_thinking", "data": "EmwKAhgB"},
                     {"type": "tool_use", "id": "a", "name": "read", "input": {"path": "a"}},
                     {"type": "tool_use", "id": "b", "name": "read", "input": {"path": "b"}}]},
                 {"role": "user", "content": [

@@ -38,6 +38,8 @@ pub enum ProviderEvent {
     Thinking(String),
     /// The signature closing the current thinking block (sent back to Anthropic).
     ThinkingSignature(String),
+    /// A reasoning block the provider encrypted; its opaque data is sent back as is.
+    RedactedThinking(String),
     /// A complete tool call.
     Doing(ToolCall),
     /// Token usage reported by the server.
