@@ -73,6 +73,22 @@ fn keystroke_while_streaming(c: &mut Criterion) {
             render(&mut app, &mut buf, area, now);
         })
     });
+    // The budget is on the tail, so report p99 of single keystrokes while deltas stream in
+    // (a new paragraph every 50 deltas, as a model writes).
+    let mut times = Vec::with_capacity(2000);
+    for i in 0..2000u32 {
+        let delta = if i % 50 == 49 { "\n\n".to_string() } else { format!("word{i} ") };
+        app.handle_agent(AgentEvent::Saying(delta));
+        let started = Instant::now();
+        app.handle_key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
+        render(&mut app, &mut buf, area, now);
+        times.push(started.elapsed());
+    }
+    times.sort();
+    println!(
+        "keystroke to frame while streaming (2,000 samples): p50 {:?}, p99 {:?}, max {:?} (budget p99 < 10 ms)",
+        times[1000], times[1980], times[1999]
+    );
 }
 
 criterion_group! {
