@@ -108,6 +108,18 @@ fn one_megabyte_reply() -> Vec<serde_json::Value> {
     events
 }
 
+/// A reply that is one 200 KB Rust code block (a model writing a whole file).
+fn code_reply() -> Vec<serde_json::Value> {
+    let mut text = String::from("Here is the file:\n\n```rust\n");
+    let mut i = 0;
+    while text.len() < 200_000 {
+        text.push_str(&format!("fn function_{i}(x: u64) -> u64 {{\n    let y = x * {i} + 1; // step {i}\n    y\n}}\n"));
+        i += 1;
+    }
+    text.push_str("```\n\nEND-OF-CODE\n");
+    vec![json!({"type": "saying", "text": text})]
+}
+
 /// The same reply in ~400-byte deltas, 1 ms apart, so the UI draws many frames while it
 /// streams (the realistic case: a model sends text over seconds, not all at once).
 fn paced(events: &[serde_json::Value]) -> Vec<serde_json::Value> {
@@ -127,7 +139,11 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("script.json");
     let reply = one_megabyte_reply();
-    std::fs::write(&script, json!([{"events": reply}, {"events": paced(&reply)}]).to_string()).unwrap();
+    std::fs::write(
+        &script,
+        json!([{"events": reply}, {"events": paced(&reply)}, {"events": paced(&code_reply())}]).to_string(),
+    )
+    .unwrap();
 
     let mut starts = Vec::new();
     for _ in 0..10 {
@@ -179,6 +195,21 @@ fn main() {
     let cpu = cpu_seconds(pid) - before;
     println!(
         "1 MB reply in ~2,500 deltas 1 ms apart: {:.2} s CPU over {:.2} s wall, peak RSS {:.1} MB",
+        cpu,
+        wall.as_secs_f64(),
+        peak_rss_mb(pid)
+    );
+
+    let before = cpu_seconds(pid);
+    let started = Instant::now();
+    run.writer.write_all(b"write the file\r").unwrap();
+    run.writer.flush().unwrap();
+    run.wait_for("END-OF-CODE", Duration::from_secs(300));
+    let wall = started.elapsed();
+    std::thread::sleep(Duration::from_millis(200));
+    let cpu = cpu_seconds(pid) - before;
+    println!(
+        "200 KB code block in ~500 deltas 1 ms apart: {:.2} s CPU over {:.2} s wall, peak RSS {:.1} MB",
         cpu,
         wall.as_secs_f64(),
         peak_rss_mb(pid)

@@ -19,7 +19,7 @@ pub type CodeLines = Arc<Vec<Line<'static>>>;
 
 const THEME: &str = "base16-ocean.dark";
 /// Lines longer than this are shown plain: regex highlighting of huge lines can be very slow.
-const MAX_HIGHLIGHT_LINE: usize = 4096;
+pub(super) const MAX_HIGHLIGHT_LINE: usize = 4096;
 /// Entries kept before the cache is emptied and starts over.
 const MAX_CACHE_ENTRIES: usize = 4096;
 
@@ -75,7 +75,7 @@ pub fn plain_code(code: &str, color: bool) -> Vec<Line<'static>> {
     plain_lines(code.strip_suffix('\n').unwrap_or(&code), color)
 }
 
-fn plain_lines(code: &str, color: bool) -> Vec<Line<'static>> {
+pub(super) fn plain_lines(code: &str, color: bool) -> Vec<Line<'static>> {
     let style = plain_code_style(color);
     code.split('\n').map(|line| Line::from(Span::styled(line.to_string(), style))).collect()
 }
@@ -108,7 +108,7 @@ fn highlight_with(code: &str, syntax: &SyntaxReference) -> Vec<Line<'static>> {
     out
 }
 
-fn to_line(regions: &[(syntect::highlighting::Style, &str)]) -> Line<'static> {
+pub(super) fn to_line(regions: &[(syntect::highlighting::Style, &str)]) -> Line<'static> {
     let mut spans: Vec<Span<'static>> = Vec::with_capacity(regions.len());
     for (style, text) in regions {
         let text = text.trim_end_matches('\n');
@@ -140,13 +140,13 @@ fn to_ratatui(style: syntect::highlighting::Style) -> Style {
     out
 }
 
-struct Sets {
-    syntaxes: SyntaxSet,
-    theme: Option<Theme>,
+pub(super) struct Sets {
+    pub(super) syntaxes: SyntaxSet,
+    pub(super) theme: Option<Theme>,
 }
 
 /// Loaded on first use only (tens of milliseconds), never at startup.
-fn sets() -> &'static Sets {
+pub(super) fn sets() -> &'static Sets {
     static SETS: OnceLock<Sets> = OnceLock::new();
     SETS.get_or_init(|| {
         let mut themes = ThemeSet::load_defaults();
@@ -154,7 +154,7 @@ fn sets() -> &'static Sets {
     })
 }
 
-fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
+pub(super) fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
     let token = lang.trim();
     if token.is_empty() {
         return None;

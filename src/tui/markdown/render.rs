@@ -8,7 +8,8 @@ use ratatui::text::Span;
 use unicode_width::UnicodeWidthStr;
 
 use super::style::Palette;
-use crate::tui::highlight::{highlight_code, highlight_uncached, plain_code, CodeLines};
+use crate::tui::highlight::{highlight_code, plain_code, CodeLines};
+use crate::tui::highlight_stream::highlight_streaming;
 use std::sync::Arc;
 
 /// Spans put before the first line of a node and before its continuation lines.
@@ -247,7 +248,7 @@ impl Walker {
                     let lines = match mode {
                         CodeMode::Plain => Arc::new(plain_code(&code, color)),
                         CodeMode::Highlighted => highlight_code(&code, &lang, color),
-                        CodeMode::Open => Arc::new(highlight_uncached(&code, &lang, color)),
+                        CodeMode::Open => Arc::new(highlight_streaming(&code, &lang, color)),
                     };
                     self.emit(|prefix| Node::Code { prefix, lines });
                     self.need_blank = true;
