@@ -24,7 +24,7 @@ pub enum ToolMark {
 pub enum CellKind {
     User(String),
     Thinking { text: String, collapsed: bool },
-    Reply(MarkdownDoc),
+    Reply(Box<MarkdownDoc>),
     Tool { id: String, label: String, mark: ToolMark },
     Info(String),
     Error(String),

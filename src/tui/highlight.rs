@@ -140,13 +140,13 @@ fn to_ratatui(style: syntect::highlighting::Style) -> Style {
     out
 }
 
-pub(super) struct Sets {
-    pub(super) syntaxes: SyntaxSet,
-    pub(super) theme: Option<Theme>,
+pub(crate) struct Sets {
+    pub(crate) syntaxes: SyntaxSet,
+    pub(crate) theme: Option<Theme>,
 }
 
 /// Loaded on first use only (tens of milliseconds), never at startup.
-pub(super) fn sets() -> &'static Sets {
+pub(crate) fn sets() -> &'static Sets {
     static SETS: OnceLock<Sets> = OnceLock::new();
     SETS.get_or_init(|| {
         let mut themes = ThemeSet::load_defaults();
@@ -154,7 +154,7 @@ pub(super) fn sets() -> &'static Sets {
     })
 }
 
-pub(super) fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
+pub(crate) fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
     let token = lang.trim();
     if token.is_empty() {
         return None;

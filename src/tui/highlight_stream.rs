@@ -65,7 +65,7 @@ pub fn highlight_streaming(code: &str, lang: &str, color: bool) -> Vec<Line<'sta
 }
 
 /// One line (with its `\n`) highlighted from the given state, which it advances.
-fn highlight_line(
+pub(crate) fn highlight_line(
     line: &str,
     parse: &mut ParseState,
     highlight: &mut HighlightState,

@@ -91,7 +91,7 @@ impl History {
                     self.changed(t);
                 }
                 let doc = MarkdownDoc::new(RenderOptions { color: self.color });
-                let i = self.push(CellKind::Reply(doc));
+                let i = self.push(CellKind::Reply(Box::new(doc)));
                 self.open_reply = Some(i);
                 i
             }

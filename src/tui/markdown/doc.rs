@@ -16,6 +16,7 @@ use std::ops::Range;
 use ratatui::text::Line;
 
 use super::blocks::BlockScanner;
+use super::open_code::{self, OpenCode};
 use super::{render_block, CodeMode, RenderOptions};
 
 /// Lines of one block at one width.
@@ -35,6 +36,8 @@ struct OpenTail {
     start: usize,
     end: usize,
     rendered: Rendered,
+    /// Set when the tail is a long code block laid out incrementally.
+    code: Option<OpenCode>,
 }
 
 /// A streaming Markdown document with cached, width-keyed layout.
@@ -139,8 +142,16 @@ impl MarkdownDoc {
         let stale = self.open.as_ref().is_none_or(|o| o.rendered.width != width || o.start != start || o.end != end);
         if stale {
             let text = self.source.get(start..end).unwrap_or("");
-            let rendered = render(text, width, self.options, CodeMode::Plain);
-            self.open = Some(OpenTail { start, end, rendered });
+            let previous =
+                self.open.take().filter(|o| o.start == start).and_then(|o| o.code.map(|c| (c, o.rendered.lines)));
+            self.open = Some(match open_code::update(previous, text, width, self.options) {
+                Some((code, lines)) => {
+                    OpenTail { start, end, rendered: Rendered { width, lines, plain: false }, code: Some(code) }
+                }
+                None => {
+                    OpenTail { start, end, rendered: render(text, width, self.options, CodeMode::Plain), code: None }
+                }
+            });
         }
     }
 

@@ -11,6 +11,7 @@
 mod blocks;
 mod doc;
 mod layout;
+mod open_code;
 mod render;
 mod style;
 mod table;

@@ -213,6 +213,38 @@ fn streaming_in_random_chunks_matches_rendering_whole() {
 }
 
 #[test]
+fn a_long_code_block_streamed_in_random_chunks_matches_rendering_whole() {
+    let mut source = String::from("Here is the file:\n\n```rust\n");
+    for i in 0..150 {
+        source.push_str(&format!("fn f{i}(x: u32) -> u32 {{ /* comment {i} */ x + {i} }}\n"));
+        if i % 9 == 0 {
+            source.push_str("let s = \"a string\nover lines\";\n\tlet tab = 1;\n");
+        }
+    }
+    source.push_str("```\n\nAfter the code.\n");
+    for seed in [3u64, 11] {
+        let mut doc = MarkdownDoc::default();
+        let mut rest = source.as_str();
+        let mut sizes = chunk_sizes(seed).map(|n| n * 31);
+        while !rest.is_empty() {
+            let cut = sizes.next().unwrap_or(1).min(rest.len());
+            let (delta, tail) = rest.split_at(cut);
+            doc.push_str(delta);
+            rest = tail;
+            let prefix = doc.source().to_string();
+            let width = if seed == 3 { 60 } else { 100 };
+            let height = doc.height(width);
+            assert_eq!(
+                doc.lines(width, 0, height),
+                render(&prefix, width, RenderOptions::default()),
+                "at {}",
+                prefix.len()
+            );
+        }
+    }
+}
+
+#[test]
 fn a_window_of_lines_is_a_slice_of_the_whole() {
     let mut doc = MarkdownDoc::default();
     doc.push_str(SAMPLE);
