@@ -47,7 +47,8 @@ const BATCH: usize = 4096;
 /// Redraw cadence while something animates (spinner, elapsed time).
 const TICK: Duration = Duration::from_millis(100);
 
-type Term = Terminal<CrosstermBackend<std::io::Stdout>>;
+/// Frames are written through one buffer and flushed once, so a frame is one `write`.
+type Term = Terminal<CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>;
 
 /// Runs the full-screen app until the user quits.
 pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<()> {
@@ -71,7 +72,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<()> {
 
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
-    let mut term = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let mut term = Terminal::new(CrosstermBackend::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())))?;
     let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &interrupter).await;
     interrupter.interrupt();
     drop(line_tx);
