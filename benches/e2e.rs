@@ -58,6 +58,20 @@ impl Run {
         panic!("timed out waiting for {text:?}");
     }
 
+    /// Sends a prompt, waits for `marker`, and prints the CPU time, wall time and peak memory.
+    fn measure(&mut self, prompt: &str, marker: &str, label: &str) {
+        let pid = self.pid();
+        let before = cpu_seconds(pid);
+        let started = Instant::now();
+        self.writer.write_all(format!("{prompt}\r").as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+        self.wait_for(marker, Duration::from_secs(300));
+        let wall = started.elapsed();
+        std::thread::sleep(Duration::from_millis(200));
+        let cpu = cpu_seconds(pid) - before;
+        println!("{label}: {cpu:.2} s CPU over {:.2} s wall, peak RSS {:.1} MB", wall.as_secs_f64(), peak_rss_mb(pid));
+    }
+
     fn pid(&self) -> u32 {
         self.child.process_id().unwrap()
     }
@@ -167,52 +181,11 @@ fn main() {
     let idle = cpu_seconds(pid) - idle_before;
     println!("idle CPU over 3 s: {:.3} s ({:.2}%)", idle, idle / 3.0 * 100.0);
 
-    let before = cpu_seconds(pid);
-    let started = Instant::now();
-    run.writer.write_all(b"stream it\r").unwrap();
-    run.writer.flush().unwrap();
-    run.wait_for("END-OF-REPLY", Duration::from_secs(120));
-    let wall = started.elapsed();
-    std::thread::sleep(Duration::from_millis(200));
-    let cpu = cpu_seconds(pid) - before;
-    println!(
-        "1 MB reply, all at once: {:.2} s CPU, {:.2} s wall, peak RSS {:.1} MB (budgets: < 2 s CPU; goal 0.2 s, 40 MB)",
-        cpu,
-        wall.as_secs_f64(),
-        peak_rss_mb(pid)
-    );
-
+    run.measure("stream it", "END-OF-REPLY", "1 MB reply, all at once (budget < 2 s CPU; goal 0.2 s, 40 MB)");
     run.writer.write_all(b"/clear\r").unwrap();
     run.writer.flush().unwrap();
     run.wait_for("Conversation cleared", Duration::from_secs(10));
-    let before = cpu_seconds(pid);
-    let started = Instant::now();
-    run.writer.write_all(b"stream it slowly\r").unwrap();
-    run.writer.flush().unwrap();
-    run.wait_for("END-OF-REPLY", Duration::from_secs(300));
-    let wall = started.elapsed();
-    std::thread::sleep(Duration::from_millis(200));
-    let cpu = cpu_seconds(pid) - before;
-    println!(
-        "1 MB reply in ~2,500 deltas 1 ms apart: {:.2} s CPU over {:.2} s wall, peak RSS {:.1} MB",
-        cpu,
-        wall.as_secs_f64(),
-        peak_rss_mb(pid)
-    );
-
-    let before = cpu_seconds(pid);
-    let started = Instant::now();
-    run.writer.write_all(b"write the file\r").unwrap();
-    run.writer.flush().unwrap();
-    run.wait_for("END-OF-CODE", Duration::from_secs(300));
-    let wall = started.elapsed();
-    std::thread::sleep(Duration::from_millis(200));
-    let cpu = cpu_seconds(pid) - before;
-    println!(
-        "200 KB code block in ~500 deltas 1 ms apart: {:.2} s CPU over {:.2} s wall, peak RSS {:.1} MB",
-        cpu,
-        wall.as_secs_f64(),
-        peak_rss_mb(pid)
-    );
+    run.measure("stream it slowly", "END-OF-REPLY", "1 MB reply in ~2,500 deltas 1 ms apart");
+    run.measure("write the file", "END-OF-CODE", "200 KB code block in ~500 deltas 1 ms apart");
     run.quit();
 }
