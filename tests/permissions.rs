@@ -453,3 +453,26 @@ fn chat_plain_asks_and_reads_the_answer_from_stdin() {
     assert_eq!(std::fs::read_to_string(dirs.project.join("a.txt")).unwrap(), "hi there\n");
     assert!(!dirs.project.join("ran.txt").exists());
 }
+
+#[test]
+fn permissions_command_shows_the_policy_of_each_tool() {
+    use std::io::Write;
+    let dirs = Dirs::new(None, Some(r#"{"execute": {"allow": ["cargo test"], "default": "ask"}, "glob": "deny"}"#));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["chat", "--plain", "--allow", "edit"])
+        .current_dir(&dirs.project)
+        .env("HOME", &dirs.home)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"/permissions\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("read       allow\n"), "{stdout}");
+    assert!(stdout.contains("write      ask\n"), "{stdout}");
+    assert!(stdout.contains("edit       allow (--allow edit)\n"), "{stdout}");
+    assert!(stdout.contains("execute    ask\n             allow commands starting `cargo test`\n"), "{stdout}");
+    assert!(stdout.contains("glob       deny\n"), "{stdout}");
+}

@@ -221,6 +221,39 @@ impl Gate {
     }
 }
 
+impl Gate {
+    /// The policy in force for each of `tools`, and why, for `/permissions`.
+    pub fn describe(&self, tools: &[&str]) -> String {
+        let mut out = String::new();
+        if self.yolo {
+            out.push_str("--yolo: every call that is not denied runs without asking\n");
+        }
+        let always = self.always.lock().map(|a| a.clone()).unwrap_or_default();
+        for &tool in tools {
+            let policy = match self.permissions.decide(tool, &Value::Null) {
+                Policy::Deny => "deny".to_string(),
+                Policy::Allow => "allow".to_string(),
+                Policy::Ask if self.yolo => "allow (--yolo)".to_string(),
+                Policy::Ask if self.allowed.contains(tool) => format!("allow (--allow {tool})"),
+                Policy::Ask if always.contains(tool) => "allow (you said always)".to_string(),
+                Policy::Ask if self.headless => "deny (ask mode cannot ask)".to_string(),
+                Policy::Ask => "ask".to_string(),
+            };
+            out.push_str(&format!("{tool:<10} {policy}\n"));
+            if let Some(Rule::Commands { prefixes, .. }) = self.permissions.rules.get(tool) {
+                for (prefix, policy) in prefixes {
+                    out.push_str(&format!(
+                        "{:<10}   {} commands starting `{prefix}`\n",
+                        "",
+                        format!("{policy:?}").to_lowercase()
+                    ));
+                }
+            }
+        }
+        out.trim_end().to_string()
+    }
+}
+
 /// What the user is shown: the command, the diff a write or edit would make, or the
 /// arguments. An edit that would fail is refused with its error instead of asked about.
 pub async fn detail(call: &HookCall) -> Result<String, String> {
@@ -289,9 +322,15 @@ impl Plugin for PermissionsPlugin {
             always: self.always.clone(),
             approver: session.approver.clone(),
         });
+        let hook_gate = gate.clone();
         session.toolbox().before(None, move |call| {
-            let gate = gate.clone();
+            let gate = hook_gate.clone();
             async move { gate.check(call).await }
+        });
+        session.commands.add("permissions", "", "the permission policy of each tool", move |session, _| {
+            let names = session.agent.toolbox.names();
+            session.show(gate.describe(&names));
+            Ok(crate::agent::commands::Flow::Continue)
         });
         Ok(())
     }
