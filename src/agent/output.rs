@@ -91,13 +91,6 @@ pub enum AgentEvent {
     Exit,
 }
 
-impl AgentEvent {
-    /// Deltas may be merged by a UI that falls behind; everything else must arrive.
-    pub fn is_delta(&self) -> bool {
-        matches!(self, AgentEvent::Thinking(_) | AgentEvent::Saying(_) | AgentEvent::ToolOutput { .. })
-    }
-}
-
 /// Receives what the agent shows.
 pub trait Output: Send + Sync {
     fn emit(&self, event: AgentEvent);

@@ -3,7 +3,6 @@
 //! read further.
 
 use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
-use anyhow::Context as _;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -79,9 +78,4 @@ fn numbered(text: &str, offset: usize, limit: usize) -> (String, usize) {
         last = i + 1;
     }
     (out, last)
-}
-
-/// Reads a whole file as text, for tools that need it raw.
-pub async fn read_text(path: &str) -> anyhow::Result<String> {
-    tokio::fs::read_to_string(path).await.with_context(|| format!("cannot read {path}"))
 }

@@ -73,10 +73,6 @@ impl Composer {
         text
     }
 
-    pub fn history(&self) -> &[String] {
-        &self.history
-    }
-
     pub fn insert_newline(&mut self) {
         self.textarea.insert_newline();
     }

@@ -34,18 +34,6 @@ impl History {
         History { color, ..History::default() }
     }
 
-    pub fn len(&self) -> usize {
-        self.cells.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.cells.is_empty()
-    }
-
-    pub fn cells(&self) -> &[HistoryCell] {
-        &self.cells
-    }
-
     fn changed(&mut self, i: usize) {
         self.index.invalidate(i);
         if !self.scroll.follow {

@@ -157,25 +157,17 @@ pub struct ToolLog {
 }
 
 impl ToolLog {
-    pub fn rows(&self) -> &[ToolRow] {
-        &self.rows
-    }
-
     pub fn running(&self) -> usize {
         self.rows.iter().rev().take_while(|r| r.result.is_none()).count()
     }
 
     pub fn started(&mut self, id: &str, name: &str, args: &Value) {
-        self.start_at(id, name, args, Instant::now());
-    }
-
-    pub fn start_at(&mut self, id: &str, name: &str, args: &Value, at: Instant) {
         self.rows.push(ToolRow {
             id: id.to_string(),
             name: sanitize(name).into_owned(),
             summary: summarize(name, args),
             args: args.clone(),
-            started: at,
+            started: Instant::now(),
             elapsed: None,
             result: None,
             output: String::new(),
