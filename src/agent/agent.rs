@@ -48,9 +48,11 @@ impl Agent {
 
     /// Exactly what the model would get if called now.
     pub fn context(&self) -> ContextSnapshot {
-        let messages = self.transcript.messages(&[]);
-        let (system, rest) = messages.split_first().map(|(s, r)| (s.content.clone(), r.to_vec())).unwrap_or_default();
-        ContextSnapshot { system_prompt: system, messages: rest, tools: self.toolbox.specs() }
+        ContextSnapshot {
+            system_prompt: self.transcript.system_prompt.render(),
+            messages: self.transcript.conversation.messages().to_vec(),
+            tools: self.toolbox.specs(),
+        }
     }
 
     /// Tells the output what the model will see next.

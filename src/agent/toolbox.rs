@@ -161,14 +161,10 @@ impl Toolbox {
 
     /// Adds a tool, replacing any tool of the same name.
     pub fn add(&mut self, tool: Tool) {
-        if let Some(&i) = self.index.get(&tool.name) {
-            if self.tools[i].name == tool.name {
-                self.tools[i] = tool;
-                self.reindex();
-                return;
-            }
+        match self.tools.iter().position(|t| t.name == tool.name) {
+            Some(i) => self.tools[i] = tool,
+            None => self.tools.push(tool),
         }
-        self.tools.push(tool);
         self.reindex();
     }
 
