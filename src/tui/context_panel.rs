@@ -27,13 +27,25 @@ pub fn short_count(n: usize) -> String {
     }
 }
 
-#[derive(Default)]
 pub struct ContextPanel {
     snapshot: ContextSnapshot,
     total: usize,
     cache: Option<(u16, Vec<Line<'static>>)>,
     pub scroll: Scroll,
     view_rows: usize,
+}
+
+impl Default for ContextPanel {
+    fn default() -> Self {
+        ContextPanel {
+            snapshot: ContextSnapshot::default(),
+            total: 0,
+            cache: None,
+            // The panel opens at the top, unlike the conversation.
+            scroll: Scroll { top: 0, follow: false },
+            view_rows: 0,
+        }
+    }
 }
 
 impl ContextPanel {
@@ -99,10 +111,6 @@ impl ContextPanel {
         }
         let view = usize::from(inner.height);
         self.view_rows = view;
-        if self.scroll == Scroll::default() {
-            // The panel opens at the top, unlike the conversation.
-            self.scroll = Scroll { top: 0, follow: false };
-        }
         let total = self.layout(inner.width, theme).len();
         let top = self.scroll.resolve(total, view);
         let lines = self.layout(inner.width, theme);
