@@ -1,6 +1,8 @@
 //! The kernel against DESIGN §1–3: one test per statement of the turn flow, the
 //! conversation, provider failures, interrupts and the toolbox's call flow.
 
+mod support;
+
 use elelem::agent::conversation::{Message, Role, ThinkingBlock, ToolCall};
 use elelem::agent::output::{AgentEvent, RecordingOutput, TurnEnd};
 use elelem::agent::system_prompt::SystemPrompt;
@@ -64,16 +66,7 @@ fn say(text: &str) -> ProviderEvent {
 }
 
 fn echo_tool() -> Tool {
-    Tool::new(
-        "read",
-        "read a file",
-        json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-        |args: Value, _ctx: ToolContext| async move {
-            Ok(json!({"content": format!("text of {}", args["path"].as_str().unwrap_or("")), "path": args["path"]}))
-        },
-    )
-    .unwrap()
-    .with_aliases(&["open"])
+    support::read_tool().with_aliases(&["open"])
 }
 
 fn agent_with(model: Arc<ScriptedModel>, toolbox: Toolbox) -> (Agent, Arc<RecordingOutput>) {
