@@ -160,3 +160,19 @@ fn an_approval_takes_every_key_until_answered() {
     assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::Always);
     assert!(app.approval.is_none());
 }
+
+#[test]
+fn the_status_spinner_turns_while_a_turn_runs() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    let area = Rect::new(0, 0, 100, 30);
+    let status = |app: &mut App, at: Instant| {
+        let mut buf = Buffer::empty(area);
+        app.render(area, &mut buf, at);
+        (0..area.width).map(|x| buf[(x, area.height - 1)].symbol().to_string()).collect::<String>()
+    };
+    let start = app.started;
+    let frames: std::collections::HashSet<String> =
+        (0..4).map(|i| status(&mut app, start + std::time::Duration::from_millis(150 * i))).collect();
+    assert_eq!(frames.len(), 4, "{frames:?}");
+}

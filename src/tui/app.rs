@@ -84,6 +84,8 @@ pub struct App {
     /// A short message for the status line, and when it expires.
     pub notice: Option<(String, Instant)>,
     pub rects: PaneRects,
+    /// When the app started: the clock the status spinner turns by.
+    pub started: Instant,
 }
 
 /// How long a second Ctrl+C counts as "twice".
@@ -118,6 +120,7 @@ impl App {
             last_ctrl_c: None,
             notice: None,
             rects: PaneRects::default(),
+            started: Instant::now(),
         }
     }
 
