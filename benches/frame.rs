@@ -3,8 +3,8 @@
 //! - a keystroke while a reply streams is handled and drawn in well under 10 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use elelem::agent::conversation::ToolCall;
 use elelem::agent::output::{AgentEvent, TurnEnd};
+use elelem::protocol::ToolCall;
 use elelem::tui::app::App;
 use elelem::tui::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -22,16 +22,15 @@ fn app_with_turns(turns: usize) -> App {
         let call = ToolCall { id: format!("t{i}"), name: "read".into(), arguments: json!({"path": "src/main.rs"}) };
         for event in [
             AgentEvent::TurnStarted { prompt: format!("question number {i}") },
-            AgentEvent::Thinking("Let me look at the file first.\nThen answer.".into()),
-            AgentEvent::ToolStarted { call: call.clone() },
-            AgentEvent::ToolFinished { call, result: json!({"content": "fn main() {}", "ok": true}) },
-            AgentEvent::Saying(REPLY.into()),
+            AgentEvent::thinking("Let me look at the file first.\nThen answer."),
+            AgentEvent::ToolStarted { call: call.clone(), summary: "src/main.rs".into() },
+            AgentEvent::ToolFinished { call, result: json!({"content": "fn main() {}"}).into() },
+            AgentEvent::saying(REPLY),
             AgentEvent::TurnFinished { reply: REPLY.into(), end: TurnEnd::Done },
         ] {
             app.handle_agent(event);
         }
     }
-    app.tools.set_elapsed(Duration::from_millis(10));
     app
 }
 
@@ -68,7 +67,7 @@ fn keystroke_while_streaming(c: &mut Criterion) {
     c.bench_function("keystroke_and_delta_to_frame_2000_turns", |b| {
         b.iter(|| {
             n += 1;
-            app.handle_agent(AgentEvent::Saying(format!("word{n} ")));
+            app.handle_agent(AgentEvent::saying(format!("word{n} ")));
             app.handle_key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
             render(&mut app, &mut buf, area, now);
         })
@@ -78,7 +77,7 @@ fn keystroke_while_streaming(c: &mut Criterion) {
     let mut times = Vec::with_capacity(2000);
     for i in 0..2000u32 {
         let delta = if i % 50 == 49 { "\n\n".to_string() } else { format!("word{i} ") };
-        app.handle_agent(AgentEvent::Saying(delta));
+        app.handle_agent(AgentEvent::saying(delta));
         let started = Instant::now();
         app.handle_key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
         render(&mut app, &mut buf, area, now);

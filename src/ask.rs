@@ -1,7 +1,7 @@
 //! `elelem ask [PROMPT]`: one turn without a prompt. The final reply goes to stdout and
 //! progress to stderr; with `--json` every event is one JSON object per line on stdout.
 
-use crate::agent::output::{AgentEvent, Output, TurnEnd};
+use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::sync::Mutex;
@@ -43,18 +43,20 @@ impl JsonOutput {
 impl Output for JsonOutput {
     fn emit(&self, event: AgentEvent) {
         match event {
-            AgentEvent::Thinking(text) => return self.text("thinking", text),
-            AgentEvent::Saying(text) => return self.text("saying", text),
-            AgentEvent::ToolOutput { .. } | AgentEvent::Context(_) | AgentEvent::TurnStarted { .. } => return,
+            AgentEvent::Delta(Delta::Thinking(text)) => return self.text("thinking", text),
+            AgentEvent::Delta(Delta::Saying(text)) => return self.text("saying", text),
+            AgentEvent::Delta(Delta::ToolOutput { .. }) | AgentEvent::Context(_) | AgentEvent::TurnStarted { .. } => {
+                return
+            }
             _ => {}
         }
         self.flush();
         let value = match event {
-            AgentEvent::ToolStarted { call } => {
+            AgentEvent::ToolStarted { call, .. } => {
                 json!({"type": "doing", "id": call.id, "name": call.name, "arguments": call.arguments})
             }
             AgentEvent::ToolFinished { call, result } => {
-                json!({"type": "result", "id": call.id, "name": call.name, "result": result})
+                json!({"type": "result", "id": call.id, "name": call.name, "result": result.to_value()})
             }
             AgentEvent::Usage(u) => {
                 json!({"type": "usage", "input_tokens": u.input_tokens, "output_tokens": u.output_tokens})

@@ -1,11 +1,13 @@
-//! elelem: a terminal coding agent. The kernel (`agent`) runs the loop; `providers` talk to
-//! models; `tools` and `plugins` fill the toolbox and commands; `repl`, `ask` and `tui` are
-//! the front ends.
+//! elelem: a terminal coding agent. `protocol` is the shared vocabulary (a leaf); the
+//! kernel (`agent`) runs the loop; `providers` talk to models; `tools` and `plugins` fill
+//! the toolbox and commands; `startup` composes them; `repl`, `ask` and `tui` are the
+//! front ends.
 
 pub mod agent;
 pub mod ask;
 pub mod files;
 pub mod plugins;
+pub mod protocol;
 pub mod providers;
 pub mod repl;
 pub mod sanitize;

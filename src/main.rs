@@ -71,7 +71,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    quiet_caught_panics();
+    elelem::startup::quiet_caught_panics();
     let cli = Cli::parse();
     let options = |flags: PermissionFlags, headless: bool| Options {
         provider: cli.global.provider.clone(),
@@ -80,6 +80,7 @@ fn main() -> ExitCode {
         allow: flags.allow,
         yolo: flags.yolo,
         headless,
+        ..Options::default()
     };
     let command =
         cli.command.unwrap_or(Command::Chat { plain: false, no_mouse: false, permissions: PermissionFlags::default() });
@@ -101,16 +102,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Panics inside tools are caught and reported as tool results; don't also print them.
-fn quiet_caught_panics() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if !elelem::agent::toolbox::panic_is_caught() {
-            previous(info);
-        }
-    }));
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -151,8 +142,8 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
         Arc::new(PlainOutput::stderr(use_color(std::io::stderr().is_terminal())))
     };
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
-    let cancel = session.interrupter.begin();
-    let interrupter = session.interrupter.clone();
+    let cancel = session.interrupter().begin();
+    let interrupter = session.interrupter().clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             interrupter.interrupt();

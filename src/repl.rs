@@ -3,8 +3,9 @@
 //! through `PlainOutput`. Ctrl-C cancels a running turn, never the process.
 
 use crate::agent::input::{Approval, ApprovalRequest, Approver, Input};
-use crate::agent::output::{AgentEvent, Output, TurnEnd};
+use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::agent::session::Session;
+use crate::agent::PreviewKind;
 use crate::sanitize::sanitize;
 use futures::future::BoxFuture;
 use std::io::Write;
@@ -90,20 +91,20 @@ pub fn call_line(name: &str, args: &serde_json::Value) -> String {
 impl Output for PlainOutput {
     fn emit(&self, event: AgentEvent) {
         match event {
-            AgentEvent::Thinking(text) => {
+            AgentEvent::Delta(Delta::Thinking(text)) => {
                 self.enter(Section::Thinking);
                 (self.progress)(&self.paint(DIM, &sanitize(&text)));
             }
-            AgentEvent::Saying(text) if !self.quiet_reply => {
+            AgentEvent::Delta(Delta::Saying(text)) if !self.quiet_reply => {
                 self.enter(Section::Saying);
                 (self.progress)(&sanitize(&text));
             }
-            AgentEvent::ToolStarted { call } => {
+            AgentEvent::ToolStarted { call, .. } => {
                 self.enter(Section::None);
                 (self.progress)(&format!("+ {}\n", sanitize(&call_line(&call.name, &call.arguments))));
             }
             AgentEvent::ToolFinished { result, .. } => {
-                if let Some(error) = result.get("error").and_then(|e| e.as_str()) {
+                if let Some(error) = result.error() {
                     let first = error.lines().next().unwrap_or("");
                     (self.progress)(&format!("{}\n", self.paint(RED, &format!("  x {}", sanitize(first)))));
                 }
@@ -161,13 +162,13 @@ pub struct LineApprover {
 /// with `+` lines green and `-` lines red), then `Allow TOOL? [y/N/a] `.
 pub fn approval_question(request: &ApprovalRequest, color: bool) -> String {
     const GREEN: &str = "\x1b[32m";
-    let what = match request.tool.as_str() {
-        "execute" => "wants to run",
-        "write" | "edit" => "wants to make this change",
-        _ => "wants to run with",
+    let what = match request.preview.kind {
+        PreviewKind::Command => "wants to run",
+        PreviewKind::Diff => "wants to make this change",
+        PreviewKind::Arguments => "wants to run with",
     };
     let mut text = format!("{} {what}:\n", request.tool);
-    for line in sanitize(&request.detail).lines() {
+    for line in sanitize(&request.preview.text).lines() {
         let style = match line.as_bytes().first() {
             _ if !color || line.starts_with("+++") || line.starts_with("---") => None,
             Some(b'+') => Some(GREEN),
@@ -207,7 +208,7 @@ pub struct Repl;
 
 impl Repl {
     pub async fn run(session: &mut Session) {
-        let interrupter = session.interrupter.clone();
+        let interrupter = session.interrupter().clone();
         let ctrl_c = tokio::spawn(async move {
             while tokio::signal::ctrl_c().await.is_ok() {
                 if !interrupter.interrupt() {
@@ -223,18 +224,21 @@ impl Repl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::Preview;
     use serde_json::json;
 
     #[test]
     fn the_question_shows_the_command_then_asks() {
-        let request = ApprovalRequest { tool: "execute".into(), args: json!({}), detail: "cargo test".into() };
-        assert_eq!(approval_question(&request, false), "execute wants to run:\n  cargo test\nAllow execute? [y/N/a] ");
+        let preview = Preview { kind: PreviewKind::Command, text: "cargo test".into() };
+        let request = ApprovalRequest { tool: "run".into(), args: json!({}), summary: String::new(), preview };
+        assert_eq!(approval_question(&request, false), "run wants to run:\n  cargo test\nAllow run? [y/N/a] ");
     }
 
     #[test]
     fn a_diff_is_coloured_line_by_line() {
         let detail = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n".to_string();
-        let request = ApprovalRequest { tool: "edit".into(), args: json!({}), detail };
+        let preview = Preview { kind: PreviewKind::Diff, text: detail };
+        let request = ApprovalRequest { tool: "edit".into(), args: json!({}), summary: String::new(), preview };
         assert_eq!(
             approval_question(&request, true),
             "edit wants to make this change:\n  --- a/f\n  +++ b/f\n  \x1b[2m@@ -1 +1 @@\x1b[0m\n  \

@@ -3,12 +3,12 @@
 
 mod support;
 
-use elelem::agent::conversation::{Message, Role, ThinkingBlock, ToolCall};
-use elelem::agent::output::{AgentEvent, RecordingOutput, TurnEnd};
+use elelem::agent::output::{AgentEvent, Delta, RecordingOutput, TurnEnd};
 use elelem::agent::system_prompt::SystemPrompt;
-use elelem::agent::toolbox::{Tool, ToolContext, Toolbox};
 use elelem::agent::{Agent, Transcript};
-use elelem::providers::{EventStream, Provider, ProviderError, ProviderEvent, Request};
+use elelem::agent::{Tool, ToolContext, Toolbox};
+use elelem::protocol::{EventStream, Provider, ProviderError, ProviderEvent, Request};
+use elelem::protocol::{Message, Role, ThinkingBlock, ToolCall, ToolResult};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -105,11 +105,12 @@ async fn a_turn_runs_tools_and_sends_the_results_back_until_the_model_stops() {
     assert_eq!(second[2].tool_calls[0].id, "t1");
     assert_eq!(second[3].role, Role::Tool);
     assert_eq!(second[3].tool_call_id.as_deref(), Some("t1"));
-    assert_eq!(second[3].content, r#"{"content":"text of README.md","path":"README.md","ok":true}"#);
+    assert_eq!(second[3].text(), r#"{"content":"text of README.md","path":"README.md","ok":true}"#);
 
     let events = output.events();
     assert!(events.contains(&AgentEvent::ToolStarted {
-        call: ToolCall { id: "t1".into(), name: "read".into(), arguments: json!({"path": "README.md"}) }
+        call: ToolCall { id: "t1".into(), name: "read".into(), arguments: json!({"path": "README.md"}) },
+        summary: "README.md".into()
     }));
     assert!(events.contains(&AgentEvent::TurnFinished { reply: "It is a readme.".into(), end: TurnEnd::Done }));
 }
@@ -125,7 +126,7 @@ async fn the_conversation_keeps_only_prompts_and_final_replies() {
     agent.turn("one", CancellationToken::new()).await;
     agent.turn("two", CancellationToken::new()).await;
     let kept: Vec<(Role, &str)> =
-        agent.transcript.conversation.messages().iter().map(|m| (m.role, m.content.as_str())).collect();
+        agent.transcript().conversation.messages().iter().map(|m| (m.role, m.content.as_str())).collect();
     assert_eq!(
         kept,
         [(Role::User, "one"), (Role::Assistant, "first reply"), (Role::User, "two"), (Role::Assistant, "second reply")]
@@ -157,7 +158,7 @@ async fn a_provider_failure_ends_the_turn_with_an_error_reply_that_is_saved() {
     let outcome = agent.turn("hi", CancellationToken::new()).await;
     assert_eq!(outcome.reply, "Error: overloaded");
     assert_eq!(outcome.end, TurnEnd::Failed);
-    assert_eq!(agent.transcript.conversation.last().unwrap().content, "Error: overloaded");
+    assert_eq!(agent.transcript().conversation.last().unwrap().content, "Error: overloaded");
     assert!(output.events().contains(&AgentEvent::Error("overloaded".into())));
     assert!(output.events().iter().any(|e| matches!(e, AgentEvent::Warning(w) if w.contains("overloaded"))));
     // The agent keeps working.
@@ -183,9 +184,9 @@ async fn an_interrupted_turn_saves_no_reply_and_drops_the_stream() {
     assert!(started.elapsed() < Duration::from_secs(1), "the stream was not dropped at once");
     assert_eq!(outcome.end, TurnEnd::Interrupted);
     assert_eq!(outcome.reply, "");
-    let kept: Vec<Role> = agent.transcript.conversation.messages().iter().map(|m| m.role).collect();
+    let kept: Vec<Role> = agent.transcript().conversation.messages().iter().map(|m| m.role).collect();
     assert_eq!(kept, [Role::User]);
-    let sayings = output.events().iter().filter(|e| matches!(e, AgentEvent::Saying(_))).count();
+    let sayings = output.events().iter().filter(|e| matches!(e, AgentEvent::Delta(Delta::Saying(_)))).count();
     assert!(sayings > 0 && sayings < 100);
 }
 
@@ -209,7 +210,7 @@ async fn an_interrupt_kills_a_running_tool() {
         .events()
         .into_iter()
         .find_map(|e| match e {
-            AgentEvent::ToolFinished { result, .. } => Some(result),
+            AgentEvent::ToolFinished { result, .. } => Some(result.to_value()),
             _ => None,
         })
         .unwrap();
@@ -220,7 +221,7 @@ async fn an_interrupt_kills_a_running_tool() {
 // ---- Toolbox: DESIGN §3 ----
 
 async fn run(toolbox: &Toolbox, name: &str, args: Value) -> Value {
-    toolbox.run(name, args, ToolContext::detached()).await
+    toolbox.run(name, args, ToolContext::detached()).await.to_value()
 }
 
 #[tokio::test]
@@ -322,7 +323,7 @@ async fn validation_messages_name_every_missing_property_and_nested_locations() 
 #[tokio::test]
 async fn a_before_hook_can_refuse_the_call() {
     let (mut t, trace) = traced();
-    t.before(None, |call| async move { Err(format!("Permission denied: {}", call.name)) });
+    t.before(None, |call| async move { Err(format!("Permission denied: {}", call.name())) });
     assert_eq!(run(&t, "read", json!({"path": "a"})).await, json!({"error": "Permission denied: read", "ok": false}));
     assert!(!trace.lock().unwrap().contains(&"handler".to_string()));
 }
@@ -380,7 +381,8 @@ async fn a_result_with_an_error_key_is_a_failure_and_serializes_exactly() {
 #[tokio::test]
 async fn the_tool_result_message_carries_the_exact_json() {
     let call = ToolCall { id: "toolu_01".into(), name: "read".into(), arguments: json!({"path": "README.md"}) };
-    let message = Message::tool_result(&call, r#"{"content":"x","ok":true}"#);
+    let message = Message::tool_result(&call, ToolResult::from_value(json!({"content": "x"})));
+    assert_eq!(message.text(), r#"{"content":"x","ok":true}"#);
     assert_eq!(message.role, Role::Tool);
     assert_eq!(message.tool_call_id.as_deref(), Some("toolu_01"));
 }

@@ -5,10 +5,11 @@
 use elelem::agent::input::{Approval, ApprovalRequest, Approver, Input};
 use elelem::agent::output::RecordingOutput;
 use elelem::agent::system_prompt::SystemPrompt;
-use elelem::agent::toolbox::ToolContext;
+use elelem::agent::ToolContext;
 use elelem::agent::{Agent, Session, Toolbox, Transcript};
-use elelem::plugins::permissions::PermissionsPlugin;
-use elelem::providers::{ProviderSettings, Providers};
+use elelem::agent::{Preview, PreviewKind};
+use elelem::plugins::permissions::{PermissionFlags, PermissionsPlugin};
+use elelem::protocol::ProviderSettings;
 use elelem::startup::Options;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
@@ -72,7 +73,7 @@ impl Dirs {
     }
 
     fn session(&self, options: Options, approver: Arc<dyn Approver>) -> anyhow::Result<Session> {
-        let providers = Providers::builtin()?;
+        let providers = elelem::providers::builtin()?;
         let settings = ProviderSettings::default();
         let provider = providers.build("stub", &settings)?;
         let transcript = Transcript::new(SystemPrompt::new(self.project.clone()));
@@ -82,7 +83,7 @@ impl Dirs {
         session.add_plugin(Arc::new(PermissionsPlugin::with_dirs(
             Some(self.home.clone()),
             self.project.clone(),
-            &options,
+            PermissionFlags { allow: options.allow.clone(), yolo: options.yolo, headless: options.headless },
         )))?;
         Ok(session)
     }
@@ -97,7 +98,7 @@ fn headless() -> Options {
 }
 
 async fn call(session: &mut Session, name: &str, args: Value) -> Value {
-    session.toolbox().run(name, args, ToolContext::detached()).await
+    session.toolbox().run(name, args, ToolContext::detached()).await.to_value()
 }
 
 #[tokio::test]
@@ -141,7 +142,8 @@ async fn ask_yes_shows_the_diff_before_writing() {
         vec![ApprovalRequest {
             tool: "write".into(),
             args: json!({"path": path, "content": "one\n2\n"}),
-            detail: diff.clone()
+            summary: path.clone(),
+            preview: Preview { kind: PreviewKind::Diff, text: diff.clone() }
         }]
     );
     assert_eq!(result["diff"], diff, "the diff asked about is the diff made");
@@ -159,7 +161,7 @@ async fn ask_no_refuses_and_changes_nothing() {
         call(&mut session, "edit", json!({"path": path, "old": "1", "new": "2"})).await,
         json!({"error": "User denied permission: edit", "ok": false})
     );
-    assert_eq!(answers.asked()[0].detail, format!("--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"));
+    assert_eq!(answers.asked()[0].preview.text, format!("--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "x = 1\n");
 }
 
@@ -188,7 +190,7 @@ async fn always_allows_the_tool_for_the_rest_of_the_session() {
         assert_eq!(result, json!({"exit_status": 0, "content": format!("{word}\n"), "ok": true}));
     }
     assert_eq!(answers.asked().len(), 1);
-    assert_eq!(answers.asked()[0].detail, "echo one", "the command is what is shown");
+    assert_eq!(answers.asked()[0].preview.text, "echo one", "the command is what is shown");
     session.reload().unwrap();
     assert_eq!(call(&mut session, "execute", json!({"command": "true"})).await["ok"], true);
     assert_eq!(answers.asked().len(), 1, "always survives /reload");
@@ -251,7 +253,7 @@ async fn command_prefixes_decide_execute() {
     assert_eq!(chained, json!({"error": "User denied permission: execute", "ok": false}));
     let other = call(&mut session, "execute", json!({"command": "ls"})).await;
     assert_eq!(other, json!({"error": "User denied permission: execute", "ok": false}));
-    let details: Vec<String> = answers.asked().into_iter().map(|r| r.detail).collect();
+    let details: Vec<String> = answers.asked().into_iter().map(|r| r.preview.text).collect();
     assert_eq!(details, vec!["echo ok; touch pwned", "ls"]);
 }
 

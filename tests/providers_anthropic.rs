@@ -3,11 +3,12 @@
 
 mod support;
 
-use elelem::agent::conversation::Message;
-use elelem::agent::conversation::ToolCall;
-use elelem::agent::output::{AgentEvent, TurnEnd, Usage};
+use elelem::agent::output::{AgentEvent, TurnEnd};
+use elelem::protocol::Message;
+use elelem::protocol::ToolCall;
+use elelem::protocol::Usage;
+use elelem::protocol::{Provider, ProviderError, ProviderEvent, Request};
 use elelem::providers::anthropic::{AnthropicConfig, AnthropicProvider};
-use elelem::providers::{Provider, ProviderError, ProviderEvent, Request};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -160,7 +161,7 @@ async fn a_tool_loop_sends_thinking_tool_use_and_results_back_in_anthropics_shap
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            AgentEvent::ToolStarted { call } => Some(call),
+            AgentEvent::ToolStarted { call, .. } => Some(call),
             _ => None,
         })
         .collect();

@@ -3,10 +3,11 @@
 
 mod support;
 
-use elelem::agent::conversation::Message;
-use elelem::agent::output::{TurnEnd, Usage};
+use elelem::agent::output::TurnEnd;
+use elelem::protocol::Message;
+use elelem::protocol::Usage;
+use elelem::protocol::{Provider, ProviderEvent, Request};
 use elelem::providers::ollama::{OllamaConfig, OllamaProvider};
-use elelem::providers::{Provider, ProviderEvent, Request};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use support::{collect, fast_http, text_of, Reply, Server};
@@ -114,7 +115,7 @@ async fn errors_statuses_drops_and_malformed_lines() {
     ])
     .await;
     let p = provider(&server, false);
-    let message = |e: Option<elelem::providers::ProviderError>| e.unwrap().to_string();
+    let message = |e: Option<elelem::protocol::ProviderError>| e.unwrap().to_string();
     let (_, error) = collect(p.fetch(request())).await;
     assert_eq!(message(error), "ollama: 404 model \"llama-test\" not found, try pulling it first");
     let (events, error) = collect(p.fetch(request())).await;

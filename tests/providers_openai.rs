@@ -3,10 +3,11 @@
 
 mod support;
 
-use elelem::agent::conversation::Message;
-use elelem::agent::output::{TurnEnd, Usage};
+use elelem::agent::output::TurnEnd;
+use elelem::protocol::Message;
+use elelem::protocol::Usage;
+use elelem::protocol::{Provider, ProviderEvent, Request};
 use elelem::providers::openai::{OpenAiConfig, OpenAiProvider};
-use elelem::providers::{Provider, ProviderEvent, Request};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use support::{collect, fast_http, text_of, Reply, Server};

@@ -2,8 +2,8 @@
 //! results, caps, atomic writes, edits, gitignore handling, aliases, and `execute` leaving no
 //! process behind on timeout or cancel (checked in /proc).
 
-use elelem::agent::output::{AgentEvent, RecordingOutput};
-use elelem::agent::toolbox::{ToolContext, Toolbox};
+use elelem::agent::output::{AgentEvent, Delta, RecordingOutput};
+use elelem::agent::{ToolContext, Toolbox};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ fn toolbox() -> Toolbox {
 }
 
 async fn run(name: &str, args: Value) -> Value {
-    toolbox().run(name, args, ToolContext::detached()).await
+    toolbox().run(name, args, ToolContext::detached()).await.to_value()
 }
 
 fn p(dir: &Path, rel: &str) -> String {
@@ -258,13 +258,13 @@ async fn execute_keeps_head_and_tail_of_long_output() {
 async fn execute_streams_output_live() {
     let output = Arc::new(RecordingOutput::default());
     let ctx = ToolContext::new("c1", CancellationToken::new(), Some(output.clone()));
-    let result = toolbox().run("execute", json!({"command": "echo one; sleep 0.2; echo two"}), ctx).await;
+    let result = toolbox().run("execute", json!({"command": "echo one; sleep 0.2; echo two"}), ctx).await.to_value();
     assert_eq!(result["content"], "one\ntwo\n");
     let chunks: Vec<String> = output
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            AgentEvent::ToolOutput { id, chunk } if id == "c1" => Some(chunk),
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) if id == "c1" => Some(chunk),
             _ => None,
         })
         .collect();
@@ -330,7 +330,8 @@ async fn cancel_kills_the_whole_process_group() {
     let command = format!("export {mark}; echo started; sleep 1000 & sleep 1000");
     let cancel = CancellationToken::new();
     let ctx = ToolContext::new("c", cancel.clone(), None);
-    let running = tokio::spawn(async move { toolbox().run("execute", json!({"command": command}), ctx).await });
+    let running =
+        tokio::spawn(async move { toolbox().run("execute", json!({"command": command}), ctx).await.to_value() });
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(marked_processes(&mark).len() >= 2, "both sleeps are running (bash may have exec-ed the last one)");
     cancel.cancel();

@@ -123,7 +123,7 @@ fn tab_moves_focus_and_typing_returns_to_the_prompt() {
 fn scrolling_up_stops_following_and_shows_the_new_output_hint() {
     let mut app = app();
     app.handle_agent(AgentEvent::TurnStarted { prompt: "long".into() });
-    app.handle_agent(AgentEvent::Saying((0..200).map(|i| format!("line {i}\n\n")).collect()));
+    app.handle_agent(AgentEvent::saying((0..200).map(|i| format!("line {i}\n\n")).collect::<String>()));
     draw(&mut app);
     let area = app.rects.conversation;
     let wheel = MouseEvent {
@@ -134,7 +134,7 @@ fn scrolling_up_stops_following_and_shows_the_new_output_hint() {
     };
     app.handle_mouse(wheel);
     assert!(!app.history.scroll.follow);
-    app.handle_agent(AgentEvent::Saying("more output\n".into()));
+    app.handle_agent(AgentEvent::saying("more output\n"));
     let screen = draw(&mut app);
     assert!(screen.contains("new output"), "{screen}");
     assert!(!screen.contains("more output"));
@@ -150,7 +150,8 @@ fn an_approval_takes_every_key_until_answered() {
     let request = elelem::agent::input::ApprovalRequest {
         tool: "execute".into(),
         args: serde_json::json!({"command": "ls"}),
-        detail: "$ ls".into(),
+        summary: "ls".into(),
+        preview: elelem::agent::Preview { kind: elelem::agent::PreviewKind::Command, text: "$ ls".into() },
     };
     app.ask(request, tx);
     type_text(&mut app, "zq");

@@ -37,12 +37,24 @@ fn nz(n: u16) -> NonZeroU16 {
 
 impl Tui {
     fn start(script: Value, rows: u16, cols: u16, env: &[(&str, &str)]) -> Tui {
+        Self::start_binary(env!("CARGO_BIN_EXE_elelem").as_ref(), script, rows, cols, env)
+    }
+
+    /// The test harness in `examples/faulty_tui.rs` (built by `cargo test`): the real app
+    /// plus tools that panic on purpose.
+    fn start_faulty(script: Value, rows: u16, cols: u16) -> Tui {
+        let exe = std::env::current_exe().unwrap();
+        let examples = exe.parent().and_then(|deps| deps.parent()).unwrap().join("examples");
+        Self::start_binary(&examples.join("faulty_tui"), script, rows, cols, &[])
+    }
+
+    fn start_binary(binary: &std::path::Path, script: Value, rows: u16, cols: u16, env: &[(&str, &str)]) -> Tui {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("README.md"), "# Pty demo\n\nHello.\n").unwrap();
         let script_path = dir.path().join("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
         let pair = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_elelem"));
+        let mut cmd = CommandBuilder::new(binary);
         cmd.cwd(dir.path());
         cmd.env("TERM", "xterm-256color");
         cmd.env("RUST_BACKTRACE", "0");
@@ -237,14 +249,40 @@ fn sigterm_restores_the_terminal() {
 }
 
 #[test]
-fn a_panic_restores_the_terminal_before_printing() {
-    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[("ELELEM_TEST_PANIC", "1")]);
+fn an_uncaught_panic_restores_the_terminal_before_printing_and_exits() {
+    let script = json!([{"events": [{"type": "doing", "id": "p1", "name": "explode_uncaught", "arguments": {}}]}]);
+    let mut tui = Tui::start_faulty(script, 24, 80);
     tui.wait_for("Ask elelem");
-    tui.send("\x1b[24~"); // F12
+    tui.send("go\r");
     let status = tui.wait_exit();
     assert!(!status.success());
     tui.assert_restored();
-    assert!(tui.contents().contains("test panic (F12)"), "{}", tui.contents());
+    assert!(tui.contents().contains("uncaught test panic"), "{}", tui.contents());
+}
+
+#[test]
+fn a_panic_in_a_blocking_tool_fails_the_call_and_the_app_keeps_running() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "p1", "name": "explode", "arguments": {}}]},
+        {"events": [{"type": "saying", "text": "still here after the panic"}]}
+    ]);
+    let mut tui = Tui::start_faulty(script, 24, 100);
+    tui.wait_for("Ask elelem");
+    tui.send("go\r");
+    tui.wait_for("still here after the panic");
+    assert!(tui.contents().contains("x explode"), "{}", tui.contents());
+    assert!(tui.child.try_wait().unwrap().is_none(), "the app exited");
+    {
+        let parser = tui.screen.lock().unwrap();
+        assert!(parser.screen().alternate_screen(), "the terminal was restored while the app runs");
+    }
+    let fd = tui.master.as_raw_fd().unwrap();
+    // SAFETY: tcgetattr fills a plain C struct for a descriptor we own.
+    let mut termios: libc::termios = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::tcgetattr(fd, &mut termios) }, 0);
+    assert!(termios.c_lflag & libc::ICANON == 0, "raw mode was turned off while the app runs");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
 }
 
 #[test]

@@ -1,11 +1,13 @@
 //! Snapshots of the TUI's panes and whole frames (ratatui `TestBackend`) at 80x24 and
 //! 120x40, driven by the same agent events the real agent task sends.
 
-use elelem::agent::conversation::{Message, ToolCall};
 use elelem::agent::input::ApprovalRequest;
 use elelem::agent::output::{AgentEvent, ContextSnapshot, TurnEnd};
-use elelem::agent::toolbox::ToolSpec;
+use elelem::agent::{Preview, PreviewKind};
+use elelem::protocol::ToolSpec;
+use elelem::protocol::{Message, ToolCall};
 use elelem::tui::app::{App, Focus};
+use elelem::tui::clock::ManualClock;
 use elelem::tui::theme::Theme;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -27,39 +29,48 @@ fn app() -> App {
     app
 }
 
+/// What the tools summarise these calls by (their main argument).
+fn summary(args: &serde_json::Value) -> String {
+    ["path", "command"].iter().find_map(|k| args[*k].as_str()).map_or_else(|| args.to_string(), str::to_string)
+}
+
 fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
     ToolCall { id: id.into(), name: name.into(), arguments: args }
 }
 
 /// One turn: thinking, a read, a failing execute, then a Markdown reply.
 fn with_turn(app: &mut App) {
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
     let events = vec![
         AgentEvent::TurnStarted { prompt: "what does this project do?".into() },
-        AgentEvent::Thinking("The user wants an overview. ".into()),
-        AgentEvent::Thinking("I should read the README first, then check the tests.\nThen look at the layout of src/.\nThen summarize.\nKeep it short.".into()),
-        AgentEvent::ToolStarted { call: call("t1", "read", json!({"path": "README.md"})) },
+        AgentEvent::thinking("The user wants an overview. "),
+        AgentEvent::thinking("I should read the README first, then check the tests.\nThen look at the layout of src/.\nThen summarize.\nKeep it short."),
+        AgentEvent::ToolStarted { call: call("t1", "read", json!({"path": "README.md"})), summary: summary(&json!({"path": "README.md"})) },
         AgentEvent::ToolFinished {
             call: call("t1", "read", json!({"path": "README.md"})),
-            result: json!({"content": "     1\t# elelem\n", "path": "README.md", "lines": 1, "ok": true}),
+            result: json!({"content": "     1\t# elelem\n", "path": "README.md", "lines": 1, "ok": true}).into(),
         },
-        AgentEvent::ToolStarted { call: call("t2", "execute", json!({"command": "cargo test"})) },
+        AgentEvent::ToolStarted { call: call("t2", "execute", json!({"command": "cargo test"})), summary: summary(&json!({"command": "cargo test"})) },
         AgentEvent::ToolFinished {
             call: call("t2", "execute", json!({"command": "cargo test"})),
-            result: json!({"error": "timed out after 120s", "content": "running 3 tests", "ok": false}),
+            result: json!({"error": "timed out after 120s", "content": "running 3 tests", "ok": false}).into(),
         },
-        AgentEvent::ToolStarted { call: call("t3", "frobnicate?", json!({"x": 1})) },
+        AgentEvent::ToolStarted { call: call("t3", "frobnicate?", json!({"x": 1})), summary: summary(&json!({"x": 1})) },
         AgentEvent::ToolFinished {
             call: call("t3", "frobnicate?", json!({"x": 1})),
-            result: json!({"error": "unknown tool: \"frobnicate\". Available: read, write, execute", "ok": false}),
+            result: json!({"error": "unknown tool: \"frobnicate\". Available: read, write, execute", "ok": false}).into(),
         },
-        AgentEvent::Saying("## Overview\n\nelelem is a **terminal coding agent**.\n\n".into()),
-        AgentEvent::Saying("```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n".into()),
+        AgentEvent::saying("## Overview\n\nelelem is a **terminal coding agent**.\n\n"),
+        AgentEvent::saying("```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n"),
         AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done },
     ];
     for event in events {
+        if matches!(event, AgentEvent::ToolFinished { .. }) {
+            clock.advance(Duration::from_millis(1200));
+        }
         app.handle_agent(event);
     }
-    app.tools.set_elapsed(Duration::from_millis(1200));
 }
 
 fn context() -> ContextSnapshot {
@@ -196,7 +207,8 @@ fn approval_dialog_cannot_be_missed() {
         ApprovalRequest {
             tool: "execute".into(),
             args: json!({"command": "rm -rf target"}),
-            detail: "$ rm -rf target".into(),
+            summary: "rm -rf target".into(),
+            preview: Preview { kind: PreviewKind::Command, text: "$ rm -rf target".into() },
         },
         tx,
     );
@@ -214,7 +226,7 @@ fn slash_command_popup() {
 fn interrupted_turn_and_error_are_marked() {
     let mut app = app();
     app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
-    app.handle_agent(AgentEvent::Saying("partial answ".into()));
+    app.handle_agent(AgentEvent::saying("partial answ"));
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
     app.handle_agent(AgentEvent::TurnStarted { prompt: "again".into() });
     app.handle_agent(AgentEvent::Error("anthropic: 401 authentication_error: invalid x-api-key".into()));

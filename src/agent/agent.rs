@@ -5,11 +5,11 @@
 //! the turn's scratch list. A provider failure ends the turn with `Error: <message>`; a
 //! cancelled turn drops the stream, cancels running tools and saves no reply.
 
-use crate::agent::conversation::{Message, ThinkingBlock, ToolCall};
-use crate::agent::output::{AgentEvent, ContextSnapshot, Output, TurnEnd};
-use crate::agent::toolbox::{ToolContext, Toolbox};
-use crate::agent::transcript::Transcript;
-use crate::providers::{Provider, ProviderError, ProviderEvent, Request};
+use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
+use super::tool::ToolContext;
+use super::toolbox::Toolbox;
+use super::transcript::Transcript;
+use crate::protocol::{Message, Provider, ProviderError, ProviderEvent, Request, ThinkingBlock, ToolCall, ToolResult};
 use futures::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,15 +35,37 @@ struct Response {
 }
 
 pub struct Agent {
-    pub provider: Arc<dyn Provider>,
-    pub toolbox: Toolbox,
-    pub output: Arc<dyn Output>,
-    pub transcript: Transcript,
+    provider: Arc<dyn Provider>,
+    toolbox: Toolbox,
+    output: Arc<dyn Output>,
+    transcript: Transcript,
 }
 
 impl Agent {
     pub fn new(provider: Arc<dyn Provider>, toolbox: Toolbox, output: Arc<dyn Output>, transcript: Transcript) -> Self {
         Agent { provider, toolbox, output, transcript }
+    }
+
+    pub fn provider(&self) -> &Arc<dyn Provider> {
+        &self.provider
+    }
+    pub fn set_provider(&mut self, provider: Arc<dyn Provider>) {
+        self.provider = provider;
+    }
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
+    }
+    pub fn toolbox_mut(&mut self) -> &mut Toolbox {
+        &mut self.toolbox
+    }
+    pub fn output(&self) -> &Arc<dyn Output> {
+        &self.output
+    }
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+    pub fn transcript_mut(&mut self) -> &mut Transcript {
+        &mut self.transcript
     }
 
     /// Exactly what the model would get if called now.
@@ -87,7 +109,7 @@ impl Agent {
             scratch.push(assistant);
             for call in response.calls {
                 let result = self.run_tool(&call, &cancel).await;
-                scratch.push(Message::tool_result(&call, result.to_string()));
+                scratch.push(Message::tool_result(&call, result));
                 if cancel.is_cancelled() {
                     break;
                 }
@@ -109,7 +131,7 @@ impl Agent {
             match event? {
                 ProviderEvent::Saying(text) => {
                     response.text.push_str(&text);
-                    self.output.emit(AgentEvent::Saying(text));
+                    self.output.emit(AgentEvent::Delta(Delta::Saying(text)));
                 }
                 ProviderEvent::Thinking(text) => {
                     match response.thinking.last_mut() {
@@ -118,7 +140,7 @@ impl Agent {
                         }
                         _ => response.thinking.push(ThinkingBlock { text: text.clone(), ..Default::default() }),
                     }
-                    self.output.emit(AgentEvent::Thinking(text));
+                    self.output.emit(AgentEvent::Delta(Delta::Thinking(text)));
                 }
                 ProviderEvent::ThinkingSignature(signature) => match response.thinking.last_mut() {
                     Some(block) if block.signature.is_none() && block.redacted.is_none() => {
@@ -140,9 +162,10 @@ impl Agent {
     }
 
     /// Runs one tool call through the toolbox, showing its start and result.
-    async fn run_tool(&self, call: &ToolCall, cancel: &CancellationToken) -> serde_json::Value {
+    async fn run_tool(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolResult {
         let shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
-        self.output.emit(AgentEvent::ToolStarted { call: shown.clone() });
+        let summary = self.toolbox.summarize(&call.name, &call.arguments);
+        self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
         let context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()));
         let run = self.toolbox.run(&call.name, call.arguments.clone(), context);
         tokio::pin!(run);
@@ -152,7 +175,7 @@ impl Agent {
                 // The tool sees the same cancellation and gets a moment to clean up.
                 match tokio::time::timeout(TOOL_CANCEL_GRACE, &mut run).await {
                     Ok(result) => result,
-                    Err(_) => crate::agent::toolbox::failure("interrupted"),
+                    Err(_) => ToolResult::failure("interrupted"),
                 }
             }
         };

@@ -1,6 +1,7 @@
 //! Reading the user: the `Input` trait for lines and the `Approver` trait for permission
 //! questions. Front ends implement both; plugins may replace them.
 
+use super::tool::Preview;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
@@ -16,8 +17,11 @@ pub struct ApprovalRequest {
     /// Canonical tool name.
     pub tool: String,
     pub args: Value,
-    /// What to show the user (the command, or the diff a write or edit would make).
-    pub detail: String,
+    /// The call in one line, as the tool summarises it.
+    pub summary: String,
+    /// What to show the user: the tool's preview (the command, the diff a write or edit
+    /// would make, or the arguments).
+    pub preview: Preview,
 }
 
 /// The user's answer.

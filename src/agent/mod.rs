@@ -1,22 +1,28 @@
 //! The kernel: the agent loop and its objects (DESIGN §2). No terminal code lives here;
-//! front ends talk to it through `Output`, `Input` and `Approver`.
+//! front ends talk to it through `Output`, `Input` and `Approver`. It imports only the
+//! shared vocabulary in `protocol`, never a plugin, tool, provider or front end.
 
 #[allow(clippy::module_inception)]
 pub mod agent;
+pub mod caught;
 pub mod commands;
 pub mod conversation;
 pub mod input;
 pub mod output;
+pub mod plugin;
 pub mod session;
 pub mod system_prompt;
+pub mod tool;
 pub mod toolbox;
 pub mod transcript;
 
 pub use agent::{Agent, TurnOutcome};
 pub use commands::{Commands, Flow};
-pub use conversation::{Conversation, Message, Role, ToolCall};
+pub use conversation::Conversation;
 pub use input::{Approval, ApprovalRequest, Approver, Input};
-pub use output::{AgentEvent, ContextSnapshot, Output, TurnEnd, Usage};
+pub use output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
+pub use plugin::{Plugin, SetupBlock};
 pub use session::{Interrupter, Session};
-pub use toolbox::{Tool, ToolContext, ToolSpec, Toolbox};
+pub use tool::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
+pub use toolbox::{HookCall, Toolbox};
 pub use transcript::Transcript;

@@ -1,19 +1,41 @@
 //! What the agent shows: the `AgentEvent`s of a turn and the `Output` trait that receives them.
 //!
 //! Front ends implement `Output`: the TUI forwards events over a channel, the line REPL
-//! prints them, `ask --json` writes them as JSON lines. Delivery rule: `Saying`, `Thinking`
-//! and `ToolOutput` are deltas a slow UI may merge; every other event must be delivered.
+//! prints them, `ask --json` writes them as JSON lines. Delivery rule, in the types: a
+//! `Delta` (reply text, thinking, live tool output) may be merged with the next one by a
+//! front end that falls behind; every other `AgentEvent` must be delivered as sent.
 
-use crate::agent::conversation::{Message, ToolCall};
-use crate::agent::toolbox::ToolSpec;
-use serde_json::Value;
+use crate::protocol::{Message, ToolCall, ToolResult, ToolSpec, Usage};
 use std::time::Duration;
 
-/// Tokens a provider reported for one model call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+/// A piece of streamed text. Consecutive deltas of the same kind (and tool) can be merged
+/// without changing what is shown.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Delta {
+    /// Reasoning text.
+    Thinking(String),
+    /// Reply text.
+    Saying(String),
+    /// Live output of a running tool.
+    ToolOutput { id: String, chunk: String },
+}
+
+impl Delta {
+    /// Appends `next` to this delta when both are the same kind (and tool); otherwise gives
+    /// `next` back.
+    pub fn merge(&mut self, next: Delta) -> Result<(), Delta> {
+        match (self, next) {
+            (Delta::Thinking(text), Delta::Thinking(more)) | (Delta::Saying(text), Delta::Saying(more)) => {
+                text.push_str(&more);
+                Ok(())
+            }
+            (Delta::ToolOutput { id, chunk }, Delta::ToolOutput { id: next_id, chunk: more }) if *id == next_id => {
+                chunk.push_str(&more);
+                Ok(())
+            }
+            (_, next) => Err(next),
+        }
+    }
 }
 
 /// How a turn ended.
@@ -42,23 +64,19 @@ pub enum AgentEvent {
     TurnStarted {
         prompt: String,
     },
-    /// Reasoning text (a delta).
-    Thinking(String),
-    /// Reply text (a delta).
-    Saying(String),
-    /// A tool call is about to run; `call.name` is resolved (canonical, or `name?`).
+    /// Streamed text: the only kind of event a front end may merge.
+    Delta(Delta),
+    /// A tool call is about to run; `call.name` is resolved (canonical, or `name?`) and
+    /// `summary` is the tool's own one-line description of the call (`read README.md`'s
+    /// `README.md`).
     ToolStarted {
         call: ToolCall,
-    },
-    /// Live output of a running tool (a delta).
-    ToolOutput {
-        id: String,
-        chunk: String,
+        summary: String,
     },
     /// A tool call finished with the exact result sent back to the model.
     ToolFinished {
         call: ToolCall,
-        result: Value,
+        result: ToolResult,
     },
     /// Token usage of one model call.
     Usage(Usage),
@@ -89,6 +107,21 @@ pub enum AgentEvent {
     Cleared,
     /// The session asks the front end to quit.
     Exit,
+}
+
+impl AgentEvent {
+    /// Reply text, as a delta.
+    pub fn saying(text: impl Into<String>) -> Self {
+        AgentEvent::Delta(Delta::Saying(text.into()))
+    }
+    /// Reasoning text, as a delta.
+    pub fn thinking(text: impl Into<String>) -> Self {
+        AgentEvent::Delta(Delta::Thinking(text.into()))
+    }
+    /// Whether a front end may merge this event with the next (it is a `Delta`).
+    pub fn is_delta(&self) -> bool {
+        matches!(self, AgentEvent::Delta(_))
+    }
 }
 
 /// Receives what the agent shows.

@@ -2,14 +2,16 @@
 //! blocks filled them. Dispatches a line (command or turn) and forwards the agent's parts
 //! so plugin code rarely touches the agent directly.
 
-use crate::agent::agent::{Agent, TurnOutcome};
-use crate::agent::commands::{Commands, Flow};
-use crate::agent::conversation::Conversation;
-use crate::agent::input::{Approver, Input};
-use crate::agent::output::{AgentEvent, ContextSnapshot, Output};
-use crate::agent::toolbox::Toolbox;
-use crate::plugins::Plugin;
-use crate::providers::{Provider, ProviderError, ProviderSettings, Providers};
+use super::agent::{Agent, TurnOutcome};
+use super::caught::catch_sync;
+use super::commands::{Commands, Flow};
+use super::conversation::Conversation;
+use super::input::{Approver, Input};
+use super::output::{AgentEvent, ContextSnapshot, Output};
+use super::plugin::Plugin;
+use super::toolbox::Toolbox;
+use super::transcript::Transcript;
+use crate::protocol::{Provider, ProviderError, ProviderSettings, Providers};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -47,13 +49,13 @@ impl Interrupter {
 }
 
 pub struct Session {
-    pub agent: Agent,
-    pub input: Box<dyn Input>,
-    pub commands: Commands,
-    pub providers: Providers,
-    pub settings: ProviderSettings,
-    pub approver: Arc<dyn Approver>,
-    pub interrupter: Interrupter,
+    agent: Agent,
+    input: Box<dyn Input>,
+    commands: Commands,
+    providers: Providers,
+    settings: ProviderSettings,
+    approver: Arc<dyn Approver>,
+    interrupter: Interrupter,
     plugins: Vec<Arc<dyn Plugin>>,
 }
 
@@ -78,24 +80,63 @@ impl Session {
     }
 
     pub fn provider(&self) -> &Arc<dyn Provider> {
-        &self.agent.provider
+        self.agent.provider()
     }
-    pub fn toolbox(&mut self) -> &mut Toolbox {
-        &mut self.agent.toolbox
+    pub fn toolbox(&self) -> &Toolbox {
+        self.agent.toolbox()
+    }
+    pub fn toolbox_mut(&mut self) -> &mut Toolbox {
+        self.agent.toolbox_mut()
     }
     pub fn output(&self) -> Arc<dyn Output> {
-        self.agent.output.clone()
+        self.agent.output().clone()
     }
-    pub fn conversation(&mut self) -> &mut Conversation {
-        &mut self.agent.transcript.conversation
+    pub fn conversation(&self) -> &Conversation {
+        &self.agent.transcript().conversation
+    }
+    pub fn conversation_mut(&mut self) -> &mut Conversation {
+        &mut self.agent.transcript_mut().conversation
+    }
+    pub fn transcript(&self) -> &Transcript {
+        self.agent.transcript()
     }
     pub fn context(&self) -> ContextSnapshot {
         self.agent.context()
     }
+    /// Tells the output what the model will see next.
+    pub fn publish_context(&self) {
+        self.agent.publish_context();
+    }
+    pub fn commands(&self) -> &Commands {
+        &self.commands
+    }
+    pub fn commands_mut(&mut self) -> &mut Commands {
+        &mut self.commands
+    }
+    /// The registry `/provider` switches among.
+    pub fn providers(&self) -> &Providers {
+        &self.providers
+    }
+    /// What the current provider was built with.
+    pub fn settings(&self) -> &ProviderSettings {
+        &self.settings
+    }
+    /// Who answers permission questions.
+    pub fn approver(&self) -> Arc<dyn Approver> {
+        self.approver.clone()
+    }
+    /// Cancels the running turn; front ends keep a clone.
+    pub fn interrupter(&self) -> &Interrupter {
+        &self.interrupter
+    }
+    /// The names of the plugins set up, in order.
+    pub fn plugin_names(&self) -> Vec<String> {
+        self.plugins.iter().map(|p| p.name().to_string()).collect()
+    }
 
     /// Shows text (command output).
     pub fn show(&self, text: impl Into<String>) {
-        self.agent.output.emit(AgentEvent::Info(text.into()));
+        self.agent.output().emit(AgentEvent::Info(text.into()));
     }
 
     /// Runs one turn.
@@ -107,10 +148,10 @@ impl Session {
     pub fn switch_provider(&mut self, name: &str, settings: ProviderSettings) -> Result<(), ProviderError> {
         let provider = self.providers.build(name, &settings)?;
         self.settings = settings;
-        self.agent.provider = provider;
-        self.agent.output.emit(AgentEvent::ProviderChanged {
-            provider: self.agent.provider.name().to_string(),
-            model: self.agent.provider.model().to_string(),
+        self.agent.set_provider(provider);
+        self.agent.output().emit(AgentEvent::ProviderChanged {
+            provider: self.provider().name().to_string(),
+            model: self.provider().model().to_string(),
         });
         Ok(())
     }
@@ -123,7 +164,7 @@ impl Session {
 
     /// Empties the toolbox and commands and runs every setup block again.
     pub fn reload(&mut self) -> anyhow::Result<()> {
-        self.agent.toolbox = Toolbox::new();
+        *self.agent.toolbox_mut() = Toolbox::new();
         self.commands.clear();
         for plugin in self.plugins.clone() {
             plugin.setup(self).map_err(|e| e.context(format!("plugin {}", plugin.name())))?;
@@ -165,18 +206,23 @@ impl Session {
         let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let Some(command) = self.commands.get(name).cloned() else {
             let available = self.commands.names().join(", ");
-            self.agent.output.emit(AgentEvent::Error(format!("unknown command: {name}. Available: {available}")));
+            self.agent.output().emit(AgentEvent::Error(format!("unknown command: {name}. Available: {available}")));
             return Flow::Continue;
         };
-        match (command.handler)(self, args.trim()) {
-            Ok(flow) => {
+        // A command from a plugin may panic; that is its error, not the session's end.
+        match catch_sync(|| (command.handler)(self, args.trim())) {
+            Ok(Ok(flow)) => {
                 if flow == Flow::Exit {
-                    self.agent.output.emit(AgentEvent::Exit);
+                    self.agent.output().emit(AgentEvent::Exit);
                 }
                 flow
             }
-            Err(error) => {
-                self.agent.output.emit(AgentEvent::Error(format!("{name}: {error:#}")));
+            Ok(Err(error)) => {
+                self.agent.output().emit(AgentEvent::Error(format!("{name}: {error:#}")));
+                Flow::Continue
+            }
+            Err(panic) => {
+                self.agent.output().emit(AgentEvent::Error(format!("{name}: {panic}")));
                 Flow::Continue
             }
         }

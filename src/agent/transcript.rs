@@ -1,8 +1,9 @@
 //! The `Transcript`: the conversation plus the system prompt, and the exact message list
 //! a model call gets (system prompt rendered fresh, conversation, this turn's tool traffic).
 
-use crate::agent::conversation::{Conversation, Message};
+use crate::agent::conversation::Conversation;
 use crate::agent::system_prompt::SystemPrompt;
+use crate::protocol::Message;
 
 #[derive(Clone, Debug)]
 pub struct Transcript {

@@ -1,11 +1,8 @@
 //! The built-in slash commands: /help, /exit, /clear, /context, /tools, /provider,
 //! /model, /reload. Each shows its answer through the session's output.
 
-use super::Plugin;
-use crate::agent::commands::Flow;
-use crate::agent::output::AgentEvent;
-use crate::agent::session::Session;
-use crate::providers::ProviderSettings;
+use crate::agent::{AgentEvent, Flow, Plugin, Session};
+use crate::protocol::ProviderSettings;
 use anyhow::{bail, Context as _};
 use std::fmt::Write as _;
 
@@ -17,7 +14,7 @@ impl Plugin for BuiltinCommands {
     }
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
-        let c = &mut session.commands;
+        let c = session.commands_mut();
         c.add("help", "", "list commands", help);
         c.add("exit", "", "quit elelem", |_, _| Ok(Flow::Exit));
         c.add("quit", "", "quit elelem", |_, _| Ok(Flow::Exit));
@@ -33,7 +30,7 @@ impl Plugin for BuiltinCommands {
 
 fn help(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
     let mut text = String::from("Commands:\n");
-    for command in session.commands.list() {
+    for command in session.commands().list() {
         let name = format!("/{} {}", command.name, command.usage);
         let _ = writeln!(text, "  {:<18} {}", name.trim_end(), command.description);
     }
@@ -42,22 +39,23 @@ fn help(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
 }
 
 fn clear(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
-    session.conversation().clear();
+    session.conversation_mut().clear();
     session.output().emit(AgentEvent::Cleared);
     session.show("Conversation cleared.");
-    session.agent.publish_context();
+    session.publish_context();
     Ok(Flow::Continue)
 }
 
 /// Numbered from 1; message 1 is the system prompt.
 fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
-    let messages = session.agent.transcript.messages(&[]);
+    let messages = session.transcript().messages(&[]);
     match args {
         "" => {
             let mut text = String::new();
             for (i, m) in messages.iter().enumerate() {
-                let first = m.content.lines().next().unwrap_or("");
-                let more = if m.content.lines().nth(1).is_some() { " …" } else { "" };
+                let body = m.text();
+                let first = body.lines().next().unwrap_or("");
+                let more = if body.lines().nth(1).is_some() { " …" } else { "" };
                 let _ = writeln!(text, "{:>3}. {}: {first}{more}", i + 1, m.role);
             }
             session.show(text.trim_end());
@@ -68,7 +66,7 @@ fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
             let Some(m) = i.checked_sub(1).and_then(|i| messages.get(i)) else {
                 bail!("no message {i}: there are {}", messages.len());
             };
-            session.show(format!("{}. {}:\n{}", i, m.role, m.content));
+            session.show(format!("{}. {}:\n{}", i, m.role, m.text()));
         }
     }
     Ok(Flow::Continue)
@@ -76,7 +74,7 @@ fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
 
 fn tools(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
     let mut text = String::new();
-    for tool in session.agent.toolbox.tools() {
+    for tool in session.toolbox().tools() {
         let _ = writeln!(text, "{} — {}", tool.name, tool.description);
         let required: Vec<&str> = tool.parameters["required"]
             .as_array()
@@ -102,7 +100,7 @@ fn provider(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     if args.is_empty() {
         let current = session.provider().name().to_string();
         let list: Vec<String> = session
-            .providers
+            .providers()
             .names()
             .into_iter()
             .map(|n| if n == current { format!("* {n} ({})", session.provider().model()) } else { format!("  {n}") })
@@ -110,7 +108,7 @@ fn provider(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
         session.show(list.join("\n"));
         return Ok(Flow::Continue);
     }
-    let settings = ProviderSettings { model: None, ..session.settings.clone() };
+    let settings = ProviderSettings { model: None, ..session.settings().clone() };
     session.switch_provider(args, settings)?;
     session.show(format!("Provider: {} ({})", session.provider().name(), session.provider().model()));
     Ok(Flow::Continue)
@@ -129,7 +127,7 @@ fn model(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
         return Ok(Flow::Continue);
     }
     let name = session.provider().name().to_string();
-    let settings = ProviderSettings { model: Some(args.to_string()), ..session.settings.clone() };
+    let settings = ProviderSettings { model: Some(args.to_string()), ..session.settings().clone() };
     session.switch_provider(&name, settings)?;
     session.show(format!("Model: {}", session.provider().model()));
     Ok(Flow::Continue)
@@ -139,8 +137,8 @@ fn reload(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
     session.reload()?;
     session.show(format!(
         "Reloaded: {} tools, {} commands.",
-        session.agent.toolbox.tools().len(),
-        session.commands.list().count()
+        session.toolbox().tools().len(),
+        session.commands().list().count()
     ));
     Ok(Flow::Continue)
 }

@@ -3,17 +3,15 @@
 //! decision for a call (with command prefixes for `execute`), and the plugin that installs
 //! it as a global before hook, so a refusal is an ordinary tool result.
 //!
-//! `ask` goes to `session.approver` with what the call would do (the command, or the diff a
-//! write or edit would make). `--allow TOOL` and `--yolo` turn `ask` into `allow`; `deny`
+//! `ask` goes to the session's approver with the tool's own preview of the call (the
+//! command, or the diff a write or edit would make). Which tools only read and which run
+//! shell commands is asked of each tool; nothing here names a tool. `--allow TOOL` and `--yolo` turn `ask` into `allow`; `deny`
 //! always stays denied. Headless runs (`ask`) cannot ask, so `ask` is refused there with a
 //! message saying how to allow the tool.
 
 use crate::agent::input::{Approval, ApprovalRequest, Approver};
-use crate::agent::session::Session;
 use crate::agent::toolbox::{HookCall, Toolbox};
-use crate::plugins::Plugin;
-use crate::startup::Options;
-use crate::tools::{edit, write, READ_ONLY};
+use crate::agent::{Flow, Plugin, Session};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -60,6 +58,8 @@ pub enum PermissionsError {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Permissions {
     rules: HashMap<String, Rule>,
+    /// The file each rule came from, for errors found once the tools are known.
+    sources: HashMap<String, PathBuf>,
 }
 
 /// Shell syntax that can chain or redirect commands: an `allow` prefix never covers a
@@ -73,7 +73,11 @@ impl Permissions {
         for dir in home.into_iter().chain([project]) {
             let path = dir.join(".agents").join("permissions.json");
             match std::fs::read_to_string(&path) {
-                Ok(text) => permissions.rules.extend(Self::parse(&text, &path)?.rules),
+                Ok(text) => {
+                    let parsed = Self::parse(&text, &path)?;
+                    permissions.sources.extend(parsed.sources);
+                    permissions.rules.extend(parsed.rules);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(source) => return Err(PermissionsError::Read { path, source }),
             }
@@ -89,6 +93,7 @@ impl Permissions {
             return Err(invalid(r#"expected an object such as {"execute": "ask", "read": "allow"}"#.into()));
         };
         let mut rules = HashMap::new();
+        let mut sources = HashMap::new();
         for (tool, entry) in entries {
             let rule = match &entry {
                 Value::String(text) => Rule::Fixed(Policy::parse(text).ok_or_else(|| {
@@ -97,15 +102,13 @@ impl Permissions {
                 Value::Object(object) => Self::parse_commands(&tool, object).map_err(invalid)?,
                 _ => return Err(invalid(format!("{tool:?}: expected \"allow\", \"deny\" or \"ask\", not {entry}"))),
             };
+            sources.insert(tool.clone(), path.to_path_buf());
             rules.insert(tool, rule);
         }
-        Ok(Permissions { rules })
+        Ok(Permissions { rules, sources })
     }
 
     fn parse_commands(tool: &str, object: &serde_json::Map<String, Value>) -> Result<Rule, String> {
-        if !matches!(tool, "execute" | "bash" | "sh" | "exec" | "shell") {
-            return Err(format!("{tool:?}: only execute takes command prefixes; use \"allow\", \"deny\" or \"ask\""));
-        }
         let mut prefixes = Vec::new();
         let mut default = None;
         for (key, value) in object {
@@ -126,14 +129,18 @@ impl Permissions {
         Ok(Rule::Commands { prefixes, default })
     }
 
-    /// Renames rules written with an alias (`"bash": "ask"`) to the tool's canonical name;
-    /// a rule under the canonical name wins over one under an alias.
-    pub fn canonicalize(&mut self, toolbox: &Toolbox) {
+    /// Renames rules written with an alias (`"bash": "ask"`) to the tool's canonical name
+    /// (a rule under the canonical name wins over one under an alias), then checks that
+    /// command prefixes are only given for tools that run shell commands.
+    pub fn canonicalize(&mut self, toolbox: &Toolbox) -> Result<(), PermissionsError> {
         let mut canonical: HashMap<String, Rule> = HashMap::new();
         let mut direct = Vec::new();
         for (name, rule) in self.rules.drain() {
             match toolbox.get(&name) {
                 Some(tool) if tool.name != name => {
+                    if let Some(source) = self.sources.get(&name).cloned() {
+                        self.sources.entry(tool.name.clone()).or_insert(source);
+                    }
                     canonical.entry(tool.name.clone()).or_insert(rule);
                 }
                 _ => direct.push((name, rule)),
@@ -141,16 +148,33 @@ impl Permissions {
         }
         canonical.extend(direct);
         self.rules = canonical;
+        let runners: Vec<&str> =
+            toolbox.tools().iter().filter(|t| t.takes_commands()).map(|t| t.name.as_str()).collect();
+        for (name, rule) in &self.rules {
+            let takes_commands = toolbox.get(name).is_some_and(|t| t.takes_commands());
+            if matches!(rule, Rule::Commands { .. }) && !takes_commands && name != "*" {
+                return Err(PermissionsError::Invalid {
+                    path: self.sources.get(name).cloned().unwrap_or_default(),
+                    message: format!(
+                        "{name:?}: only tools that run shell commands ({}) take command prefixes; use \"allow\", \"deny\" or \"ask\"",
+                        runners.join(", ")
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
-    /// The policy for a call to `tool` (canonical name) with `args`.
-    pub fn decide(&self, tool: &str, args: &Value) -> Policy {
-        let fallback = if READ_ONLY.contains(&tool) { Policy::Allow } else { Policy::Ask };
+    /// The policy for a call to `tool` (canonical name): `read_only` tools are allowed and
+    /// others asked about unless a rule says otherwise; `command` is the shell command the
+    /// call would run, for tools that run commands.
+    pub fn decide(&self, tool: &str, read_only: bool, command: Option<&str>) -> Policy {
+        let fallback = if read_only { Policy::Allow } else { Policy::Ask };
         match self.rules.get(tool).or_else(|| self.rules.get("*")) {
             None => fallback,
             Some(Rule::Fixed(policy)) => *policy,
             Some(Rule::Commands { prefixes, default }) => {
-                let command = args["command"].as_str().unwrap_or("").trim();
+                let command = command.unwrap_or("").trim();
                 let chained = SHELL_OPERATORS.iter().any(|op| command.contains(op));
                 prefixes
                     .iter()
@@ -186,8 +210,8 @@ pub struct Gate {
 impl Gate {
     /// `Ok` lets the call run; `Err` is the refusal the model gets.
     pub async fn check(&self, call: HookCall) -> Result<(), String> {
-        let name = call.name.as_str();
-        match self.permissions.decide(name, &call.args) {
+        let name = call.name();
+        match self.permissions.decide(name, call.tool.read_only, call.tool.shell_command(&call.args)) {
             Policy::Deny => return Err(format!("Permission denied: {name}")),
             Policy::Allow => return Ok(()),
             Policy::Ask => {}
@@ -203,7 +227,12 @@ impl Gate {
                  in .agents/permissions.json"
             ));
         }
-        let request = ApprovalRequest { tool: name.to_string(), args: call.args.clone(), detail: detail(&call).await? };
+        let request = ApprovalRequest {
+            tool: name.to_string(),
+            args: call.args.clone(),
+            summary: call.tool.summarize(&call.args),
+            preview: call.tool.preview(&call.args).await?,
+        };
         let answer = tokio::select! {
             answer = self.approver.approve(request) => answer,
             _ = call.context.cancel.cancelled() => return Err(format!("Interrupted before permission was given: {name}")),
@@ -222,15 +251,16 @@ impl Gate {
 }
 
 impl Gate {
-    /// The policy in force for each of `tools`, and why, for `/permissions`.
-    pub fn describe(&self, tools: &[&str]) -> String {
+    /// The policy in force for each tool of `toolbox`, and why, for `/permissions`.
+    pub fn describe(&self, toolbox: &Toolbox) -> String {
         let mut out = String::new();
         if self.yolo {
             out.push_str("--yolo: every call that is not denied runs without asking\n");
         }
         let always = self.always.lock().map(|a| a.clone()).unwrap_or_default();
-        for &tool in tools {
-            let policy = match self.permissions.decide(tool, &Value::Null) {
+        for tool in toolbox.tools() {
+            let (read_only, tool) = (tool.read_only, tool.name.as_str());
+            let policy = match self.permissions.decide(tool, read_only, None) {
                 Policy::Deny => "deny".to_string(),
                 Policy::Allow => "allow".to_string(),
                 Policy::Ask if self.yolo => "allow (--yolo)".to_string(),
@@ -254,52 +284,36 @@ impl Gate {
     }
 }
 
-/// What the user is shown: the command, the diff a write or edit would make, or the
-/// arguments. An edit that would fail is refused with its error instead of asked about.
-pub async fn detail(call: &HookCall) -> Result<String, String> {
-    let args = &call.args;
-    Ok(match call.name.as_str() {
-        "execute" => {
-            let command = args["command"].as_str().unwrap_or_default().to_string();
-            match args["cwd"].as_str() {
-                Some(cwd) => format!("{command}\n(in {cwd})"),
-                None => command,
-            }
-        }
-        "write" => write::preview(args).await,
-        "edit" => edit::preview(args).await?,
-        _ => serde_json::to_string_pretty(args).unwrap_or_default(),
-    })
-}
-
 /// Installs the `Gate` as a global before hook. Reads the files again on `/reload`; the
 /// "always" answers last for the whole session.
 pub struct PermissionsPlugin {
     home: Option<PathBuf>,
     project: PathBuf,
-    allow: Vec<String>,
-    yolo: bool,
-    headless: bool,
+    flags: PermissionFlags,
     always: Arc<Mutex<HashSet<String>>>,
+}
+
+/// What the command line says about permissions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PermissionFlags {
+    /// Tools allowed without asking (`--allow TOOL`), by any of their names.
+    pub allow: Vec<String>,
+    /// Every call that is not denied runs without asking (`--yolo`).
+    pub yolo: bool,
+    /// Nobody can be asked (`ask`): calls whose policy is `ask` are refused.
+    pub headless: bool,
 }
 
 impl PermissionsPlugin {
     /// Files from `$HOME` and the working directory.
-    pub fn new(options: &Options) -> Self {
+    pub fn new(flags: PermissionFlags) -> Self {
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        Self::with_dirs(home, project, options)
+        Self::with_dirs(home, project, flags)
     }
 
-    pub fn with_dirs(home: Option<PathBuf>, project: PathBuf, options: &Options) -> Self {
-        PermissionsPlugin {
-            home,
-            project,
-            allow: options.allow.clone(),
-            yolo: options.yolo,
-            headless: options.headless,
-            always: Arc::default(),
-        }
+    pub fn with_dirs(home: Option<PathBuf>, project: PathBuf, flags: PermissionFlags) -> Self {
+        PermissionsPlugin { home, project, flags, always: Arc::default() }
     }
 }
 
@@ -311,26 +325,25 @@ impl Plugin for PermissionsPlugin {
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         let mut permissions = Permissions::load(self.home.as_deref(), &self.project)?;
         let toolbox = session.toolbox();
-        permissions.canonicalize(toolbox);
+        permissions.canonicalize(toolbox)?;
         let allowed =
-            self.allow.iter().map(|name| toolbox.get(name).map_or(name.clone(), |t| t.name.clone())).collect();
+            self.flags.allow.iter().map(|name| toolbox.get(name).map_or(name.clone(), |t| t.name.clone())).collect();
         let gate = Arc::new(Gate {
             permissions,
             allowed,
-            yolo: self.yolo,
-            headless: self.headless,
+            yolo: self.flags.yolo,
+            headless: self.flags.headless,
             always: self.always.clone(),
-            approver: session.approver.clone(),
+            approver: session.approver(),
         });
         let hook_gate = gate.clone();
-        session.toolbox().before(None, move |call| {
+        session.toolbox_mut().before(None, move |call| {
             let gate = hook_gate.clone();
             async move { gate.check(call).await }
         });
-        session.commands.add("permissions", "", "the permission policy of each tool", move |session, _| {
-            let names = session.agent.toolbox.names();
-            session.show(gate.describe(&names));
-            Ok(crate::agent::commands::Flow::Continue)
+        session.commands_mut().add("permissions", "", "the permission policy of each tool", move |session, _| {
+            session.show(gate.describe(session.toolbox()));
+            Ok(Flow::Continue)
         });
         Ok(())
     }
@@ -339,6 +352,7 @@ impl Plugin for PermissionsPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::Tool;
     use serde_json::json;
 
     fn parse(text: &str) -> Permissions {
@@ -348,37 +362,34 @@ mod tests {
     #[test]
     fn defaults_allow_looking_and_ask_for_changes() {
         let p = Permissions::default();
-        for tool in ["read", "glob", "grep", "list"] {
-            assert_eq!(p.decide(tool, &json!({})), Policy::Allow, "{tool}");
-        }
-        for tool in ["write", "edit", "execute", "plugin_tool"] {
-            assert_eq!(p.decide(tool, &json!({})), Policy::Ask, "{tool}");
-        }
+        assert_eq!(p.decide("anything", true, None), Policy::Allow);
+        assert_eq!(p.decide("anything", false, None), Policy::Ask);
+        assert_eq!(p.decide("anything", false, Some("ls")), Policy::Ask);
     }
 
     #[test]
     fn the_longest_prefix_wins_and_deny_wins_ties() {
         let p = parse(r#"{"execute": {"allow": ["git", "cargo test"], "deny": ["git push", "cargo test"]}}"#);
-        assert_eq!(p.decide("execute", &json!({"command": "git status"})), Policy::Allow);
-        assert_eq!(p.decide("execute", &json!({"command": "git push --force"})), Policy::Deny);
-        assert_eq!(p.decide("execute", &json!({"command": "cargo test"})), Policy::Deny);
-        assert_eq!(p.decide("execute", &json!({"command": "gitk"})), Policy::Ask);
+        assert_eq!(p.decide("execute", false, Some("git status")), Policy::Allow);
+        assert_eq!(p.decide("execute", false, Some("git push --force")), Policy::Deny);
+        assert_eq!(p.decide("execute", false, Some("cargo test")), Policy::Deny);
+        assert_eq!(p.decide("execute", false, Some("gitk")), Policy::Ask);
     }
 
     #[test]
     fn an_allowed_prefix_does_not_cover_chained_commands() {
         let p = parse(r#"{"execute": {"allow": ["cargo test"]}}"#);
-        assert_eq!(p.decide("execute", &json!({"command": "cargo test --lib"})), Policy::Allow);
-        assert_eq!(p.decide("execute", &json!({"command": "cargo test; rm -rf ~"})), Policy::Ask);
-        assert_eq!(p.decide("execute", &json!({"command": "cargo test && curl x | sh"})), Policy::Ask);
-        assert_eq!(p.decide("execute", &json!({"command": "cargo test > out"})), Policy::Ask);
+        assert_eq!(p.decide("execute", false, Some("cargo test --lib")), Policy::Allow);
+        assert_eq!(p.decide("execute", false, Some("cargo test; rm -rf ~")), Policy::Ask);
+        assert_eq!(p.decide("execute", false, Some("cargo test && curl x | sh")), Policy::Ask);
+        assert_eq!(p.decide("execute", false, Some("cargo test > out")), Policy::Ask);
     }
 
     #[test]
     fn a_star_rule_covers_unlisted_tools() {
         let p = parse(r#"{"*": "deny", "read": "allow"}"#);
-        assert_eq!(p.decide("read", &json!({})), Policy::Allow);
-        assert_eq!(p.decide("grep", &json!({})), Policy::Deny);
+        assert_eq!(p.decide("read", true, None), Policy::Allow);
+        assert_eq!(p.decide("grep", true, None), Policy::Deny);
     }
 
     #[test]
@@ -393,13 +404,26 @@ mod tests {
             r#"invalid permissions file /x/p.json: "read": expected "allow", "deny" or "ask", not "yes""#
         );
         assert_eq!(
-            err(r#"{"read": {"allow": ["x"]}}"#),
-            r#"invalid permissions file /x/p.json: "read": only execute takes command prefixes; use "allow", "deny" or "ask""#
-        );
-        assert_eq!(
             err(r#"{"execute": {"allow": "cargo"}}"#),
             r#"invalid permissions file /x/p.json: "execute".allow: expected a list of command prefixes"#
         );
         assert!(err("{").starts_with("invalid permissions file /x/p.json: not valid JSON: "));
+    }
+
+    #[test]
+    fn command_prefixes_only_for_tools_that_run_commands() {
+        let tool =
+            |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { Ok(json!(null)) }).unwrap();
+        let mut toolbox = Toolbox::new();
+        toolbox.add(tool("look").read_only());
+        toolbox.add(tool("run").runs_commands("command").with_aliases(&["sh"]));
+        let mut p = Permissions::parse(r#"{"look": {"allow": ["x"]}}"#, Path::new("/x/p.json")).unwrap();
+        assert_eq!(
+            p.canonicalize(&toolbox).unwrap_err().to_string(),
+            r#"invalid permissions file /x/p.json: "look": only tools that run shell commands (run) take command prefixes; use "allow", "deny" or "ask""#
+        );
+        let mut p = Permissions::parse(r#"{"sh": {"deny": ["rm"]}}"#, Path::new("/x/p.json")).unwrap();
+        p.canonicalize(&toolbox).unwrap();
+        assert_eq!(p.decide("run", false, Some("rm -rf x")), Policy::Deny);
     }
 }

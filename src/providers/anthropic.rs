@@ -3,9 +3,9 @@
 //! parser (`message_start` … `message_stop`, in-stream `error`).
 
 use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
-use super::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request};
-use crate::agent::conversation::{Message, Role, ToolCall};
-use crate::agent::output::Usage;
+use crate::protocol::{
+    EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
+};
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -138,9 +138,9 @@ fn messages(messages: &[Message]) -> Vec<Value> {
                 let mut block = json!({
                     "type": "tool_result",
                     "tool_use_id": message.tool_call_id.clone().unwrap_or_default(),
-                    "content": message.content,
+                    "content": message.text(),
                 });
-                if is_failure(&message.content) {
+                if message.result.as_ref().is_some_and(|r| !r.is_ok()) {
                     block["is_error"] = json!(true);
                 }
                 results.push(block);
@@ -159,11 +159,6 @@ fn object_or_empty(value: &Value) -> Value {
     } else {
         Value::Object(Map::new())
     }
-}
-
-/// A tool result the toolbox marked `"ok": false`.
-fn is_failure(content: &str) -> bool {
-    serde_json::from_str::<Value>(content).ok().and_then(|v| v.get("ok").and_then(Value::as_bool)) == Some(false)
 }
 
 impl Provider for AnthropicProvider {
@@ -353,7 +348,7 @@ impl WireParser for Parser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::conversation::ThinkingBlock;
+    use crate::protocol::{ThinkingBlock, ToolResult};
 
     #[test]
     fn tool_results_of_one_step_share_one_user_message() {
@@ -368,8 +363,8 @@ mod tests {
             Message::system("S"),
             Message::user("hi"),
             assistant,
-            Message::tool_result(&call("a"), r#"{"ok":true}"#),
-            Message::tool_result(&call("b"), r#"{"error":"x","ok":false}"#),
+            Message::tool_result(&call("a"), ToolResult::from_value(Value::Null)),
+            Message::tool_result(&call("b"), ToolResult::failure("x")),
         ];
         let got = Value::Array(messages(&list));
         assert_eq!(

@@ -5,10 +5,11 @@
 //! The stream is a plain `unfold` over the driver's state: no task is spawned, so dropping
 //! the stream drops the request and its connection at once.
 
+pub use super::frame::{Frame, Framing};
 use super::ndjson::NdjsonDecoder;
 use super::retry::RetryPolicy;
 use super::sse::SseDecoder;
-use super::{EventStream, ProviderError, ProviderEvent};
+use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -16,23 +17,6 @@ use serde_json::Value;
 use std::collections::VecDeque;
 use std::fmt;
 use std::time::Duration;
-
-/// One complete unit of a stream: an SSE event or an NDJSON line.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Frame {
-    /// The SSE `event:` name, if any.
-    pub event: Option<String>,
-    pub data: String,
-    /// The stream's line of (the last line of) the data, for error messages.
-    pub line: usize,
-}
-
-/// How a response body is framed.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Framing {
-    Sse,
-    Ndjson,
-}
 
 /// An API key. Its `Debug` and `Display` never show it.
 #[derive(Clone, Default, PartialEq)]

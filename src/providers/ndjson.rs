@@ -2,7 +2,7 @@
 //! lines. Blank lines are skipped; a trailing `\r` is dropped; the JSON itself is parsed by
 //! the provider.
 
-use super::http::Frame;
+use super::frame::Frame;
 
 /// Incremental NDJSON line splitter.
 #[derive(Debug, Default)]

@@ -6,9 +6,9 @@
 //! `think: true`; otherwise `think` is not sent and the model's own default applies.
 
 use super::http::{self, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
-use super::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request};
-use crate::agent::conversation::{Message, Role, ToolCall};
-use crate::agent::output::Usage;
+use crate::protocol::{
+    EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
+};
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -139,7 +139,7 @@ impl OllamaProvider {
 
 /// One message in Ollama's shape (tool-call arguments stay objects).
 fn message(message: &Message) -> Value {
-    let mut out = json!({"role": message.role.as_str(), "content": message.content});
+    let mut out = json!({"role": message.role.as_str(), "content": message.text()});
     match message.role {
         Role::Assistant if !message.tool_calls.is_empty() => {
             let thinking: String = message.thinking.iter().map(|t| t.text.as_str()).collect();

@@ -4,9 +4,9 @@
 //! index, usage, `[DONE]`).
 
 use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
-use super::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request};
-use crate::agent::conversation::{Message, Role, ToolCall};
-use crate::agent::output::Usage;
+use crate::protocol::{
+    EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
+};
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -94,7 +94,7 @@ fn message(message: &Message) -> Value {
         Role::Tool => json!({
             "role": "tool",
             "tool_call_id": message.tool_call_id.clone().unwrap_or_default(),
-            "content": message.content,
+            "content": message.text(),
         }),
         Role::Assistant if !message.tool_calls.is_empty() => {
             let calls: Vec<Value> = message

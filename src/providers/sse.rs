@@ -5,7 +5,7 @@
 //! `\r\n` or `\r`; a blank line dispatches; `data:` lines are joined with `\n`; one space
 //! after the colon is dropped; comments (`:`) and `id:`/`retry:` are ignored.
 
-use super::http::Frame;
+use super::frame::Frame;
 
 /// Incremental SSE decoder.
 #[derive(Debug, Default)]

@@ -4,8 +4,7 @@
 //! Markdown). With `ELELEM_STUB_SCRIPT=<file>` (a JSON array) element *i* answers the
 //! *i*-th model call of the process; when the script runs out the demo takes over.
 
-use super::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request};
-use crate::agent::conversation::{Role, ToolCall};
+use crate::protocol::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall};
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -168,7 +167,7 @@ const DEMO_PACE_MS: u64 = 12;
 fn demo(request: &Request) -> VecDeque<Timed> {
     let last = request.messages.last();
     if let Some(message) = last.filter(|m| m.role == Role::Tool) {
-        return paced(ProviderEvent::Saying, &demo_answer(&message.content));
+        return paced(ProviderEvent::Saying, &demo_answer(&message.text()));
     }
     let prompt = last.map(|m| m.content.lines().next().unwrap_or("").to_string()).unwrap_or_default();
     let has = |name: &str| request.tools.iter().any(|t| t.name == name);

@@ -4,7 +4,7 @@
 //! diff without writing, for approval questions.
 
 use super::{diff, write::write_atomic};
-use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -34,7 +34,11 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         edit,
     )
-    .map(|t| t.with_aliases(&["str_replace", "replace", "edit_file"]))
+    .map(|t| {
+        t.with_aliases(&["str_replace", "replace", "edit_file"]).summarized_by("path").with_preview(|args| async move {
+            preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text })
+        })
+    })
 }
 
 /// An edit worked out but not yet written.

@@ -3,7 +3,7 @@
 //! timeout, on cancel, or if the call is dropped, so no process is left behind.
 
 use super::capped::CappedText;
-use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
 use serde_json::{json, Value};
 use std::os::fd::OwnedFd;
 use std::process::Stdio;
@@ -34,7 +34,16 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         execute,
     )
-    .map(|t| t.with_aliases(&["bash", "sh", "exec", "shell"]))
+    .map(|t| {
+        t.with_aliases(&["bash", "sh", "exec", "shell"]).runs_commands("command").with_preview(|args| async move {
+            let command = args["command"].as_str().unwrap_or_default().to_string();
+            let text = match args["cwd"].as_str() {
+                Some(cwd) => format!("{command}\n(in {cwd})"),
+                None => command,
+            };
+            Ok(Preview { kind: PreviewKind::Command, text })
+        })
+    })
 }
 
 /// Kills a process group when dropped, unless disarmed.

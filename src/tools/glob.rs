@@ -1,7 +1,7 @@
 //! The `glob` tool: files whose path matches a glob pattern, under a directory, skipping
 //! what `.gitignore` (and `.ignore`) exclude. `PathGlob` is shared with `grep`'s filter.
 
-use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Tool, ToolContext, ToolboxError};
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -26,7 +26,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         glob,
     )
-    .map(|t| t.with_aliases(&["find", "find_files"]))
+    .map(|t| t.with_aliases(&["find", "find_files"]).read_only().summarized_by("pattern"))
 }
 
 /// A glob matched against a file name (pattern without `/`) or a relative path.
@@ -55,10 +55,10 @@ impl PathGlob {
     }
 }
 
-async fn glob(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {
+async fn glob(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let pattern = super::str_arg(&args, "pattern")?.to_string();
     let root = args["path"].as_str().unwrap_or(".").to_string();
-    Ok(tokio::task::spawn_blocking(move || find(&pattern, &root)).await?)
+    ctx.blocking(move || find(&pattern, &root)).await
 }
 
 fn find(pattern: &str, root: &str) -> Value {

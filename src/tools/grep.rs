@@ -3,7 +3,7 @@
 //! excludes. Capped, with a count of what was left out.
 
 use super::glob::PathGlob;
-use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Tool, ToolContext, ToolboxError};
 use regex::RegexBuilder;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -35,11 +35,11 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         grep,
     )
-    .map(|t| t.with_aliases(&["search", "rg", "search_files"]))
+    .map(|t| t.with_aliases(&["search", "rg", "search_files"]).read_only().summarized_by("pattern"))
 }
 
-async fn grep(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {
-    Ok(tokio::task::spawn_blocking(move || search(&args)).await?)
+async fn grep(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
+    ctx.blocking(move || search(&args)).await
 }
 
 fn search(args: &Value) -> Value {

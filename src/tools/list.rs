@@ -1,7 +1,7 @@
 //! The `list` tool: a directory tree to a given depth, directories marked with `/`, skipping
 //! what `.gitignore` excludes.
 
-use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Tool, ToolContext, ToolboxError};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -25,13 +25,13 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         list,
     )
-    .map(|t| t.with_aliases(&["ls", "tree", "list_dir"]))
+    .map(|t| t.with_aliases(&["ls", "tree", "list_dir"]).read_only().summarized_by("path"))
 }
 
-async fn list(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {
+async fn list(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let root = args["path"].as_str().unwrap_or(".").to_string();
     let depth = args["depth"].as_u64().map_or(DEFAULT_DEPTH, |d| d as usize).max(1);
-    Ok(tokio::task::spawn_blocking(move || tree(&root, depth)).await?)
+    ctx.blocking(move || tree(&root, depth)).await
 }
 
 fn tree(root: &str, depth: usize) -> Value {

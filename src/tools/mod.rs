@@ -1,6 +1,7 @@
 //! Built-in tools, registered through the `BuiltinTools` plugin like any plugin's tools.
-//! Each tool lives in its own module with its schema, description and handler; this module
-//! holds what they share (the `.gitignore`-aware walker, argument helpers).
+//! Each tool lives in its own module with its schema, description, handler and
+//! self-description (read-only or not, summary, preview, aliases); this module holds what
+//! they share (the `.gitignore`-aware walker, argument helpers).
 
 pub mod capped;
 pub mod diff;
@@ -12,13 +13,8 @@ pub mod list;
 pub mod read;
 pub mod write;
 
-use crate::agent::session::Session;
-use crate::agent::toolbox::{Tool, ToolboxError};
-use crate::plugins::Plugin;
+use crate::agent::{Plugin, Session, Tool, ToolboxError};
 use std::path::Path;
-
-/// Tools that only look: allowed by default (see `plugins::permissions`).
-pub const READ_ONLY: &[&str] = &["read", "glob", "grep", "list"];
 
 pub struct BuiltinTools;
 
@@ -41,7 +37,7 @@ impl Plugin for BuiltinTools {
     }
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
-        let toolbox = session.toolbox();
+        let toolbox = session.toolbox_mut();
         for tool in all()? {
             toolbox.add(tool);
         }

@@ -2,7 +2,7 @@
 //! the total line count, binary files refused, and big files cut with a note on how to
 //! read further.
 
-use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Tool, ToolContext, ToolboxError};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -31,7 +31,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         read,
     )
-    .map(|t| t.with_aliases(&["open", "cat", "read_file", "view"]))
+    .map(|t| t.with_aliases(&["open", "cat", "read_file", "view"]).read_only().summarized_by("path"))
 }
 
 async fn read(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {

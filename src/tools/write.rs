@@ -3,7 +3,7 @@
 //! existing file. `preview` computes that diff without writing, for approval questions.
 
 use super::diff;
-use crate::agent::toolbox::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
 use anyhow::Context as _;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -26,7 +26,11 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         write,
     )
-    .map(|t| t.with_aliases(&["write_file", "create"]))
+    .map(|t| {
+        t.with_aliases(&["write_file", "create"])
+            .summarized_by("path")
+            .with_preview(|args| async move { Ok(Preview { kind: PreviewKind::Diff, text: preview(&args).await }) })
+    })
 }
 
 async fn write(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {

@@ -3,13 +3,15 @@
 //! `view.rs`. `App` never talks to the terminal or the agent directly: it returns
 //! `Action`s for the event loop to carry out, which keeps it testable with `TestBackend`.
 
+use super::clock::{SharedClock, SystemClock};
 use super::composer::Composer;
 use super::context_panel::ContextPanel;
 use super::history::History;
 use super::theme::Theme;
 use super::tool_log::ToolLog;
 use crate::agent::input::{Approval, ApprovalRequest};
-use crate::agent::output::{AgentEvent, TurnEnd, Usage};
+use crate::agent::output::{AgentEvent, Delta, TurnEnd};
+use crate::protocol::Usage;
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -86,6 +88,8 @@ pub struct App {
     pub rects: PaneRects,
     /// When the app started: the clock the status spinner turns by.
     pub started: Instant,
+    /// Where "now" comes from for elapsed times and animation.
+    pub clock: SharedClock,
 }
 
 /// How long a second Ctrl+C counts as "twice".
@@ -121,7 +125,15 @@ impl App {
             notice: None,
             rects: PaneRects::default(),
             started: Instant::now(),
+            clock: std::sync::Arc::new(SystemClock),
         }
+    }
+
+    /// Runs the app on `clock` (tests use a `ManualClock`); set before any tool runs.
+    pub fn set_clock(&mut self, clock: SharedClock) {
+        self.started = clock.now();
+        self.tools = ToolLog::new(clock.clone());
+        self.clock = clock;
     }
 
     /// Something on screen changes with time (spinner, elapsed time, retry countdown).
@@ -160,24 +172,23 @@ impl App {
                 self.activity = Activity::Thinking;
                 self.history.user(&prompt);
             }
-            AgentEvent::Thinking(delta) => {
+            AgentEvent::Delta(Delta::Thinking(delta)) => {
                 self.activity = Activity::Thinking;
                 self.history.thinking(&delta);
             }
-            AgentEvent::Saying(delta) => {
+            AgentEvent::Delta(Delta::Saying(delta)) => {
                 self.activity = Activity::Responding;
                 self.history.saying(&delta);
             }
-            AgentEvent::ToolStarted { call } => {
+            AgentEvent::ToolStarted { call, summary } => {
                 self.activity = Activity::RunningTool(call.name.clone());
-                let label = format!("{} {}", call.name, super::tool_log::summarize(&call.name, &call.arguments));
+                let label = format!("{} {}", call.name, summary.replace('\n', " ⏎ "));
                 self.history.tool_started(&call.id, label.trim_end());
-                self.tools.started(&call.id, &call.name, &call.arguments);
+                self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }
-            AgentEvent::ToolOutput { id, chunk } => self.tools.output(&id, &chunk),
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => self.tools.output(&id, &chunk),
             AgentEvent::ToolFinished { call, result } => {
-                let ok = result["ok"] != serde_json::Value::Bool(false);
-                self.history.tool_finished(&call.id, ok);
+                self.history.tool_finished(&call.id, result.is_ok());
                 self.tools.finished(&call.id, &result);
                 self.activity = Activity::Thinking;
             }

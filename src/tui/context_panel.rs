@@ -76,7 +76,7 @@ impl ContextPanel {
             for (i, m) in s.messages.iter().enumerate() {
                 lines.push(Line::default());
                 lines.push(header(format!("{}. {}", i + 2, m.role), message_tokens(m)));
-                lines.extend(wrap(&sanitize(&m.content), width, theme.text(), "  ", "  ", theme.dim()));
+                lines.extend(wrap(&sanitize(&m.text()), width, theme.text(), "  ", "  ", theme.dim()));
             }
             lines.push(Line::default());
             lines.push(header(format!("tools ({})", s.tools.len()), tools_tokens(s)));
@@ -120,8 +120,8 @@ impl ContextPanel {
     }
 }
 
-fn message_tokens(m: &crate::agent::conversation::Message) -> usize {
-    estimate_tokens(&m.content) + 4
+fn message_tokens(m: &crate::protocol::Message) -> usize {
+    estimate_tokens(&m.text()) + 4
 }
 
 fn tools_tokens(s: &ContextSnapshot) -> usize {

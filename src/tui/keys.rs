@@ -37,8 +37,6 @@ impl App {
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
-            // Lets the end-to-end tests check that a panic restores the terminal.
-            KeyCode::F(12) if std::env::var_os("ELELEM_TEST_PANIC").is_some() => panic!("test panic (F12)"),
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => return vec![Action::Quit],
             KeyCode::Char('o') if ctrl => self.toggle_context(),
             KeyCode::Char('t') if ctrl => self.history.toggle_thinking(),

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod cells;
 pub mod channel;
+pub mod clock;
 pub mod composer;
 pub mod context_panel;
 pub mod highlight;
@@ -58,7 +59,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<()> {
     let approver = Arc::new(ChannelApprover(ui_tx.clone()));
     let mut session = build_session(options, output, Box::new(ChannelInput(line_rx)), approver)?;
     let mut commands: Vec<(String, String)> =
-        session.commands.list().map(|c| (format!("/{}", c.name), c.description.clone())).collect();
+        session.commands().list().map(|c| (format!("/{}", c.name), c.description.clone())).collect();
     commands.push(("/mouse".into(), "toggle mouse capture".into()));
     commands.sort();
     let (provider, model) = (session.provider().name().to_string(), session.provider().model().to_string());
@@ -66,8 +67,8 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<()> {
     app.yolo = tui.yolo;
     app.mouse = tui.mouse;
     app.history.push(cells::CellKind::Notice(format!("{} · {provider} · {model} · ? for help", banner())));
-    session.agent.publish_context();
-    let interrupter = session.interrupter.clone();
+    session.publish_context();
+    let interrupter = session.interrupter().clone();
     let agent = tokio::spawn(async move { session.run().await });
 
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;

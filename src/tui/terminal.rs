@@ -66,14 +66,17 @@ pub fn restore() {
 }
 
 /// A panic hook that restores the terminal before the panic is printed. Panics a tool
-/// catches (they become tool results) leave the terminal alone.
+/// catches (they become tool results, on whichever thread the tool runs) leave the
+/// terminal alone. Any other panic, on any thread, ends the app: a UI whose agent task or
+/// helper thread died would only pretend to work.
 pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if crate::agent::toolbox::panic_is_caught() {
+        if crate::agent::caught::panic_is_caught() {
             return;
         }
         restore();
         previous(info);
+        std::process::exit(101);
     }));
 }

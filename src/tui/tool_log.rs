@@ -3,9 +3,11 @@
 //! time, the last lines of streamed output), selectable and expandable to show the
 //! arguments and the full result JSON.
 
+use super::clock::{SharedClock, SystemClock};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
 use super::wrap::{truncate, wrap};
+use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -30,7 +32,7 @@ pub struct ToolRow {
     pub args: Value,
     started: Instant,
     pub elapsed: Option<Duration>,
-    pub result: Option<Value>,
+    pub result: Option<ToolResult>,
     output: String,
     pub expanded: bool,
     detail: Option<(u16, Vec<Line<'static>>)>,
@@ -38,7 +40,7 @@ pub struct ToolRow {
 
 impl ToolRow {
     pub fn ok(&self) -> Option<bool> {
-        self.result.as_ref().map(|r| r["ok"] != Value::Bool(false))
+        self.result.as_ref().map(ToolResult::is_ok)
     }
 
     fn live_lines(&self) -> Vec<&str> {
@@ -57,7 +59,7 @@ impl ToolRow {
         if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
             let mut text = format!("arguments:\n{}", fields(&self.args));
             match &self.result {
-                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(result))),
+                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(&result.to_value()))),
                 None => text.push_str("\n(running)"),
             }
             let mut lines = wrap(&sanitize(&text), width, theme.dim(), "  ", "  ", theme.dim());
@@ -79,7 +81,7 @@ impl ToolRow {
             Some(false) => ("x", theme.error()),
         };
         let mut right = format!(" {:.1}s", elapsed.as_secs_f64());
-        if let Some(code) = self.result.as_ref().and_then(|r| r["exit_status"].as_i64()).filter(|c| *c != 0) {
+        if let Some(code) = self.result.as_ref().and_then(|r| r.get("exit_status")?.as_i64()).filter(|c| *c != 0) {
             right = format!(" exit {code}{right}");
         }
         let left_width = usize::from(width).saturating_sub(right.width() + 2);
@@ -133,21 +135,13 @@ fn fields(value: &Value) -> String {
     out.trim_end().to_string()
 }
 
-/// A short description of a call: the command, path or pattern.
-pub fn summarize(name: &str, args: &Value) -> String {
-    let pick = |keys: &[&str]| keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str)).map(str::to_string);
-    let text = match name {
-        "execute" => pick(&["command"]),
-        "read" | "write" | "edit" | "list" => pick(&["path"]),
-        "glob" | "grep" => pick(&["pattern"]),
-        _ => None,
-    }
-    .unwrap_or_else(|| if args.as_object().is_some_and(|o| o.is_empty()) { String::new() } else { args.to_string() });
-    sanitize(&text).replace('\n', " ⏎ ")
+/// A call's summary as one safe line.
+fn one_line(summary: &str) -> String {
+    sanitize(summary).replace('\n', " ⏎ ")
 }
 
-#[derive(Default)]
 pub struct ToolLog {
+    clock: SharedClock,
     rows: Vec<ToolRow>,
     by_id: HashMap<String, usize>,
     index: RowIndex,
@@ -156,18 +150,37 @@ pub struct ToolLog {
     view_rows: usize,
 }
 
+impl Default for ToolLog {
+    fn default() -> Self {
+        Self::new(std::sync::Arc::new(SystemClock))
+    }
+}
+
 impl ToolLog {
+    pub fn new(clock: SharedClock) -> Self {
+        ToolLog {
+            clock,
+            rows: Vec::new(),
+            by_id: HashMap::new(),
+            index: RowIndex::default(),
+            scroll: Scroll::default(),
+            selected: None,
+            view_rows: 0,
+        }
+    }
+
     pub fn running(&self) -> usize {
         self.rows.iter().rev().take_while(|r| r.result.is_none()).count()
     }
 
-    pub fn started(&mut self, id: &str, name: &str, args: &Value) {
+    /// A call began; `summary` is the tool's own one-line description of it.
+    pub fn started(&mut self, id: &str, name: &str, summary: &str, args: &Value) {
         self.rows.push(ToolRow {
             id: id.to_string(),
             name: sanitize(name).into_owned(),
-            summary: summarize(name, args),
+            summary: one_line(summary),
             args: args.clone(),
-            started: Instant::now(),
+            started: self.clock.now(),
             elapsed: None,
             result: None,
             output: String::new(),
@@ -194,21 +207,15 @@ impl ToolLog {
         }
     }
 
-    pub fn finished(&mut self, id: &str, result: &Value) {
+    pub fn finished(&mut self, id: &str, result: &ToolResult) {
+        let now = self.clock.now();
         if let Some(i) = self.by_id.remove(id) {
             let row = &mut self.rows[i];
-            row.elapsed = Some(row.started.elapsed());
+            row.elapsed = Some(now.duration_since(row.started));
             row.result = Some(result.clone());
             row.output = String::new();
             row.detail = None;
             self.index.invalidate(i);
-        }
-    }
-
-    /// Freezes the clock of every running row (for stable snapshots).
-    pub fn set_elapsed(&mut self, elapsed: Duration) {
-        for row in &mut self.rows {
-            row.elapsed = Some(elapsed);
         }
     }
 

@@ -19,7 +19,8 @@ const WIDE: u16 = 100;
 impl App {
     pub fn draw(&mut self, frame: &mut Frame) {
         let area = frame.area();
-        self.render(area, frame.buffer_mut(), Instant::now());
+        let now = self.clock.now();
+        self.render(area, frame.buffer_mut(), now);
     }
 
     /// Lays out and draws everything into `buf`.
@@ -135,7 +136,7 @@ impl App {
         let theme = self.theme;
         let width = (area.width * 4 / 5).clamp(20, 100).min(area.width);
         let inner_w = width.saturating_sub(2);
-        let mut body = wrap(&pending.request.detail, inner_w, theme.text(), "", "", theme.text());
+        let mut body = wrap(&pending.request.preview.text, inner_w, theme.text(), "", "", theme.text());
         let max_body = usize::from(area.height.saturating_sub(6)).max(1);
         if body.len() > max_body {
             let more = body.len() - max_body + 1;

@@ -4,11 +4,11 @@
 
 use elelem::agent::output::RecordingOutput;
 use elelem::agent::system_prompt::SystemPrompt;
-use elelem::agent::toolbox::{Tool, ToolContext, Toolbox};
 use elelem::agent::{Agent, Transcript};
+use elelem::agent::{Tool, ToolContext, Toolbox};
+use elelem::protocol::{EventStream, Provider, ProviderError, ProviderEvent};
 use elelem::providers::http::HttpOptions;
 use elelem::providers::retry::RetryPolicy;
-use elelem::providers::{EventStream, Provider, ProviderError, ProviderEvent};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -258,6 +258,7 @@ pub fn read_tool() -> Tool {
         },
     )
     .unwrap()
+    .summarized_by("path")
 }
 
 /// An agent over `provider` with the `read` tool and the system prompt `SYSTEM`.

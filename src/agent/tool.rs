@@ -1,0 +1,249 @@
+//! A `Tool`: what the model can call, and what it says about itself. Besides its schema
+//! (compiled once), description, aliases and handler, a tool describes itself so that
+//! permissions, the tool log, the line REPL and the approval dialog never need to know
+//! which tool they are looking at: whether it only reads, a one-line summary of a call, a
+//! preview of what a call would do (the command, the diff), and which argument holds a
+//! shell command, if any.
+
+use super::output::{AgentEvent, Delta, Output};
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::Value;
+use std::future::Future;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// What a handler or hook sees of the call it serves.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The model's id for this call.
+    pub call_id: String,
+    /// Cancelled when the user interrupts the turn; long-running tools must watch it.
+    pub cancel: CancellationToken,
+    output: Option<Arc<dyn Output>>,
+}
+
+impl ToolContext {
+    pub fn new(call_id: impl Into<String>, cancel: CancellationToken, output: Option<Arc<dyn Output>>) -> Self {
+        ToolContext { call_id: call_id.into(), cancel, output }
+    }
+
+    /// A context for running a tool outside a turn (tests, scripts).
+    pub fn detached() -> Self {
+        Self::new("", CancellationToken::new(), None)
+    }
+
+    /// Streams a piece of live output (e.g. from `execute`) to whoever is watching.
+    pub fn progress(&self, chunk: &str) {
+        if let Some(output) = &self.output {
+            output.emit(AgentEvent::Delta(Delta::ToolOutput { id: self.call_id.clone(), chunk: chunk.to_string() }));
+        }
+    }
+
+    /// Runs blocking work off the async threads; a panic there fails this call like a
+    /// panic in the handler itself.
+    pub async fn blocking<R: Send + 'static>(&self, f: impl FnOnce() -> R + Send + 'static) -> anyhow::Result<R> {
+        super::caught::run_blocking(f).await
+    }
+}
+
+pub type ToolFuture = BoxFuture<'static, anyhow::Result<Value>>;
+pub type Handler = Arc<dyn Fn(Value, ToolContext) -> ToolFuture + Send + Sync>;
+/// A one-line summary of a call's arguments.
+pub type Summarizer = Arc<dyn Fn(&Value) -> String + Send + Sync>;
+/// What a call would do, shown before approval; `Err` refuses the call with that message.
+pub type Previewer = Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Preview, String>> + Send + Sync>;
+
+/// How a preview reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreviewKind {
+    /// A shell command the call would run.
+    Command,
+    /// A unified diff of the change the call would make.
+    Diff,
+    /// The call's arguments (tools with nothing better to show).
+    Arguments,
+}
+
+/// What a call would do, for the user to approve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preview {
+    pub kind: PreviewKind,
+    pub text: String,
+}
+
+/// An error building a tool.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolboxError {
+    #[error("tool {name}: invalid JSON Schema: {message}")]
+    InvalidSchema { name: String, message: String },
+}
+
+/// A tool: its schema, description, aliases, handler and self-description.
+#[derive(Clone)]
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+    pub aliases: Vec<String>,
+    /// Only looks, never changes anything: allowed without asking by default.
+    pub read_only: bool,
+    /// The argument that holds a shell command (permission rules match it).
+    command_arg: Option<String>,
+    summary: Option<Summarizer>,
+    preview: Option<Previewer>,
+    handler: Handler,
+    validator: Arc<jsonschema::Validator>,
+}
+
+impl Tool {
+    pub fn new<F, Fut>(name: &str, description: &str, parameters: Value, handler: F) -> Result<Tool, ToolboxError>
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = anyhow::Result<Value>> + Send + 'static,
+    {
+        let validator = jsonschema::validator_for(&parameters)
+            .map_err(|e| ToolboxError::InvalidSchema { name: name.to_string(), message: e.to_string() })?;
+        Ok(Tool {
+            name: name.to_string(),
+            description: description.to_string(),
+            parameters,
+            aliases: Vec::new(),
+            read_only: false,
+            command_arg: None,
+            summary: None,
+            preview: None,
+            handler: Arc::new(move |args, ctx| handler(args, ctx).boxed()),
+            validator: Arc::new(validator),
+        })
+    }
+
+    /// Adds names this tool also answers to.
+    pub fn with_aliases(mut self, aliases: &[&str]) -> Self {
+        self.aliases.extend(aliases.iter().map(|a| a.to_string()));
+        self
+    }
+
+    /// Marks the tool as one that only looks.
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
+    }
+
+    /// Summarises a call by one string argument (`path`, `pattern`).
+    pub fn summarized_by(self, arg: &str) -> Self {
+        let arg = arg.to_string();
+        self.with_summary(move |args| args.get(&arg).and_then(Value::as_str).unwrap_or_default().to_string())
+    }
+
+    /// Summarises a call with `f`.
+    pub fn with_summary(mut self, f: impl Fn(&Value) -> String + Send + Sync + 'static) -> Self {
+        self.summary = Some(Arc::new(f));
+        self
+    }
+
+    /// Declares that argument `arg` holds a shell command: the summary shows it, and
+    /// permission rules with command prefixes apply to it.
+    pub fn runs_commands(mut self, arg: &str) -> Self {
+        self.command_arg = Some(arg.to_string());
+        if self.summary.is_none() {
+            self = self.summarized_by(arg);
+        }
+        self
+    }
+
+    /// Shows what a call would do before it is approved.
+    pub fn with_preview<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Preview, String>> + Send + 'static,
+    {
+        self.preview = Some(Arc::new(move |args| f(args).boxed()));
+        self
+    }
+
+    pub fn spec(&self) -> crate::protocol::ToolSpec {
+        crate::protocol::ToolSpec {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters: self.parameters.clone(),
+        }
+    }
+
+    /// Checks arguments against the schema; the message follows DESIGN §3.
+    pub fn validate(&self, args: &Value) -> Result<(), String> {
+        validation_message(&self.validator, args).map_or(Ok(()), Err)
+    }
+
+    /// The call in one line: the tool's own summary, else the arguments as compact JSON
+    /// (nothing for no arguments). Not sanitised: front ends do that.
+    pub fn summarize(&self, args: &Value) -> String {
+        match &self.summary {
+            Some(summary) => summary(args),
+            None => generic_summary(args),
+        }
+    }
+
+    /// The shell command a call would run, for tools that run commands.
+    pub fn shell_command<'a>(&self, args: &'a Value) -> Option<&'a str> {
+        self.command_arg.as_deref().map(|arg| args.get(arg).and_then(Value::as_str).unwrap_or_default())
+    }
+
+    /// Whether permission rules with command prefixes apply to this tool.
+    pub fn takes_commands(&self) -> bool {
+        self.command_arg.is_some()
+    }
+
+    /// What a call would do: the tool's own preview, else the command (for tools that run
+    /// commands) or the arguments.
+    pub async fn preview(&self, args: &Value) -> Result<Preview, String> {
+        if let Some(preview) = &self.preview {
+            return preview(args.clone()).await;
+        }
+        Ok(match self.shell_command(args) {
+            Some(command) => Preview { kind: PreviewKind::Command, text: command.to_string() },
+            None => {
+                Preview { kind: PreviewKind::Arguments, text: serde_json::to_string_pretty(args).unwrap_or_default() }
+            }
+        })
+    }
+
+    pub(crate) fn handler(&self) -> &Handler {
+        &self.handler
+    }
+}
+
+/// A call without a summary of its own: its arguments as compact JSON, or nothing.
+pub fn generic_summary(args: &Value) -> String {
+    if args.as_object().is_some_and(|o| o.is_empty()) || args.is_null() {
+        String::new()
+    } else {
+        args.to_string()
+    }
+}
+
+/// Builds one readable message from every schema violation, or `None` when valid.
+fn validation_message(validator: &jsonschema::Validator, args: &Value) -> Option<String> {
+    let mut missing: Vec<(String, Vec<String>)> = Vec::new();
+    let mut other: Vec<String> = Vec::new();
+    for error in validator.iter_errors(args) {
+        let path = error.instance_path().as_str().to_string();
+        let place = if path.is_empty() { "root".to_string() } else { format!("`{path}`") };
+        match error.kind() {
+            jsonschema::error::ValidationErrorKind::Required { property } => {
+                let name = property.as_str().map(str::to_string).unwrap_or_else(|| property.to_string());
+                match missing.iter_mut().find(|(p, _)| *p == place) {
+                    Some((_, names)) => names.push(name),
+                    None => missing.push((place, vec![name])),
+                }
+            }
+            _ => other.push(format!("value at {place} is invalid: {error}")),
+        }
+    }
+    let mut parts: Vec<String> = missing
+        .into_iter()
+        .map(|(place, names)| format!("object at {place} is missing required properties: {}", names.join(", ")))
+        .collect();
+    parts.extend(other);
+    (!parts.is_empty()).then(|| parts.join("; "))
+}

@@ -1,0 +1,14 @@
+//! The shared vocabulary of elelem: messages, tool calls, tool specs and results, and the
+//! `Provider` trait with its requests, events and errors. A leaf: it imports nothing from
+//! the rest of the crate, so the kernel and the providers both depend on it and not on
+//! each other.
+
+pub mod message;
+pub mod provider;
+pub mod tool;
+
+pub use message::{Message, Role, ThinkingBlock, ToolCall};
+pub use provider::{
+    EventStream, Provider, ProviderError, ProviderEvent, ProviderFactory, ProviderSettings, Providers, Request, Usage,
+};
+pub use tool::{ToolResult, ToolSpec};

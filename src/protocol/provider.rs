@@ -1,0 +1,121 @@
+//! Providers as the kernel sees them: the `Provider` trait every model backend implements,
+//! the `Request` it is given, the `ProviderEvent`s it streams and the `ProviderError`s it
+//! fails with, plus `Providers`, a registry of named provider factories.
+
+use super::message::{Message, ToolCall};
+use super::tool::ToolSpec;
+use futures::stream::BoxStream;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Tokens a provider reported for one model call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// What one model call is asked.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// System prompt first, then the conversation, then this turn's tool traffic.
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+}
+
+/// One streamed piece of a model's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProviderEvent {
+    /// Reply text.
+    Saying(String),
+    /// Reasoning text.
+    Thinking(String),
+    /// The signature closing the current thinking block (sent back to Anthropic).
+    ThinkingSignature(String),
+    /// A reasoning block the provider encrypted; its opaque data is sent back as is.
+    RedactedThinking(String),
+    /// A complete tool call.
+    Doing(ToolCall),
+    /// Token usage reported by the server.
+    Usage(Usage),
+    /// The call failed transiently and will be retried after `delay`.
+    Retrying { attempt: u32, max: u32, delay: Duration, reason: String },
+}
+
+/// Why a model call failed.
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
+pub enum ProviderError {
+    #[error("unknown provider: {name:?}. Available: {available}")]
+    Unknown { name: String, available: String },
+    #[error("provider {0} is not available yet")]
+    NotAvailable(String),
+    #[error("{0}")]
+    Config(String),
+    /// The server answered with an error status or an in-stream error.
+    #[error("{0}")]
+    Api(String),
+    /// Connecting, reading or a timeout.
+    #[error("{0}")]
+    Network(String),
+    /// The stream could not be understood.
+    #[error("{0}")]
+    Protocol(String),
+    /// A scripted failure (stub).
+    #[error("{0}")]
+    Scripted(String),
+}
+
+pub type EventStream = BoxStream<'static, Result<ProviderEvent, ProviderError>>;
+
+/// A model backend.
+pub trait Provider: Send + Sync {
+    /// The registry name (`anthropic`, `openai`, `ollama`, `stub`).
+    fn name(&self) -> &str;
+    /// The model this provider calls.
+    fn model(&self) -> &str;
+    /// Models worth offering in `/model`; the current one at least.
+    fn models(&self) -> Vec<String> {
+        vec![self.model().to_string()]
+    }
+    /// Streams the answer to one request. Dropping the stream cancels the call.
+    fn fetch(&self, request: Request) -> EventStream;
+}
+
+/// What a provider is built with.
+#[derive(Clone, Debug, Default)]
+pub struct ProviderSettings {
+    /// `-m/--model`, overriding the provider's environment variable.
+    pub model: Option<String>,
+    /// Extended-thinking budget in tokens, where the provider supports it.
+    pub thinking_budget: Option<u32>,
+}
+
+pub type ProviderFactory = Arc<dyn Fn(&ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> + Send + Sync>;
+
+/// Providers by name.
+#[derive(Clone, Default)]
+pub struct Providers {
+    factories: BTreeMap<String, ProviderFactory>,
+}
+
+impl Providers {
+    pub fn register<F>(&mut self, name: &str, factory: F)
+    where
+        F: Fn(&ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> + Send + Sync + 'static,
+    {
+        self.factories.insert(name.to_string(), Arc::new(factory));
+    }
+
+    /// Names in alphabetical order.
+    pub fn names(&self) -> Vec<&str> {
+        self.factories.keys().map(String::as_str).collect()
+    }
+
+    pub fn build(&self, name: &str, settings: &ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> {
+        match self.factories.get(name) {
+            Some(factory) => factory(settings),
+            None => Err(ProviderError::Unknown { name: name.to_string(), available: self.names().join(", ") }),
+        }
+    }
+}
