@@ -174,7 +174,7 @@ def main():
         app.wait_for("Ask elelem")
         app.send("how does the agent loop work?\r")
         app.wait_for("Allow execute?")
-        app.pump(0.3)
+        app.pump(0.4)  # past the guard against typed-ahead answers
         render(app.screen, os.path.join(out, "approval.png"))
         app.send("y")
         app.wait_for("Press Ctrl+O")

@@ -2,7 +2,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use elelem::agent::output::{AgentEvent, TurnEnd};
-use elelem::tui::app::{Action, App, Focus};
+use elelem::tui::app::{Action, App, Focus, APPROVAL_GUARD};
+use elelem::tui::clock::ManualClock;
 use elelem::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -153,13 +154,40 @@ fn an_approval_takes_every_key_until_answered() {
         summary: "ls".into(),
         preview: elelem::agent::Preview { kind: elelem::agent::PreviewKind::Command, text: "$ ls".into() },
     };
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
     app.ask(request, tx);
+    clock.advance(APPROVAL_GUARD);
     type_text(&mut app, "zq");
     assert!(app.composer.is_empty(), "keys do not leak into the prompt");
     assert!(draw(&mut app).contains("Allow execute?"));
     app.handle_key(key(KeyCode::Char('a')));
     assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::Always);
     assert!(app.approval.is_none());
+}
+
+#[test]
+fn keys_typed_ahead_of_the_dialog_are_kept_as_text_not_taken_as_answers() {
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    type_text(&mut app, "make it f");
+    let (tx, mut rx) = tokio::sync::oneshot::channel();
+    let request = elelem::agent::input::ApprovalRequest {
+        tool: "execute".into(),
+        args: serde_json::json!({"command": "ls"}),
+        summary: "ls".into(),
+        preview: elelem::agent::Preview { kind: elelem::agent::PreviewKind::Command, text: "ls".into() },
+    };
+    app.ask(request, tx);
+    clock.advance(APPROVAL_GUARD / 3);
+    type_text(&mut app, "aster, yes");
+    assert!(rx.try_recv().is_err(), "no answer was given");
+    assert!(app.approval.is_some());
+    assert_eq!(app.composer.text(), "make it faster, yes");
+    clock.advance(APPROVAL_GUARD);
+    app.handle_key(key(KeyCode::Char('n')));
+    assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::No);
 }
 
 #[test]

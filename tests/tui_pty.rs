@@ -9,6 +9,9 @@ use std::num::NonZeroU16;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// A little more than the app's guard against typed-ahead answers.
+const APPROVAL_GUARD: Duration = Duration::from_millis(400);
+
 #[derive(Default)]
 struct Titles(Vec<Vec<u8>>);
 
@@ -297,11 +300,13 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     tui.wait_for("Ask elelem");
     tui.send("write a file\r");
     tui.wait_for("Allow write?");
+    std::thread::sleep(APPROVAL_GUARD); // an answer typed at once would be typing, not an answer
     tui.send("y");
     tui.wait_for("first done");
     assert_eq!(std::fs::read_to_string(tui._dir.path().join("new.txt")).unwrap(), "hi\n");
     tui.send("another\r");
     tui.wait_for("Allow write?");
+    std::thread::sleep(APPROVAL_GUARD);
     tui.send("n");
     tui.wait_for("second done");
     assert!(!tui._dir.path().join("other.txt").exists());

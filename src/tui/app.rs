@@ -51,7 +51,13 @@ pub enum Activity {
 pub struct PendingApproval {
     pub request: ApprovalRequest,
     pub reply: oneshot::Sender<Approval>,
+    /// When the dialog opened: keys typed within `APPROVAL_GUARD` of it are not answers.
+    pub opened: Instant,
 }
+
+/// How long after an approval dialog opens its keys are still taken as typing meant for
+/// the prompt: an answer must be a deliberate act, not the next letter of a sentence.
+pub const APPROVAL_GUARD: Duration = Duration::from_millis(300);
 
 /// Where each pane was drawn last, for mouse hit-testing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -146,7 +152,7 @@ impl App {
     }
 
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        self.approval = Some(PendingApproval { request, reply });
+        self.approval = Some(PendingApproval { request, reply, opened: self.clock.now() });
         self.activity = Activity::Approving;
     }
 

@@ -100,11 +100,25 @@ impl App {
     }
 
     fn approval_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let typed_ahead = self
+            .approval
+            .as_ref()
+            .is_some_and(|p| self.clock.now().duration_since(p.opened) < super::app::APPROVAL_GUARD);
+        if typed_ahead {
+            // Typing that was under way when the dialog opened: keep it in the prompt.
+            if let KeyCode::Char(_) = key.code {
+                if !ctrl {
+                    self.composer.input(key);
+                }
+            }
+            return;
+        }
         match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => self.answer(Approval::Yes),
             KeyCode::Char('a') | KeyCode::Char('A') => self.answer(Approval::Always),
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => self.answer(Approval::No),
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.answer(Approval::No),
+            KeyCode::Char('c') if ctrl => self.answer(Approval::No),
             _ => {}
         }
     }
