@@ -16,7 +16,7 @@ pub struct JsonOutput {
 impl JsonOutput {
     fn line(value: Value) {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{value}");
+        let _ = writeln!(out, "{}", crate::sanitize::escape_json_line(&value.to_string()));
         let _ = out.flush();
     }
 

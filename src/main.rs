@@ -98,7 +98,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("elelem: {error:#}");
+            eprintln!("elelem: {}", elelem::sanitize::sanitize(&format!("{error:#}")));
             ExitCode::FAILURE
         }
     }

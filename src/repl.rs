@@ -6,7 +6,7 @@ use crate::agent::input::{Approval, ApprovalRequest, Approver, Input};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::agent::session::Session;
 use crate::agent::PreviewKind;
-use crate::sanitize::sanitize;
+use crate::sanitize::{sanitize, sanitize_visible};
 use futures::future::BoxFuture;
 use std::io::Write;
 use std::sync::Mutex;
@@ -101,7 +101,7 @@ impl Output for PlainOutput {
             }
             AgentEvent::ToolStarted { call, .. } => {
                 self.enter(Section::None);
-                (self.progress)(&format!("+ {}\n", sanitize(&call_line(&call.name, &call.arguments))));
+                (self.progress)(&format!("+ {}\n", sanitize_visible(&call_line(&call.name, &call.arguments))));
             }
             AgentEvent::ToolFinished { result, .. } => {
                 if let Some(error) = result.error() {
@@ -111,7 +111,8 @@ impl Output for PlainOutput {
             }
             AgentEvent::Retrying { attempt, max, delay, reason } => {
                 self.enter(Section::None);
-                let line = format!("{reason}: retrying in {:.1}s (attempt {attempt}/{max})", delay.as_secs_f64());
+                let line =
+                    format!("{}: retrying in {:.1}s (attempt {attempt}/{max})", sanitize(&reason), delay.as_secs_f64());
                 (self.progress)(&format!("{}\n", self.paint(DIM, &line)));
             }
             AgentEvent::Error(message) => {
@@ -167,8 +168,8 @@ pub fn approval_question(request: &ApprovalRequest, color: bool) -> String {
         PreviewKind::Diff => "wants to make this change",
         PreviewKind::Arguments => "wants to run with",
     };
-    let mut text = format!("{} {what}:\n", request.tool);
-    for line in sanitize(&request.preview.text).lines() {
+    let mut text = format!("{} {what}:\n", sanitize_visible(&request.tool));
+    for line in sanitize_visible(&request.preview.text).lines() {
         let style = match line.as_bytes().first() {
             _ if !color || line.starts_with("+++") || line.starts_with("---") => None,
             Some(b'+') => Some(GREEN),
@@ -181,7 +182,7 @@ pub fn approval_question(request: &ApprovalRequest, color: bool) -> String {
             None => text.push_str(&format!("  {line}\n")),
         }
     }
-    text.push_str(&format!("Allow {}? [y/N/a] ", request.tool));
+    text.push_str(&format!("Allow {}? [y/N/a] ", sanitize_visible(&request.tool)));
     text
 }
 

@@ -188,7 +188,8 @@ impl App {
             }
             AgentEvent::ToolStarted { call, summary } => {
                 self.activity = Activity::RunningTool(call.name.clone());
-                let label = format!("{} {}", call.name, summary.replace('\n', " ⏎ "));
+                let label =
+                    format!("{} {}", call.name, crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ "));
                 self.history.tool_started(&call.id, label.trim_end());
                 self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }

@@ -137,7 +137,7 @@ fn fields(value: &Value) -> String {
 
 /// A call's summary as one safe line.
 fn one_line(summary: &str) -> String {
-    sanitize(summary).replace('\n', " ⏎ ")
+    crate::sanitize::sanitize_visible(summary).replace('\n', " ⏎ ")
 }
 
 pub struct ToolLog {

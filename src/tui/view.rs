@@ -136,7 +136,8 @@ impl App {
         let theme = self.theme;
         let width = (area.width * 4 / 5).clamp(20, 100).min(area.width);
         let inner_w = width.saturating_sub(2);
-        let mut body = wrap(&pending.request.preview.text, inner_w, theme.text(), "", "", theme.text());
+        let preview = crate::sanitize::sanitize_visible(&pending.request.preview.text);
+        let mut body = wrap(&preview, inner_w, theme.text(), "", "", theme.text());
         let max_body = usize::from(area.height.saturating_sub(6)).max(1);
         if body.len() > max_body {
             let more = body.len() - max_body + 1;
