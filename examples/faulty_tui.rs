@@ -30,5 +30,5 @@ fn main() -> anyhow::Result<()> {
     });
     let options = Options { extra_plugins: ExtraPlugins(vec![plugin]), ..Options::default() };
     let tui = elelem::tui::TuiOptions { mouse: true, color: true, yolo: false };
-    tokio::runtime::Runtime::new()?.block_on(elelem::tui::run(&options, tui))
+    tokio::runtime::Runtime::new()?.block_on(elelem::tui::run(&options, tui)).map(|_| ())
 }

@@ -11,6 +11,7 @@ pub mod protocol;
 pub mod providers;
 pub mod repl;
 pub mod sanitize;
+pub mod signals;
 pub mod startup;
 pub mod tools;
 pub mod tui;

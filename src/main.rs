@@ -112,8 +112,8 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if interactive && !plain {
         let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo };
-        elelem::tui::run(&options, tui).await?;
-        return Ok(ExitCode::SUCCESS);
+        let stopped = elelem::tui::run(&options, tui).await?;
+        return Ok(stopped.map_or(ExitCode::SUCCESS, ExitCode::from));
     }
     let color = use_color(std::io::stdout().is_terminal());
     let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
@@ -123,8 +123,9 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     if options.yolo {
         println!("--yolo: tool calls run without asking");
     }
-    Repl::run(&mut session).await;
-    Ok(ExitCode::SUCCESS)
+    let stopped = Repl::run(&mut session).await;
+    elelem::startup::shutdown();
+    Ok(stopped.map_or(ExitCode::SUCCESS, |stop| ExitCode::from(stop.exit_status())))
 }
 
 async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<ExitCode> {
@@ -144,12 +145,20 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
     let cancel = session.interrupter().begin();
     let interrupter = session.interrupter().clone();
+    let mut stops = elelem::signals::Stops::new(true)?;
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        // Ctrl-C interrupts the turn (exit 130 below); SIGTERM and SIGHUP end at once.
+        loop {
+            let stop = stops.next().await;
             interrupter.interrupt();
+            if stop != elelem::signals::Stop::Interrupt {
+                elelem::startup::shutdown();
+                std::process::exit(i32::from(stop.exit_status()));
+            }
         }
     });
     let outcome = session.turn(&prompt, cancel).await;
+    elelem::startup::shutdown();
     if !json {
         println!("{}", elelem::sanitize::sanitize(&outcome.reply));
     }

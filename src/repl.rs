@@ -7,6 +7,7 @@ use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::agent::session::Session;
 use crate::agent::PreviewKind;
 use crate::sanitize::{sanitize, sanitize_visible};
+use crate::signals::{Stop, Stops};
 use futures::future::BoxFuture;
 use std::io::Write;
 use std::sync::Mutex;
@@ -208,7 +209,10 @@ impl Approver for LineApprover {
 pub struct Repl;
 
 impl Repl {
-    pub async fn run(session: &mut Session) {
+    /// Runs until end of input or `/exit` (`None`), or until SIGTERM/SIGHUP (`Some`, after
+    /// interrupting the turn and killing what tools started). Ctrl-C interrupts the running
+    /// turn, never the process.
+    pub async fn run(session: &mut Session) -> Option<Stop> {
         let interrupter = session.interrupter().clone();
         let ctrl_c = tokio::spawn(async move {
             while tokio::signal::ctrl_c().await.is_ok() {
@@ -217,8 +221,21 @@ impl Repl {
                 }
             }
         });
-        session.run().await;
+        let mut stops = Stops::new(false).ok();
+        let stopped = tokio::select! {
+            _ = session.run() => None,
+            stop = async {
+                match stops.as_mut() {
+                    Some(stops) => stops.next().await,
+                    None => std::future::pending().await,
+                }
+            } => Some(stop),
+        };
         ctrl_c.abort();
+        if stopped.is_some() {
+            session.interrupter().interrupt();
+        }
+        stopped
     }
 }
 

@@ -81,6 +81,12 @@ pub fn quiet_caught_panics() {
     }));
 }
 
+/// Stops everything tools started (command process groups and their background jobs);
+/// every front end calls it on its way out, signals included.
+pub fn shutdown() {
+    crate::tools::process_groups::kill_all();
+}
+
 /// `elelem v<version>`.
 pub fn banner() -> String {
     format!("elelem v{}", env!("CARGO_PKG_VERSION"))

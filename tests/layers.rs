@@ -13,8 +13,9 @@ const RULES: &[(&str, &[&str])] = &[
     ("plugins", &["agent", "protocol"]),
     ("sanitize", &[]),
     ("startup", &["agent", "protocol", "plugins", "tools", "providers"]),
-    ("tui", &["agent", "protocol", "startup", "sanitize"]),
-    ("repl", &["agent", "protocol", "sanitize"]),
+    ("signals", &[]),
+    ("tui", &["agent", "protocol", "startup", "sanitize", "signals"]),
+    ("repl", &["agent", "protocol", "sanitize", "signals", "startup"]),
     ("ask", &["agent", "protocol", "sanitize"]),
 ];
 

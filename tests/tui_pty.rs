@@ -252,6 +252,17 @@ fn sigterm_restores_the_terminal() {
 }
 
 #[test]
+fn an_external_sigint_restores_the_terminal_and_exits_130() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    let pid = tui.child.process_id().unwrap();
+    std::process::Command::new("kill").arg("-INT").arg(pid.to_string()).status().unwrap();
+    let status = tui.wait_exit();
+    assert_eq!(status.exit_code(), 130);
+    tui.assert_restored();
+}
+
+#[test]
 fn an_uncaught_panic_restores_the_terminal_before_printing_and_exits() {
     let script = json!([{"events": [{"type": "doing", "id": "p1", "name": "explode_uncaught", "arguments": {}}]}]);
     let mut tui = Tui::start_faulty(script, 24, 80);

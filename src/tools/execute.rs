@@ -46,26 +46,6 @@ pub fn tool() -> Result<Tool, ToolboxError> {
     })
 }
 
-/// Kills a process group when dropped, unless disarmed.
-struct GroupKiller(Option<i32>);
-
-impl GroupKiller {
-    fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
-impl Drop for GroupKiller {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 enum Ending {
     Exited(std::process::ExitStatus),
     TimedOut,
@@ -90,7 +70,7 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let spawned = cmd.spawn();
     drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive
     let mut child = spawned.map_err(|e| anyhow::anyhow!("cannot start bash: {e}"))?;
-    let mut killer = GroupKiller(child.id().and_then(|id| i32::try_from(id).ok()));
+    let mut killer = super::process_groups::GroupGuard::new(child.id().and_then(|id| i32::try_from(id).ok()));
     let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
 
     let mut output = CappedText::new(OUTPUT_CAP);
@@ -134,8 +114,9 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let content = output.finish();
     Ok(match ending {
         Ending::Exited(status) => {
-            // The command finished; background jobs it started may keep running.
-            killer.0 = None;
+            // The command finished; background jobs it started may keep running until
+            // elelem exits.
+            killer.detach();
             json!({"exit_status": exit_code(status), "content": content})
         }
         Ending::TimedOut => json!({

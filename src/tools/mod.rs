@@ -10,6 +10,7 @@ pub mod execute;
 pub mod glob;
 pub mod grep;
 pub mod list;
+pub mod process_groups;
 pub mod read;
 pub mod write;
 

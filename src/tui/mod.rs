@@ -23,6 +23,7 @@ pub mod view;
 pub mod wrap;
 
 use crate::agent::session::Interrupter;
+use crate::signals::{Stop, Stops};
 use crate::startup::{banner, build_session, Options};
 use app::{Action, App};
 use channel::{ChannelApprover, ChannelInput, ChannelOutput, UiMessage};
@@ -51,8 +52,10 @@ const TICK: Duration = Duration::from_millis(100);
 /// Frames are written through one buffer and flushed once, so a frame is one `write`.
 type Term = Terminal<CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>;
 
-/// Runs the full-screen app until the user quits.
-pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<()> {
+/// Runs the full-screen app until the user quits (`None`) or a signal stops it (its
+/// conventional exit status). Either way the terminal is restored and every process a tool
+/// started is killed.
+pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8>> {
     let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
     let (line_tx, line_rx) = mpsc::unbounded_channel();
     let output = Arc::new(ChannelOutput(ui_tx.clone()));
@@ -80,7 +83,8 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<()> {
     agent.abort();
     drop(term);
     drop(guard);
-    result
+    crate::startup::shutdown();
+    result.map(|stop| stop.map(Stop::exit_status))
 }
 
 async fn event_loop(
@@ -89,12 +93,10 @@ async fn event_loop(
     ui_rx: &mut mpsc::UnboundedReceiver<UiMessage>,
     line_tx: &mpsc::UnboundedSender<String>,
     interrupter: &Interrupter,
-) -> anyhow::Result<()> {
-    use tokio::signal::unix::{signal, SignalKind};
+) -> anyhow::Result<Option<Stop>> {
+    let mut stops = Stops::new(true)?;
     let mut events = EventStream::new();
     let mut scheduler = FrameScheduler::default();
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sighup = signal(SignalKind::hangup())?;
     scheduler.request_now(Instant::now());
     loop {
         let animating = app.animating();
@@ -137,14 +139,13 @@ async fn event_loop(
                 scheduler.request(Instant::now());
             }
             _ = tokio::time::sleep(TICK), if animating => scheduler.request(Instant::now()),
-            _ = sigterm.recv() => break,
-            _ = sighup.recv() => break,
+            stop = stops.next() => return Ok(Some(stop)),
         }
         if app.quit {
             break;
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {

@@ -77,6 +77,7 @@ pub fn install_panic_hook() {
         }
         restore();
         previous(info);
+        crate::startup::shutdown();
         std::process::exit(101);
     }));
 }
