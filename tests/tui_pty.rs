@@ -252,6 +252,30 @@ fn sigterm_restores_the_terminal() {
 }
 
 #[test]
+fn a_slow_ollama_probe_does_not_delay_the_first_frame() {
+    // An "Ollama" that accepts the connection and never answers: the default-provider probe
+    // waits its whole budget. The prompt must be on screen before that.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let host = format!("http://{}", listener.local_addr().unwrap());
+    let held = std::thread::spawn(move || listener.accept().map(|(socket, _)| socket));
+    let tui = Tui::start(steps_with_tool(), 24, 80, &[("OLLAMA_HOST", host.as_str())]);
+    tui.wait_for("Ask elelem");
+    let first = tui.contents();
+    assert!(!first.contains("stub-demo"), "the first frame waited for the provider:\n{first}");
+    tui.wait_for("stub-demo");
+    drop(held);
+}
+
+#[test]
+fn a_startup_error_after_the_first_frame_restores_the_terminal_and_is_printed() {
+    let mut tui = Tui::start(json!({"not": "a script"}), 24, 80, &[]);
+    let status = tui.wait_exit();
+    assert!(!status.success());
+    tui.assert_restored();
+    assert!(tui.contents().contains("elelem:"), "{}", tui.contents());
+}
+
+#[test]
 fn an_external_sigint_restores_the_terminal_and_exits_130() {
     let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
     tui.wait_for("Ask elelem");

@@ -96,6 +96,8 @@ pub struct App {
     pub started: Instant,
     /// Where "now" comes from for elapsed times and animation.
     pub clock: SharedClock,
+    /// Cancels the running turn; set once the session is ready.
+    pub interrupter: Option<crate::agent::Interrupter>,
 }
 
 /// How long a second Ctrl+C counts as "twice".
@@ -132,7 +134,18 @@ impl App {
             rects: PaneRects::default(),
             started: Instant::now(),
             clock: std::sync::Arc::new(SystemClock),
+            interrupter: None,
         }
+    }
+
+    /// The session is built: show what it runs on and offer its commands and history.
+    pub fn ready(&mut self, ready: super::channel::Ready, banner: &str) {
+        self.provider = ready.provider;
+        self.model = ready.model;
+        self.composer.set_commands_and_history(ready.commands, ready.history);
+        self.interrupter = Some(ready.interrupter);
+        let notice = format!("{banner} · {} · {} · ? for help", self.provider, self.model);
+        self.history.push(super::cells::CellKind::Notice(notice));
     }
 
     /// Runs the app on `clock` (tests use a `ManualClock`); set before any tool runs.

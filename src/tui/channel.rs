@@ -13,6 +13,19 @@ use tokio::sync::{mpsc, oneshot};
 pub enum UiMessage {
     Agent(AgentEvent),
     Approval(ApprovalRequest, oneshot::Sender<Approval>),
+    /// The session is built (after the first frame): who to interrupt, what it runs on,
+    /// its slash commands and the saved input history.
+    Ready(Box<Ready>),
+    /// The session could not be built; the app stops and reports this.
+    Failed(anyhow::Error),
+}
+
+pub struct Ready {
+    pub interrupter: crate::agent::Interrupter,
+    pub provider: String,
+    pub model: String,
+    pub commands: Vec<(String, String)>,
+    pub history: Vec<String>,
 }
 
 pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);

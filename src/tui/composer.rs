@@ -24,6 +24,16 @@ pub struct Composer {
 }
 
 impl Composer {
+    /// Replaces the commands offered for completion and the recalled history (both arrive
+    /// once the session is ready, after the first frame).
+    pub fn set_commands_and_history(&mut self, commands: Vec<(String, String)>, history: Vec<String>) {
+        self.commands = commands;
+        let typed_this_run = std::mem::take(&mut self.history);
+        self.history = history;
+        self.history.extend(typed_this_run);
+        self.recall = None;
+    }
+
     /// `commands`: (`/name`, description) for completion.
     pub fn new(commands: Vec<(String, String)>, history: Vec<String>) -> Self {
         let mut composer = Composer {

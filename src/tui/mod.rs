@@ -22,11 +22,10 @@ pub mod tool_log;
 pub mod view;
 pub mod wrap;
 
-use crate::agent::session::Interrupter;
 use crate::signals::{Stop, Stops};
 use crate::startup::{banner, build_session, Options};
 use app::{Action, App};
-use channel::{ChannelApprover, ChannelInput, ChannelOutput, UiMessage};
+use channel::{ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
@@ -55,30 +54,28 @@ type Term = Terminal<CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>;
 /// Runs the full-screen app until the user quits (`None`) or a signal stops it (its
 /// conventional exit status). Either way the terminal is restored and every process a tool
 /// started is killed.
+///
+/// The first frame is drawn before anything that can wait: the session (whose default
+/// provider may probe a local Ollama), the plugins and the input history are built on a
+/// blocking thread afterwards, and lines typed meanwhile queue until it is ready.
 pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8>> {
     let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
     let (line_tx, line_rx) = mpsc::unbounded_channel();
-    let output = Arc::new(ChannelOutput(ui_tx.clone()));
-    let approver = Arc::new(ChannelApprover(ui_tx.clone()));
-    let mut session = build_session(options, output, Box::new(ChannelInput(line_rx)), approver)?;
-    let mut commands: Vec<(String, String)> =
-        session.commands().list().map(|c| (format!("/{}", c.name), c.description.clone())).collect();
-    commands.push(("/mouse".into(), "toggle mouse capture".into()));
-    commands.sort();
-    let (provider, model) = (session.provider().name().to_string(), session.provider().model().to_string());
-    let mut app = App::new(theme::Theme::new(tui.color), &provider, &model, commands, prompt_history::load());
+    let placeholder = options.provider.clone().unwrap_or_else(|| "…".into());
+    let mut app = App::new(theme::Theme::new(tui.color), &placeholder, "", local_commands(), Vec::new());
     app.yolo = tui.yolo;
     app.mouse = tui.mouse;
-    app.history.push(cells::CellKind::Notice(format!("{} · {provider} · {model} · ? for help", banner())));
-    session.publish_context();
-    let interrupter = session.interrupter().clone();
-    let agent = tokio::spawn(async move { session.run().await });
 
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
     let mut term = Terminal::new(CrosstermBackend::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())))?;
-    let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &interrupter).await;
-    interrupter.interrupt();
+    draw(&mut term, &mut app)?;
+
+    let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx));
+    let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx).await;
+    if let Some(interrupter) = &app.interrupter {
+        interrupter.interrupt();
+    }
     drop(line_tx);
     agent.abort();
     drop(term);
@@ -87,12 +84,56 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     result.map(|stop| stop.map(Stop::exit_status))
 }
 
+/// Commands the UI itself answers.
+fn local_commands() -> Vec<(String, String)> {
+    vec![("/mouse".into(), "toggle mouse capture".into())]
+}
+
+/// Builds the session off the UI thread, tells the UI it is ready, then runs it.
+async fn start_session(
+    options: Options,
+    ui_tx: mpsc::UnboundedSender<UiMessage>,
+    line_rx: mpsc::UnboundedReceiver<String>,
+) {
+    let output = Arc::new(ChannelOutput(ui_tx.clone()));
+    let approver = Arc::new(ChannelApprover(ui_tx.clone()));
+    let built = tokio::task::spawn_blocking(move || {
+        let session = build_session(&options, output, Box::new(ChannelInput(line_rx)), approver)?;
+        Ok::<_, anyhow::Error>((session, prompt_history::load()))
+    })
+    .await;
+    let (mut session, history) = match built {
+        Ok(Ok(built)) => built,
+        Ok(Err(error)) => {
+            let _ = ui_tx.send(UiMessage::Failed(error));
+            return;
+        }
+        Err(error) => {
+            let _ = ui_tx.send(UiMessage::Failed(anyhow::anyhow!("starting the session failed: {error}")));
+            return;
+        }
+    };
+    let mut commands: Vec<(String, String)> =
+        session.commands().list().map(|c| (format!("/{}", c.name), c.description.clone())).collect();
+    commands.extend(local_commands());
+    commands.sort();
+    let ready = Ready {
+        interrupter: session.interrupter().clone(),
+        provider: session.provider().name().to_string(),
+        model: session.provider().model().to_string(),
+        commands,
+        history,
+    };
+    let _ = ui_tx.send(UiMessage::Ready(Box::new(ready)));
+    session.publish_context();
+    session.run().await;
+}
+
 async fn event_loop(
     term: &mut Term,
     app: &mut App,
     ui_rx: &mut mpsc::UnboundedReceiver<UiMessage>,
     line_tx: &mpsc::UnboundedSender<String>,
-    interrupter: &Interrupter,
 ) -> anyhow::Result<Option<Stop>> {
     let mut stops = Stops::new(true)?;
     let mut events = EventStream::new();
@@ -116,7 +157,9 @@ async fn event_loop(
                                 let _ = line_tx.send(line);
                             }
                             Action::Interrupt => {
-                                interrupter.interrupt();
+                                if let Some(interrupter) = &app.interrupter {
+                                    interrupter.interrupt();
+                                }
                             }
                             Action::Quit => app.quit = true,
                             Action::SetMouse(on) => terminal::set_mouse(on),
@@ -129,10 +172,10 @@ async fn event_loop(
             },
             message = ui_rx.recv() => {
                 let Some(message) = message else { break };
-                handle_message(app, message);
+                handle_message(app, message)?;
                 for _ in 0..BATCH {
                     match ui_rx.try_recv() {
-                        Ok(message) => handle_message(app, message),
+                        Ok(message) => handle_message(app, message)?,
                         Err(_) => break,
                     }
                 }
@@ -163,11 +206,14 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
     }
 }
 
-fn handle_message(app: &mut App, message: UiMessage) {
+fn handle_message(app: &mut App, message: UiMessage) -> anyhow::Result<()> {
     match message {
         UiMessage::Agent(event) => app.handle_agent(event),
         UiMessage::Approval(request, reply) => app.ask(request, reply),
+        UiMessage::Ready(ready) => app.ready(*ready, &banner()),
+        UiMessage::Failed(error) => return Err(error),
     }
+    Ok(())
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
