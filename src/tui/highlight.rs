@@ -53,7 +53,7 @@ pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
 /// Highlights without touching the cache: for code that is still streaming in and would only
 /// fill the cache with prefixes of itself.
 pub fn highlight_uncached(code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {
-    let code = code.replace('\t', "    ");
+    let code = super::wrap::expand_tabs(code);
     let code = code.strip_suffix('\n').unwrap_or(&code);
     if !color {
         return plain_lines(code, color);
@@ -71,7 +71,7 @@ pub fn highlight_uncached(code: &str, lang: &str, color: bool) -> Vec<Line<'stat
 /// The same lines `highlight_code` gives (same text, tabs expanded) in the plain code style:
 /// cheap, for measuring heights of code that is not on screen.
 pub fn plain_code(code: &str, color: bool) -> Vec<Line<'static>> {
-    let code = code.replace('\t', "    ");
+    let code = super::wrap::expand_tabs(code);
     plain_lines(code.strip_suffix('\n').unwrap_or(&code), color)
 }
 

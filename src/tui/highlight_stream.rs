@@ -29,7 +29,7 @@ pub fn highlight_streaming(code: &str, lang: &str, color: bool) -> Vec<Line<'sta
     let Some(syntax) = find_syntax(lang).filter(|_| color) else { return plain_code(code, color) };
     let Some(theme) = sets().theme.as_ref() else { return plain_lines(code, color) };
     let highlighter = Highlighter::new(theme);
-    let code = code.replace('\t', "    ");
+    let code = super::wrap::expand_tabs(code);
     let body = code.strip_suffix('\n').unwrap_or(&code);
     // Everything up to the last newline is complete; the rest is the line being written.
     let (complete, last) = match body.rfind('\n') {

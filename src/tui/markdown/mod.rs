@@ -4,9 +4,9 @@
 //! Markdown look; it must not draw to a terminal, and all text passes through `sanitize`.
 //!
 //! Pipeline: `blocks` splits the source into top-level blocks; `render` parses one block into
-//! width-independent nodes; `layout` (with `wrap` and `table`) turns nodes into lines for a
-//! width. Blocks are joined with one blank line; a whole render and a streamed one take the
-//! same path, so they produce the same lines.
+//! width-independent nodes; `layout` (with `table`, and the TUI's one wrapper `tui::wrap`)
+//! turns nodes into lines for a width. Blocks are joined with one blank line; a whole render
+//! and a streamed one take the same path, so they produce the same lines.
 
 mod blocks;
 mod doc;
@@ -15,7 +15,6 @@ mod open_code;
 mod render;
 mod style;
 mod table;
-mod wrap;
 
 #[cfg(test)]
 mod tests;

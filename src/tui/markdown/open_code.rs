@@ -97,7 +97,7 @@ impl OpenCode {
     /// Styled code lines for `text` (complete lines ending in `\n`, or the unfinished last
     /// line). Complete lines advance the syntax state; the last line uses a copy of it.
     fn style(&mut self, text: &str, color: bool, advance: bool) -> Vec<Line<'static>> {
-        let text = crate::sanitize::sanitize(text).replace('\t', "    ");
+        let text = crate::tui::wrap::expand_tabs(&crate::sanitize::sanitize(text)).into_owned();
         let Some(syntax) = self.syntax.as_mut() else {
             return plain_code(&text, color);
         };

@@ -2,8 +2,8 @@
 
 use ratatui::style::{Modifier, Style};
 
-use super::wrap::line_width;
 use super::*;
+use crate::tui::wrap::line_width;
 
 pub(crate) fn dump(lines: &[Line<'_>]) -> String {
     lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>()).collect::<Vec<_>>().join("\n")
