@@ -8,7 +8,6 @@ pub mod channel;
 pub mod composer;
 pub mod context_panel;
 pub mod highlight;
-pub mod highlight_stream;
 pub mod history;
 pub mod keys;
 pub mod markdown;

@@ -33,7 +33,7 @@ pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'sta
     for (i, range) in ranges.into_iter().enumerate() {
         let text = source.get(range).unwrap_or("");
         let mode = if i == last { CodeMode::Open } else { CodeMode::Highlighted };
-        let lines = render_block(text, width, options, mode).0;
+        let lines = render_block(text, width, options, mode, None).0;
         if !out.is_empty() && !lines.is_empty() {
             out.push(Line::default());
         }
@@ -43,10 +43,17 @@ pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'sta
 }
 
 /// Lines of one block, and whether it holds code (whose colours `CodeMode::Plain` left out).
-fn render_block(text: &str, width: u16, options: RenderOptions, mode: CodeMode) -> (Vec<Line<'static>>, bool) {
+/// `open` is the document's streaming highlighter (`None` for a one-off render).
+fn render_block(
+    text: &str,
+    width: u16,
+    options: RenderOptions,
+    mode: CodeMode,
+    open: Option<&mut open_code::OpenCode>,
+) -> (Vec<Line<'static>>, bool) {
     let clean = crate::sanitize::sanitize(text);
     let palette = style::Palette::new(options);
-    let nodes = render::parse(&clean, palette, mode);
+    let nodes = render::parse(&clean, palette, mode, open);
     let has_code = nodes.iter().any(|node| matches!(node, render::Node::Code { .. }));
     (layout::layout(&nodes, usize::from(width), palette), has_code)
 }
