@@ -6,6 +6,7 @@
 //! Every syntect call runs under `guarded`; when one panics the whole block is shown plain.
 //! It must not wrap or lay out lines, never loads anything at startup, and never panics.
 
+use std::cell::Cell;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -165,9 +166,23 @@ impl LineHighlighter {
     }
 }
 
+thread_local! {
+    /// How many `guarded` calls are running on this thread right now.
+    static GUARDING: Cell<u32> = const { Cell::new(0) };
+}
+
 /// Runs syntect work, catching a panic in it: `None` when it panicked.
 fn guarded<T>(job: impl FnOnce() -> T) -> Option<T> {
-    catch_unwind(AssertUnwindSafe(job)).ok()
+    GUARDING.with(|g| g.set(g.get() + 1));
+    let result = catch_unwind(AssertUnwindSafe(job)).ok();
+    GUARDING.with(|g| g.set(g.get().saturating_sub(1)));
+    result
+}
+
+/// True while syntect runs under `guarded` on this thread: a panic now is caught and the code
+/// shown plain, so a panic hook should neither print it nor restore the terminal.
+pub fn panic_is_caught() -> bool {
+    GUARDING.with(|g| g.get() > 0)
 }
 
 /// A test-only way to make syntect "panic" inside `guarded`, on this thread only.
@@ -340,6 +355,17 @@ mod tests {
         let a = highlight_code("let cached = 1;", "rust", true);
         let b = highlight_code("let cached = 1;", "rust", true);
         assert!(Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn a_syntect_panic_makes_the_whole_block_plain_and_is_known_to_be_caught() {
+        let code = "fn main() {\n    BOOM();\n}\n";
+        let highlighted = highlight_uncached(code, "rust", true);
+        let _panic = inject::panic_on("BOOM");
+        assert_ne!(highlighted, plain_code(code, true));
+        assert_eq!(highlight_uncached(code, "rust", true), plain_code(code, true));
+        assert_eq!(guarded(panic_is_caught), Some(true));
+        assert!(!panic_is_caught());
     }
 
     #[test]

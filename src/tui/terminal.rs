@@ -66,11 +66,12 @@ pub fn restore() {
 }
 
 /// A panic hook that restores the terminal before the panic is printed. Panics a tool
-/// catches (they become tool results) leave the terminal alone.
+/// catches (they become tool results) or the highlighter catches (the code is shown plain)
+/// leave the terminal alone.
 pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if crate::agent::toolbox::panic_is_caught() {
+        if crate::agent::toolbox::panic_is_caught() || super::highlight::panic_is_caught() {
             return;
         }
         restore();
