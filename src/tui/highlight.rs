@@ -1,7 +1,10 @@
 //! Syntax highlighting of fenced code for the conversation pane: code text and a language
-//! token in, one styled `Line` per source line out. Owns the lazily loaded syntect sets and a
-//! bounded cache keyed by (content hash, language, colour). It must not wrap or lay out lines,
-//! never loads anything at startup, and never panics on any input.
+//! token in, one styled `Line` per source line out. Owns the lazily loaded syntect sets, a
+//! bounded cache keyed by (content hash, language, colour), the reading of a fence's info
+//! string (`fence_lang`) and `LineHighlighter`, the one place syntect highlights: line by line,
+//! so a block still streaming in can go on where it stopped (see `markdown/open_code.rs`).
+//! Every syntect call runs under `guarded`; when one panics the whole block is shown plain.
+//! It must not wrap or lay out lines, never loads anything at startup, and never panics.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -10,16 +13,17 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use syntect::easy::HighlightLines;
-use syntect::highlighting::{FontStyle, Theme, ThemeSet};
-use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::highlighting::{FontStyle, HighlightIterator, HighlightState, Highlighter, Theme, ThemeSet};
+use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
+
+use super::wrap::expand_tabs;
 
 /// Highlighted lines of one code block, shared between the cache and every layout of it.
 pub type CodeLines = Arc<Vec<Line<'static>>>;
 
 const THEME: &str = "base16-ocean.dark";
 /// Lines longer than this are shown plain: regex highlighting of huge lines can be very slow.
-pub(super) const MAX_HIGHLIGHT_LINE: usize = 4096;
+const MAX_HIGHLIGHT_LINE: usize = 4096;
 /// Entries kept before the cache is emptied and starts over.
 const MAX_CACHE_ENTRIES: usize = 4096;
 
@@ -32,8 +36,14 @@ pub fn plain_code_style(color: bool) -> Style {
     }
 }
 
+/// The language token of a fence's info string: `rust` for "rust", "rust,ignore" or
+/// "{.rust}". The only place an info string is read.
+pub fn fence_lang(info: &str) -> &str {
+    info.split(|c: char| c.is_whitespace() || matches!(c, ',' | '{' | '}' | '.')).find(|s| !s.is_empty()).unwrap_or("")
+}
+
 /// Highlighted lines for `code` in `lang` (a fence info token such as `rust` or `py`), from the
-/// cache when this block was highlighted before. Tabs become four spaces; the trailing newline
+/// cache when this block was highlighted before. Tabs become `TAB_WIDTH` spaces; the trailing newline
 /// of the block does not produce an empty last line.
 pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
     let key = cache_key(code, lang, color);
@@ -53,62 +63,145 @@ pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
 /// Highlights without touching the cache: for code that is still streaming in and would only
 /// fill the cache with prefixes of itself.
 pub fn highlight_uncached(code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {
-    let code = code.replace('\t', "    ");
+    let code = expand_tabs(code);
     let code = code.strip_suffix('\n').unwrap_or(&code);
-    if !color {
-        return plain_lines(code, color);
-    }
-    let syntax = if color { find_syntax(lang) } else { None };
-    match syntax {
-        Some(syntax) => {
-            let job = std::panic::AssertUnwindSafe(|| highlight_with(code, syntax));
-            std::panic::catch_unwind(job).unwrap_or_else(|_| plain_lines(code, color))
-        }
-        None => plain_lines(code, color),
+    let mut highlighter = LineHighlighter::new(lang, color);
+    let lines = code.split('\n').map(|line| highlighter.line(line)).collect();
+    if highlighter.panicked() {
+        plain_lines(code, color)
+    } else {
+        lines
     }
 }
 
 /// The same lines `highlight_code` gives (same text, tabs expanded) in the plain code style:
 /// cheap, for measuring heights of code that is not on screen.
 pub fn plain_code(code: &str, color: bool) -> Vec<Line<'static>> {
-    let code = code.replace('\t', "    ");
+    let code = expand_tabs(code);
     plain_lines(code.strip_suffix('\n').unwrap_or(&code), color)
 }
 
-pub(super) fn plain_lines(code: &str, color: bool) -> Vec<Line<'static>> {
+/// One plain line per `\n`-separated line of `code` (tabs already expanded).
+pub fn plain_lines(code: &str, color: bool) -> Vec<Line<'static>> {
     let style = plain_code_style(color);
     code.split('\n').map(|line| Line::from(Span::styled(line.to_string(), style))).collect()
 }
 
-fn highlight_with(code: &str, syntax: &SyntaxReference) -> Vec<Line<'static>> {
-    let sets = sets();
-    let Some(theme) = sets.theme.as_ref() else {
-        return plain_lines(code, true);
-    };
-    let mut highlighter = HighlightLines::new(syntax, theme);
-    let mut failed = false;
-    let mut out = Vec::new();
-    let mut buf = String::new();
-    for line in code.split('\n') {
-        if failed || line.len() > MAX_HIGHLIGHT_LINE {
-            out.push(Line::from(Span::styled(line.to_string(), plain_code_style(true))));
-            continue;
+/// Syntect's state after the lines highlighted so far.
+#[derive(Clone)]
+struct SyntaxState {
+    parse: ParseState,
+    highlight: HighlightState,
+}
+
+/// Highlights a code block one line at a time, keeping syntect's state between lines: a block
+/// that grows goes on from where it stopped, and its unfinished last line is highlighted from a
+/// copy (`clone`). Line by line it gives exactly the lines `highlight_uncached` gives.
+#[derive(Clone)]
+pub struct LineHighlighter {
+    /// `None` when the block is plain: no colour, an unknown language or no theme.
+    state: Option<SyntaxState>,
+    color: bool,
+    /// A line failed to parse: it and every later line are plain.
+    failed: bool,
+    /// Syntect panicked: the block is to be shown plain as a whole (see `panicked`).
+    panicked: bool,
+    /// The line being highlighted, with its `\n`.
+    buf: String,
+}
+
+impl LineHighlighter {
+    /// A highlighter for a block in `lang` (a fence info token such as `rust` or `py`).
+    pub fn new(lang: &str, color: bool) -> Self {
+        let state = if color {
+            guarded(|| {
+                let syntax = find_syntax(lang)?;
+                let highlight = HighlightState::new(highlighter()?, ScopeStack::new());
+                Some(SyntaxState { parse: ParseState::new(syntax), highlight })
+            })
+        } else {
+            Some(None)
+        };
+        LineHighlighter { panicked: state.is_none(), state: state.flatten(), color, failed: false, buf: String::new() }
+    }
+
+    /// One line (without its `\n`, tabs expanded), highlighted from the current state, which it
+    /// advances. Plain once a line failed to parse, and for lines too long to highlight.
+    pub fn line(&mut self, text: &str) -> Line<'static> {
+        let plain = Line::from(Span::styled(text.to_string(), plain_code_style(self.color)));
+        let Some(state) = self.state.as_mut().filter(|_| !self.failed && !self.panicked) else { return plain };
+        if text.len() > MAX_HIGHLIGHT_LINE {
+            return plain;
         }
-        buf.clear();
-        buf.push_str(line);
-        buf.push('\n');
-        match highlighter.highlight_line(&buf, &sets.syntaxes) {
-            Ok(regions) => out.push(to_line(&regions)),
-            Err(_) => {
-                failed = true;
-                out.push(Line::from(Span::styled(line.to_string(), plain_code_style(true))));
+        self.buf.clear();
+        self.buf.push_str(text);
+        self.buf.push('\n');
+        let line = &self.buf;
+        let highlighted = guarded(|| {
+            #[cfg(test)]
+            inject::check(line);
+            let ops = state.parse.parse_line(line, &sets().syntaxes).ok()?;
+            let regions: Vec<_> = HighlightIterator::new(&mut state.highlight, &ops, line, highlighter()?).collect();
+            Some(to_line(&regions))
+        });
+        match highlighted {
+            Some(Some(line)) => line,
+            Some(None) => {
+                self.failed = true;
+                plain
+            }
+            None => {
+                self.panicked = true;
+                plain
             }
         }
     }
-    out
+
+    /// Syntect panicked on some line: the state is unusable, every later line is plain, and the
+    /// caller shows the whole block plain (`plain_lines`), as `highlight_uncached` does.
+    pub fn panicked(&self) -> bool {
+        self.panicked
+    }
 }
 
-pub(super) fn to_line(regions: &[(syntect::highlighting::Style, &str)]) -> Line<'static> {
+/// Runs syntect work, catching a panic in it: `None` when it panicked. The thread is marked
+/// meanwhile (the kernel's one "caught" flag), so the panic hooks leave such a panic alone.
+fn guarded<T>(job: impl FnOnce() -> T) -> Option<T> {
+    crate::agent::caught::catch_sync(job).ok()
+}
+
+/// A test-only way to make syntect "panic" inside `guarded`, on this thread only.
+#[cfg(test)]
+pub(crate) mod inject {
+    use std::cell::Cell;
+
+    thread_local! {
+        static PANIC_ON: Cell<Option<&'static str>> = const { Cell::new(None) };
+    }
+
+    /// Injects panics while alive; dropping it stops them.
+    pub(crate) struct PanicOn;
+
+    impl Drop for PanicOn {
+        fn drop(&mut self) {
+            PANIC_ON.with(|p| p.set(None));
+        }
+    }
+
+    /// Until the returned guard is dropped, highlighting a line that contains `marker` panics.
+    pub(crate) fn panic_on(marker: &'static str) -> PanicOn {
+        PANIC_ON.with(|p| p.set(Some(marker)));
+        PanicOn
+    }
+
+    pub(super) fn check(line: &str) {
+        if PANIC_ON.with(Cell::get).is_some_and(|marker| line.contains(marker)) {
+            panic!("injected highlighter panic");
+        }
+    }
+}
+
+fn to_line(regions: &[(syntect::highlighting::Style, &str)]) -> Line<'static> {
     let mut spans: Vec<Span<'static>> = Vec::with_capacity(regions.len());
     for (style, text) in regions {
         let text = text.trim_end_matches('\n');
@@ -140,13 +233,13 @@ fn to_ratatui(style: syntect::highlighting::Style) -> Style {
     out
 }
 
-pub(crate) struct Sets {
-    pub(crate) syntaxes: SyntaxSet,
-    pub(crate) theme: Option<Theme>,
+struct Sets {
+    syntaxes: SyntaxSet,
+    theme: Option<Theme>,
 }
 
 /// Loaded on first use only (tens of milliseconds), never at startup.
-pub(crate) fn sets() -> &'static Sets {
+fn sets() -> &'static Sets {
     static SETS: OnceLock<Sets> = OnceLock::new();
     SETS.get_or_init(|| {
         let mut themes = ThemeSet::load_defaults();
@@ -154,7 +247,13 @@ pub(crate) fn sets() -> &'static Sets {
     })
 }
 
-pub(crate) fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
+/// The theme's highlighter, built once (it indexes the theme's scope selectors).
+fn highlighter() -> Option<&'static Highlighter<'static>> {
+    static HIGHLIGHTER: OnceLock<Option<Highlighter<'static>>> = OnceLock::new();
+    HIGHLIGHTER.get_or_init(|| sets().theme.as_ref().map(Highlighter::new)).as_ref()
+}
+
+fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
     let token = lang.trim();
     if token.is_empty() {
         return None;
@@ -241,6 +340,17 @@ mod tests {
         let a = highlight_code("let cached = 1;", "rust", true);
         let b = highlight_code("let cached = 1;", "rust", true);
         assert!(Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn a_syntect_panic_makes_the_whole_block_plain_and_is_known_to_be_caught() {
+        let code = "fn main() {\n    BOOM();\n}\n";
+        let highlighted = highlight_uncached(code, "rust", true);
+        let _panic = inject::panic_on("BOOM");
+        assert_ne!(highlighted, plain_code(code, true));
+        assert_eq!(highlight_uncached(code, "rust", true), plain_code(code, true));
+        assert_eq!(guarded(crate::agent::caught::panic_is_caught), Some(true));
+        assert!(!crate::agent::caught::panic_is_caught());
     }
 
     #[test]

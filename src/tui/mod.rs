@@ -9,7 +9,6 @@ pub mod clock;
 pub mod composer;
 pub mod context_panel;
 pub mod highlight;
-pub mod highlight_stream;
 pub mod history;
 pub mod keys;
 pub mod markdown;

@@ -66,9 +66,10 @@ pub fn restore() {
 }
 
 /// A panic hook that restores the terminal before the panic is printed. Panics a tool
-/// catches (they become tool results, on whichever thread the tool runs) leave the
-/// terminal alone. Any other panic, on any thread, ends the app: a UI whose agent task or
-/// helper thread died would only pretend to work.
+/// catches (they become tool results, on whichever thread the tool runs) or the
+/// highlighter catches (the code is shown plain) leave the terminal alone. Any other
+/// panic, on any thread, ends the app: a UI whose agent task or helper thread died would
+/// only pretend to work.
 pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

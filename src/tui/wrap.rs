@@ -1,128 +1,385 @@
-//! Word wrapping of plain styled text by display width (unicode-width), for the cells
-//! that are not Markdown: prompts, thinking, command output, tool details.
+//! The TUI's one word-wrapper: measures, breaks and cuts styled text by display width
+//! (unicode-width), safe for wide CJK and emoji characters. Owns `TAB_WIDTH`, the width of a
+//! tab wherever the TUI lays out text (Markdown, code, prompts, tool details). `wrap_spans` breaks
+//! styled spans (Markdown); `wrap` puts plain text under a prefix (prompts, thinking, tool
+//! details, the context panel); `truncate` and `truncate_line` cut one line with `…`. It must
+//! not know about Markdown. No line it breaks or cuts is wider than the width it was given
+//! (width >= 1), prefixes aside.
+
+use std::borrow::Cow;
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-/// Wraps `text` to `width` columns, each line prefixed by `first` (then `rest` on
-/// continuation and later lines). Never returns a line wider than `width`.
+/// Columns a tab takes: every tab becomes this many spaces before text is measured.
+pub const TAB_WIDTH: usize = 4;
+
+/// `text` with each tab replaced by `TAB_WIDTH` spaces (borrowed when it has none).
+pub fn expand_tabs(text: &str) -> Cow<'_, str> {
+    if text.contains('\t') {
+        Cow::Owned(text.replace('\t', &" ".repeat(TAB_WIDTH)))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// Display width of a line as ratatui measures it (sum of its spans).
+pub fn line_width(line: &Line<'_>) -> usize {
+    spans_width(&line.spans)
+}
+
+pub fn spans_width(spans: &[Span<'_>]) -> usize {
+    spans.iter().map(|s| s.content.width()).sum()
+}
+
+/// Wraps plain `text` in `style` to `width` columns, the first line after `first`, every later
+/// one (continuations and lines after a `\n`) after `rest`, both prefixes in `prefix_style`.
 pub fn wrap(text: &str, width: u16, style: Style, first: &str, rest: &str, prefix_style: Style) -> Vec<Line<'static>> {
     let width = usize::from(width.max(1));
-    let mut out = Vec::new();
-    for (n, source_line) in text.split('\n').enumerate() {
-        let source_line = source_line.replace('\t', "    ");
-        let mut prefix = if n == 0 { first } else { rest };
-        let mut line = String::new();
-        let mut used = 0usize;
-        let avail = |p: &str| width.saturating_sub(p.width()).max(1);
-        for word in split_keep_spaces(&source_line) {
-            let w = word.width();
-            if used + w > avail(prefix) && used > 0 {
-                out.push(make(prefix, prefix_style, line.trim_end(), style));
-                prefix = rest;
-                line.clear();
-                used = 0;
-                if word.trim().is_empty() {
-                    continue;
-                }
+    let room = |prefix: &str| width.saturating_sub(prefix.width()).max(1);
+    let body = wrap_widths(&[Span::styled(text, style)], room(first), room(rest));
+    body.into_iter()
+        .enumerate()
+        .map(|(i, spans)| {
+            let prefix = if i == 0 { first } else { rest };
+            let mut line = Vec::with_capacity(2);
+            if !prefix.is_empty() {
+                line.push(Span::styled(prefix.to_string(), prefix_style));
             }
-            if w > avail(prefix) {
-                // A word longer than the line: break it by characters.
-                for c in word.chars() {
-                    let cw = c.width().unwrap_or(0);
-                    if used + cw > avail(prefix) && used > 0 {
-                        out.push(make(prefix, prefix_style, &line, style));
-                        prefix = rest;
-                        line.clear();
-                        used = 0;
+            if spans.is_empty() {
+                line.push(Span::styled(String::new(), style));
+            }
+            line.extend(spans);
+            Line::from(line)
+        })
+        .collect()
+}
+
+/// Wraps styled text at `width` columns, breaking at spaces; words longer than a line are
+/// broken between characters. A `\n` in the text is a hard break. Spaces at a soft break are
+/// dropped; leading spaces of the text and after a hard break are kept (code indentation).
+/// Always returns at least one (possibly empty) line.
+pub fn wrap_spans(spans: &[Span<'_>], width: usize) -> Vec<Vec<Span<'static>>> {
+    wrap_widths(spans, width, width)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Word,
+    Space,
+    Break,
+}
+
+fn class(c: char) -> Class {
+    match c {
+        '\n' => Class::Break,
+        ' ' | '\t' => Class::Space,
+        _ => Class::Word,
+    }
+}
+
+/// One run of the same class: styled pieces (a word may span several styles).
+struct Token {
+    class: Class,
+    pieces: Vec<(Style, String)>,
+}
+
+fn tokens(spans: &[Span<'_>]) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::new();
+    for span in spans {
+        for c in span.content.chars() {
+            let cls = class(c);
+            let (c, n) = if c == '\t' { (' ', TAB_WIDTH) } else { (c, 1) };
+            match out.last_mut() {
+                Some(tok) if tok.class == cls && cls != Class::Break => match tok.pieces.last_mut() {
+                    Some((style, text)) if *style == span.style => text.extend(std::iter::repeat_n(c, n)),
+                    _ => tok.pieces.push((span.style, std::iter::repeat_n(c, n).collect())),
+                },
+                _ => out.push(Token { class: cls, pieces: vec![(span.style, std::iter::repeat_n(c, n).collect())] }),
+            }
+        }
+    }
+    out
+}
+
+fn pieces_width(pieces: &[(Style, String)]) -> usize {
+    pieces.iter().map(|(_, t)| t.width()).sum()
+}
+
+/// Lines being built, with merging of same-styled neighbours.
+struct Builder {
+    /// Width of the first line, and of every later one.
+    first: usize,
+    rest: usize,
+    lines: Vec<Vec<Span<'static>>>,
+    current: Vec<Span<'static>>,
+    used: usize,
+    /// The current line started at a hard break (or the start), so leading spaces are kept.
+    hard_start: bool,
+}
+
+impl Builder {
+    fn push(&mut self, style: Style, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.used += text.width();
+        match self.current.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push_str(text),
+            _ => self.current.push(Span::styled(text.to_string(), style)),
+        }
+    }
+
+    fn end_line(&mut self, hard: bool) {
+        self.lines.push(std::mem::take(&mut self.current));
+        self.used = 0;
+        self.hard_start = hard;
+    }
+
+    /// Width of the line being built.
+    fn width(&self) -> usize {
+        if self.lines.is_empty() {
+            self.first
+        } else {
+            self.rest
+        }
+    }
+
+    fn room(&self) -> usize {
+        self.width().saturating_sub(self.used)
+    }
+
+    /// Places a word longer than the remaining room, breaking it between characters.
+    fn push_broken(&mut self, pieces: &[(Style, String)]) {
+        for (style, text) in pieces {
+            let mut chunk = String::new();
+            let mut chunk_width = 0;
+            for c in text.chars() {
+                let w = c.width().unwrap_or(0);
+                if chunk_width + w > self.room() {
+                    self.push(*style, &chunk);
+                    chunk.clear();
+                    chunk_width = 0;
+                    if self.used > 0 {
+                        self.end_line(false);
                     }
-                    line.push(c);
-                    used += cw;
+                    if w > self.width() {
+                        // A wide character in a one-column area: show a narrow stand-in.
+                        self.push(*style, "\u{fffd}");
+                        continue;
+                    }
                 }
-            } else {
-                line.push_str(word);
-                used += w;
+                chunk.push(c);
+                chunk_width += w;
+            }
+            self.push(*style, &chunk);
+        }
+    }
+}
+
+/// `wrap_spans` with a first line `first` columns wide and later lines `rest` columns wide.
+fn wrap_widths(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'static>>> {
+    let (first, rest) = (first.max(1), rest.max(1));
+    let mut b = Builder { first, rest, lines: Vec::new(), current: Vec::new(), used: 0, hard_start: true };
+    let mut pending_space: Option<Vec<(Style, String)>> = None;
+    for tok in tokens(spans) {
+        match tok.class {
+            Class::Break => {
+                pending_space = None;
+                b.end_line(true);
+            }
+            Class::Space => {
+                if b.used == 0 && b.hard_start {
+                    // Indentation: keep what fits.
+                    let indent = truncate_pieces(&tok.pieces, b.width().saturating_sub(1));
+                    for (style, text) in &indent {
+                        b.push(*style, text);
+                    }
+                } else {
+                    pending_space = Some(tok.pieces);
+                }
+            }
+            Class::Word => {
+                let word_width = pieces_width(&tok.pieces);
+                let space = pending_space.take().filter(|_| b.used > 0);
+                let space_width = space.as_deref().map_or(0, pieces_width);
+                if space_width + word_width <= b.room() {
+                    for (style, text) in space.iter().flatten().chain(tok.pieces.iter()) {
+                        b.push(*style, text);
+                    }
+                } else if word_width <= b.rest && b.used > 0 {
+                    b.end_line(false);
+                    for (style, text) in &tok.pieces {
+                        b.push(*style, text);
+                    }
+                } else {
+                    if space_width < b.room() {
+                        for (style, text) in space.iter().flatten() {
+                            b.push(*style, text);
+                        }
+                    } else if b.used > 0 {
+                        b.end_line(false);
+                    }
+                    b.push_broken(&tok.pieces);
+                }
             }
         }
-        out.push(make(prefix, prefix_style, line.trim_end(), style));
     }
-    out
+    b.lines.push(b.current);
+    b.lines
 }
 
-fn make(prefix: &str, prefix_style: Style, text: &str, style: Style) -> Line<'static> {
-    if prefix.is_empty() {
-        Line::from(Span::styled(text.to_string(), style))
-    } else {
-        Line::from(vec![Span::styled(prefix.to_string(), prefix_style), Span::styled(text.to_string(), style)])
-    }
-}
-
-/// Splits into words, each followed by its trailing spaces.
-fn split_keep_spaces(s: &str) -> Vec<&str> {
+fn truncate_pieces(pieces: &[(Style, String)], width: usize) -> Vec<(Style, String)> {
     let mut out = Vec::new();
-    let mut start = 0;
-    let mut in_space = false;
-    for (i, c) in s.char_indices() {
-        if c == ' ' {
-            in_space = true;
-        } else if in_space {
-            out.push(&s[start..i]);
-            start = i;
-            in_space = false;
-        }
-    }
-    if start < s.len() {
-        out.push(&s[start..]);
-    }
-    out
-}
-
-/// Cuts `text` to at most `width` columns, ending with `…` when cut.
-pub fn truncate(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
     let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
+    for (style, text) in pieces {
+        let kept = prefix_within(text, width - used);
+        used += kept.width();
+        out.push((*style, kept.to_string()));
+        if kept.len() < text.len() {
             break;
         }
-        out.push(c);
-        used += w;
     }
-    out.push('…');
     out
+}
+
+/// Cuts plain `text` (tabs expanded) to `width` columns, ending it with `…` when cut.
+pub fn truncate(text: &str, width: usize) -> String {
+    truncate_line(Line::raw(expand_tabs(text).into_owned()), width).to_string()
+}
+
+/// Cuts a line to `width` columns, ending it with `…` when something was cut.
+pub fn truncate_line(line: Line<'static>, width: usize) -> Line<'static> {
+    if line_width(&line) <= width {
+        return line;
+    }
+    let style = line.style;
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    let budget = width.saturating_sub(1);
+    let mut last_style = Style::new();
+    for span in line.spans {
+        last_style = span.style;
+        let span_width = span.content.width();
+        if used + span_width <= budget {
+            used += span_width;
+            spans.push(span);
+            continue;
+        }
+        let kept = prefix_within(&span.content, budget - used);
+        if !kept.is_empty() {
+            spans.push(Span::styled(kept.to_string(), span.style));
+        }
+        break;
+    }
+    if width > 0 {
+        spans.push(Span::styled("…", last_style));
+    }
+    Line::from(spans).style(style)
+}
+
+/// The longest prefix of `text` (on a character boundary) at most `room` columns wide as the
+/// whole string measures it. Character widths find the cut in one pass; the string's own width,
+/// which can be wider for emoji sequences, then moves it back where needed.
+fn prefix_within(text: &str, room: usize) -> &str {
+    let mut end = 0;
+    let mut sum = 0;
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if sum + w > room {
+            break;
+        }
+        sum += w;
+        end = i + c.len_utf8();
+    }
+    while end > 0 && text[..end].width() > room {
+        end = text[..end].char_indices().next_back().map_or(0, |(i, _)| i);
+    }
+    &text[..end]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn texts(lines: &[Line]) -> Vec<String> {
+    fn texts(lines: &[Vec<Span<'static>>]) -> Vec<String> {
+        lines.iter().map(|l| l.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    fn line_texts(lines: &[Line]) -> Vec<String> {
         lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
     }
 
     #[test]
-    fn wraps_words_and_breaks_long_ones() {
-        let lines = wrap("the quick brown fox jumps", 10, Style::default(), "", "", Style::default());
+    fn wraps_at_spaces() {
+        let lines = wrap_spans(&[Span::raw("the quick brown fox jumps")], 10);
         assert_eq!(texts(&lines), ["the quick", "brown fox", "jumps"]);
-        let lines = wrap("abcdefghijkl", 5, Style::default(), "> ", "  ", Style::default());
-        assert_eq!(texts(&lines), ["> abc", "  def", "  ghi", "  jkl"]);
+    }
+
+    #[test]
+    fn breaks_words_longer_than_the_width() {
+        let lines = wrap_spans(&[Span::raw("ab abcdefghijkl")], 5);
+        assert_eq!(texts(&lines), ["ab ab", "cdefg", "hijkl"]);
     }
 
     #[test]
     fn wide_characters_never_overflow() {
+        let lines = wrap_spans(&[Span::raw("漢字漢字漢字 🎉🎉🎉")], 5);
+        assert!(lines.iter().all(|l| spans_width(l) <= 5), "{:?}", texts(&lines));
+        assert_eq!(texts(&lines).concat(), "漢字漢字漢字🎉🎉🎉");
         for line in wrap("日本語のテキストです", 7, Style::default(), "", "", Style::default()) {
             assert!(line.width() <= 7);
+        }
+        for line in wrap("日本語", 1, Style::default(), "", "", Style::default()) {
+            assert!(line.width() <= 1);
         }
     }
 
     #[test]
-    fn truncates_with_an_ellipsis() {
+    fn keeps_indentation_and_hard_breaks() {
+        let lines = wrap_spans(&[Span::raw("  a\n    b")], 20);
+        assert_eq!(texts(&lines), ["  a", "    b"]);
+    }
+
+    #[test]
+    fn a_tab_is_tab_width_columns_in_every_wrapper() {
+        let tab = " ".repeat(TAB_WIDTH);
+        assert_eq!(texts(&wrap_spans(&[Span::raw("\tx")], 20)), [format!("{tab}x")]);
+        let plain = wrap("\tx", 20, Style::default(), "", "", Style::default());
+        assert_eq!(line_texts(&plain), [format!("{tab}x")]);
+        assert_eq!(truncate("\tx", 20), format!("{tab}x"));
+        assert_eq!(expand_tabs("a\tb"), format!("a{tab}b"));
+    }
+
+    #[test]
+    fn styles_survive_wrapping() {
+        let bold = Style::new().add_modifier(ratatui::style::Modifier::BOLD);
+        let lines = wrap_spans(&[Span::raw("plain "), Span::styled("bold words", bold)], 8);
+        assert_eq!(texts(&lines), ["plain", "bold", "words"]);
+        assert_eq!(lines[1][0].style, bold);
+    }
+
+    #[test]
+    fn plain_text_goes_under_its_prefixes() {
+        let lines = wrap("the quick brown fox jumps", 11, Style::default(), "> ", "  ", Style::default());
+        assert_eq!(line_texts(&lines), ["> the quick", "  brown fox", "  jumps"]);
+        let lines = wrap("abcdefghijkl", 5, Style::default(), "> ", "  ", Style::default());
+        assert_eq!(line_texts(&lines), ["> abc", "  def", "  ghi", "  jkl"]);
+        let lines = wrap("aaa bbb ccc", 7, Style::default(), "  ", "    ", Style::default());
+        assert_eq!(line_texts(&lines), ["  aaa", "    bbb", "    ccc"]);
+        let lines = wrap("a\n\nb", 7, Style::default(), "› ", "  ", Style::default());
+        assert_eq!(line_texts(&lines), ["› a", "  ", "  b"]);
+    }
+
+    #[test]
+    fn truncation_ends_with_an_ellipsis() {
+        assert_eq!(truncate_line(Line::from("hello world"), 6).to_string(), "hello…");
+        assert_eq!(truncate_line(Line::from("漢字漢字"), 4).to_string(), "漢…");
         assert_eq!(truncate("hello world", 6), "hello…");
         assert_eq!(truncate("hi", 6), "hi");
+        assert_eq!(truncate("hello", 0), "");
+        let emoji = "❤\u{fe0f}❤\u{fe0f}❤\u{fe0f}";
+        assert!(truncate(emoji, 4).width() <= 4, "{}", truncate(emoji, 4));
     }
 }

@@ -1,11 +1,14 @@
 //! `MarkdownDoc`: a Markdown reply that grows delta by delta, laid out lazily for a width.
-//! Owns the per-block line caches and the prefix heights; it must not parse or wrap itself
-//! (that is `render_block`), and it never stores more than one width's layout per block.
+//! Owns the per-block line caches, the prefix heights and the document's streaming
+//! highlighter (`OpenCode`, for the code block still open at its end); it must not parse or
+//! wrap itself (that is `render_block`), and it never stores more than one width's layout per
+//! block.
 //!
 //! State: `source` grows; the `BlockScanner` turns complete lines into finished block ranges.
 //! A finished block is rendered once per width and cached; `tops[i]` is the first line of
 //! block `i` (its blank separator included) for the blocks laid out at `width`. The open tail
-//! is re-rendered only when the source or the width changed since its last render. A width
+//! is re-rendered only when the source or the width changed since its last render, through
+//! `OpenCode` when it is a code block (which then costs only what arrived). A width
 //! change discards `tops` and lays blocks out again on the next `height` or `lines` call.
 //! Heights are measured with code left plain (highlighting does not change the text, so not
 //! the height either); a block is highlighted only when `lines` shows it, which keeps syntect,
@@ -16,7 +19,7 @@ use std::ops::Range;
 use ratatui::text::Line;
 
 use super::blocks::BlockScanner;
-use super::open_code::{self, OpenCode};
+use super::open_code::OpenCode;
 use super::{render_block, CodeMode, RenderOptions};
 
 /// Lines of one block at one width.
@@ -36,8 +39,8 @@ struct OpenTail {
     start: usize,
     end: usize,
     rendered: Rendered,
-    /// Set when the tail is a long code block laid out incrementally.
-    code: Option<OpenCode>,
+    /// The tail is a long code block that `OpenCode::layout` laid out incrementally.
+    incremental: bool,
 }
 
 /// A streaming Markdown document with cached, width-keyed layout.
@@ -50,6 +53,8 @@ pub struct MarkdownDoc {
     /// `tops[i]` = first line of block `i`; `tops.len() - 1` blocks are laid out at `width`.
     tops: Vec<usize>,
     open: Option<OpenTail>,
+    /// Streaming highlighting (and layout) of a code block at the end of the open tail.
+    code: OpenCode,
 }
 
 impl Default for MarkdownDoc {
@@ -68,6 +73,7 @@ impl MarkdownDoc {
             width: 0,
             tops: vec![0],
             open: None,
+            code: OpenCode::default(),
         }
     }
 
@@ -132,7 +138,7 @@ impl MarkdownDoc {
             let block = &mut self.blocks[i];
             if block.rendered.as_ref().is_none_or(|r| r.width != width) {
                 let text = self.source.get(block.range.clone()).unwrap_or("");
-                block.rendered = Some(render(text, width, self.options, CodeMode::Plain));
+                block.rendered = Some(render(text, width, self.options, CodeMode::Plain, None));
             }
             let lines = block.rendered.as_ref().map_or(&[][..], |r| r.lines.as_slice());
             self.tops.push(top + separator(top, lines) + lines.len());
@@ -142,36 +148,38 @@ impl MarkdownDoc {
         let stale = self.open.as_ref().is_none_or(|o| o.rendered.width != width || o.start != start || o.end != end);
         if stale {
             let text = self.source.get(start..end).unwrap_or("");
-            let previous =
-                self.open.take().filter(|o| o.start == start).and_then(|o| o.code.map(|c| (c, o.rendered.lines)));
-            self.open = Some(match open_code::update(previous, text, width, self.options) {
-                Some((code, lines)) => {
-                    OpenTail { start, end, rendered: Rendered { width, lines, plain: false }, code: Some(code) }
+            let previous = self.open.take().filter(|o| o.start == start && o.incremental).map(|o| o.rendered.lines);
+            self.open = Some(match self.code.layout(previous, text, width, self.options) {
+                Some(lines) => {
+                    OpenTail { start, end, rendered: Rendered { width, lines, plain: false }, incremental: true }
                 }
-                None => {
-                    OpenTail { start, end, rendered: render(text, width, self.options, CodeMode::Plain), code: None }
-                }
+                None => OpenTail {
+                    start,
+                    end,
+                    rendered: render(text, width, self.options, CodeMode::Plain, None),
+                    incremental: false,
+                },
             });
         }
     }
 
     /// Gives block `i` (the open tail when `i == blocks.len()`) its code colours, in place.
     fn highlight(&mut self, i: usize) {
-        let (range, slot, mode) = match self.blocks.get_mut(i) {
-            Some(block) => (block.range.clone(), block.rendered.as_mut(), CodeMode::Highlighted),
+        let (range, slot, mode, code) = match self.blocks.get_mut(i) {
+            Some(block) => (block.range.clone(), block.rendered.as_mut(), CodeMode::Highlighted, None),
             None => match self.open.as_mut() {
-                Some(open) => (open.start..open.end, Some(&mut open.rendered), CodeMode::Open),
+                Some(open) => (open.start..open.end, Some(&mut open.rendered), CodeMode::Open, Some(&mut self.code)),
                 None => return,
             },
         };
         let Some(rendered) = slot.filter(|r| r.plain) else { return };
         let text = self.source.get(range).unwrap_or("");
-        *rendered = render(text, rendered.width, self.options, mode);
+        *rendered = render(text, rendered.width, self.options, mode, code);
     }
 }
 
-fn render(text: &str, width: u16, options: RenderOptions, mode: CodeMode) -> Rendered {
-    let (lines, has_code) = render_block(text, width, options, mode);
+fn render(text: &str, width: u16, options: RenderOptions, mode: CodeMode, code: Option<&mut OpenCode>) -> Rendered {
+    let (lines, has_code) = render_block(text, width, options, mode, code);
     Rendered { width, lines, plain: has_code && mode == CodeMode::Plain }
 }
 

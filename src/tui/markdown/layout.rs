@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use super::render::{Node, Prefix};
 use super::style::Palette;
 use super::table::layout_table;
-use super::wrap::{line_width, spans_width, truncate, wrap};
+use crate::tui::wrap::{line_width, spans_width, truncate_line, wrap_spans};
 
 /// Columns of indentation before code lines.
 const CODE_INDENT: &str = "  ";
@@ -20,7 +20,7 @@ pub(crate) fn layout(nodes: &[Node], width: usize, palette: Palette) -> Vec<Line
     for node in nodes {
         match node {
             Node::Text { prefix, spans } => {
-                let body = wrap(spans, available(prefix, width));
+                let body = wrap_spans(spans, available(prefix, width));
                 push_prefixed(&mut out, prefix, body);
             }
             Node::Code { prefix, lines } => {
@@ -28,7 +28,7 @@ pub(crate) fn layout(nodes: &[Node], width: usize, palette: Palette) -> Vec<Line
                 let mut body = Vec::with_capacity(lines.len());
                 for line in lines.iter() {
                     let wrapped =
-                        if line_width(line) <= room { vec![line.spans.clone()] } else { wrap(&line.spans, room) };
+                        if line_width(line) <= room { vec![line.spans.clone()] } else { wrap_spans(&line.spans, room) };
                     for mut spans in wrapped {
                         spans.insert(0, Span::raw(CODE_INDENT));
                         body.push(spans);
@@ -47,7 +47,7 @@ pub(crate) fn layout(nodes: &[Node], width: usize, palette: Palette) -> Vec<Line
             Node::Blank { prefix } => out.push(Line::from(prefix.clone())),
         }
     }
-    out.into_iter().map(|line| truncate(line, width)).collect()
+    out.into_iter().map(|line| truncate_line(line, width)).collect()
 }
 
 fn available(prefix: &Prefix, width: usize) -> usize {

@@ -4,9 +4,9 @@
 //! Markdown look; it must not draw to a terminal, and all text passes through `sanitize`.
 //!
 //! Pipeline: `blocks` splits the source into top-level blocks; `render` parses one block into
-//! width-independent nodes; `layout` (with `wrap` and `table`) turns nodes into lines for a
-//! width. Blocks are joined with one blank line; a whole render and a streamed one take the
-//! same path, so they produce the same lines.
+//! width-independent nodes; `layout` (with `table`, and the TUI's one wrapper `tui::wrap`)
+//! turns nodes into lines for a width. Blocks are joined with one blank line; a whole render
+//! and a streamed one take the same path, so they produce the same lines.
 
 mod blocks;
 mod doc;
@@ -15,7 +15,6 @@ mod open_code;
 mod render;
 mod style;
 mod table;
-mod wrap;
 
 #[cfg(test)]
 mod tests;
@@ -34,7 +33,7 @@ pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'sta
     for (i, range) in ranges.into_iter().enumerate() {
         let text = source.get(range).unwrap_or("");
         let mode = if i == last { CodeMode::Open } else { CodeMode::Highlighted };
-        let lines = render_block(text, width, options, mode).0;
+        let lines = render_block(text, width, options, mode, None).0;
         if !out.is_empty() && !lines.is_empty() {
             out.push(Line::default());
         }
@@ -44,10 +43,17 @@ pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'sta
 }
 
 /// Lines of one block, and whether it holds code (whose colours `CodeMode::Plain` left out).
-fn render_block(text: &str, width: u16, options: RenderOptions, mode: CodeMode) -> (Vec<Line<'static>>, bool) {
+/// `open` is the document's streaming highlighter (`None` for a one-off render).
+fn render_block(
+    text: &str,
+    width: u16,
+    options: RenderOptions,
+    mode: CodeMode,
+    open: Option<&mut open_code::OpenCode>,
+) -> (Vec<Line<'static>>, bool) {
     let clean = crate::sanitize::sanitize(text);
     let palette = style::Palette::new(options);
-    let nodes = render::parse(&clean, palette, mode);
+    let nodes = render::parse(&clean, palette, mode, open);
     let has_code = nodes.iter().any(|node| matches!(node, render::Node::Code { .. }));
     (layout::layout(&nodes, usize::from(width), palette), has_code)
 }

@@ -1,123 +1,226 @@
-//! The open tail of a streaming reply when it is a long fenced code block (a model writing a
-//! whole file). Re-rendering such a tail from its fence on every frame costs its whole size;
-//! `OpenCode` instead keeps the laid-out lines of the complete code lines, with syntect's
-//! state after them, and per update lays out only the lines that arrived plus the unfinished
-//! last line. Its lines are exactly those `render_block` gives for the same text (the
-//! streaming tests compare them); whenever that could be in doubt (a possible closing fence,
-//! a tiny width, a short block) it returns `None` and the caller renders the tail whole.
+//! The code block still streaming in at the end of a reply: one `OpenCode` per `MarkdownDoc`,
+//! the only streaming highlighter (nothing global). Re-highlighting such a block from its fence
+//! on every frame would cost its whole size each time (syntect is stateful), so `OpenCode`
+//! keeps the highlighted complete lines with syntect's state after them (`LineHighlighter`)
+//! and per update highlights only the lines that arrived, plus the unfinished last line from a
+//! copy of the state. `highlight` serves any open block, top level or nested in a list or
+//! quote. `layout` also keeps the laid-out lines of a long top-level fence (a model writing a
+//! whole file), so such a frame lays out only the new lines too.
+//!
+//! Both give exactly the lines of a whole render (the streaming tests compare them after every
+//! chunk). Whenever that could be in doubt (a possible closing fence, a tiny width, a short
+//! block, an info string the parser would rewrite, a highlighter panic on the unfinished line)
+//! `layout` returns `None` and the caller renders the tail whole, still highlighting through
+//! `highlight`. When syntect panics the whole block turns plain, as a whole render shows it.
+
+use std::sync::Arc;
+
+use ratatui::text::Line;
 
 use super::layout::layout;
 use super::render::{Node, Prefix};
 use super::style::{Palette, RenderOptions};
-use crate::tui::highlight::{find_syntax, plain_code, sets};
-use crate::tui::highlight_stream::highlight_line;
-use ratatui::text::Line;
-use std::sync::Arc;
-use syntect::highlighting::{HighlightState, Highlighter};
-use syntect::parsing::{ParseState, ScopeStack};
+use crate::sanitize::sanitize;
+use crate::tui::highlight::{fence_lang, plain_lines, LineHighlighter};
+use crate::tui::wrap::expand_tabs;
 
-/// Code bodies shorter than this are simply rendered whole.
+/// Code bodies shorter than this are laid out by a whole render of the tail.
 const MIN_BYTES: usize = 4096;
 
-/// Syntax state after the last complete line.
-struct Syntax {
-    parse: ParseState,
-    highlight: HighlightState,
-    failed: bool,
+/// Per-document state of the open code block.
+#[derive(Default)]
+pub(super) struct OpenCode {
+    stream: Option<Stream>,
+    /// Set while `layout` is laying out a long top-level block incrementally.
+    laid_out: Option<LaidOut>,
 }
 
-pub(super) struct OpenCode {
+/// Highlighting of one growing block.
+struct Stream {
+    lang: String,
+    color: bool,
+    /// The complete lines highlighted so far (tabs expanded), each followed by `\n`.
+    done: String,
+    /// One per line of `done`; all plain once the highlighter panicked.
+    lines: Vec<Line<'static>>,
+    highlighter: LineHighlighter,
+}
+
+/// Where `layout` stopped.
+struct LaidOut {
     /// The fence line, with its newline.
     fence: String,
     width: u16,
     /// Bytes of the tail (from the fence line) whose complete lines are laid out.
     done: usize,
+    /// `stream.done.len()` and `stream.lines.len()` when those lines were laid out.
+    stream_done: usize,
+    code_lines: usize,
     /// Laid-out lines that belong to complete code lines (the rest are the last line's).
     complete: usize,
-    syntax: Option<Syntax>,
 }
 
-/// Lays out `tail` (a fenced code block still streaming in) at `width`, reusing `previous`
-/// (state and lines of an earlier, shorter version of the same tail) when it applies.
-pub(super) fn update(
-    previous: Option<(OpenCode, Vec<Line<'static>>)>,
-    tail: &str,
-    width: u16,
-    options: RenderOptions,
-) -> Option<(OpenCode, Vec<Line<'static>>)> {
-    let fence_end = tail.find('\n')? + 1;
-    let fence = &tail[..fence_end];
-    let marker = fence.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let run = fence.chars().take_while(|c| *c == marker).count();
-    if run < 3 || width < 8 || tail.len() - fence_end < MIN_BYTES {
-        return None;
+impl Stream {
+    fn new(lang: &str, color: bool) -> Self {
+        Stream {
+            lang: lang.to_string(),
+            color,
+            done: String::new(),
+            lines: Vec::new(),
+            highlighter: LineHighlighter::new(lang, color),
+        }
     }
-    let complete_end = fence_end + tail[fence_end..].rfind('\n').map_or(0, |i| i + 1);
-    let (mut code, mut lines) = match previous {
-        Some((code, lines)) if code.fence == fence && code.width == width && code.done <= complete_end => (code, lines),
-        _ => (OpenCode::new(fence, width, options), Vec::new()),
-    };
-    let new = &tail[code.done.max(fence_end)..complete_end];
-    let partial = &tail[complete_end..];
-    let closes = |line: &str| line.trim_start().starts_with(marker);
-    if new.split_inclusive('\n').any(closes) || closes(partial) || partial.contains('\r') {
-        return None;
+
+    /// Highlights `text`, complete lines that each end in `\n` (tabs expanded), after `done`.
+    fn extend(&mut self, text: &str) {
+        let panicked = self.highlighter.panicked();
+        for line in text.split_inclusive('\n') {
+            self.lines.push(self.highlighter.line(line.strip_suffix('\n').unwrap_or(line)));
+        }
+        self.done.push_str(text);
+        if self.highlighter.panicked() && !panicked {
+            self.lines = plain_lines(self.done.strip_suffix('\n').unwrap_or(&self.done), self.color);
+        }
     }
-    let palette = Palette::new(options);
-    lines.truncate(code.complete);
-    if !new.is_empty() {
-        let styled = code.style(new, options.color, true);
-        lines.extend(lay_out(styled, width, palette));
+
+    /// The unfinished last line (tabs expanded), highlighted from a copy of the state; `None`
+    /// when syntect panicked on it, so that this time the whole block must be plain.
+    fn last(&self, text: &str) -> Option<Line<'static>> {
+        let mut scratch = self.highlighter.clone();
+        let line = scratch.line(text);
+        (self.highlighter.panicked() || !scratch.panicked()).then_some(line)
     }
-    code.done = complete_end;
-    code.complete = lines.len();
-    if !partial.is_empty() {
-        let styled = code.style(partial, options.color, false);
-        lines.extend(lay_out(styled, width, palette));
-    }
-    Some((code, lines))
 }
 
 impl OpenCode {
-    fn new(fence: &str, width: u16, options: RenderOptions) -> Self {
-        let info = fence.trim_start_matches(['`', '~']).trim();
-        let lang = info.split([' ', ',', '{', '}', '.']).find(|s| !s.is_empty()).unwrap_or("").to_string();
-        let syntax = find_syntax(&lang).filter(|_| options.color).and_then(|syntax| {
-            let theme = sets().theme.as_ref()?;
-            let highlighter = Highlighter::new(theme);
-            Some(Syntax {
-                parse: ParseState::new(syntax),
-                highlight: HighlightState::new(&highlighter, ScopeStack::new()),
-                failed: false,
-            })
-        });
-        OpenCode { fence: fence.to_string(), width, done: 0, complete: 0, syntax }
+    /// Highlighted lines of the open block's `code` (as the parser gives it, sanitized) in
+    /// `lang`, going on from the last call when `code` extends what that call saw.
+    pub(super) fn highlight(&mut self, code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {
+        let code = expand_tabs(code);
+        let body = code.strip_suffix('\n').unwrap_or(&code);
+        // Everything up to the last newline is complete; the rest is the line being written.
+        let (complete, last) = match body.rfind('\n') {
+            Some(i) => body.split_at(i + 1),
+            None => ("", body),
+        };
+        let stream = self.stream(lang, color, complete);
+        match stream.last(last) {
+            Some(last) => {
+                let mut lines = Vec::with_capacity(stream.lines.len() + 1);
+                lines.extend_from_slice(&stream.lines);
+                lines.push(last);
+                lines
+            }
+            None => plain_lines(body, color),
+        }
     }
 
-    /// Styled code lines for `text` (complete lines ending in `\n`, or the unfinished last
-    /// line). Complete lines advance the syntax state; the last line uses a copy of it.
-    fn style(&mut self, text: &str, color: bool, advance: bool) -> Vec<Line<'static>> {
-        let text = crate::sanitize::sanitize(text).replace('\t', "    ");
-        let Some(syntax) = self.syntax.as_mut() else {
-            return plain_code(&text, color);
+    /// The stream brought up to `complete` (whole lines, tabs expanded): the current one when
+    /// `complete` extends what it has highlighted, else a new one.
+    fn stream(&mut self, lang: &str, color: bool, complete: &str) -> &mut Stream {
+        let current =
+            self.stream.take().filter(|s| s.lang == lang && s.color == color && complete.starts_with(&s.done));
+        if current.is_none() {
+            self.laid_out = None;
+        }
+        let stream = self.stream.insert(current.unwrap_or_else(|| Stream::new(lang, color)));
+        stream.extend(complete.get(stream.done.len()..).unwrap_or(""));
+        stream
+    }
+
+    /// Lays out `tail` (a top-level fenced code block still streaming in, from its fence line)
+    /// at `width`. `previous` is what this returned for an earlier, shorter version of the same
+    /// tail, reused when it applies; `None` means: render the tail whole instead.
+    pub(super) fn layout(
+        &mut self,
+        previous: Option<Vec<Line<'static>>>,
+        tail: &str,
+        width: u16,
+        options: RenderOptions,
+    ) -> Option<Vec<Line<'static>>> {
+        let lines = self.try_layout(previous, tail, width, options);
+        if lines.is_none() {
+            self.laid_out = None;
+        }
+        lines
+    }
+
+    fn try_layout(
+        &mut self,
+        previous: Option<Vec<Line<'static>>>,
+        tail: &str,
+        width: u16,
+        options: RenderOptions,
+    ) -> Option<Vec<Line<'static>>> {
+        let fence_end = tail.find('\n')? + 1;
+        let fence = &tail[..fence_end];
+        let marker = fence.chars().next().filter(|c| *c == '`' || *c == '~')?;
+        let run = fence.chars().take_while(|c| *c == marker).count();
+        let info = fence[run..].trim();
+        let plain_info = matches!(sanitize(fence), std::borrow::Cow::Borrowed(_))
+            && !info.contains(['\\', '&'])
+            && !(marker == '`' && info.contains('`'));
+        if run < 3 || width < 8 || tail.len() - fence_end < MIN_BYTES || !plain_info {
+            return None;
+        }
+        let (lang, color, palette) = (fence_lang(info), options.color, Palette::new(options));
+        let complete_end = fence_end + tail[fence_end..].rfind('\n').map_or(0, |i| i + 1);
+        let partial = &tail[complete_end..];
+        let closes = |line: &str| line.trim_start().starts_with(marker);
+        if closes(partial) || partial.contains('\r') {
+            return None;
+        }
+        let continued = match (self.laid_out.take(), self.stream.as_mut(), previous) {
+            (Some(laid), Some(stream), Some(lines))
+                if laid.fence == fence
+                    && laid.width == width
+                    && laid.done <= complete_end
+                    && stream.done.len() == laid.stream_done
+                    && stream.lang == lang
+                    && stream.color == color =>
+            {
+                let new = &tail[laid.done..complete_end];
+                if new.split_inclusive('\n').any(closes) {
+                    return None;
+                }
+                let panicked = stream.highlighter.panicked();
+                stream.extend(&expand_tabs(&sanitize(new)));
+                Some(if stream.highlighter.panicked() && !panicked {
+                    lay_out(stream.lines.clone(), width, palette)
+                } else {
+                    let mut lines = lines;
+                    lines.truncate(laid.complete);
+                    lines.extend(lay_out(stream.lines.get(laid.code_lines..).unwrap_or(&[]).to_vec(), width, palette));
+                    lines
+                })
+            }
+            _ => None,
         };
-        let Some(theme) = sets().theme.as_ref() else { return plain_code(&text, color) };
-        let highlighter = Highlighter::new(theme);
-        let mut scratch;
-        let state = if advance {
-            syntax
-        } else {
-            scratch =
-                Syntax { parse: syntax.parse.clone(), highlight: syntax.highlight.clone(), failed: syntax.failed };
-            &mut scratch
+        let mut lines = match continued {
+            Some(lines) => lines,
+            None => {
+                let body = &tail[fence_end..complete_end];
+                if body.split_inclusive('\n').any(closes) {
+                    return None;
+                }
+                let stream = self.stream(lang, color, &expand_tabs(&sanitize(body)));
+                lay_out(stream.lines.clone(), width, palette)
+            }
         };
-        let body = text.strip_suffix('\n').unwrap_or(&text);
-        body.split('\n')
-            .map(|line| {
-                let line = format!("{line}\n");
-                highlight_line(&line, &mut state.parse, &mut state.highlight, &highlighter, &mut state.failed)
-            })
-            .collect()
+        let stream = self.stream.as_ref()?;
+        self.laid_out = Some(LaidOut {
+            fence: fence.to_string(),
+            width,
+            done: complete_end,
+            stream_done: stream.done.len(),
+            code_lines: stream.lines.len(),
+            complete: lines.len(),
+        });
+        if !partial.is_empty() {
+            let last = stream.last(&expand_tabs(&sanitize(partial)))?;
+            lines.extend(lay_out(vec![last], width, palette));
+        }
+        Some(lines)
     }
 }
 
@@ -128,6 +231,7 @@ fn lay_out(lines: Vec<Line<'static>>, width: u16, palette: Palette) -> Vec<Line<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::highlight::{highlight_uncached, inject, plain_code};
     use crate::tui::markdown::render as render_whole;
 
     fn big_code(n: usize) -> String {
@@ -146,18 +250,16 @@ mod tests {
         let text = big_code(120);
         for width in [40u16, 100] {
             let options = RenderOptions { color: true };
-            let mut state = None;
+            let mut code = OpenCode::default();
+            let mut previous = None;
             let mut used = 0;
             let mut cut = 4200;
             while cut <= text.len() {
                 let tail = &text[..cut];
-                match update(state.take(), tail, width, options) {
-                    Some((code, lines)) => {
-                        assert_eq!(lines, render_whole(tail, width, options), "width {width}, cut {cut}");
-                        used += 1;
-                        state = Some((code, lines));
-                    }
-                    None => state = None,
+                previous = code.layout(previous.take(), tail, width, options);
+                if let Some(lines) = &previous {
+                    assert_eq!(lines, &render_whole(tail, width, options), "width {width}, cut {cut}");
+                    used += 1;
                 }
                 cut += 97;
             }
@@ -168,8 +270,78 @@ mod tests {
     #[test]
     fn a_possible_closing_fence_or_a_short_block_falls_back() {
         let text = big_code(120);
-        assert!(update(None, &format!("{text}``"), 80, RenderOptions::default()).is_none());
-        assert!(update(None, "```rust\nfn main() {}\n", 80, RenderOptions::default()).is_none());
-        assert!(update(None, "not code\n", 80, RenderOptions::default()).is_none());
+        let mut code = OpenCode::default();
+        assert!(code.layout(None, &format!("{text}``"), 80, RenderOptions::default()).is_none());
+        assert!(code.layout(None, "```rust\nfn main() {}\n", 80, RenderOptions::default()).is_none());
+        assert!(code.layout(None, "not code\n", 80, RenderOptions::default()).is_none());
+        assert!(code.layout(None, &text.replacen("```rust", "```ru`st", 1), 80, RenderOptions::default()).is_none());
+    }
+
+    #[test]
+    fn streaming_gives_the_same_lines_as_highlighting_the_whole_block() {
+        let code = "fn main() {\n    let s = \"a string\\twith tab\";\n    /* multi\n line comment */\n\tprintln!(\"{s}\");\n}\n";
+        let mut open = OpenCode::default();
+        for cut in (0..=code.len()).filter(|&cut| code.is_char_boundary(cut)) {
+            let prefix = &code[..cut];
+            assert_eq!(open.highlight(prefix, "rust", true), highlight_uncached(prefix, "rust", true), "at {cut}");
+        }
+        assert_eq!(open.stream.as_ref().map(|s| s.lines.len()), Some(5), "one stream went on line by line");
+    }
+
+    #[test]
+    fn a_different_block_starts_over() {
+        let mut open = OpenCode::default();
+        let a = open.highlight("let x = 1;\nlet y = 2;\n", "rust", true);
+        assert_eq!(a, highlight_uncached("let x = 1;\nlet y = 2;\n", "rust", true));
+        let b = open.highlight("x = 1\ny = 2\n", "python", true);
+        assert_eq!(b, highlight_uncached("x = 1\ny = 2\n", "python", true));
+        let c = open.highlight("plain", "nosuchlang", true);
+        assert_eq!(c, highlight_uncached("plain", "nosuchlang", true));
+    }
+
+    #[test]
+    fn a_syntect_panic_while_streaming_falls_back_to_plain_text() {
+        let _panic = inject::panic_on("BOOM");
+        let code = "fn main() {\n    let a = 1;\n    BOOM();\n    let b = 2;\n}\n";
+        let boom = code.find("BOOM").map_or(0, |i| i + "BOOM".len());
+        let mut open = OpenCode::default();
+        for cut in (0..=code.len()).filter(|&cut| code.is_char_boundary(cut)) {
+            let prefix = &code[..cut];
+            let lines = open.highlight(prefix, "rust", true);
+            assert_eq!(lines, highlight_uncached(prefix, "rust", true), "at {cut}");
+            if cut >= boom {
+                assert_eq!(lines, plain_code(prefix, true), "plain once the panic happened, at {cut}");
+            }
+        }
+        let before = open.highlight(&code[..boom - 1], "rust", true);
+        let colours: std::collections::HashSet<_> =
+            before.iter().flat_map(|l| l.spans.iter().map(|s| s.style)).collect();
+        assert!(colours.len() > 2, "highlighted before the panic: {colours:?}");
+    }
+
+    #[test]
+    fn a_syntect_panic_in_a_long_block_falls_back_to_plain_text() {
+        let _panic = inject::panic_on("BOOM");
+        let text = format!("{}BOOM();\n{}", big_code(60), &big_code(30)["```rust\n".len()..]);
+        let boom = text.find("BOOM").map_or(0, |i| i + "BOOM".len());
+        let options = RenderOptions::default();
+        let mut code = OpenCode::default();
+        let mut previous = None;
+        let mut cut = 4200;
+        while cut <= text.len() {
+            let tail = &text[..cut];
+            previous = code.layout(previous.take(), tail, 80, options);
+            let whole = render_whole(tail, 80, options);
+            if let Some(lines) = &previous {
+                assert_eq!(lines, &whole, "cut {cut}");
+            }
+            if cut >= boom {
+                let body = &tail["```rust\n".len()..];
+                let plain = render_whole(&format!("```\n{body}"), 80, options);
+                assert_eq!(whole, plain, "the whole render is plain after the panic, cut {cut}");
+            }
+            cut += 89;
+        }
+        assert!(previous.is_some(), "the incremental path went on after the panic");
     }
 }

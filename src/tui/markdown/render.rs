@@ -7,9 +7,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use unicode_width::UnicodeWidthStr;
 
+use super::open_code::OpenCode;
 use super::style::Palette;
-use crate::tui::highlight::{highlight_code, plain_code, CodeLines};
-use crate::tui::highlight_stream::highlight_streaming;
+use crate::tui::highlight::{fence_lang, highlight_code, highlight_uncached, plain_code, CodeLines};
 use std::sync::Arc;
 
 /// Spans put before the first line of a node and before its continuation lines.
@@ -54,8 +54,10 @@ enum Container {
     Item { marker: String, used: bool },
 }
 
-struct Walker {
+struct Walker<'a> {
     palette: Palette,
+    /// The document's streaming highlighter, for a code block at the very end.
+    open: Option<&'a mut OpenCode>,
     nodes: Vec<Node>,
     containers: Vec<Container>,
     /// Next number of each open list (`None` for bullets).
@@ -78,17 +80,19 @@ pub(crate) enum CodeMode {
     /// Highlighted through the shared cache.
     Highlighted,
     /// Highlighted, but a code block at the very end is still streaming in and is highlighted
-    /// without filling the cache with prefixes of itself.
+    /// without filling the cache with prefixes of itself: by the document's `OpenCode`, which
+    /// goes on from the previous frame, or else from scratch.
     Open,
 }
 
-/// Parses `source` (already sanitized) into nodes.
-pub(crate) fn parse(source: &str, palette: Palette, code_mode: CodeMode) -> Vec<Node> {
+/// Parses `source` (already sanitized) into nodes; `open` highlights a still-open code block.
+pub(crate) fn parse(source: &str, palette: Palette, code_mode: CodeMode, open: Option<&mut OpenCode>) -> Vec<Node> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let events: Vec<Event<'_>> = Parser::new_ext(source, options).collect();
     let last_content = events.iter().rposition(|e| !matches!(e, Event::End(_))).unwrap_or(0);
     let mut walker = Walker {
         palette,
+        open,
         nodes: Vec::new(),
         containers: Vec::new(),
         lists: Vec::new(),
@@ -111,7 +115,7 @@ pub(crate) fn parse(source: &str, palette: Palette, code_mode: CodeMode) -> Vec<
     walker.nodes
 }
 
-impl Walker {
+impl Walker<'_> {
     fn style(&self) -> Style {
         self.styles.last().copied().unwrap_or_default()
     }
@@ -182,9 +186,7 @@ impl Walker {
             Tag::CodeBlock(kind) => {
                 self.flush(false);
                 let lang = match kind {
-                    CodeBlockKind::Fenced(info) => {
-                        info.split([' ', ',', '{', '}', '.']).find(|s| !s.is_empty()).unwrap_or("").to_string()
-                    }
+                    CodeBlockKind::Fenced(info) => fence_lang(&info).to_string(),
                     CodeBlockKind::Indented => String::new(),
                 };
                 self.code = Some((lang, String::new()));
@@ -248,7 +250,10 @@ impl Walker {
                     let lines = match mode {
                         CodeMode::Plain => Arc::new(plain_code(&code, color)),
                         CodeMode::Highlighted => highlight_code(&code, &lang, color),
-                        CodeMode::Open => Arc::new(highlight_streaming(&code, &lang, color)),
+                        CodeMode::Open => Arc::new(match self.open.as_deref_mut() {
+                            Some(open) => open.highlight(&code, &lang, color),
+                            None => highlight_uncached(&code, &lang, color),
+                        }),
                     };
                     self.emit(|prefix| Node::Code { prefix, lines });
                     self.need_blank = true;

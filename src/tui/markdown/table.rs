@@ -8,7 +8,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::render::Table;
 use super::style::Palette;
-use super::wrap::{spans_width, wrap};
+use crate::tui::wrap::{spans_width, wrap_spans};
 
 const SEPARATOR: &str = " │ ";
 const CROSS: &str = "─┼─";
@@ -87,7 +87,7 @@ fn push_row(
 ) {
     let empty = Vec::new();
     let cells: Vec<Vec<Vec<Span<'static>>>> =
-        widths.iter().enumerate().map(|(c, &w)| wrap(row.get(c).unwrap_or(&empty), w)).collect();
+        widths.iter().enumerate().map(|(c, &w)| wrap_spans(row.get(c).unwrap_or(&empty), w)).collect();
     let height = cells.iter().map(Vec::len).max().unwrap_or(1);
     let last = widths.len().saturating_sub(1);
     for i in 0..height {

@@ -2,8 +2,8 @@
 
 use ratatui::style::{Modifier, Style};
 
-use super::wrap::line_width;
 use super::*;
+use crate::tui::wrap::line_width;
 
 pub(crate) fn dump(lines: &[Line<'_>]) -> String {
     lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>()).collect::<Vec<_>>().join("\n")
@@ -222,24 +222,66 @@ fn a_long_code_block_streamed_in_random_chunks_matches_rendering_whole() {
         }
     }
     source.push_str("```\n\nAfter the code.\n");
-    for seed in [3u64, 11] {
-        let mut doc = MarkdownDoc::default();
-        let mut rest = source.as_str();
-        let mut sizes = chunk_sizes(seed).map(|n| n * 31);
-        while !rest.is_empty() {
-            let cut = sizes.next().unwrap_or(1).min(rest.len());
-            let (delta, tail) = rest.split_at(cut);
+    for (seed, width) in [(3u64, 60u16), (11, 100)] {
+        stream_and_compare(&source, chunk_sizes(seed).map(|n| n * 31), width);
+    }
+}
+
+/// Streams `source` into a document in chunks of `sizes`, checking after each one that the
+/// document shows what a whole render of the text so far shows.
+fn stream_and_compare(source: &str, mut sizes: impl Iterator<Item = usize>, width: u16) {
+    let mut doc = MarkdownDoc::default();
+    let mut rest = source;
+    while !rest.is_empty() {
+        let mut cut = sizes.next().unwrap_or(1).min(rest.len());
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let (delta, tail) = rest.split_at(cut);
+        doc.push_str(delta);
+        rest = tail;
+        let prefix = doc.source().to_string();
+        let height = doc.height(width);
+        assert_eq!(
+            doc.lines(width, 0, height),
+            render(&prefix, width, RenderOptions::default()),
+            "at {}",
+            prefix.len()
+        );
+    }
+}
+
+#[test]
+fn code_nested_in_a_list_streamed_in_chunks_matches_rendering_whole() {
+    let mut source = String::from("Steps:\n\n1. Write the file:\n\n   ```rust\n");
+    for i in 0..60 {
+        source.push_str(&format!("   fn f{i}(x: u32) -> u32 {{ /* comment {i} */ x + {i} }}\n"));
+        if i % 9 == 0 {
+            source.push_str("   let s = \"a string\n   over lines\";\n   \tlet tab = 1;\n");
+        }
+    }
+    source.push_str("   ```\n\n2. Run it:\n   - ```sh\n     cargo run\n     ```\n\n> ```py\n> x = 1\n> ```\n");
+    for (seed, width) in [(5u64, 50u16), (8, 90)] {
+        stream_and_compare(&source, chunk_sizes(seed).map(|n| n * 5), width);
+    }
+}
+
+#[test]
+fn two_documents_streaming_at_once_do_not_disturb_each_other() {
+    let code = |lang: &str, n: usize| {
+        let body: String = (0..n).map(|i| format!("let v{i} = \"{i}\"; // {lang}\n")).collect();
+        format!("- item\n\n  ```{lang}\n{body}")
+    };
+    let (a, b) = (code("rust", 40), code("python", 40));
+    let (mut doc_a, mut doc_b) = (MarkdownDoc::default(), MarkdownDoc::default());
+    let chunks =
+        |text: &str| text.as_bytes().chunks(23).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>();
+    for (delta_a, delta_b) in chunks(&a).iter().zip(chunks(&b).iter()) {
+        for (doc, delta) in [(&mut doc_a, delta_a), (&mut doc_b, delta_b)] {
             doc.push_str(delta);
-            rest = tail;
             let prefix = doc.source().to_string();
-            let width = if seed == 3 { 60 } else { 100 };
-            let height = doc.height(width);
-            assert_eq!(
-                doc.lines(width, 0, height),
-                render(&prefix, width, RenderOptions::default()),
-                "at {}",
-                prefix.len()
-            );
+            let height = doc.height(60);
+            assert_eq!(doc.lines(60, 0, height), render(&prefix, 60, RenderOptions::default()));
         }
     }
 }
