@@ -238,3 +238,23 @@ fn version_and_help() {
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("chat") && help.contains("ask") && help.contains("files"));
 }
+
+#[test]
+fn init_drafts_agents_md_through_a_normal_turn() {
+    let run = Run::new();
+    let script = run.script(json!([{"events": [{"type": "saying", "text": "Drafted AGENTS.md."}]}]));
+    let out = run.elelem(&["chat", "--plain"], Some(&script), "/init\n/context 2\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Drafted AGENTS.md."), "{stdout}");
+    assert!(stdout.contains("2. user:\nLook around this project"), "the prompt was a turn: {stdout}");
+}
+
+#[test]
+fn claude_md_is_read_when_the_project_has_no_agents_md() {
+    let run = Run::new();
+    std::fs::write(run.dir.path().join("CLAUDE.md"), "Prefer small commits.\n").unwrap();
+    let script = run.script(json!([{"events": [{"type": "saying", "text": "ok"}]}]));
+    let out = run.elelem(&["chat", "--plain"], Some(&script), "/context 1\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Prefer small commits."), "{stdout}");
+}

@@ -7,11 +7,13 @@ use crate::agent::session::Session;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// What the front end does after a line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What happens after a line.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Flow {
     Continue,
     Exit,
+    /// Run this prompt as a turn, as if the user had typed it (`/init`, plugin commands).
+    Turn(String),
 }
 
 pub type CommandHandler = Arc<dyn Fn(&mut Session, &str) -> anyhow::Result<Flow> + Send + Sync>;

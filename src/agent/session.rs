@@ -194,7 +194,13 @@ impl Session {
             return Flow::Continue;
         }
         if line.starts_with('/') {
-            return self.command(line);
+            match self.command(line) {
+                Flow::Turn(prompt) => {
+                    self.turn(&prompt, cancel).await;
+                    return Flow::Continue;
+                }
+                flow => return flow,
+            }
         }
         self.turn(line, cancel).await;
         Flow::Continue

@@ -1,6 +1,8 @@
 //! The system prompt: a template from `assets/` filled with the working directory,
-//! platform, date, git branch and the nearest `AGENTS.md`. Rendered fresh on every model
-//! call, so edits to `AGENTS.md` or a branch switch take effect at once.
+//! platform, date, git branch and the project's instructions: the nearest `AGENTS.md`, or,
+//! in a project without one, the nearest `CLAUDE.md` or `.github/copilot-instructions.md`
+//! (the files other agents read). Rendered fresh on every model call, so edits or a branch
+//! switch take effect at once.
 
 use std::path::{Path, PathBuf};
 
@@ -27,7 +29,7 @@ impl SystemPrompt {
 
     pub fn render(&self) -> String {
         let git = git_branch(&self.cwd).map(|b| format!("Git branch: {b}\n")).unwrap_or_default();
-        let agents = nearest_agents_md(&self.cwd)
+        let agents = project_instructions(&self.cwd)
             .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
             .map(|(path, text)| format!("\nProject instructions from {}:\n\n{}\n", path.display(), text.trim_end()))
             .unwrap_or_default();
@@ -42,9 +44,23 @@ impl SystemPrompt {
     }
 }
 
+/// Instruction files in the order they are looked for: `AGENTS.md` first, anywhere up the
+/// tree; the others only when no `AGENTS.md` exists.
+const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"];
+
 /// The nearest `AGENTS.md`, walking up from `dir`.
 pub fn nearest_agents_md(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors().map(|d| d.join("AGENTS.md")).find(|p| p.is_file())
+    nearest(dir, INSTRUCTION_FILES[0])
+}
+
+/// The project's instructions: the nearest `AGENTS.md`, else the nearest `CLAUDE.md`, else
+/// the nearest `.github/copilot-instructions.md`.
+pub fn project_instructions(dir: &Path) -> Option<PathBuf> {
+    INSTRUCTION_FILES.iter().find_map(|name| nearest(dir, name))
+}
+
+fn nearest(dir: &Path, name: &str) -> Option<PathBuf> {
+    dir.ancestors().map(|d| d.join(name)).find(|p| p.is_file())
 }
 
 /// The current branch, read from `.git/HEAD` of the enclosing repository (no subprocess).
@@ -115,6 +131,20 @@ mod tests {
         assert!(text.contains("Always run cargo fmt."), "{text}");
         assert!(text.contains(&format!("Date: {}", today())), "{text}");
         assert!(text.contains(std::env::consts::OS), "{text}");
+    }
+
+    #[test]
+    fn claude_md_or_copilot_instructions_stand_in_when_there_is_no_agents_md() {
+        let dir = tempfile::tempdir().unwrap();
+        let prompt = SystemPrompt::new(dir.path().to_path_buf());
+        std::fs::create_dir_all(dir.path().join(".github")).unwrap();
+        std::fs::write(dir.path().join(".github/copilot-instructions.md"), "From copilot.").unwrap();
+        assert!(prompt.render().contains("From copilot."));
+        std::fs::write(dir.path().join("CLAUDE.md"), "From claude.").unwrap();
+        assert!(prompt.render().contains("From claude.") && !prompt.render().contains("From copilot."));
+        std::fs::write(dir.path().join("AGENTS.md"), "From agents.").unwrap();
+        let text = prompt.render();
+        assert!(text.contains("From agents.") && !text.contains("From claude."), "{text}");
     }
 
     #[test]

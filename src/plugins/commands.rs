@@ -24,6 +24,7 @@ impl Plugin for BuiltinCommands {
         c.add("provider", "[name]", "list providers, or switch to one", provider);
         c.add("model", "[name]", "list models, or switch to one", model);
         c.add("reload", "", "run the setup blocks (plugins) again", reload);
+        c.add("init", "", "draft an AGENTS.md for this project (a normal turn)", init);
         Ok(())
     }
 }
@@ -131,6 +132,17 @@ fn model(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     session.switch_provider(&name, settings)?;
     session.show(format!("Model: {}", session.provider().model()));
     Ok(Flow::Continue)
+}
+
+/// What `/init` asks the model to do.
+const INIT_PROMPT: &str = "Look around this project (its layout, build files, README, tests and any \
+existing instructions such as CLAUDE.md) and write an AGENTS.md at its root for coding agents: \
+what the project is, how to build, test and lint it, the layout of the code, and the conventions \
+to follow. Keep it short and concrete. If an AGENTS.md already exists, improve it instead.";
+
+fn init(_: &mut Session, args: &str) -> anyhow::Result<Flow> {
+    let prompt = if args.is_empty() { INIT_PROMPT.to_string() } else { format!("{INIT_PROMPT}\n\nAlso: {args}") };
+    Ok(Flow::Turn(prompt))
 }
 
 fn reload(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
