@@ -20,6 +20,7 @@ struct Cli {
     global: Global,
 }
 
+/// Flags accepted anywhere on the command line: `elelem --yolo` is `elelem chat --yolo`.
 #[derive(Args, Clone)]
 struct Global {
     /// Provider: anthropic, openai, ollama or stub
@@ -31,31 +32,36 @@ struct Global {
     /// Extended-thinking budget in tokens, where the provider supports it
     #[arg(long, global = true, value_name = "TOKENS", env = "ELELEM_THINKING")]
     thinking: Option<u32>,
+    #[command(flatten)]
+    permissions: PermissionFlags,
+    #[command(flatten)]
+    chat: ChatFlags,
 }
 
 #[derive(Args, Clone, Default)]
 struct PermissionFlags {
     /// Run this tool without asking (repeatable): --allow execute --allow write
-    #[arg(long, value_name = "TOOL")]
+    #[arg(long, global = true, value_name = "TOOL")]
     allow: Vec<String>,
     /// Run every tool call without asking (rules that deny still deny)
-    #[arg(long)]
+    #[arg(long, global = true)]
     yolo: bool,
+}
+
+#[derive(Args, Clone, Default)]
+struct ChatFlags {
+    /// chat: line mode instead of the full-screen UI
+    #[arg(long, global = true)]
+    plain: bool,
+    /// chat: leave the mouse to the terminal (native selection; no wheel scrolling)
+    #[arg(long, global = true)]
+    no_mouse: bool,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Chat interactively (the default)
-    Chat {
-        /// Line mode instead of the full-screen UI
-        #[arg(long)]
-        plain: bool,
-        /// Leave the mouse to the terminal (native selection; no wheel scrolling)
-        #[arg(long)]
-        no_mouse: bool,
-        #[command(flatten)]
-        permissions: PermissionFlags,
-    },
+    Chat,
     /// Run one turn and print the reply
     Ask {
         /// The prompt; piped stdin is appended as a fenced block
@@ -63,8 +69,6 @@ enum Command {
         /// Print every event as one JSON object per line
         #[arg(long)]
         json: bool,
-        #[command(flatten)]
-        permissions: PermissionFlags,
     },
     /// Print files as a <documents> block (named paths, paths on stdin, or git ls-files)
     Files { paths: Vec<String> },
@@ -73,26 +77,25 @@ enum Command {
 fn main() -> ExitCode {
     elelem::startup::quiet_caught_panics();
     let cli = Cli::parse();
-    let options = |flags: PermissionFlags, headless: bool| Options {
-        provider: cli.global.provider.clone(),
-        model: cli.global.model.clone(),
-        thinking_budget: cli.global.thinking,
-        allow: flags.allow,
-        yolo: flags.yolo,
+    let global = cli.global;
+    let options = |headless: bool| Options {
+        provider: global.provider.clone(),
+        model: global.model.clone(),
+        thinking_budget: global.thinking,
+        allow: global.permissions.allow.clone(),
+        yolo: global.permissions.yolo,
         headless,
         ..Options::default()
     };
-    let command =
-        cli.command.unwrap_or(Command::Chat { plain: false, no_mouse: false, permissions: PermissionFlags::default() });
-    let result = match command {
+    let result = match cli.command.unwrap_or(Command::Chat) {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
-        Command::Ask { prompt, json, permissions } => {
-            let options = options(permissions, true);
+        Command::Ask { prompt, json } => {
+            let options = options(true);
             runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
         }
-        Command::Chat { plain, no_mouse, permissions } => {
-            let options = options(permissions, false);
-            runtime().and_then(|rt| rt.block_on(chat(options, plain, !no_mouse)))
+        Command::Chat => {
+            let options = options(false);
+            runtime().and_then(|rt| rt.block_on(chat(options, global.chat.plain, !global.chat.no_mouse)))
         }
     };
     match result {

@@ -258,3 +258,20 @@ fn claude_md_is_read_when_the_project_has_no_agents_md() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Prefer small commits."), "{stdout}");
 }
+
+#[test]
+fn chat_flags_are_accepted_at_the_top_level() {
+    let run = Run::new();
+    let script = run.script(json!([{"events": [{"type": "saying", "text": "hi"}]}]));
+    for args in [
+        &["--yolo", "--plain"][..],
+        &["--no-mouse", "--plain"],
+        &["--allow", "write", "--plain"],
+        &["chat", "--plain", "--yolo"],
+    ] {
+        let out = run.elelem(args, Some(&script), "");
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = run.elelem(&["--yolo", "--plain"], Some(&script), "");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--yolo: tool calls run without asking"));
+}
