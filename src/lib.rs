@@ -5,12 +5,14 @@
 
 pub mod agent;
 pub mod ask;
+pub mod data_dir;
 pub mod files;
 pub mod plugins;
 pub mod protocol;
 pub mod providers;
 pub mod repl;
 pub mod sanitize;
+pub mod sessions;
 pub mod signals;
 pub mod startup;
 pub mod tools;

@@ -6,7 +6,7 @@ use elelem::agent::input::DenyAll;
 use elelem::agent::output::{Output, TurnEnd};
 use elelem::ask::{prompt_with_stdin, JsonOutput};
 use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
-use elelem::startup::{banner, build_session, Options};
+use elelem::startup::{banner, build_session, Options, SessionChoice};
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -36,6 +36,12 @@ struct Global {
     permissions: PermissionFlags,
     #[command(flatten)]
     chat: ChatFlags,
+    /// Resume the latest session of this directory
+    #[arg(short = 'c', long = "continue", global = true)]
+    continue_session: bool,
+    /// Resume a session by id (or pick one from a list)
+    #[arg(long, global = true, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    resume: Option<String>,
 }
 
 #[derive(Args, Clone, Default)]
@@ -72,13 +78,23 @@ enum Command {
     },
     /// Print files as a <documents> block (named paths, paths on stdin, or git ls-files)
     Files { paths: Vec<String> },
+    /// List recorded sessions, newest first
+    Sessions,
 }
 
 fn main() -> ExitCode {
     elelem::startup::quiet_caught_panics();
     let cli = Cli::parse();
     let global = cli.global;
+    let session = match session_choice(&global) {
+        Ok(choice) => choice,
+        Err(error) => {
+            eprintln!("elelem: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
     let options = |headless: bool| Options {
+        session: session.clone(),
         provider: global.provider.clone(),
         model: global.model.clone(),
         thinking_budget: global.thinking,
@@ -89,6 +105,13 @@ fn main() -> ExitCode {
     };
     let result = match cli.command.unwrap_or(Command::Chat) {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
+        Command::Sessions => {
+            print!(
+                "{}",
+                sessions_table(&elelem::sessions::Store::default_location().map(|s| s.list()).unwrap_or_default())
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Ask { prompt, json } => {
             let options = options(true);
             runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
@@ -107,6 +130,64 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--continue`, `--resume ID`, or `--resume` alone (a numbered list to pick from).
+fn session_choice(global: &Global) -> anyhow::Result<SessionChoice> {
+    Ok(match (&global.resume, global.continue_session) {
+        (Some(id), _) if !id.is_empty() => SessionChoice::Resume(id.clone()),
+        (Some(_), _) => SessionChoice::Resume(pick_session()?),
+        (None, true) => SessionChoice::Continue,
+        (None, false) => SessionChoice::New,
+    })
+}
+
+/// Lists the newest sessions and reads a number from the terminal.
+fn pick_session() -> anyhow::Result<String> {
+    let sessions = elelem::sessions::Store::default_location().map(|s| s.list()).unwrap_or_default();
+    anyhow::ensure!(!sessions.is_empty(), "no recorded sessions to resume");
+    anyhow::ensure!(
+        std::io::stdin().is_terminal(),
+        "--resume without an id needs a terminal; `elelem sessions` lists the ids"
+    );
+    let shown = &sessions[..sessions.len().min(20)];
+    print!("{}", sessions_table(shown));
+    print!("Resume which session? [1-{}] ", shown.len());
+    std::io::Write::flush(&mut std::io::stdout())?;
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    let n: usize = answer.trim().parse().with_context(|| format!("not a number: {:?}", answer.trim()))?;
+    let chosen = n.checked_sub(1).and_then(|i| shown.get(i)).with_context(|| format!("no session {n}"))?;
+    Ok(chosen.file.id.clone())
+}
+
+/// One line per session: number, id, start date, turns, size, directory, first prompt.
+fn sessions_table(sessions: &[elelem::sessions::SessionInfo]) -> String {
+    let mut out = String::new();
+    for (i, s) in sessions.iter().enumerate() {
+        let prompt: String = s.first_prompt.chars().take(50).collect();
+        out.push_str(&format!(
+            "{:>3}. {}  {:>4} turns  {:>8}  {}  {}\n",
+            i + 1,
+            s.file.id,
+            s.turns,
+            human_size(s.bytes),
+            s.cwd,
+            elelem::sanitize::sanitize(&prompt)
+        ));
+    }
+    if out.is_empty() {
+        out.push_str("no recorded sessions\n");
+    }
+    out
+}
+
+fn human_size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / f64::from(1 << 20)),
+        b if b >= 1 << 10 => format!("{:.1} KB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
 }
@@ -115,6 +196,7 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if interactive && !plain {
         let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo };
+        let options = Options { replay_history: true, ..options };
         let stopped = elelem::tui::run(&options, tui).await?;
         return Ok(stopped.map_or(ExitCode::SUCCESS, ExitCode::from));
     }

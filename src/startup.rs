@@ -31,6 +31,25 @@ pub struct Options {
     pub headless: bool,
     /// Plugins set up after the built-in ones (embedders and test harnesses).
     pub extra_plugins: ExtraPlugins,
+    /// Which session to record into: a new one, the latest of this directory, or one by id.
+    pub session: SessionChoice,
+    /// Show a resumed session's history again through the output (the full-screen app);
+    /// otherwise a one-line summary.
+    pub replay_history: bool,
+}
+
+/// Where a run's events are recorded, and what it starts from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum SessionChoice {
+    /// A new session file.
+    #[default]
+    New,
+    /// The newest session of the working directory (`--continue`); a new one if none.
+    Continue,
+    /// The session with this id (`--resume ID`).
+    Resume(String),
+    /// Nothing recorded (tests, embedders).
+    Off,
 }
 
 /// Plugins added by whoever embeds elelem.
@@ -62,13 +81,93 @@ pub fn build_session(
     let name = options.provider.clone().unwrap_or_else(crate::providers::default_name);
     let provider = providers.build(&name, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let transcript = Transcript::new(SystemPrompt::new(cwd));
-    let agent = Agent::new(provider, Toolbox::new(), output, transcript);
+    let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
+    let (recorded, output) = record(options, &cwd, output)?;
+    let agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
     let mut session = Session::new(agent, input, providers, settings, approver);
     for plugin in builtin_plugins(options).into_iter().chain(options.extra_plugins.0.iter().cloned()) {
         session.add_plugin(plugin)?;
     }
+    if let Some(resumed) = recorded {
+        restore(&mut session, resumed, options.replay_history);
+    }
     Ok(session)
+}
+
+/// A session being resumed: its file and what it held.
+struct Resumed {
+    file: crate::sessions::SessionFile,
+    replayed: crate::sessions::Replayed,
+    /// The output without the recorder, to show the history without recording it again.
+    plain_output: Arc<dyn Output>,
+}
+
+/// Wraps `output` in a recorder for the chosen session; returns what a resumed session held.
+fn record(
+    options: &Options,
+    cwd: &std::path::Path,
+    output: Arc<dyn Output>,
+) -> anyhow::Result<(Option<Resumed>, Arc<dyn Output>)> {
+    use crate::sessions::{replay, Recorder, Store};
+    let Some(store) = Store::default_location().filter(|_| options.session != SessionChoice::Off) else {
+        return Ok((None, output));
+    };
+    let existing = match &options.session {
+        SessionChoice::Continue => store.latest_in(cwd),
+        SessionChoice::Resume(id) => {
+            Some(store.find(id).with_context(|| format!("no session {id:?}; `elelem sessions` lists them"))?)
+        }
+        _ => None,
+    };
+    if let Some(info) = existing {
+        let replayed = replay::read(&info.file.path)
+            .with_context(|| format!("cannot read session {}", info.file.path.display()))?;
+        let file = crate::data_dir::open_private_append(&info.file.path)
+            .with_context(|| format!("cannot append to session {}", info.file.path.display()))?;
+        let recorder = Arc::new(Recorder::new(output.clone(), file, replayed.messages.clone()));
+        return Ok((Some(Resumed { file: info.file, replayed, plain_output: output }), recorder));
+    }
+    if options.session == SessionChoice::Continue {
+        output.emit(crate::agent::AgentEvent::Warning(format!(
+            "no earlier session in {}; starting a new one",
+            cwd.display()
+        )));
+    }
+    match store.create() {
+        Ok((file, handle)) => {
+            let recorder = Arc::new(Recorder::new(output, handle, Vec::new()));
+            recorder.header(&file.id, &cwd.to_string_lossy());
+            Ok((None, recorder))
+        }
+        Err(error) => {
+            output.emit(crate::agent::AgentEvent::Warning(format!("this session is not recorded: {error}")));
+            Ok((None, output))
+        }
+    }
+}
+
+/// Puts a resumed session's conversation back and shows its history (or a summary).
+fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
+    let Resumed { file, replayed, plain_output } = resumed;
+    for warning in &replayed.warnings {
+        plain_output.emit(crate::agent::AgentEvent::Info(format!("warning: {warning}")));
+    }
+    if replay_history {
+        for event in replayed.events {
+            plain_output.emit(event);
+        }
+    }
+    let conversation = session.conversation_mut();
+    conversation.clear();
+    for message in replayed.messages {
+        let _ = conversation.push(message);
+    }
+    plain_output.emit(crate::agent::AgentEvent::Info(format!(
+        "Resumed session {} ({} turns, {} messages kept).",
+        file.id,
+        replayed.turns,
+        session.conversation().len()
+    )));
 }
 
 /// Panics inside tools are caught and reported as tool results; don't also print them.

@@ -54,10 +54,28 @@ impl Tui {
     fn start_binary(binary: &std::path::Path, script: Value, rows: u16, cols: u16, env: &[(&str, &str)]) -> Tui {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("README.md"), "# Pty demo\n\nHello.\n").unwrap();
+        Self::launch(binary, dir, script, rows, cols, env, &[])
+    }
+
+    /// The real binary again in the project (and home) of an earlier run, with `args`.
+    fn start_in(dir: tempfile::TempDir, script: Value, rows: u16, cols: u16, args: &[&str]) -> Tui {
+        Self::launch(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, script, rows, cols, &[], args)
+    }
+
+    fn launch(
+        binary: &std::path::Path,
+        dir: tempfile::TempDir,
+        script: Value,
+        rows: u16,
+        cols: u16,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> Tui {
         let script_path = dir.path().join("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
         let pair = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
         let mut cmd = CommandBuilder::new(binary);
+        cmd.args(args);
         cmd.cwd(dir.path());
         cmd.env("TERM", "xterm-256color");
         cmd.env("RUST_BACKTRACE", "0");
@@ -348,4 +366,24 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     assert!(tui.contents().contains("x write other.txt"), "{}", tui.contents());
     tui.send("\x04");
     assert!(tui.wait_exit().success());
+}
+
+#[test]
+fn continue_shows_the_resumed_session_in_the_conversation_and_tool_log() {
+    let mut tui = Tui::start(steps_with_tool(), 30, 110, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("what is this project?\r");
+    tui.wait_for("All good.");
+    tui.send("\x04");
+    tui.wait_exit();
+    // The same home and project, a new process.
+    let dir = std::mem::replace(&mut tui._dir, tempfile::tempdir().unwrap());
+    let mut again = Tui::start_in(dir, json!([]), 30, 110, &["--continue"]);
+    again.wait_for("Resumed session");
+    let screen = again.contents();
+    assert!(screen.contains("what is this project?"), "{screen}");
+    assert!(screen.contains("All good."), "{screen}");
+    assert!(screen.contains("read README.md"), "{screen}");
+    again.send("\x04");
+    again.wait_exit();
 }

@@ -1,0 +1,36 @@
+//! Where elelem keeps the user's data: `$XDG_DATA_HOME/elelem` (default
+//! `~/.local/share/elelem`), and how it writes there — directories 0700, files 0600, so
+//! sessions, history and settings are readable by the user alone.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// `$XDG_DATA_HOME/elelem`, or `~/.local/share/elelem`; `None` without either variable.
+pub fn data_dir() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME").filter(|v| !v.is_empty())?).join(".local/share"),
+    };
+    Some(base.join("elelem"))
+}
+
+/// Creates `dir` (and its parents) readable by the user alone.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+/// Opens `path` for appending, creating it with mode 0600 (and tightening an existing file
+/// that is more open).
+pub fn open_private_append(path: &Path) -> io::Result<File> {
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir)?;
+    }
+    let file = OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
+    let meta = file.metadata()?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
+}

@@ -1,0 +1,11 @@
+//! Sessions that survive: every session is recorded as it happens, append-only JSONL under
+//! `$XDG_DATA_HOME/elelem/sessions/` (one file per session, mode 0600), and can be listed
+//! and resumed. `record` writes, `replay` reads back, `store` finds the files.
+
+pub mod record;
+pub mod replay;
+pub mod store;
+
+pub use record::Recorder;
+pub use replay::{Replayed, SessionFile};
+pub use store::{SessionInfo, Store};

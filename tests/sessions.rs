@@ -1,0 +1,161 @@
+//! Sessions that survive (issue 11): every run is recorded as JSONL under the data
+//! directory (0600), `--continue` / `--resume ID` restore exactly the conversation the model
+//! sees, `elelem sessions` lists them, a truncated last line is skipped with a warning, a
+//! process killed with SIGKILL mid-turn loses nothing before it, and no key is written.
+
+use serde_json::json;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        Home { dir: tempfile::tempdir().unwrap() }
+    }
+
+    fn sessions_dir(&self) -> PathBuf {
+        self.dir.path().join("data/elelem/sessions")
+    }
+
+    fn session_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(self.sessions_dir()).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+        files.sort();
+        files
+    }
+
+    fn script(&self, steps: serde_json::Value) -> PathBuf {
+        let path = self.dir.path().join(format!("script-{}.json", rand_suffix()));
+        std::fs::write(&path, steps.to_string()).unwrap();
+        path
+    }
+
+    fn command(&self, args: &[&str], script: &Path) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
+        cmd.args(args)
+            .current_dir(self.dir.path())
+            .env("HOME", self.dir.path())
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .env("ANTHROPIC_API_KEY_UNUSED", "sk-ant-never-written-0123456789")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env("OLLAMA_HOST", "http://127.0.0.1:9")
+            .env("ELELEM_STUB_SCRIPT", script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    fn run(&self, args: &[&str], script: &Path, stdin: &str) -> Output {
+        let mut child = self.command(args, script).spawn().unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn reply(text: &str) -> serde_json::Value {
+    json!([{"events": [{"type": "saying", "text": text}]}])
+}
+
+#[test]
+fn a_session_is_recorded_and_continue_restores_its_conversation() {
+    let home = Home::new();
+    let first = home.run(&["chat", "--plain"], &home.script(reply("The answer is 42.")), "what is the answer?\n");
+    assert!(first.status.success());
+    let files = home.session_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "session files are private");
+    let dir_mode = std::fs::metadata(home.sessions_dir()).unwrap().permissions().mode();
+    assert_eq!(dir_mode & 0o077, 0, "the sessions directory is private");
+
+    let second = home.run(&["chat", "--plain", "--continue"], &home.script(reply("Still 42.")), "/context\nand now?\n");
+    let text = stdout(&second);
+    assert!(text.contains("Resumed session"), "{text}");
+    assert!(text.contains("2. user: what is the answer?\n  3. assistant: The answer is 42."), "{text}");
+    assert!(text.contains("Still 42."), "{text}");
+    assert_eq!(home.session_files().len(), 1, "continue appends to the same session");
+
+    let third = home.run(&["chat", "--plain", "-c"], &home.script(reply("x")), "/context\n");
+    let text = stdout(&third);
+    assert!(text.contains("4. user: and now?\n  5. assistant: Still 42."), "{text}");
+}
+
+#[test]
+fn sessions_are_listed_and_resumed_by_id() {
+    let home = Home::new();
+    home.run(&["ask", "first question"], &home.script(reply("one")), "");
+    std::thread::sleep(Duration::from_millis(1100));
+    home.run(&["chat", "--plain"], &home.script(reply("two")), "second question\n");
+    let list = stdout(&home.run(&["sessions"], &home.script(reply("")), ""));
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines.len(), 2, "{list}");
+    assert!(lines[0].contains("second question") && lines[1].contains("first question"), "{list}");
+    let id = lines[1].split_whitespace().nth(1).unwrap();
+    let resumed = home.run(&["chat", "--plain", "--resume", id], &home.script(reply("")), "/context\n");
+    assert!(stdout(&resumed).contains("2. user: first question"), "{}", stdout(&resumed));
+    let missing = home.run(&["chat", "--plain", "--resume", "nope"], &home.script(reply("")), "");
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no session \"nope\""));
+}
+
+#[test]
+fn a_truncated_last_line_is_skipped_with_a_warning() {
+    let home = Home::new();
+    home.run(&["chat", "--plain"], &home.script(reply("kept reply")), "kept prompt\n");
+    let file = home.session_files().remove(0);
+    let mut handle = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    handle.write_all(br#"{"type":"messages","keep":2,"app"#).unwrap();
+    let out = home.run(&["chat", "--plain", "--continue"], &home.script(reply("")), "/context\n");
+    let text = stdout(&out);
+    assert!(text.contains("2. user: kept prompt\n  3. assistant: kept reply"), "{text}");
+    assert!(text.contains("skipped"), "a warning names the skipped line: {text}");
+}
+
+#[test]
+fn a_process_killed_mid_turn_keeps_everything_before_the_kill() {
+    let home = Home::new();
+    let slow = json!([{"events": [
+        {"type": "saying", "text": "partial words "},
+        {"type": "saying", "text": "that never finish", "delay_ms": 60000}
+    ]}]);
+    let mut child = home.command(&["chat", "--plain"], &home.script(slow)).spawn().unwrap();
+    child.stdin.as_mut().unwrap().write_all(b"a prompt before the crash\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let recorded = home.session_files().first().map(|f| std::fs::read_to_string(f).unwrap()).unwrap_or_default();
+        if recorded.contains("a prompt before the crash") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let out = home.run(&["chat", "--plain", "--continue"], &home.script(reply("")), "/context\n");
+    let text = stdout(&out);
+    assert!(text.contains("2. user: a prompt before the crash"), "{text}");
+}
+
+#[test]
+fn keys_are_never_written_to_a_session() {
+    let home = Home::new();
+    home.run(&["ask", "hello"], &home.script(reply("hi")), "");
+    let recorded = std::fs::read_to_string(home.session_files().remove(0)).unwrap();
+    assert!(recorded.contains("hello"));
+    assert!(!recorded.contains("sk-ant-never-written"), "{recorded}");
+}
