@@ -16,7 +16,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("signals", &[]),
     ("data_dir", &[]),
     ("sessions", &["agent", "protocol", "data_dir"]),
-    ("tui", &["agent", "protocol", "startup", "sanitize", "signals"]),
+    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir"]),
     ("repl", &["agent", "protocol", "sanitize", "signals", "startup"]),
     ("ask", &["agent", "protocol", "sanitize"]),
 ];

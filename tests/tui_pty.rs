@@ -376,6 +376,9 @@ fn continue_shows_the_resumed_session_in_the_conversation_and_tool_log() {
     tui.wait_for("All good.");
     tui.send("\x04");
     tui.wait_exit();
+    let history = tui._dir.path().join("data/elelem/history");
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&history).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600, "the input history is the user's alone");
     // The same home and project, a new process.
     let dir = std::mem::replace(&mut tui._dir, tempfile::tempdir().unwrap());
     let mut again = Tui::start_in(dir, json!([]), 30, 110, &["--continue"]);

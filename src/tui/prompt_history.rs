@@ -1,20 +1,14 @@
 //! Prompt history on disk: `$XDG_DATA_HOME/elelem/history` (default
 //! `~/.local/share/elelem/history`), one JSON string per line, so multi-line prompts
-//! survive. Failures to read or write are ignored: history is a convenience.
+//! survive. The file is the user's alone (0600). Failures to read or write are ignored:
+//! history is a convenience.
 
+use crate::data_dir::{data_dir, open_private_append};
 use std::io::Write;
 use std::path::PathBuf;
 
 /// Prompts kept at most.
 const KEEP: usize = 1000;
-
-pub fn data_dir() -> Option<PathBuf> {
-    let base = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
-    };
-    Some(base.join("elelem"))
-}
 
 fn path() -> Option<PathBuf> {
     data_dir().map(|d| d.join("history"))
@@ -30,10 +24,7 @@ pub fn load() -> Vec<String> {
 
 pub fn append(prompt: &str) {
     let Some(path) = path() else { return };
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+    if let Ok(mut file) = open_private_append(&path) {
         let _ = writeln!(file, "{}", serde_json::Value::String(prompt.to_string()));
     }
 }
