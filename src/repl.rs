@@ -124,6 +124,9 @@ impl Output for PlainOutput {
                 self.enter(Section::None);
                 (self.progress)(&format!("{}\n", sanitize(&text)));
             }
+            AgentEvent::Clipboard(text) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+                print_stdout(&crate::clipboard::osc52(&text));
+            }
             AgentEvent::TurnFinished { end, .. } => {
                 self.enter(Section::None);
                 if end == TurnEnd::Interrupted {

@@ -11,13 +11,14 @@ const RULES: &[(&str, &[&str])] = &[
     ("providers", &["protocol"]),
     ("tools", &["agent", "protocol"]),
     ("plugins", &["agent", "protocol"]),
+    ("clipboard", &[]),
     ("sanitize", &[]),
     ("startup", &["agent", "protocol", "plugins", "tools", "providers", "sessions", "data_dir"]),
     ("signals", &[]),
     ("data_dir", &[]),
     ("sessions", &["agent", "protocol", "data_dir"]),
-    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir"]),
-    ("repl", &["agent", "protocol", "sanitize", "signals", "startup"]),
+    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard"]),
+    ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard"]),
     ("ask", &["agent", "protocol", "sanitize"]),
 ];
 

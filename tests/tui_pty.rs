@@ -12,10 +12,14 @@ use std::time::{Duration, Instant};
 /// A little more than the app's guard against typed-ahead answers.
 const APPROVAL_GUARD: Duration = Duration::from_millis(400);
 
+/// Titles the app set (`.0`) and what it put on the clipboard through OSC 52 (`.1`, base64).
 #[derive(Default)]
-struct Titles(Vec<Vec<u8>>);
+struct Titles(Vec<Vec<u8>>, Vec<Vec<u8>>);
 
 impl vt100::Callbacks for Titles {
+    fn copy_to_clipboard(&mut self, _: &mut vt100::Screen, _ty: &[u8], data: &[u8]) {
+        self.1.push(data.to_vec());
+    }
     fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
         self.0.push(title.to_vec());
     }
@@ -389,4 +393,17 @@ fn continue_shows_the_resumed_session_in_the_conversation_and_tool_log() {
     assert!(screen.contains("read README.md"), "{screen}");
     again.send("\x04");
     again.wait_exit();
+}
+
+#[test]
+fn copy_puts_the_last_reply_on_the_clipboard_through_osc52() {
+    let script = json!([{"events": [{"type": "saying", "text": "copy me"}]}]);
+    let tui = Tui::start(script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("hello\r");
+    tui.wait_for("copy me");
+    tui.send("/copy\r");
+    tui.wait_for("Copied 1 lines");
+    let copied = tui.screen.lock().unwrap().callbacks().1.clone();
+    assert_eq!(copied, vec![b"Y29weSBtZQ==".to_vec()], "base64 of the reply");
 }

@@ -105,6 +105,8 @@ pub enum AgentEvent {
     },
     /// The conversation was cleared.
     Cleared,
+    /// Put this text on the user's clipboard (`/copy`); a terminal front end writes OSC 52.
+    Clipboard(String),
     /// The session asks the front end to quit.
     Exit,
 }

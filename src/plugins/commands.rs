@@ -25,6 +25,13 @@ impl Plugin for BuiltinCommands {
         c.add("model", "[name]", "list models, or switch to one", model);
         c.add("reload", "", "run the setup blocks (plugins) again", reload);
         c.add("init", "", "draft an AGENTS.md for this project (a normal turn)", init);
+        c.add(
+            "copy",
+            "[N]",
+            "copy the last (or N-th) reply as Markdown to the clipboard",
+            super::transcript_export::copy,
+        );
+        c.add("export", "[FILE]", "write the conversation as Markdown", super::transcript_export::export);
         Ok(())
     }
 }

@@ -4,3 +4,4 @@
 
 pub mod commands;
 pub mod permissions;
+pub mod transcript_export;

@@ -98,6 +98,8 @@ pub struct App {
     pub clock: SharedClock,
     /// Cancels the running turn; set once the session is ready.
     pub interrupter: Option<crate::agent::Interrupter>,
+    /// Sequences for the terminal itself (OSC 52 clipboard), written before the next frame.
+    pub terminal_writes: Vec<String>,
 }
 
 /// How long a second Ctrl+C counts as "twice".
@@ -135,6 +137,7 @@ impl App {
             started: Instant::now(),
             clock: std::sync::Arc::new(SystemClock),
             interrupter: None,
+            terminal_writes: Vec::new(),
         }
     }
 
@@ -244,6 +247,7 @@ impl App {
             }
             AgentEvent::Cleared => self.history.clear(),
             AgentEvent::Exit => self.quit = true,
+            AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
         }
     }
 }

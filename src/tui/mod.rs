@@ -178,6 +178,11 @@ async fn event_loop(
                         Err(_) => break,
                     }
                 }
+                for sequence in app.terminal_writes.drain(..) {
+                    use std::io::Write as _;
+                    term.backend_mut().write_all(sequence.as_bytes())?;
+                    term.backend_mut().flush()?;
+                }
                 scheduler.request(Instant::now());
             }
             _ = tokio::time::sleep(TICK), if animating => scheduler.request(Instant::now()),
