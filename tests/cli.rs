@@ -287,3 +287,26 @@ fn export_writes_the_conversation_as_markdown() {
     let written = std::fs::read_to_string(run.dir.path().join("notes.md")).unwrap();
     assert_eq!(written, "# elelem conversation\n\n## You\n\na question\n\n## elelem\n\n**Bold** answer.\n");
 }
+
+#[test]
+fn context_delete_edit_clear_undo_and_compact() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [{"type": "saying", "text": "first reply"}]},
+        {"events": [{"type": "saying", "text": "second reply"}]},
+        {"events": [{"type": "saying", "text": "We discussed two things."}]}
+    ]));
+    let input = "one\ntwo\n/context delete 1\n/context delete 2,3\n/context edit 2 edited two\n/context\n\
+                 /clear\n/context\n/clear undo\n/compact keep it short\n/context\n";
+    let out = run.elelem(&["chat", "--plain"], Some(&script), input);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("message 1 is the system prompt"), "{stdout}");
+    assert!(stdout.contains("Deleted 2 message(s)."), "{stdout}");
+    assert!(stdout.contains("  2. user: edited two\n  3. assistant: second reply"), "{stdout}");
+    assert!(stdout.contains("Conversation restored (2 messages)."), "{stdout}");
+    assert!(stdout.contains("Compacted: ~"), "{stdout}");
+    assert!(
+        stdout.contains("  2. user: Summary of the conversation so far (compacted at the user's request): …"),
+        "{stdout}"
+    );
+}

@@ -183,6 +183,37 @@ impl Agent {
         result
     }
 
+    /// Asks the model, without tools, for a summary of the conversation. `Err` says why
+    /// there is none (a provider error, an interrupt).
+    pub async fn summarize(&self, instructions: &str, cancel: CancellationToken) -> Result<String, String> {
+        let mut ask = String::from(
+            "Summarise our conversation so far for your own later use: the goal, what was decided, \
+             what was done (files changed, commands run and their outcome), and what is left. Be \
+             complete but brief; this summary will replace the conversation.",
+        );
+        if !instructions.trim().is_empty() {
+            ask.push_str(&format!("\n\nAlso: {}", instructions.trim()));
+        }
+        let mut messages = self.transcript.messages(&[]);
+        messages.push(Message::user(ask));
+        let mut stream = self.provider.fetch(Request { messages, tools: Vec::new() });
+        let mut summary = String::new();
+        loop {
+            let event = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err("interrupted".into()),
+                event = stream.next() => event,
+            };
+            match event {
+                None => break,
+                Some(Ok(ProviderEvent::Saying(text))) => summary.push_str(&text),
+                Some(Ok(_)) => {}
+                Some(Err(error)) => return Err(error.to_string()),
+            }
+        }
+        Ok(summary)
+    }
+
     fn finish(&mut self, reply: String) -> TurnOutcome {
         let _ = self.transcript.conversation.push(Message::assistant(reply.clone()));
         TurnOutcome { reply, end: TurnEnd::Done }

@@ -14,6 +14,9 @@ pub enum Flow {
     Exit,
     /// Run this prompt as a turn, as if the user had typed it (`/init`, plugin commands).
     Turn(String),
+    /// Ask the model to summarise the conversation and keep only the summary (`/compact`),
+    /// with the user's extra instructions.
+    Compact(String),
 }
 
 pub type CommandHandler = Arc<dyn Fn(&mut Session, &str) -> anyhow::Result<Flow> + Send + Sync>;

@@ -50,6 +50,27 @@ impl Conversation {
     pub fn is_empty(&self) -> bool {
         self.messages.is_empty()
     }
+    /// Removes message `i` (from 0).
+    pub fn remove(&mut self, i: usize) -> Option<Message> {
+        (i < self.messages.len()).then(|| self.messages.remove(i))
+    }
+
+    /// Replaces the text of message `i` (from 0); `false` when there is none.
+    pub fn set_content(&mut self, i: usize, content: impl Into<String>) -> bool {
+        match self.messages.get_mut(i) {
+            Some(message) => {
+                message.content = content.into();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Replaces every message (system messages are dropped).
+    pub fn replace_all(&mut self, messages: Vec<Message>) {
+        self.messages = messages.into_iter().filter(|m| m.role != Role::System).collect();
+    }
+
     pub fn clear(&mut self) {
         self.messages.clear();
     }

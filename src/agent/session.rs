@@ -144,6 +144,26 @@ impl Session {
         self.agent.turn(prompt, cancel).await
     }
 
+    /// Asks the model for a summary of the conversation and replaces the conversation with
+    /// it, showing the estimated tokens before and after. A failure or an interrupt leaves
+    /// the conversation as it was.
+    pub async fn compact(&mut self, instructions: &str, cancel: CancellationToken) {
+        let output = self.output();
+        let before = self.agent.transcript().estimated_tokens();
+        match self.agent.summarize(instructions, cancel).await {
+            Ok(summary) if !summary.trim().is_empty() => {
+                let text =
+                    format!("Summary of the conversation so far (compacted at the user's request):\n\n{summary}");
+                self.conversation_mut().replace_all(vec![crate::protocol::Message::user(text)]);
+                let after = self.agent.transcript().estimated_tokens();
+                output.emit(AgentEvent::Info(format!("Compacted: ~{before} → ~{after} tokens.")));
+                self.publish_context();
+            }
+            Ok(_) => output.emit(AgentEvent::Error("compact: the model returned an empty summary".into())),
+            Err(message) => output.emit(AgentEvent::Error(format!("compact: {message}"))),
+        }
+    }
+
     /// Switches to another provider by name, keeping the conversation.
     pub fn switch_provider(&mut self, name: &str, settings: ProviderSettings) -> Result<(), ProviderError> {
         let provider = self.providers.build(name, &settings)?;
@@ -197,6 +217,10 @@ impl Session {
             match self.command(line) {
                 Flow::Turn(prompt) => {
                     self.turn(&prompt, cancel).await;
+                    return Flow::Continue;
+                }
+                Flow::Compact(instructions) => {
+                    self.compact(&instructions, cancel).await;
                     return Flow::Continue;
                 }
                 flow => return flow,

@@ -16,6 +16,12 @@ impl Transcript {
         Transcript { conversation: Conversation::new(), system_prompt }
     }
 
+    /// A rough token count of what the next call carries (about 4 characters a token).
+    pub fn estimated_tokens(&self) -> usize {
+        let chars: usize = self.messages(&[]).iter().map(|m| m.text().chars().count() + 16).sum();
+        chars / 4
+    }
+
     /// The messages for one model call: system, kept conversation, then `scratch`
     /// (this turn's assistant tool calls and tool results).
     pub fn messages(&self, scratch: &[Message]) -> Vec<Message> {

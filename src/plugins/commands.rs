@@ -1,9 +1,8 @@
 //! The built-in slash commands: /help, /exit, /clear, /context, /tools, /provider,
 //! /model, /reload. Each shows its answer through the session's output.
 
-use crate::agent::{AgentEvent, Flow, Plugin, Session};
+use crate::agent::{Flow, Plugin, Session};
 use crate::protocol::ProviderSettings;
-use anyhow::{bail, Context as _};
 use std::fmt::Write as _;
 
 pub struct BuiltinCommands;
@@ -18,8 +17,22 @@ impl Plugin for BuiltinCommands {
         c.add("help", "", "list commands", help);
         c.add("exit", "", "quit elelem", |_, _| Ok(Flow::Exit));
         c.add("quit", "", "quit elelem", |_, _| Ok(Flow::Exit));
-        c.add("clear", "", "forget the conversation", clear);
-        c.add("context", "[json|N]", "what the model sees: a list, the exact JSON, or message N whole", context);
+        let cleared = super::context_commands::ClearedConversation::default();
+        c.add("clear", "[undo]", "forget the conversation (undo brings it back once)", move |s, a| {
+            super::context_commands::clear(s, a, &cleared)
+        });
+        c.add(
+            "context",
+            "[json|N|delete N,M|edit N TEXT]",
+            "what the model sees: a list, the JSON, message N whole; delete or edit messages",
+            super::context_commands::context,
+        );
+        c.add(
+            "compact",
+            "[instructions]",
+            "replace the conversation with the model's summary of it",
+            super::context_commands::compact,
+        );
         c.add("tools", "", "the tools the model can call", tools);
         c.add("provider", "[name]", "list providers, or switch to one", provider);
         c.add("model", "[name]", "list models, or switch to one", model);
@@ -43,40 +56,6 @@ fn help(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
         let _ = writeln!(text, "  {:<18} {}", name.trim_end(), command.description);
     }
     session.show(text.trim_end());
-    Ok(Flow::Continue)
-}
-
-fn clear(session: &mut Session, _: &str) -> anyhow::Result<Flow> {
-    session.conversation_mut().clear();
-    session.output().emit(AgentEvent::Cleared);
-    session.show("Conversation cleared.");
-    session.publish_context();
-    Ok(Flow::Continue)
-}
-
-/// Numbered from 1; message 1 is the system prompt.
-fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
-    let messages = session.transcript().messages(&[]);
-    match args {
-        "" => {
-            let mut text = String::new();
-            for (i, m) in messages.iter().enumerate() {
-                let body = m.text();
-                let first = body.lines().next().unwrap_or("");
-                let more = if body.lines().nth(1).is_some() { " …" } else { "" };
-                let _ = writeln!(text, "{:>3}. {}: {first}{more}", i + 1, m.role);
-            }
-            session.show(text.trim_end());
-        }
-        "json" => session.show(serde_json::to_string_pretty(&messages)?),
-        n => {
-            let i: usize = n.parse().with_context(|| format!("usage: /context [json|N], not {n:?}"))?;
-            let Some(m) = i.checked_sub(1).and_then(|i| messages.get(i)) else {
-                bail!("no message {i}: there are {}", messages.len());
-            };
-            session.show(format!("{}. {}:\n{}", i, m.role, m.text()));
-        }
-    }
     Ok(Flow::Continue)
 }
 

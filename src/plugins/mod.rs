@@ -3,5 +3,6 @@
 //! lists them.
 
 pub mod commands;
+pub mod context_commands;
 pub mod permissions;
 pub mod transcript_export;

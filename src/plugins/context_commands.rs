@@ -1,0 +1,120 @@
+//! The commands that show and shape what the model sees: `/context` (list, JSON, one
+//! message, `delete N[,M…]`, `edit N TEXT`), `/clear` (undoable once with `/clear undo`)
+//! and `/compact [instructions]`. Messages are numbered from 1, and 1 is the system
+//! prompt, which cannot be deleted or edited.
+
+use crate::agent::{AgentEvent, Conversation, Flow, Session};
+use anyhow::{bail, Context as _};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
+/// The conversation `/clear` removed last, for `/clear undo`.
+#[derive(Clone, Default)]
+pub struct ClearedConversation(Arc<Mutex<Option<Conversation>>>);
+
+pub fn clear(session: &mut Session, args: &str, cleared: &ClearedConversation) -> anyhow::Result<Flow> {
+    match args.trim() {
+        "" => {
+            let previous = session.conversation().clone();
+            if let Ok(mut slot) = cleared.0.lock() {
+                *slot = Some(previous);
+            }
+            session.conversation_mut().clear();
+            session.output().emit(AgentEvent::Cleared);
+            session.show("Conversation cleared. /clear undo brings it back.");
+        }
+        "undo" => {
+            let Some(previous) = cleared.0.lock().ok().and_then(|mut slot| slot.take()) else {
+                bail!("nothing to undo: /clear undo works once, after a /clear");
+            };
+            let count = previous.len();
+            *session.conversation_mut() = previous;
+            session.show(format!("Conversation restored ({count} messages)."));
+        }
+        other => bail!("usage: /clear [undo], not {other:?}"),
+    }
+    session.publish_context();
+    Ok(Flow::Continue)
+}
+
+/// `/compact [instructions]`: the session asks the model for a summary.
+pub fn compact(_: &mut Session, args: &str) -> anyhow::Result<Flow> {
+    Ok(Flow::Compact(args.trim().to_string()))
+}
+
+pub fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
+    let (verb, rest) = args.trim().split_once(char::is_whitespace).unwrap_or((args.trim(), ""));
+    match verb {
+        "" => list(session),
+        "json" => session.show(serde_json::to_string_pretty(&session.transcript().messages(&[]))?),
+        "delete" => delete(session, rest)?,
+        "edit" => edit(session, rest)?,
+        n => {
+            let messages = session.transcript().messages(&[]);
+            let i: usize =
+                n.parse().with_context(|| format!("usage: /context [json|N|delete N[,M…]|edit N TEXT], not {n:?}"))?;
+            let Some(m) = i.checked_sub(1).and_then(|i| messages.get(i)) else {
+                bail!("no message {i}: there are {}", messages.len());
+            };
+            session.show(format!("{}. {}:\n{}", i, m.role, m.text()));
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+fn list(session: &Session) {
+    let mut text = String::new();
+    for (i, m) in session.transcript().messages(&[]).iter().enumerate() {
+        let body = m.text();
+        let first = body.lines().next().unwrap_or("");
+        let more = if body.lines().nth(1).is_some() { " …" } else { "" };
+        let _ = writeln!(text, "{:>3}. {}: {first}{more}", i + 1, m.role);
+    }
+    session.show(text.trim_end());
+}
+
+/// A message number as the user typed it, as an index into the conversation.
+fn conversation_index(session: &Session, number: &str) -> anyhow::Result<usize> {
+    let n: usize = number.trim().parse().with_context(|| format!("not a message number: {number:?}"))?;
+    match n {
+        0 => bail!("messages are numbered from 1"),
+        1 => bail!("message 1 is the system prompt, which cannot be changed here"),
+        n if n - 2 >= session.conversation().len() => {
+            bail!("no message {n}: there are {}", session.conversation().len() + 1)
+        }
+        n => Ok(n - 2),
+    }
+}
+
+fn delete(session: &mut Session, numbers: &str) -> anyhow::Result<()> {
+    let mut indices = numbers
+        .split([',', ' '])
+        .filter(|n| !n.trim().is_empty())
+        .map(|n| conversation_index(session, n))
+        .collect::<anyhow::Result<Vec<usize>>>()?;
+    if indices.is_empty() {
+        bail!("usage: /context delete N[,M…]");
+    }
+    indices.sort_unstable();
+    indices.dedup();
+    for &i in indices.iter().rev() {
+        session.conversation_mut().remove(i);
+    }
+    session.show(format!("Deleted {} message(s).", indices.len()));
+    session.publish_context();
+    Ok(())
+}
+
+fn edit(session: &mut Session, args: &str) -> anyhow::Result<()> {
+    let (number, text) = args.trim().split_once(char::is_whitespace).unwrap_or((args.trim(), ""));
+    let i = conversation_index(session, number)?;
+    if text.trim().is_empty() {
+        session.conversation_mut().remove(i);
+        session.show(format!("Message {number} was emptied, so it is deleted."));
+    } else {
+        session.conversation_mut().set_content(i, text.trim());
+        session.show(format!("Message {number} replaced."));
+    }
+    session.publish_context();
+    Ok(())
+}
