@@ -310,3 +310,18 @@ fn context_delete_edit_clear_undo_and_compact() {
         "{stdout}"
     );
 }
+
+#[test]
+fn bang_runs_a_shell_command_as_the_user_and_the_next_prompt_carries_it() {
+    let run = Run::new();
+    let script = run.script(json!([{"events": [{"type": "saying", "text": "I see the listing."}]}]));
+    let out =
+        run.elelem(&["chat", "--plain"], Some(&script), "!echo from-the-shell; exit 3\nwhat did it say?\n/context 2\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("+ !({\"command\":\"echo from-the-shell; exit 3\"})"), "{stdout}");
+    assert!(stdout.contains("I see the listing."), "{stdout}");
+    assert!(
+        stdout.contains("2. user:\nI ran `echo from-the-shell; exit 3` in the shell (exit status 3). Its output:\n```\nfrom-the-shell\n```\n\nwhat did it say?"),
+        "{stdout}"
+    );
+}

@@ -11,6 +11,7 @@ pub mod input;
 pub mod output;
 pub mod plugin;
 pub mod session;
+pub mod shell_escape;
 pub mod system_prompt;
 pub mod tool;
 pub mod toolbox;

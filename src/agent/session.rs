@@ -57,6 +57,10 @@ pub struct Session {
     approver: Arc<dyn Approver>,
     interrupter: Interrupter,
     plugins: Vec<Arc<dyn Plugin>>,
+    /// What the user did outside a turn (`!command` runs) for the next prompt to carry.
+    notes: Vec<String>,
+    /// `!command` runs so far, to number them.
+    shell_runs: usize,
 }
 
 impl Session {
@@ -76,6 +80,8 @@ impl Session {
             approver,
             interrupter: Interrupter::default(),
             plugins: Vec::new(),
+            notes: Vec::new(),
+            shell_runs: 0,
         }
     }
 
@@ -139,9 +145,23 @@ impl Session {
         self.agent.output().emit(AgentEvent::Info(text.into()));
     }
 
-    /// Runs one turn.
+    /// Runs one turn. Notes of `!command` runs since the last turn go before the prompt.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
-        self.agent.turn(prompt, cancel).await
+        if self.notes.is_empty() {
+            return self.agent.turn(prompt, cancel).await;
+        }
+        let mut full = std::mem::take(&mut self.notes).join("\n\n");
+        full.push_str("\n\n");
+        full.push_str(prompt);
+        self.agent.turn(&full, cancel).await
+    }
+
+    /// `!command`: runs it as the user and keeps a note of it for the next prompt.
+    pub async fn shell(&mut self, command: &str, cancel: CancellationToken) {
+        self.shell_runs += 1;
+        let id = format!("shell_{}", self.shell_runs);
+        let note = super::shell_escape::run(command, id, self.agent.output(), &cancel).await;
+        self.notes.push(note);
     }
 
     /// Asks the model for a summary of the conversation and replaces the conversation with
@@ -211,6 +231,12 @@ impl Session {
     pub async fn dispatch(&mut self, line: &str, cancel: CancellationToken) -> Flow {
         let line = line.trim_end_matches(['\r', '\n']);
         if line.trim().is_empty() {
+            return Flow::Continue;
+        }
+        if let Some(command) = line.strip_prefix('!') {
+            if !command.trim().is_empty() {
+                self.shell(command.trim(), cancel).await;
+            }
             return Flow::Continue;
         }
         if line.starts_with('/') {
