@@ -325,3 +325,17 @@ fn bang_runs_a_shell_command_as_the_user_and_the_next_prompt_carries_it() {
         "{stdout}"
     );
 }
+
+#[test]
+fn at_mentions_attach_the_file_to_the_prompt() {
+    let run = Run::new();
+    let script = run.script(json!([{"events": [{"type": "saying", "text": "Read it."}]}]));
+    let out = run.elelem(&["chat", "--plain"], Some(&script), "summarise @README.md please\n/context 2\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "2. user:\nsummarise @README.md please\n\n<file path=\"README.md\">\n# Demo project\n\nHello.\n</file>"
+        ),
+        "{stdout}"
+    );
+}

@@ -145,14 +145,19 @@ impl Session {
         self.agent.output().emit(AgentEvent::Info(text.into()));
     }
 
-    /// Runs one turn. Notes of `!command` runs since the last turn go before the prompt.
+    /// Runs one turn. Notes of `!command` runs since the last turn go before the prompt;
+    /// files it mentions (`@src/main.rs`) are attached after it.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        let prompt = match prompt.contains('@') {
+            true => super::mentions::attach(prompt, self.agent.transcript().system_prompt.cwd()),
+            false => prompt.to_string(),
+        };
         if self.notes.is_empty() {
-            return self.agent.turn(prompt, cancel).await;
+            return self.agent.turn(&prompt, cancel).await;
         }
         let mut full = std::mem::take(&mut self.notes).join("\n\n");
         full.push_str("\n\n");
-        full.push_str(prompt);
+        full.push_str(&prompt);
         self.agent.turn(&full, cancel).await
     }
 

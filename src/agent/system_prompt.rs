@@ -27,6 +27,11 @@ impl SystemPrompt {
         self
     }
 
+    /// The working directory the prompt describes.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
     pub fn render(&self) -> String {
         let git = git_branch(&self.cwd).map(|b| format!("Git branch: {b}\n")).unwrap_or_default();
         let agents = project_instructions(&self.cwd)
