@@ -23,7 +23,18 @@ impl Run {
     }
 
     fn elelem(&self, args: &[&str], script: Option<&str>, stdin: &str) -> Output {
+        self.elelem_env(args, script, stdin, &std::collections::HashMap::new())
+    }
+
+    fn elelem_env(
+        &self,
+        args: &[&str],
+        script: Option<&str>,
+        stdin: &str,
+        env: &std::collections::HashMap<&str, &str>,
+    ) -> Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
+        cmd.envs(env.iter());
         cmd.args(args)
             .current_dir(self.dir.path())
             .env("HOME", self.dir.path())
@@ -338,4 +349,16 @@ fn at_mentions_attach_the_file_to_the_prompt() {
         ),
         "{stdout}"
     );
+}
+
+#[test]
+fn a_request_larger_than_the_context_window_is_warned_about() {
+    let run = Run::new();
+    let script = run.script(json!([{"events": [{"type": "saying", "text": "ok"}]}]));
+    let mut cmd_env = std::collections::HashMap::new();
+    cmd_env.insert("ELELEM_CONTEXT_WINDOW", "50");
+    let out = run.elelem_env(&["ask", "--json", "a prompt"], Some(&script), "", &cmd_env);
+    let lines = json_lines(&out);
+    let warning = lines.iter().find(|l| l["type"] == "warning").expect("a warning line");
+    assert!(warning["message"].as_str().unwrap().contains("-token context window"), "{warning}");
 }

@@ -85,6 +85,7 @@ fn context() -> ContextSnapshot {
             description: "Read a text file. Returns numbered lines.".into(),
             parameters: json!({"type": "object"}),
         }],
+        window: None,
     }
 }
 

@@ -74,6 +74,7 @@ impl Agent {
             system_prompt: self.transcript.system_prompt.render(),
             messages: self.transcript.conversation.messages().to_vec(),
             tools: self.toolbox.specs(),
+            window: crate::protocol::models::context_window(self.provider.model()),
         }
     }
 
@@ -91,6 +92,7 @@ impl Agent {
         let mut scratch: Vec<Message> = Vec::new();
         let outcome = loop {
             let request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
+            self.warn_if_too_big(&request);
             let response = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => break self.interrupted(),
@@ -181,6 +183,21 @@ impl Agent {
         };
         self.output.emit(AgentEvent::ToolFinished { call: shown, result: result.clone() });
         result
+    }
+
+    /// Warns when a request looks larger than the model's context window.
+    fn warn_if_too_big(&self, request: &Request) {
+        use crate::protocol::models::{context_window, estimate_tokens};
+        let Some(window) = context_window(self.provider.model()) else { return };
+        let tools: u64 = request.tools.iter().map(|t| estimate_tokens(&t.parameters.to_string()) + 20).sum();
+        let tokens: u64 = request.messages.iter().map(|m| estimate_tokens(&m.text()) + 4).sum::<u64>() + tools;
+        if tokens > window {
+            self.output.emit(AgentEvent::Warning(format!(
+                "this request is ~{tokens} tokens, more than {}'s ~{window}-token context window; \
+                 /compact or /context delete make room",
+                self.provider.model()
+            )));
+        }
     }
 
     /// Asks the model, without tools, for a summary of the conversation. `Err` says why

@@ -55,6 +55,24 @@ pub struct ContextSnapshot {
     pub system_prompt: String,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
+    /// The model's context window in tokens, when known.
+    pub window: Option<u64>,
+}
+
+impl ContextSnapshot {
+    /// A rough token count of everything the next call carries.
+    pub fn estimated_tokens(&self) -> u64 {
+        use crate::protocol::models::estimate_tokens;
+        let messages: u64 = self.messages.iter().map(|m| estimate_tokens(&m.text()) + 4).sum();
+        let tools: u64 = self
+            .tools
+            .iter()
+            .map(|t| {
+                estimate_tokens(&t.name) + estimate_tokens(&t.description) + estimate_tokens(&t.parameters.to_string())
+            })
+            .sum();
+        estimate_tokens(&self.system_prompt) + messages + tools
+    }
 }
 
 /// One thing the agent (or a slash command) has to show.

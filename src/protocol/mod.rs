@@ -4,6 +4,7 @@
 //! each other.
 
 pub mod message;
+pub mod models;
 pub mod provider;
 pub mod tool;
 

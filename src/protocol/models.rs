@@ -1,0 +1,54 @@
+//! What is known about models by name: the size of their context window, for the status
+//! line's share in use and the warning before a request would not fit. Unknown models have
+//! no known window (overridable with `ELELEM_CONTEXT_WINDOW`).
+
+/// Context windows by model-name prefix, most specific first.
+const WINDOWS: &[(&str, u64)] = &[
+    ("claude-", 200_000),
+    ("gpt-4.1", 1_047_576),
+    ("gpt-4o", 128_000),
+    ("gpt-4-turbo", 128_000),
+    ("gpt-5", 400_000),
+    ("o1", 200_000),
+    ("o3", 200_000),
+    ("o4", 200_000),
+    ("llama3.1", 128_000),
+    ("llama3.2", 128_000),
+    ("llama3.3", 128_000),
+    ("llama-3.3", 128_000),
+    ("llama3", 8_192),
+    ("qwen2.5", 32_768),
+    ("qwen3", 40_960),
+    ("mistral", 32_768),
+    ("gemma3", 128_000),
+    ("deepseek", 128_000),
+    ("stub", 200_000),
+];
+
+/// The context window of `model` in tokens: `ELELEM_CONTEXT_WINDOW` when set, else the
+/// known size for its name.
+pub fn context_window(model: &str) -> Option<u64> {
+    if let Some(tokens) = std::env::var("ELELEM_CONTEXT_WINDOW").ok().and_then(|v| v.trim().parse().ok()) {
+        return Some(tokens);
+    }
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    WINDOWS.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|(_, tokens)| *tokens)
+}
+
+/// A rough token count of `text` (about four characters a token).
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_models_by_prefix_and_provider_path() {
+        assert_eq!(context_window("claude-sonnet-4-5"), Some(200_000));
+        assert_eq!(context_window("openai/gpt-4o-mini"), Some(128_000));
+        assert_eq!(context_window("llama3:8b"), Some(8_192));
+        assert_eq!(context_window("something-new"), None);
+    }
+}
