@@ -172,7 +172,7 @@ fn slash_commands_show_context_json_tools_and_unknown_commands() {
     assert!(stdout.contains("3. assistant:\nHi!"), "{stdout}");
     assert!(stdout.contains("execute — Run a shell command"), "{stdout}");
     assert!(stdout.contains("aliases: bash, sh, exec"), "{stdout}");
-    assert!(stdout.contains("unknown command: /bogus. Available: /clear, /context"), "{stdout}");
+    assert!(stdout.contains("unknown command: /bogus. Available: /clear, /compact, /context"), "{stdout}");
     assert!(!stdout.contains("never"), "/exit stops reading");
 }
 

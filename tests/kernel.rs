@@ -113,6 +113,10 @@ async fn a_turn_runs_tools_and_sends_the_results_back_until_the_model_stops() {
         summary: "README.md".into()
     }));
     assert!(events.contains(&AgentEvent::TurnFinished { reply: "It is a readme.".into(), end: TurnEnd::Done }));
+    // While the turn ran, the context showed its tool traffic; at the end it is dropped.
+    let turns: Vec<usize> =
+        events.iter().filter_map(|e| if let AgentEvent::Context(c) = e { Some(c.turn.len()) } else { None }).collect();
+    assert_eq!(turns, [0, 2, 0], "context before, during and after the turn");
 }
 
 #[tokio::test]
@@ -166,7 +170,7 @@ async fn a_provider_failure_ends_the_turn_with_an_error_reply_that_is_saved() {
 }
 
 #[tokio::test]
-async fn an_interrupted_turn_saves_no_reply_and_drops_the_stream() {
+async fn an_interrupted_turn_keeps_the_partial_reply_with_a_marker_and_drops_the_stream() {
     let model = Arc::new(ScriptedModel {
         answers: Mutex::new(vec![Ok((0..100).map(|i| say(&format!("word{i} "))).collect())]),
         requests: Mutex::new(vec![]),
@@ -185,7 +189,10 @@ async fn an_interrupted_turn_saves_no_reply_and_drops_the_stream() {
     assert_eq!(outcome.end, TurnEnd::Interrupted);
     assert_eq!(outcome.reply, "");
     let kept: Vec<Role> = agent.transcript().conversation.messages().iter().map(|m| m.role).collect();
-    assert_eq!(kept, [Role::User]);
+    assert_eq!(kept, [Role::User, Role::Assistant]);
+    let trace = &agent.transcript().conversation.messages()[1].content;
+    assert!(trace.starts_with("word0 word1 "), "{trace}");
+    assert!(trace.ends_with("\n\n[The user interrupted this turn.]"), "{trace}");
     let sayings = output.events().iter().filter(|e| matches!(e, AgentEvent::Delta(Delta::Saying(_)))).count();
     assert!(sayings > 0 && sayings < 100);
 }
@@ -216,6 +223,12 @@ async fn an_interrupt_kills_a_running_tool() {
         .unwrap();
     assert_eq!(result["ok"], json!(false));
     assert!(result["error"].as_str().unwrap().contains("interrupted"));
+    let trace = &agent.transcript().conversation.messages()[1].content;
+    assert_eq!(
+        trace,
+        "[The user interrupted this turn. Tool calls that ran before the interrupt: \
+         execute sleep 30 (interrupted by the user; the command was killed).]"
+    );
 }
 
 // ---- Toolbox: DESIGN §3 ----

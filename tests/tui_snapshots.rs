@@ -86,6 +86,7 @@ fn context() -> ContextSnapshot {
             parameters: json!({"type": "object"}),
         }],
         window: None,
+        turn: Vec::new(),
     }
 }
 

@@ -9,7 +9,9 @@ use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 use super::tool::ToolContext;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
-use crate::protocol::{Message, Provider, ProviderError, ProviderEvent, Request, ThinkingBlock, ToolCall, ToolResult};
+use crate::protocol::{
+    Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
+};
 use futures::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,7 +77,13 @@ impl Agent {
             messages: self.transcript.conversation.messages().to_vec(),
             tools: self.toolbox.specs(),
             window: crate::protocol::models::context_window(self.provider.model()),
+            turn: Vec::new(),
         }
+    }
+
+    /// What the model would get now, with this turn's tool traffic so far.
+    pub fn context_with(&self, scratch: &[Message]) -> ContextSnapshot {
+        ContextSnapshot { turn: scratch.to_vec(), ..self.context() }
     }
 
     /// Tells the output what the model will see next.
@@ -93,10 +101,11 @@ impl Agent {
         let outcome = loop {
             let request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
             self.warn_if_too_big(&request);
+            let mut shown = String::new();
             let response = tokio::select! {
                 biased;
-                _ = cancel.cancelled() => break self.interrupted(),
-                response = self.call_provider(request) => response,
+                _ = cancel.cancelled() => break self.interrupted(&shown, &scratch),
+                response = self.call_provider(request, &mut shown) => response,
             };
             let response = match response {
                 Ok(response) => response,
@@ -112,12 +121,13 @@ impl Agent {
             for call in response.calls {
                 let result = self.run_tool(&call, &cancel).await;
                 scratch.push(Message::tool_result(&call, result));
+                self.output.emit(AgentEvent::Context(self.context_with(&scratch)));
                 if cancel.is_cancelled() {
                     break;
                 }
             }
             if cancel.is_cancelled() {
-                break self.interrupted();
+                break self.interrupted("", &scratch);
             }
         };
         self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
@@ -126,12 +136,14 @@ impl Agent {
     }
 
     /// Streams one model response, showing it as it arrives.
-    async fn call_provider(&self, request: Request) -> Result<Response, ProviderError> {
+    /// `shown` collects the reply text shown so far, which an interrupt keeps.
+    async fn call_provider(&self, request: Request, shown: &mut String) -> Result<Response, ProviderError> {
         let mut stream = self.provider.fetch(request);
         let mut response = Response::default();
         while let Some(event) = stream.next().await {
             match event? {
                 ProviderEvent::Saying(text) => {
+                    shown.push_str(&text);
                     response.text.push_str(&text);
                     self.output.emit(AgentEvent::Delta(Delta::Saying(text)));
                 }
@@ -245,7 +257,42 @@ impl Agent {
         TurnOutcome { reply, end: TurnEnd::Failed }
     }
 
-    fn interrupted(&self) -> TurnOutcome {
+    /// Keeps a trace of an interrupted turn: the reply shown so far (or of the last step),
+    /// a marker that the user interrupted, and which tool calls ran, so the model knows, say,
+    /// that a file was written before the interrupt.
+    fn interrupted(&mut self, shown: &str, scratch: &[Message]) -> TurnOutcome {
+        let mut trace = shown.trim_end().to_string();
+        if trace.is_empty() {
+            trace = scratch
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::Assistant)
+                .map(|m| m.content.trim_end().to_string())
+                .unwrap_or_default();
+        }
+        let ran: Vec<String> = scratch
+            .iter()
+            .filter_map(|m| m.result.as_ref().map(|r| (m, r)))
+            .map(|(m, result)| {
+                let name = m.name.as_deref().unwrap_or("?");
+                let how =
+                    if result.is_ok() { "ok".to_string() } else { result.error().unwrap_or("failed").to_string() };
+                let args = scratch
+                    .iter()
+                    .flat_map(|a| a.tool_calls.iter())
+                    .find(|c| Some(&c.id) == m.tool_call_id.as_ref())
+                    .map(|c| self.toolbox.summarize(&c.name, &c.arguments))
+                    .unwrap_or_default();
+                format!("{name} {args} ({how})").replace("  ", " ")
+            })
+            .collect();
+        let mut marker = String::from("[The user interrupted this turn.");
+        if !ran.is_empty() {
+            marker.push_str(&format!(" Tool calls that ran before the interrupt: {}.", ran.join("; ")));
+        }
+        marker.push(']');
+        let text = if trace.is_empty() { marker } else { format!("{trace}\n\n{marker}") };
+        let _ = self.transcript.conversation.push(Message::assistant(text));
         TurnOutcome { reply: String::new(), end: TurnEnd::Interrupted }
     }
 }

@@ -57,13 +57,16 @@ pub struct ContextSnapshot {
     pub tools: Vec<ToolSpec>,
     /// The model's context window in tokens, when known.
     pub window: Option<u64>,
+    /// This turn's tool traffic so far (assistant tool calls and tool results): sent with
+    /// the next call of this turn, dropped when the turn ends.
+    pub turn: Vec<Message>,
 }
 
 impl ContextSnapshot {
     /// A rough token count of everything the next call carries.
     pub fn estimated_tokens(&self) -> u64 {
         use crate::protocol::models::estimate_tokens;
-        let messages: u64 = self.messages.iter().map(|m| estimate_tokens(&m.text()) + 4).sum();
+        let messages: u64 = self.messages.iter().chain(&self.turn).map(|m| estimate_tokens(&m.text()) + 4).sum();
         let tools: u64 = self
             .tools
             .iter()

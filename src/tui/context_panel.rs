@@ -1,6 +1,8 @@
 //! The context side panel: exactly what the model will see on its next call — the
-//! rendered system prompt, the kept conversation and the tool definitions — each with an
-//! approximate token count, and the total. Laid out once per snapshot and width.
+//! rendered system prompt, the kept conversation, this turn's tool traffic while a turn
+//! runs (marked, dropped when it ends) and the tool definitions — each with an approximate
+//! token count, the total, and the share of the model's window. Laid out once per snapshot
+//! and width.
 
 use super::rows::Scroll;
 use super::theme::Theme;
@@ -51,7 +53,7 @@ impl Default for ContextPanel {
 impl ContextPanel {
     pub fn set(&mut self, snapshot: ContextSnapshot) {
         self.total = estimate_tokens(&snapshot.system_prompt)
-            + snapshot.messages.iter().map(message_tokens).sum::<usize>()
+            + snapshot.messages.iter().chain(&snapshot.turn).map(message_tokens).sum::<usize>()
             + tools_tokens(&snapshot);
         self.snapshot = snapshot;
         self.cache = None;
@@ -77,6 +79,20 @@ impl ContextPanel {
                 lines.push(Line::default());
                 lines.push(header(format!("{}. {}", i + 2, m.role), message_tokens(m)));
                 lines.extend(wrap(&sanitize(&m.text()), width, theme.text(), "  ", "  ", theme.dim()));
+            }
+            let first_turn = s.messages.len() + 2;
+            for (i, m) in s.turn.iter().enumerate() {
+                lines.push(Line::default());
+                let label = match m.tool_calls.is_empty() {
+                    true => format!("{}. {} · this turn", i + first_turn, m.role),
+                    false => format!("{}. {} tool calls · this turn", i + first_turn, m.role),
+                };
+                lines.push(header(label, message_tokens(m)));
+                let mut body = m.text().into_owned();
+                for call in &m.tool_calls {
+                    body.push_str(&format!("\n→ {} {}", call.name, call.arguments));
+                }
+                lines.extend(wrap(&sanitize(body.trim_start()), width, theme.dim(), "  ", "  ", theme.dim()));
             }
             lines.push(Line::default());
             lines.push(header(format!("tools ({})", s.tools.len()), tools_tokens(s)));
@@ -104,7 +120,15 @@ impl ContextPanel {
     }
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
-        let title = format!("context · ~{} tokens next call", short_count(self.total));
+        let title = match self.snapshot.window {
+            Some(window) if window > 0 => format!(
+                "context · ~{} tokens next call · {}% of {}",
+                short_count(self.total),
+                (self.total as u64 * 100).div_ceil(window),
+                short_count(window as usize)
+            ),
+            _ => format!("context · ~{} tokens next call", short_count(self.total)),
+        };
         let inner = theme.draw_pane(area, buf, &title, focused);
         if inner.width == 0 || inner.height == 0 {
             return;
