@@ -41,11 +41,35 @@ pub struct Agent {
     toolbox: Toolbox,
     output: Arc<dyn Output>,
     transcript: Transcript,
+    /// The tool traffic of the last turn, which the user may still keep.
+    last_turn: Vec<Message>,
 }
 
 impl Agent {
     pub fn new(provider: Arc<dyn Provider>, toolbox: Toolbox, output: Arc<dyn Output>, transcript: Transcript) -> Self {
-        Agent { provider, toolbox, output, transcript }
+        Agent { provider, toolbox, output, transcript, last_turn: Vec::new() }
+    }
+
+    /// The tool traffic of the last finished turn (assistant tool calls and results).
+    pub fn last_turn(&self) -> &[Message] {
+        &self.last_turn
+    }
+
+    /// Keeps a call of the last turn and its result in the conversation, before that turn's
+    /// reply. `false` when there is no such call.
+    pub fn keep(&mut self, call_id: &str) -> bool {
+        let Some(kept) = super::kept::keep(&self.last_turn, call_id) else { return false };
+        let conversation = &mut self.transcript.conversation;
+        let at = match conversation.last() {
+            Some(last) if last.role == Role::Assistant => conversation.len() - 1,
+            _ => conversation.len(),
+        };
+        conversation.insert_at(at, kept);
+        self.last_turn.retain(|m| m.tool_call_id.as_deref() != Some(call_id));
+        for message in &mut self.last_turn {
+            message.tool_calls.retain(|c| c.id != call_id);
+        }
+        true
     }
 
     pub fn provider(&self) -> &Arc<dyn Provider> {
@@ -130,6 +154,7 @@ impl Agent {
                 break self.interrupted("", &scratch);
             }
         };
+        self.last_turn = scratch;
         self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
         self.publish_context();
         outcome

@@ -8,6 +8,7 @@ pub mod caught;
 pub mod commands;
 pub mod conversation;
 pub mod input;
+pub mod kept;
 pub mod mentions;
 pub mod output;
 pub mod plugin;

@@ -161,6 +161,20 @@ impl Session {
         self.agent.turn(&full, cancel).await
     }
 
+    /// The tool traffic of the last finished turn.
+    pub fn last_turn(&self) -> &[crate::protocol::Message] {
+        self.agent.last_turn()
+    }
+
+    /// Keeps a tool call of the last turn (and its result) in the conversation.
+    pub fn keep(&mut self, call_id: &str) -> bool {
+        let kept = self.agent.keep(call_id);
+        if kept {
+            self.publish_context();
+        }
+        kept
+    }
+
     /// `!command`: runs it as the user and keeps a note of it for the next prompt.
     pub async fn shell(&mut self, command: &str, cancel: CancellationToken) {
         self.shell_runs += 1;
