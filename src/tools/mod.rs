@@ -11,6 +11,7 @@ pub mod glob;
 pub mod grep;
 pub mod list;
 pub mod read;
+pub mod regular;
 pub mod write;
 
 use crate::agent::{Plugin, Session, Tool, ToolboxError};
