@@ -5,6 +5,7 @@
 use elelem::agent::output::{AgentEvent, Delta, RecordingOutput};
 use elelem::agent::{ToolContext, Toolbox};
 use serde_json::{json, Value};
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -176,6 +177,23 @@ async fn write_into_a_file_as_directory_fails_clearly() {
 }
 
 #[tokio::test]
+async fn write_and_edit_refuse_a_fifo_instead_of_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = fifo(dir.path(), "pipe");
+    assert_eq!(
+        run("write", json!({"path": pipe, "content": "x"})).await,
+        json!({"error": not_regular(&pipe, "a FIFO (named pipe)"), "path": pipe, "ok": false})
+    );
+    assert_eq!(
+        run("edit", json!({"path": pipe, "old": "a", "new": "b"})).await,
+        json!({"error": not_regular(&pipe, "a FIFO (named pipe)"), "ok": false})
+    );
+    let preview = toolbox().get("write").unwrap().preview(&json!({"path": pipe, "content": "x"})).await;
+    assert_eq!(preview, Err(not_regular(&pipe, "a FIFO (named pipe)")));
+    assert!(std::fs::metadata(&pipe).unwrap().file_type().is_fifo(), "the FIFO is left as it was");
+}
+
+#[tokio::test]
 async fn writing_through_a_symlink_updates_the_file_it_points_to() {
     let dir = tempfile::tempdir().unwrap();
     put(dir.path(), "real/target.txt", "old\n");
@@ -273,6 +291,34 @@ async fn edit_shows_the_nearest_lines_when_old_is_missing() {
             "ok": false
         })
     );
+}
+
+#[tokio::test]
+async fn edit_with_a_long_missing_old_points_at_the_nearest_long_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "let x = 1; ".repeat(200); // ~2,200 characters
+    let mut lines: Vec<String> = (1..=5000).map(|i| format!("line {i}")).collect();
+    lines[2499] = long.clone();
+    put(dir.path(), "f.rs", &(lines.join("\n") + "\n"));
+    let path = p(dir.path(), "f.rs");
+    let old = format!("{}\nline 2501 changed", long.replace("1;", "2;"));
+    assert_eq!(
+        run("edit", json!({"path": path, "old": old, "new": "y"})).await,
+        json!({
+            "error": format!("`old` was not found in {path}. The nearest lines are:\n  2500\t{long}\n  2501\tline 2501"),
+            "ok": false
+        })
+    );
+}
+
+#[tokio::test]
+async fn edit_planning_stops_when_the_call_is_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "f.txt", &"abcdefgh ".repeat(1000));
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let args = json!({"path": p(dir.path(), "f.txt"), "old": "zzz", "new": "y"});
+    assert_eq!(elelem::tools::edit::plan(&args, &cancel).await, Err("interrupted".to_string()));
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@ pub mod execute;
 pub mod glob;
 pub mod grep;
 pub mod list;
+pub mod nearest;
 pub mod read;
 pub mod regular;
 pub mod write;
