@@ -206,9 +206,12 @@ impl App {
                 self.history.tool_started(&call.id, label.trim_end());
                 self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }
-            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => self.tools.output(&id, &chunk),
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {
+                self.history.tool_streamed(&id);
+                self.tools.output(&id, &chunk);
+            }
             AgentEvent::ToolFinished { call, result } => {
-                self.history.tool_finished(&call.id, result.is_ok());
+                self.history.tool_finished(&call.id, &result);
                 self.tools.finished(&call.id, &result);
                 self.activity = Activity::Thinking;
             }

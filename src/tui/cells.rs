@@ -5,6 +5,7 @@
 
 use super::markdown::MarkdownDoc;
 use super::theme::Theme;
+use super::tool_line::ToolLine;
 use super::wrap::wrap;
 use crate::sanitize::sanitize;
 use ratatui::style::Style;
@@ -13,19 +14,11 @@ use ratatui::text::{Line, Span};
 /// Lines of collapsed thinking shown once the reply has started.
 pub const THINKING_TAIL: usize = 3;
 
-/// Status of a tool call marker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolMark {
-    Running,
-    Ok,
-    Failed,
-}
-
 pub enum CellKind {
     User(String),
     Thinking { text: String, collapsed: bool },
     Reply(Box<MarkdownDoc>),
-    Tool { id: String, label: String, mark: ToolMark },
+    Tool(ToolLine),
     Info(String),
     Error(String),
     Notice(String),
@@ -123,16 +116,7 @@ impl HistoryCell {
                 }
             }
             CellKind::Reply(_) => Vec::new(),
-            CellKind::Tool { label, mark, .. } => {
-                let (glyph, style) = match mark {
-                    ToolMark::Running => ("⋯ ", theme.running()),
-                    ToolMark::Ok => ("+ ", theme.ok()),
-                    ToolMark::Failed => ("x ", theme.error()),
-                };
-                let mut lines = wrap(label, width, theme.dim(), glyph, "  ", style);
-                lines.truncate(2);
-                lines
-            }
+            CellKind::Tool(line) => line.render(width, theme),
             CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),

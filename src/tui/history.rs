@@ -3,10 +3,12 @@
 //! `RowIndex`) and lays out only the visible rows, so a frame costs the same with 10 or
 //! 10,000 cells.
 
-use super::cells::{CellKind, HistoryCell, ToolMark};
+use super::cells::{CellKind, HistoryCell};
 use super::markdown::{MarkdownDoc, RenderOptions};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
+use super::tool_line::ToolLine;
+use crate::protocol::ToolResult;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -90,14 +92,22 @@ impl History {
 
     pub fn tool_started(&mut self, id: &str, label: &str) {
         self.close();
-        let i = self.push(CellKind::Tool { id: id.to_string(), label: label.to_string(), mark: ToolMark::Running });
+        let i = self.push(CellKind::Tool(ToolLine::new(id, label)));
         self.tools.insert(id.to_string(), i);
     }
 
-    pub fn tool_finished(&mut self, id: &str, ok: bool) {
-        if let Some(i) = self.tools.remove(id) {
-            if let CellKind::Tool { mark, .. } = &mut self.cells[i].kind {
-                *mark = if ok { ToolMark::Ok } else { ToolMark::Failed };
+    /// The call streamed output while it ran: it is a command, whose tail is shown.
+    pub fn tool_streamed(&mut self, id: &str) {
+        if let Some(CellKind::Tool(line)) = self.tools.get(id).and_then(|&i| self.cells.get_mut(i)).map(|c| &mut c.kind)
+        {
+            line.streamed = true;
+        }
+    }
+
+    pub fn tool_finished(&mut self, id: &str, result: &ToolResult) {
+        if let Some(&i) = self.tools.get(id) {
+            if let CellKind::Tool(line) = &mut self.cells[i].kind {
+                line.finish(result);
             }
             self.cells[i].touch();
             self.changed(i);

@@ -4,6 +4,7 @@
 //! arguments and the full result JSON.
 
 use super::clock::{SharedClock, SystemClock};
+use super::outcome::{exit_status, outcome};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
 use super::wrap::{truncate, wrap};
@@ -39,8 +40,10 @@ pub struct ToolRow {
 }
 
 impl ToolRow {
+    /// `None` while running, then whether it succeeded (a command that exited non-zero
+    /// did not).
     pub fn ok(&self) -> Option<bool> {
-        self.result.as_ref().map(ToolResult::is_ok)
+        self.result.as_ref().map(|r| !outcome(r).failed)
     }
 
     fn live_lines(&self) -> Vec<&str> {
@@ -81,7 +84,7 @@ impl ToolRow {
             Some(false) => ("x", theme.error()),
         };
         let mut right = format!(" {:.1}s", elapsed.as_secs_f64());
-        if let Some(code) = self.result.as_ref().and_then(|r| r.get("exit_status")?.as_i64()).filter(|c| *c != 0) {
+        if let Some(code) = self.result.as_ref().and_then(exit_status).filter(|c| *c != 0) {
             right = format!(" exit {code}{right}");
         }
         let left_width = usize::from(width).saturating_sub(right.width() + 2);
