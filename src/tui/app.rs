@@ -201,8 +201,9 @@ impl App {
             }
             AgentEvent::ToolStarted { call, summary } => {
                 self.activity = Activity::RunningTool(call.name.clone());
-                let label =
-                    format!("{} {}", call.name, crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ "));
+                let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
+                let name = crate::sanitize::sanitize_visible(&call.name);
+                let label = format!("#{} {name} {summary_line}", self.tools.next_number());
                 self.history.tool_started(&call.id, label.trim_end());
                 self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }

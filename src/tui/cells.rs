@@ -58,6 +58,19 @@ impl HistoryCell {
         }
     }
 
+    /// Up/Down in the conversation stop at this cell (a tool line).
+    pub fn selectable(&self) -> bool {
+        matches!(self.kind, CellKind::Tool(_))
+    }
+
+    /// Expands or collapses what the cell hides (a command's whole output).
+    pub fn toggle(&mut self) {
+        if let CellKind::Tool(line) = &mut self.kind {
+            line.expanded = !line.expanded;
+            self.cache = None;
+        }
+    }
+
     /// Rows this cell takes at `width` (including its blank separator line).
     pub fn height(&mut self, width: u16, theme: &Theme, expand_thinking: bool) -> usize {
         match &mut self.kind {

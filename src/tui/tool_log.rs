@@ -28,6 +28,8 @@ const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 pub struct ToolRow {
     pub id: String,
+    /// The call's number in the session (`#3`), shown in both panes.
+    pub number: usize,
     pub name: String,
     pub summary: String,
     pub args: Value,
@@ -88,7 +90,7 @@ impl ToolRow {
             right = format!(" exit {code}{right}");
         }
         let left_width = usize::from(width).saturating_sub(right.width() + 2);
-        let left = truncate(&format!("{} {}", self.name, self.summary), left_width);
+        let left = truncate(&format!("#{} {} {}", self.number, self.name, self.summary), left_width);
         let pad = usize::from(width).saturating_sub(2 + left.width() + right.width());
         let mut line = Line::from(vec![
             Span::styled(format!("{glyph} "), style),
@@ -180,6 +182,7 @@ impl ToolLog {
     pub fn started(&mut self, id: &str, name: &str, summary: &str, args: &Value) {
         self.rows.push(ToolRow {
             id: id.to_string(),
+            number: self.rows.len() + 1,
             name: sanitize(name).into_owned(),
             summary: one_line(summary),
             args: args.clone(),
@@ -231,6 +234,28 @@ impl ToolLog {
         let next = (current + delta).clamp(0, last as isize) as usize;
         self.selected = Some(next);
         self.reveal(next);
+    }
+
+    /// The number the next call gets.
+    pub fn next_number(&self) -> usize {
+        self.rows.len() + 1
+    }
+
+    /// The selected row's call id.
+    pub fn selected_id(&self) -> Option<&str> {
+        self.rows.get(self.selected?).map(|r| r.id.as_str())
+    }
+
+    /// Selects call `id`, expanded, and scrolls it into view (the conversation's Enter).
+    pub fn open(&mut self, id: &str) {
+        if let Some(i) = self.rows.iter().position(|r| r.id == id) {
+            self.selected = Some(i);
+            if !self.rows[i].expanded {
+                self.toggle_selected();
+            } else {
+                self.reveal(i);
+            }
+        }
     }
 
     pub fn toggle_selected(&mut self) {
