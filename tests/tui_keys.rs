@@ -252,7 +252,8 @@ fn selecting_a_tool_row_brings_its_line_in_the_conversation_into_view() {
     let conversation = app.rects.conversation;
     assert!(!pane(&screen, conversation).contains("#1 execute"), "the first call starts off-screen:\n{screen}");
     app.focus = Focus::Tools;
-    app.handle_key(key(KeyCode::Up)); // #1 (Up from the newest row)
+    app.handle_key(key(KeyCode::Up)); // #2, the newest
+    app.handle_key(key(KeyCode::Up)); // #1
     let screen = draw(&mut app);
     assert!(pane(&screen, conversation).contains("#1 execute step 1"), "{screen}");
 }
@@ -291,4 +292,47 @@ fn space_shows_a_commands_whole_output_in_the_conversation() {
     app.handle_key(key(KeyCode::Char(' ')));
     let screen = draw(&mut app);
     assert!(screen.contains("build line 1") && screen.contains("build line 8"), "{screen}");
+}
+
+fn start_call(app: &mut App, n: usize) {
+    let call = tool_call(&format!("c{n}"), &format!("step {n}"));
+    app.handle_agent(AgentEvent::ToolStarted { call, summary: format!("step {n}") });
+}
+
+#[test]
+fn the_tool_log_follows_new_rows_unless_scrolled_and_end_follows_again() {
+    let mut app = app();
+    turn_with_calls(&mut app, 30, 0);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "again".into() });
+    draw(&mut app);
+    app.focus = Focus::Tools;
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(app.tools.selected_id(), Some("c29"));
+    start_call(&mut app, 31);
+    let screen = draw(&mut app);
+    assert!(
+        pane(&screen, app.rects.tools).contains("#31 execute step 31"),
+        "selecting a row does not stop following:\n{screen}"
+    );
+
+    app.handle_key(key(KeyCode::PageUp));
+    start_call(&mut app, 32);
+    start_call(&mut app, 33);
+    let screen = draw(&mut app);
+    let tools = pane(&screen, app.rects.tools);
+    assert!(!tools.contains("#33 execute"), "{screen}");
+    assert!(screen.contains("↓ 2 new (End)"), "{screen}");
+
+    app.handle_key(key(KeyCode::End));
+    assert_eq!(app.tools.selected_id(), Some("c33"), "End selects the newest row");
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(app.tools.selected_id(), Some("c33"), "and Down does not jump back");
+    start_call(&mut app, 34);
+    assert_eq!(app.tools.selected_id(), Some("c34"), "the selection follows new rows again");
+    let screen = draw(&mut app);
+    assert!(
+        pane(&screen, app.rects.tools).contains("#34 execute step 34") && !screen.contains("new (End)"),
+        "{screen}"
+    );
 }

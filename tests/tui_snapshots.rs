@@ -181,6 +181,7 @@ fn tool_log_with_an_expanded_call_120x40() {
     let mut app = app();
     with_turn(&mut app);
     app.focus = Focus::Tools;
+    app.tools.select_next(-1); // the newest call
     app.tools.select_next(-1); // the execute call
     app.tools.toggle_selected();
     let buf = frame(&mut app, 120, 40);

@@ -275,7 +275,10 @@ impl App {
             (Focus::Tools, Scrolled::Up(n)) => self.tools.scroll_up(n),
             (Focus::Tools, Scrolled::Down(n)) => self.tools.scroll_down(n),
             (Focus::Tools, Scrolled::Home) => self.tools.scroll.home(),
-            (Focus::Tools, Scrolled::End) => self.tools.scroll.end(),
+            (Focus::Tools, Scrolled::End) => {
+                self.tools.select_last();
+                self.link_selected_row();
+            }
             (Focus::Context, Scrolled::Up(n)) => self.context.scroll_up(n),
             (Focus::Context, Scrolled::Down(n)) => self.context.scroll_down(n),
             (Focus::Context, Scrolled::Home) => self.context.scroll.home(),

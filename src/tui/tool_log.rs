@@ -153,6 +153,8 @@ pub struct ToolLog {
     pub scroll: Scroll,
     pub selected: Option<usize>,
     view_rows: usize,
+    /// Rows added while the view was not following.
+    unseen: usize,
 }
 
 impl Default for ToolLog {
@@ -171,6 +173,7 @@ impl ToolLog {
             scroll: Scroll::default(),
             selected: None,
             view_rows: 0,
+            unseen: 0,
         }
     }
 
@@ -178,8 +181,11 @@ impl ToolLog {
         self.rows.iter().rev().take_while(|r| r.result.is_none()).count()
     }
 
-    /// A call began; `summary` is the tool's own one-line description of it.
+    /// A call began; `summary` is the tool's own one-line description of it. While the
+    /// view follows, a selection on the newest row moves on to this one; otherwise the row
+    /// counts as unseen (`↓ N new`).
     pub fn started(&mut self, id: &str, name: &str, summary: &str, args: &Value) {
+        let on_newest = self.selected.is_some_and(|s| s + 1 == self.rows.len());
         self.rows.push(ToolRow {
             id: id.to_string(),
             number: self.rows.len() + 1,
@@ -196,6 +202,11 @@ impl ToolLog {
         let i = self.rows.len() - 1;
         self.by_id.insert(id.to_string(), i);
         self.index.invalidate(i);
+        if !self.scroll.follow {
+            self.unseen += 1;
+        } else if on_newest {
+            self.selected = Some(i);
+        }
     }
 
     pub fn output(&mut self, id: &str, chunk: &str) {
@@ -230,10 +241,33 @@ impl ToolLog {
             return;
         }
         let last = self.rows.len() - 1;
-        let current = self.selected.unwrap_or(last) as isize;
-        let next = (current + delta).clamp(0, last as isize) as usize;
-        self.selected = Some(next);
-        self.reveal(next);
+        let next = match self.selected {
+            // The first key selects the newest row.
+            None => last,
+            Some(current) => (current as isize + delta).clamp(0, last as isize) as usize,
+        };
+        if next == last {
+            self.select_last();
+        } else {
+            self.selected = Some(next);
+            self.reveal(next);
+        }
+    }
+
+    /// Selects the newest row and follows new ones again (End).
+    pub fn select_last(&mut self) {
+        self.selected = self.rows.len().checked_sub(1);
+        self.scroll.end();
+        self.unseen = 0;
+    }
+
+    /// Rows added since the view stopped following.
+    pub fn unseen(&self) -> usize {
+        if self.scroll.follow {
+            0
+        } else {
+            self.unseen
+        }
     }
 
     /// The number the next call gets.
@@ -289,6 +323,9 @@ impl ToolLog {
 
     pub fn scroll_down(&mut self, rows: usize) {
         self.scroll.down(rows, self.index.total(), self.view_rows);
+        if self.scroll.follow {
+            self.unseen = 0;
+        }
     }
 
     pub fn view_rows(&self) -> usize {
@@ -325,6 +362,10 @@ impl ToolLog {
             }
             offset = 0;
             i += 1;
+        }
+        let unseen = self.unseen();
+        if unseen > 0 {
+            theme.draw_badge(area, buf, &format!(" ↓ {unseen} new (End) "));
         }
     }
 }
