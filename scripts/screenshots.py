@@ -181,7 +181,7 @@ def main():
         app.pump(0.5)
         render(app.screen, os.path.join(out, "conversation.png"))
         app.send("\t\t")  # focus the tool log
-        app.send("\x1b[A\r")  # select the execute call and expand it
+        app.send("\x1b[A\x1b[A\r")  # select the execute call (Up from the newest) and expand it
         app.pump(0.5)
         render(app.screen, os.path.join(out, "tool-log-expanded.png"))
         app.send("\x1b")

@@ -205,3 +205,134 @@ fn the_status_spinner_turns_while_a_turn_runs() {
         (0..4).map(|i| status(&mut app, start + std::time::Duration::from_millis(150 * i))).collect();
     assert_eq!(frames.len(), 4, "{frames:?}");
 }
+
+/// The text inside a pane drawn at `r`.
+fn pane(screen: &str, r: Rect) -> String {
+    let rows = screen.lines().skip(usize::from(r.y)).take(usize::from(r.height));
+    rows.map(|l| l.chars().skip(usize::from(r.x)).take(usize::from(r.width)).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tool_call(id: &str, command: &str) -> elelem::protocol::ToolCall {
+    elelem::protocol::ToolCall {
+        id: id.into(),
+        name: "execute".into(),
+        arguments: serde_json::json!({"command": command}),
+    }
+}
+
+/// A turn that runs `calls` commands, then replies with `reply_lines` lines.
+fn turn_with_calls(app: &mut App, calls: usize, reply_lines: usize) {
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    for n in 1..=calls {
+        let call = tool_call(&format!("c{n}"), &format!("step {n}"));
+        app.handle_agent(AgentEvent::ToolStarted { call: call.clone(), summary: format!("step {n}") });
+        let result = serde_json::json!({"exit_status": 0, "content": format!("out {n}")}).into();
+        app.handle_agent(AgentEvent::ToolFinished { call, result });
+    }
+    app.handle_agent(AgentEvent::saying((0..reply_lines).map(|i| format!("reply line {i}\n\n")).collect::<String>()));
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+}
+
+#[test]
+fn calls_are_numbered_in_both_panes() {
+    let mut app = app();
+    turn_with_calls(&mut app, 3, 0);
+    let screen = draw(&mut app);
+    assert!(pane(&screen, app.rects.conversation).contains("+ #3 execute step 3"), "{screen}");
+    assert!(pane(&screen, app.rects.tools).contains("+ #3 execute step 3"), "{screen}");
+}
+
+#[test]
+fn selecting_a_tool_row_brings_its_line_in_the_conversation_into_view() {
+    let mut app = app();
+    turn_with_calls(&mut app, 2, 100);
+    let screen = draw(&mut app);
+    let conversation = app.rects.conversation;
+    assert!(!pane(&screen, conversation).contains("#1 execute"), "the first call starts off-screen:\n{screen}");
+    app.focus = Focus::Tools;
+    app.handle_key(key(KeyCode::Up)); // #2, the newest
+    app.handle_key(key(KeyCode::Up)); // #1
+    let screen = draw(&mut app);
+    assert!(pane(&screen, conversation).contains("#1 execute step 1"), "{screen}");
+}
+
+#[test]
+fn enter_on_a_tool_line_in_the_conversation_opens_its_details() {
+    let mut app = app();
+    turn_with_calls(&mut app, 3, 2);
+    draw(&mut app);
+    app.focus = Focus::Conversation;
+    app.handle_key(key(KeyCode::Up)); // the last tool line on screen: #3
+    app.handle_key(key(KeyCode::Up)); // #2
+    assert_eq!(app.history.selected_tool(), Some("c2"));
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(app.focus, Focus::Tools);
+    assert_eq!(app.tools.selected_id(), Some("c2"));
+    let screen = draw(&mut app);
+    assert!(screen.contains("arguments:") && screen.contains("out 2"), "{screen}");
+}
+
+#[test]
+fn space_shows_a_commands_whole_output_in_the_conversation() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    let call = tool_call("c1", "make");
+    app.handle_agent(AgentEvent::ToolStarted { call: call.clone(), summary: "make".into() });
+    let output: String = (1..=8).map(|i| format!("build line {i}\n")).collect();
+    let result = serde_json::json!({"exit_status": 2, "content": output}).into();
+    app.handle_agent(AgentEvent::ToolFinished { call, result });
+    let screen = draw(&mut app);
+    assert!(screen.contains("x #1 execute make · exit 2"), "{screen}");
+    assert!(screen.contains("build line 8") && !screen.contains("build line 5"), "only the tail:\n{screen}");
+    assert!(screen.contains("5 earlier lines"), "{screen}");
+    app.focus = Focus::Conversation;
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Char(' ')));
+    let screen = draw(&mut app);
+    assert!(screen.contains("build line 1") && screen.contains("build line 8"), "{screen}");
+}
+
+fn start_call(app: &mut App, n: usize) {
+    let call = tool_call(&format!("c{n}"), &format!("step {n}"));
+    app.handle_agent(AgentEvent::ToolStarted { call, summary: format!("step {n}") });
+}
+
+#[test]
+fn the_tool_log_follows_new_rows_unless_scrolled_and_end_follows_again() {
+    let mut app = app();
+    turn_with_calls(&mut app, 30, 0);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "again".into() });
+    draw(&mut app);
+    app.focus = Focus::Tools;
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(app.tools.selected_id(), Some("c29"));
+    start_call(&mut app, 31);
+    let screen = draw(&mut app);
+    assert!(
+        pane(&screen, app.rects.tools).contains("#31 execute step 31"),
+        "selecting a row does not stop following:\n{screen}"
+    );
+
+    app.handle_key(key(KeyCode::PageUp));
+    start_call(&mut app, 32);
+    start_call(&mut app, 33);
+    let screen = draw(&mut app);
+    let tools = pane(&screen, app.rects.tools);
+    assert!(!tools.contains("#33 execute"), "{screen}");
+    assert!(screen.contains("↓ 2 new (End)"), "{screen}");
+
+    app.handle_key(key(KeyCode::End));
+    assert_eq!(app.tools.selected_id(), Some("c33"), "End selects the newest row");
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(app.tools.selected_id(), Some("c33"), "and Down does not jump back");
+    start_call(&mut app, 34);
+    assert_eq!(app.tools.selected_id(), Some("c34"), "the selection follows new rows again");
+    let screen = draw(&mut app);
+    assert!(
+        pane(&screen, app.rects.tools).contains("#34 execute step 34") && !screen.contains("new (End)"),
+        "{screen}"
+    );
+}

@@ -196,7 +196,7 @@ fn chat_shows_reply_tool_row_thinking_and_context_panel() {
     let screen = tui.contents();
     assert!(screen.contains("what is this?"), "{screen}");
     assert!(screen.contains("Pondering the readme deeply."), "{screen}");
-    assert!(screen.contains("+ read README.md"), "{screen}");
+    assert!(screen.contains("+ #1 read README.md"), "{screen}");
     assert!(screen.contains("Pty demo"), "{screen}");
     tui.send("\x0f"); // Ctrl+O
     tui.wait_for("tokens next call");
@@ -330,7 +330,7 @@ fn a_panic_in_a_blocking_tool_fails_the_call_and_the_app_keeps_running() {
     tui.wait_for("Ask elelem");
     tui.send("go\r");
     tui.wait_for("still here after the panic");
-    assert!(tui.contents().contains("x explode"), "{}", tui.contents());
+    assert!(tui.contents().contains("x #1 explode"), "{}", tui.contents());
     assert!(tui.child.try_wait().unwrap().is_none(), "the app exited");
     {
         let parser = tui.screen.lock().unwrap();
@@ -367,7 +367,7 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     tui.send("n");
     tui.wait_for("second done");
     assert!(!tui._dir.path().join("other.txt").exists());
-    assert!(tui.contents().contains("x write other.txt"), "{}", tui.contents());
+    assert!(tui.contents().contains("x #2 write other.txt"), "{}", tui.contents());
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }

@@ -183,6 +183,7 @@ fn tool_log_with_an_expanded_call_120x40() {
     let mut app = app();
     with_turn(&mut app);
     app.focus = Focus::Tools;
+    app.tools.select_next(-1); // the newest call
     app.tools.select_next(-1); // the execute call
     app.tools.toggle_selected();
     let buf = frame(&mut app, 120, 40);
@@ -234,4 +235,38 @@ fn interrupted_turn_and_error_are_marked() {
     app.handle_agent(AgentEvent::Error("anthropic: 401 authentication_error: invalid x-api-key".into()));
     app.handle_agent(AgentEvent::TurnFinished { reply: "Error: ...".into(), end: TurnEnd::Failed });
     insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
+}
+
+/// A command that exits 1 with some output, and a read that fails.
+fn with_failures(app: &mut App) {
+    app.set_clock(std::sync::Arc::new(ManualClock::default()));
+    let test = call("f1", "execute", json!({"command": "./test.sh"}));
+    let missing = call("f2", "read", json!({"path": "src/missing.py"}));
+    let output = "running 5 tests\ntest a ... ok\ntest b ... ok\ntest c ... FAILED\n\nfailures: c\ntest result: FAILED";
+    for event in [
+        AgentEvent::TurnStarted { prompt: "run the tests".into() },
+        AgentEvent::ToolStarted { call: test.clone(), summary: "./test.sh".into() },
+        AgentEvent::ToolFinished { call: test, result: json!({"exit_status": 1, "content": output}).into() },
+        AgentEvent::ToolStarted { call: missing.clone(), summary: "src/missing.py".into() },
+        AgentEvent::ToolFinished {
+            call: missing,
+            result: json!({"error": "no such file: src/missing.py\n(looked in /work/demo)"}).into(),
+        },
+        AgentEvent::saying("One test fails."),
+        AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done },
+    ] {
+        app.handle_agent(event);
+    }
+}
+
+#[test]
+fn failures_are_marked_in_the_conversation() {
+    let mut app = app();
+    with_failures(&mut app);
+    insta::assert_snapshot!("failures_are_marked_120x40", text(&frame(&mut app, 120, 40)));
+    insta::assert_snapshot!("failures_are_marked_80x24", text(&frame(&mut app, 80, 24)));
+    let buf = frame(&mut app, 120, 40);
+    let pane = app.rects.conversation;
+    let rows = Rect { x: pane.x + 1, y: pane.y + 3, width: pane.width - 2, height: 8 };
+    insta::assert_snapshot!("failures_are_marked_styles", styled(&buf, rows));
 }

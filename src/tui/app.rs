@@ -204,14 +204,18 @@ impl App {
             }
             AgentEvent::ToolStarted { call, summary } => {
                 self.activity = Activity::RunningTool(call.name.clone());
-                let label =
-                    format!("{} {}", call.name, crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ "));
+                let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
+                let name = crate::sanitize::sanitize_visible(&call.name);
+                let label = format!("#{} {name} {summary_line}", self.tools.next_number());
                 self.history.tool_started(&call.id, label.trim_end());
                 self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }
-            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => self.tools.output(&id, &chunk),
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {
+                self.history.tool_streamed(&id);
+                self.tools.output(&id, &chunk);
+            }
             AgentEvent::ToolFinished { call, result } => {
-                self.history.tool_finished(&call.id, result.is_ok());
+                self.history.tool_finished(&call.id, &result);
                 self.tools.finished(&call.id, &result);
                 self.activity = Activity::Thinking;
             }

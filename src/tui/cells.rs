@@ -5,6 +5,7 @@
 
 use super::markdown::MarkdownDoc;
 use super::theme::Theme;
+use super::tool_line::ToolLine;
 use super::wrap::wrap;
 use crate::sanitize::sanitize;
 use ratatui::style::Style;
@@ -13,19 +14,11 @@ use ratatui::text::{Line, Span};
 /// Lines of collapsed thinking shown once the reply has started.
 pub const THINKING_TAIL: usize = 3;
 
-/// Status of a tool call marker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolMark {
-    Running,
-    Ok,
-    Failed,
-}
-
 pub enum CellKind {
     User(String),
     Thinking { text: String, collapsed: bool },
     Reply(Box<MarkdownDoc>),
-    Tool { id: String, label: String, mark: ToolMark },
+    Tool(ToolLine),
     Info(String),
     Error(String),
     Notice(String),
@@ -62,6 +55,19 @@ impl HistoryCell {
     pub fn push_reply(&mut self, delta: &str) {
         if let CellKind::Reply(doc) = &mut self.kind {
             doc.push_str(delta);
+        }
+    }
+
+    /// Up/Down in the conversation stop at this cell (a tool line).
+    pub fn selectable(&self) -> bool {
+        matches!(self.kind, CellKind::Tool(_))
+    }
+
+    /// Expands or collapses what the cell hides (a command's whole output).
+    pub fn toggle(&mut self) {
+        if let CellKind::Tool(line) = &mut self.kind {
+            line.expanded = !line.expanded;
+            self.cache = None;
         }
     }
 
@@ -123,16 +129,7 @@ impl HistoryCell {
                 }
             }
             CellKind::Reply(_) => Vec::new(),
-            CellKind::Tool { label, mark, .. } => {
-                let (glyph, style) = match mark {
-                    ToolMark::Running => ("⋯ ", theme.running()),
-                    ToolMark::Ok => ("+ ", theme.ok()),
-                    ToolMark::Failed => ("x ", theme.error()),
-                };
-                let mut lines = wrap(label, width, theme.dim(), glyph, "  ", style);
-                lines.truncate(2);
-                lines
-            }
+            CellKind::Tool(line) => line.render(width, theme),
             CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),

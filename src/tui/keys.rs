@@ -67,11 +67,17 @@ impl App {
 
     fn focused_key(&mut self, key: KeyEvent) -> Vec<Action> {
         match (self.focus, key.code) {
-            (Focus::Tools, KeyCode::Up) => self.tools.select_next(-1),
-            (Focus::Tools, KeyCode::Down) => self.tools.select_next(1),
+            (Focus::Tools, KeyCode::Up) => self.select_tool_row(-1),
+            (Focus::Tools, KeyCode::Down) => self.select_tool_row(1),
             (Focus::Tools, KeyCode::Enter) => self.tools.toggle_selected(),
-            (Focus::Conversation | Focus::Context, KeyCode::Up) => self.scroll(Scrolled::Up(1)),
-            (Focus::Conversation | Focus::Context, KeyCode::Down) => self.scroll(Scrolled::Down(1)),
+            (Focus::Conversation, KeyCode::Up) if !self.history.select_step(-1) => self.scroll(Scrolled::Up(1)),
+            (Focus::Conversation, KeyCode::Down) if !self.history.select_step(1) => self.scroll(Scrolled::Down(1)),
+            (Focus::Conversation, KeyCode::Enter) => self.open_selected_call(),
+            (Focus::Conversation, KeyCode::Char(' ')) if self.history.selected.is_some() => {
+                self.history.toggle_selected();
+            }
+            (Focus::Context, KeyCode::Up) => self.scroll(Scrolled::Up(1)),
+            (Focus::Context, KeyCode::Down) => self.scroll(Scrolled::Down(1)),
             (Focus::Composer, KeyCode::Enter) => return self.submit(),
             (Focus::Composer, KeyCode::Up) => {
                 if !self.composer.popup().is_empty() {
@@ -97,6 +103,29 @@ impl App {
             _ => {}
         }
         vec![]
+    }
+
+    /// Moves the tool log's selection and brings the call's line in the conversation into
+    /// view.
+    fn select_tool_row(&mut self, delta: isize) {
+        self.tools.select_next(delta);
+        self.link_selected_row();
+    }
+
+    fn link_selected_row(&mut self) {
+        if let Some(id) = self.tools.selected_id().map(str::to_string) {
+            self.history.select_tool(&id);
+        }
+    }
+
+    /// Enter on a tool line in the conversation: its details in the tool log.
+    fn open_selected_call(&mut self) {
+        if let Some(id) = self.history.selected_tool().map(str::to_string) {
+            self.tools.open(&id);
+            self.focus = Focus::Tools;
+        } else {
+            self.history.toggle_selected();
+        }
     }
 
     fn approval_key(&mut self, key: KeyEvent) {
@@ -246,7 +275,10 @@ impl App {
             (Focus::Tools, Scrolled::Up(n)) => self.tools.scroll_up(n),
             (Focus::Tools, Scrolled::Down(n)) => self.tools.scroll_down(n),
             (Focus::Tools, Scrolled::Home) => self.tools.scroll.home(),
-            (Focus::Tools, Scrolled::End) => self.tools.scroll.end(),
+            (Focus::Tools, Scrolled::End) => {
+                self.tools.select_last();
+                self.link_selected_row();
+            }
             (Focus::Context, Scrolled::Up(n)) => self.context.scroll_up(n),
             (Focus::Context, Scrolled::Down(n)) => self.context.scroll_down(n),
             (Focus::Context, Scrolled::Home) => self.context.scroll.home(),

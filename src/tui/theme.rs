@@ -84,6 +84,17 @@ impl Theme {
             .title(Span::styled(format!(" {title} "), self.title()))
     }
 
+    /// A short notice on the right of a pane's bottom border (`↓ 3 new (End)`), where it
+    /// covers no content.
+    pub fn draw_badge(&self, area: Rect, buf: &mut Buffer, text: &str) {
+        let width = unicode_width::UnicodeWidthStr::width(text) as u16;
+        if area.height < 2 || area.width < width + 2 {
+            return;
+        }
+        let x = area.x + area.width - width - 1;
+        buf.set_string(x, area.y + area.height - 1, text, self.approval());
+    }
+
     /// Draws a pane's frame and returns the area inside it.
     pub fn draw_pane(&self, area: Rect, buf: &mut Buffer, title: &str, focused: bool) -> Rect {
         let block = self.pane(title, focused);

@@ -4,6 +4,7 @@
 //! arguments and the full result JSON.
 
 use super::clock::{SharedClock, SystemClock};
+use super::outcome::{exit_status, outcome};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
 use super::wrap::{truncate, wrap};
@@ -27,6 +28,8 @@ const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 pub struct ToolRow {
     pub id: String,
+    /// The call's number in the session (`#3`), shown in both panes.
+    pub number: usize,
     pub name: String,
     pub summary: String,
     pub args: Value,
@@ -39,8 +42,10 @@ pub struct ToolRow {
 }
 
 impl ToolRow {
+    /// `None` while running, then whether it succeeded (a command that exited non-zero
+    /// did not).
     pub fn ok(&self) -> Option<bool> {
-        self.result.as_ref().map(ToolResult::is_ok)
+        self.result.as_ref().map(|r| !outcome(r).failed)
     }
 
     fn live_lines(&self) -> Vec<&str> {
@@ -81,11 +86,11 @@ impl ToolRow {
             Some(false) => ("x", theme.error()),
         };
         let mut right = format!(" {:.1}s", elapsed.as_secs_f64());
-        if let Some(code) = self.result.as_ref().and_then(|r| r.get("exit_status")?.as_i64()).filter(|c| *c != 0) {
+        if let Some(code) = self.result.as_ref().and_then(exit_status).filter(|c| *c != 0) {
             right = format!(" exit {code}{right}");
         }
         let left_width = usize::from(width).saturating_sub(right.width() + 2);
-        let left = truncate(&format!("{} {}", self.name, self.summary), left_width);
+        let left = truncate(&format!("#{} {} {}", self.number, self.name, self.summary), left_width);
         let pad = usize::from(width).saturating_sub(2 + left.width() + right.width());
         let mut line = Line::from(vec![
             Span::styled(format!("{glyph} "), style),
@@ -148,6 +153,8 @@ pub struct ToolLog {
     pub scroll: Scroll,
     pub selected: Option<usize>,
     view_rows: usize,
+    /// Rows added while the view was not following.
+    unseen: usize,
 }
 
 impl Default for ToolLog {
@@ -166,6 +173,7 @@ impl ToolLog {
             scroll: Scroll::default(),
             selected: None,
             view_rows: 0,
+            unseen: 0,
         }
     }
 
@@ -173,10 +181,14 @@ impl ToolLog {
         self.rows.iter().rev().take_while(|r| r.result.is_none()).count()
     }
 
-    /// A call began; `summary` is the tool's own one-line description of it.
+    /// A call began; `summary` is the tool's own one-line description of it. While the
+    /// view follows, a selection on the newest row moves on to this one; otherwise the row
+    /// counts as unseen (`↓ N new`).
     pub fn started(&mut self, id: &str, name: &str, summary: &str, args: &Value) {
+        let on_newest = self.selected.is_some_and(|s| s + 1 == self.rows.len());
         self.rows.push(ToolRow {
             id: id.to_string(),
+            number: self.rows.len() + 1,
             name: sanitize(name).into_owned(),
             summary: one_line(summary),
             args: args.clone(),
@@ -190,6 +202,11 @@ impl ToolLog {
         let i = self.rows.len() - 1;
         self.by_id.insert(id.to_string(), i);
         self.index.invalidate(i);
+        if !self.scroll.follow {
+            self.unseen += 1;
+        } else if on_newest {
+            self.selected = Some(i);
+        }
     }
 
     pub fn output(&mut self, id: &str, chunk: &str) {
@@ -224,10 +241,55 @@ impl ToolLog {
             return;
         }
         let last = self.rows.len() - 1;
-        let current = self.selected.unwrap_or(last) as isize;
-        let next = (current + delta).clamp(0, last as isize) as usize;
-        self.selected = Some(next);
-        self.reveal(next);
+        let next = match self.selected {
+            // The first key selects the newest row.
+            None => last,
+            Some(current) => (current as isize + delta).clamp(0, last as isize) as usize,
+        };
+        if next == last {
+            self.select_last();
+        } else {
+            self.selected = Some(next);
+            self.reveal(next);
+        }
+    }
+
+    /// Selects the newest row and follows new ones again (End).
+    pub fn select_last(&mut self) {
+        self.selected = self.rows.len().checked_sub(1);
+        self.scroll.end();
+        self.unseen = 0;
+    }
+
+    /// Rows added since the view stopped following.
+    pub fn unseen(&self) -> usize {
+        if self.scroll.follow {
+            0
+        } else {
+            self.unseen
+        }
+    }
+
+    /// The number the next call gets.
+    pub fn next_number(&self) -> usize {
+        self.rows.len() + 1
+    }
+
+    /// The selected row's call id.
+    pub fn selected_id(&self) -> Option<&str> {
+        self.rows.get(self.selected?).map(|r| r.id.as_str())
+    }
+
+    /// Selects call `id`, expanded, and scrolls it into view (the conversation's Enter).
+    pub fn open(&mut self, id: &str) {
+        if let Some(i) = self.rows.iter().position(|r| r.id == id) {
+            self.selected = Some(i);
+            if !self.rows[i].expanded {
+                self.toggle_selected();
+            } else {
+                self.reveal(i);
+            }
+        }
     }
 
     pub fn toggle_selected(&mut self) {
@@ -261,6 +323,9 @@ impl ToolLog {
 
     pub fn scroll_down(&mut self, rows: usize) {
         self.scroll.down(rows, self.index.total(), self.view_rows);
+        if self.scroll.follow {
+            self.unseen = 0;
+        }
     }
 
     pub fn view_rows(&self) -> usize {
@@ -297,6 +362,10 @@ impl ToolLog {
             }
             offset = 0;
             i += 1;
+        }
+        let unseen = self.unseen();
+        if unseen > 0 {
+            theme.draw_badge(area, buf, &format!(" ↓ {unseen} new (End) "));
         }
     }
 }

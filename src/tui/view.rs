@@ -36,7 +36,8 @@ impl App {
         self.rects = rects;
         let theme = self.theme;
         let title = if self.busy { "conversation · Esc interrupts" } else { "conversation" };
-        self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, title);
+        let highlight = matches!(self.focus, Focus::Conversation | Focus::Tools);
+        self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, highlight, title);
         self.tools.render(rects.tools, buf, &theme, self.focus == Focus::Tools, now);
         if let Some(context) = rects.context {
             self.context.render(context, buf, &theme, self.focus == Focus::Context);
