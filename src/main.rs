@@ -6,7 +6,7 @@ use elelem::agent::input::DenyAll;
 use elelem::agent::output::{Output, TurnEnd};
 use elelem::ask::{prompt_with_stdin, JsonOutput};
 use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
-use elelem::startup::{banner, build_session, Options};
+use elelem::startup::{banner, build_session, trust_question, Options};
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -31,6 +31,10 @@ struct Global {
     /// Extended-thinking budget in tokens, where the provider supports it
     #[arg(long, global = true, value_name = "TOKENS", env = "ELELEM_THINKING")]
     thinking: Option<u32>,
+    /// Trust this project's .agents/ settings for this run (its permission rules may
+    /// loosen yours; your deny rules still win)
+    #[arg(long, global = true)]
+    trust: bool,
 }
 
 #[derive(Args, Clone, Default)]
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         allow: flags.allow,
         yolo: flags.yolo,
         headless,
+        trust: cli.global.trust,
         ..Options::default()
     };
     let command =
@@ -122,6 +127,10 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
     if options.yolo {
         println!("--yolo: tool calls run without asking");
+    }
+    // Only a person at a terminal can answer; piped input never waits on the question.
+    if let Some(question) = trust_question(&options).filter(|_| std::io::stdin().is_terminal()) {
+        question.ask(&mut session).await;
     }
     Repl::run(&mut session).await;
     Ok(ExitCode::SUCCESS)

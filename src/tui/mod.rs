@@ -69,7 +69,13 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<()> {
     app.history.push(cells::CellKind::Notice(format!("{} · {provider} · {model} · ? for help", banner())));
     session.publish_context();
     let interrupter = session.interrupter().clone();
-    let agent = tokio::spawn(async move { session.run().await });
+    let trust = crate::startup::trust_question(options);
+    let agent = tokio::spawn(async move {
+        if let Some(question) = trust {
+            question.ask(&mut session).await;
+        }
+        session.run().await
+    });
 
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
