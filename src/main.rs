@@ -6,7 +6,7 @@ use elelem::agent::input::DenyAll;
 use elelem::agent::output::{Output, TurnEnd};
 use elelem::ask::{prompt_with_stdin, JsonOutput};
 use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
-use elelem::startup::{banner, build_session, Options, SessionChoice};
+use elelem::startup::{banner, build_session, trust_question, Options, SessionChoice};
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -42,6 +42,10 @@ struct Global {
     /// Resume a session by id (or pick one from a list)
     #[arg(long, global = true, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     resume: Option<String>,
+    /// Trust this project's .agents/ settings for this run (its permission rules may
+    /// loosen yours; your deny rules still win)
+    #[arg(long, global = true)]
+    trust: bool,
 }
 
 #[derive(Args, Clone, Default)]
@@ -101,6 +105,7 @@ fn main() -> ExitCode {
         allow: global.permissions.allow.clone(),
         yolo: global.permissions.yolo,
         headless,
+        trust: global.trust,
         ..Options::default()
     };
     let result = match cli.command.unwrap_or(Command::Chat) {
@@ -207,6 +212,10 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
     if options.yolo {
         println!("--yolo: tool calls run without asking");
+    }
+    // Only a person at a terminal can answer; piped input never waits on the question.
+    if let Some(question) = trust_question(&options).filter(|_| std::io::stdin().is_terminal()) {
+        question.ask(&mut session).await;
     }
     let stopped = Repl::run(&mut session).await;
     elelem::startup::shutdown();

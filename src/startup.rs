@@ -11,6 +11,7 @@ use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
+use crate::plugins::trust::{Trust, TrustQuestion, TrustStore};
 use crate::protocol::ProviderSettings;
 use crate::tools::BuiltinTools;
 use anyhow::Context as _;
@@ -29,6 +30,8 @@ pub struct Options {
     pub yolo: bool,
     /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
     pub headless: bool,
+    /// Trust the project's own `.agents/` settings for this run (`--trust`).
+    pub trust: bool,
     /// Plugins set up after the built-in ones (embedders and test harnesses).
     pub extra_plugins: ExtraPlugins,
     /// Which session to record into: a new one, the latest of this directory, or one by id.
@@ -65,7 +68,12 @@ impl fmt::Debug for ExtraPlugins {
 /// The plugins every session starts with, in order. Permissions come after the tools so
 /// rules and `--allow` names written with an alias resolve to the tool.
 pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
-    let flags = PermissionFlags { allow: options.allow.clone(), yolo: options.yolo, headless: options.headless };
+    let flags = PermissionFlags {
+        allow: options.allow.clone(),
+        yolo: options.yolo,
+        headless: options.headless,
+        trust: options.trust,
+    };
     vec![Arc::new(BuiltinTools), Arc::new(PermissionsPlugin::new(flags)), Arc::new(BuiltinCommands)]
 }
 
@@ -168,6 +176,15 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
         replayed.turns,
         session.conversation().len()
     )));
+}
+
+/// The question a chat front end asks before the first prompt when the project has a
+/// `.agents/` of its own that is not trusted yet (none with `--trust`). Answer it with
+/// `TrustQuestion::ask(session)`.
+pub fn trust_question(options: &Options) -> Option<TrustQuestion> {
+    let cwd = std::env::current_dir().ok()?;
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
+    Trust::new(TrustStore::from_env(), options.trust).question(&cwd, home.as_deref())
 }
 
 /// Panics inside tools are caught and reported as tool results; don't also print them.

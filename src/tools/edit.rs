@@ -37,9 +37,12 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         edit,
     )
     .map(|t| {
-        t.with_aliases(&["str_replace", "replace", "edit_file"]).summarized_by("path").with_preview(|args| async move {
-            preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text })
-        })
+        t.with_aliases(&["str_replace", "replace", "edit_file"])
+            .summarized_by("path")
+            .touches_paths(&["path"])
+            .with_preview(
+                |args| async move { preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text }) },
+            )
     })
 }
 

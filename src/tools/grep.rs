@@ -35,7 +35,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         grep,
     )
-    .map(|t| t.with_aliases(&["search", "rg", "search_files"]).read_only().summarized_by("pattern"))
+    .map(|t| t.with_aliases(&["search", "rg", "search_files"]).read_only().summarized_by("pattern").touches_paths(&["path"]))
 }
 
 async fn grep(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {

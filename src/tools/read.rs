@@ -40,7 +40,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         read,
     )
-    .map(|t| t.with_aliases(&["open", "cat", "read_file", "view"]).read_only().summarized_by("path"))
+    .map(|t| t.with_aliases(&["open", "cat", "read_file", "view"]).read_only().summarized_by("path").touches_paths(&["path"]))
 }
 
 async fn read(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {

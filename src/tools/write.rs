@@ -32,6 +32,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
     .map(|t| {
         t.with_aliases(&["write_file", "create"])
             .summarized_by("path")
+            .touches_paths(&["path"])
             .with_preview(|args| async move { Ok(Preview { kind: PreviewKind::Diff, text: preview(&args).await? }) })
     })
 }

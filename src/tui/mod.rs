@@ -98,6 +98,7 @@ async fn start_session(
 ) {
     let output = Arc::new(ChannelOutput(ui_tx.clone()));
     let approver = Arc::new(ChannelApprover(ui_tx.clone()));
+    let trust = crate::startup::trust_question(&options);
     let built = tokio::task::spawn_blocking(move || {
         let session = build_session(&options, output, Box::new(ChannelInput(line_rx)), approver)?;
         Ok::<_, anyhow::Error>((session, prompt_history::load()))
@@ -127,6 +128,9 @@ async fn start_session(
     };
     let _ = ui_tx.send(UiMessage::Ready(Box::new(ready)));
     session.publish_context();
+    if let Some(question) = trust {
+        question.ask(&mut session).await;
+    }
     session.run().await;
 }
 
