@@ -31,6 +31,9 @@ struct Global {
     /// Extended-thinking budget in tokens, where the provider supports it
     #[arg(long, global = true, value_name = "TOKENS", env = "ELELEM_THINKING")]
     thinking: Option<u32>,
+    /// Model calls one turn may make before it is stopped (default 100)
+    #[arg(long, global = true, value_name = "N", env = "ELELEM_MAX_STEPS", value_parser = clap::value_parser!(u32).range(1..))]
+    max_steps: Option<u32>,
 }
 
 #[derive(Args, Clone, Default)]
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         provider: cli.global.provider.clone(),
         model: cli.global.model.clone(),
         thinking_budget: cli.global.thinking,
+        max_steps: cli.global.max_steps.map(|n| n as usize),
         allow: flags.allow,
         yolo: flags.yolo,
         headless,

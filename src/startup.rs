@@ -29,6 +29,9 @@ pub struct Options {
     pub yolo: bool,
     /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
     pub headless: bool,
+    /// Model calls one turn may make (`--max-steps`, `ELELEM_MAX_STEPS`); `None`: the
+    /// kernel's default.
+    pub max_steps: Option<usize>,
     /// Plugins set up after the built-in ones (embedders and test harnesses).
     pub extra_plugins: ExtraPlugins,
 }
@@ -63,7 +66,10 @@ pub fn build_session(
     let provider = providers.build(&name, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd));
-    let agent = Agent::new(provider, Toolbox::new(), output, transcript);
+    let mut agent = Agent::new(provider, Toolbox::new(), output, transcript);
+    if let Some(steps) = options.max_steps {
+        agent.set_max_steps(steps);
+    }
     let mut session = Session::new(agent, input, providers, settings, approver);
     for plugin in builtin_plugins(options).into_iter().chain(options.extra_plugins.0.iter().cloned()) {
         session.add_plugin(plugin)?;
