@@ -11,7 +11,9 @@ use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
+use crate::plugins::redact::RedactPlugin;
 use crate::protocol::ProviderSettings;
+use crate::tools::secret_env::SecretPolicy;
 use crate::tools::BuiltinTools;
 use anyhow::Context as _;
 use std::fmt;
@@ -47,10 +49,17 @@ impl fmt::Debug for ExtraPlugins {
 }
 
 /// The plugins every session starts with, in order. Permissions come after the tools so
-/// rules and `--allow` names written with an alias resolve to the tool.
+/// rules and `--allow` names written with an alias resolve to the tool; redaction comes
+/// last so its after hook sees what the others' hooks returned.
 pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
     let flags = PermissionFlags { allow: options.allow.clone(), yolo: options.yolo, headless: options.headless };
-    vec![Arc::new(BuiltinTools), Arc::new(PermissionsPlugin::new(flags)), Arc::new(BuiltinCommands)]
+    let secrets = SecretPolicy::from_env().secret_values();
+    vec![
+        Arc::new(BuiltinTools),
+        Arc::new(PermissionsPlugin::new(flags)),
+        Arc::new(BuiltinCommands),
+        Arc::new(RedactPlugin::new(secrets)),
+    ]
 }
 
 /// Builds the session with its plugins set up.

@@ -1,11 +1,13 @@
 //! Issue 9 through the real binary (`ask --json` with a stub script): tools that must not
-//! hang (a FIFO, `/dev/zero`) and the per-turn step limit.
+//! hang (a FIFO, `/dev/zero`), the per-turn step limit, and secrets kept from the model
+//! (`execute` children start without key variables; key values in results become `***`).
 //! Each run is killed if it outlives a generous guard, so a regression fails, not hangs.
 
 use serde_json::{json, Value};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+const KEY: &str = "sk-test-0123456789abcdef";
 /// Far longer than any of these runs needs; only there so a hang fails the test.
 const HANG_GUARD: Duration = Duration::from_secs(60);
 
@@ -150,4 +152,34 @@ fn the_step_limit_can_be_set_in_the_environment() {
     assert_eq!(code, Some(1));
     assert_eq!(lines.iter().filter(|l| l["type"] == "result").count(), 1);
     assert_eq!(lines.last().unwrap(), &json!({"type": "reply", "text": format!("Error: {}", step_limit_message(2))}));
+}
+
+#[test]
+fn execute_children_start_without_keys_and_key_values_are_redacted() {
+    let run = Run::new();
+    let script = calls_then_done(vec![
+        doing("t0", "execute", json!({"command": "env | grep -E '^(ANTHROPIC_API_KEY|MY_SECRET)='; echo end"})),
+        doing("t1", "execute", json!({"command": "env | grep KEY"})),
+        doing("t2", "execute", json!({"command": format!("echo the key is {KEY}")})),
+        doing("t3", "execute", json!({"command": "echo \"$GITHUB_TOKEN\""})),
+    ]);
+    let env = [
+        ("ANTHROPIC_API_KEY", KEY),
+        ("GITHUB_TOKEN", "ghp_kept-but-redacted"),
+        ("MY_SECRET", "hunter2hunter2"),
+        ("ELELEM_EXECUTE_KEEP_ENV", "GITHUB_TOKEN"),
+    ];
+    let (code, lines) = run.ask(&["--yolo"], script, &env);
+    assert_eq!(code, Some(0));
+    let listed = result(&lines, "t0");
+    assert_eq!(listed["content"], "end\n", "no secret variable reaches the command: {listed}");
+    assert!(!result(&lines, "t1")["content"].as_str().unwrap_or_default().contains("ANTHROPIC_API_KEY"));
+    assert_eq!(result(&lines, "t2")["content"], "the key is ***\n");
+    assert_eq!(
+        result(&lines, "t3")["content"],
+        "***\n",
+        "a kept variable reaches the command, its value not the model"
+    );
+    let results: String = lines.iter().filter(|l| l["type"] == "result").map(Value::to_string).collect();
+    assert!(!results.contains(KEY) && !results.contains("hunter2hunter2"), "{results}");
 }

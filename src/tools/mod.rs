@@ -13,6 +13,7 @@ pub mod list;
 pub mod nearest;
 pub mod read;
 pub mod regular;
+pub mod secret_env;
 pub mod write;
 
 use crate::agent::{Plugin, Session, Tool, ToolboxError};
