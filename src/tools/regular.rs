@@ -12,7 +12,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Bytes of a file held in memory at most to edit it or diff it.
-pub const TEXT_CAP: usize = 16 * 1024 * 1024;
+pub const TEXT_CAP: usize = 32 * 1024 * 1024;
 /// Symlinks followed at most when resolving a write target (the kernel's own limit).
 const MAX_LINKS: usize = 40;
 
