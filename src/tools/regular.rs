@@ -65,6 +65,12 @@ pub fn check_regular(path: &Path, meta: &Metadata) -> Result<(), FileError> {
 pub fn open(path: &Path) -> Result<(File, Metadata), FileError> {
     let meta = std::fs::metadata(path).map_err(|e| FileError::io(path, e))?;
     check_regular(path, &meta)?;
+    open_listed(path)
+}
+
+/// Opens a path that a directory listing just reported as a regular file (saving `open`'s
+/// first look), still without blocking, and checks what was opened.
+pub fn open_listed(path: &Path) -> Result<(File, Metadata), FileError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
