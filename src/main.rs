@@ -46,6 +46,9 @@ struct Global {
     /// loosen yours; your deny rules still win)
     #[arg(long, global = true)]
     trust: bool,
+    /// Model calls one turn may make before it is stopped (default 100)
+    #[arg(long, global = true, value_name = "N", env = "ELELEM_MAX_STEPS", value_parser = clap::value_parser!(u32).range(1..))]
+    max_steps: Option<u32>,
 }
 
 #[derive(Args, Clone, Default)]
@@ -104,6 +107,7 @@ fn main() -> ExitCode {
         thinking_budget: global.thinking,
         allow: global.permissions.allow.clone(),
         yolo: global.permissions.yolo,
+        max_steps: global.max_steps.map(|n| n as usize),
         headless,
         trust: global.trust,
         ..Options::default()

@@ -11,8 +11,10 @@ use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
+use crate::plugins::redact::RedactPlugin;
 use crate::plugins::trust::{Trust, TrustQuestion, TrustStore};
 use crate::protocol::ProviderSettings;
+use crate::tools::secret_env::SecretPolicy;
 use crate::tools::BuiltinTools;
 use anyhow::Context as _;
 use std::fmt;
@@ -32,6 +34,9 @@ pub struct Options {
     pub headless: bool,
     /// Trust the project's own `.agents/` settings for this run (`--trust`).
     pub trust: bool,
+    /// Model calls one turn may make (`--max-steps`, `ELELEM_MAX_STEPS`); `None`: the
+    /// kernel's default.
+    pub max_steps: Option<usize>,
     /// Plugins set up after the built-in ones (embedders and test harnesses).
     pub extra_plugins: ExtraPlugins,
     /// Which session to record into: a new one, the latest of this directory, or one by id.
@@ -66,7 +71,8 @@ impl fmt::Debug for ExtraPlugins {
 }
 
 /// The plugins every session starts with, in order. Permissions come after the tools so
-/// rules and `--allow` names written with an alias resolve to the tool.
+/// rules and `--allow` names written with an alias resolve to the tool; redaction comes
+/// last so its after hook sees what the others' hooks returned.
 pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
     let flags = PermissionFlags {
         allow: options.allow.clone(),
@@ -74,7 +80,13 @@ pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
         headless: options.headless,
         trust: options.trust,
     };
-    vec![Arc::new(BuiltinTools), Arc::new(PermissionsPlugin::new(flags)), Arc::new(BuiltinCommands)]
+    let secrets = SecretPolicy::from_env().secret_values();
+    vec![
+        Arc::new(BuiltinTools),
+        Arc::new(PermissionsPlugin::new(flags)),
+        Arc::new(BuiltinCommands),
+        Arc::new(RedactPlugin::new(secrets)),
+    ]
 }
 
 /// Builds the session with its plugins set up.
@@ -91,7 +103,10 @@ pub fn build_session(
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
     let (recorded, output) = record(options, &cwd, output)?;
-    let agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
+    let mut agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
+    if let Some(steps) = options.max_steps {
+        agent.set_max_steps(steps);
+    }
     let mut session = Session::new(agent, input, providers, settings, approver);
     for plugin in builtin_plugins(options).into_iter().chain(options.extra_plugins.0.iter().cloned()) {
         session.add_plugin(plugin)?;

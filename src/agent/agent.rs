@@ -3,7 +3,9 @@
 //!
 //! Only the prompt and the final reply are kept in the conversation; tool traffic lives in
 //! the turn's scratch list. A provider failure ends the turn with `Error: <message>`; a
-//! cancelled turn drops the stream, cancels running tools and saves no reply.
+//! cancelled turn drops the stream, cancels running tools and saves no reply. A turn makes
+//! at most `max_steps` model calls: a model that keeps asking for tools is stopped there,
+//! like a provider failure.
 
 use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 use super::tool::ToolContext;
@@ -16,6 +18,9 @@ use futures::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// Model calls one turn may make unless set otherwise.
+pub const DEFAULT_MAX_STEPS: usize = 100;
 
 /// How long a cancelled tool gets to clean up (kill its processes) before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
@@ -43,11 +48,12 @@ pub struct Agent {
     transcript: Transcript,
     /// The tool traffic of the last turn, which the user may still keep.
     last_turn: Vec<Message>,
+    max_steps: usize,
 }
 
 impl Agent {
     pub fn new(provider: Arc<dyn Provider>, toolbox: Toolbox, output: Arc<dyn Output>, transcript: Transcript) -> Self {
-        Agent { provider, toolbox, output, transcript, last_turn: Vec::new() }
+        Agent { provider, toolbox, output, transcript, last_turn: Vec::new(), max_steps: DEFAULT_MAX_STEPS }
     }
 
     /// The tool traffic of the last finished turn (assistant tool calls and results).
@@ -70,6 +76,14 @@ impl Agent {
             message.tool_calls.retain(|c| c.id != call_id);
         }
         true
+    }
+
+    /// Model calls one turn may make (at least one).
+    pub fn max_steps(&self) -> usize {
+        self.max_steps
+    }
+    pub fn set_max_steps(&mut self, steps: usize) {
+        self.max_steps = steps.max(1);
     }
 
     pub fn provider(&self) -> &Arc<dyn Provider> {
@@ -122,7 +136,9 @@ impl Agent {
         let _ = self.transcript.conversation.push(Message::user(prompt));
         self.publish_context();
         let mut scratch: Vec<Message> = Vec::new();
+        let mut steps = 0;
         let outcome = loop {
+            steps += 1;
             let request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
             self.warn_if_too_big(&request);
             let mut shown = String::new();
@@ -137,6 +153,9 @@ impl Agent {
             };
             if response.calls.is_empty() {
                 break self.finish(response.text);
+            }
+            if steps >= self.max_steps {
+                break self.stopped_at_step_limit();
             }
             let mut assistant = Message::assistant(response.text);
             assistant.thinking = response.thinking;
@@ -276,6 +295,22 @@ impl Agent {
     fn failed(&mut self, error: &ProviderError) -> TurnOutcome {
         let message = error.to_string();
         self.output.emit(AgentEvent::Warning(format!("provider {} failed: {message}", self.provider.name())));
+        self.end_with_error(message)
+    }
+
+    /// The model asked for more tools after `max_steps` calls: the turn ends like a
+    /// provider failure, and the tools of that last response do not run.
+    fn stopped_at_step_limit(&mut self) -> TurnOutcome {
+        let message = format!(
+            "stopped after {} model calls in one turn, the step limit; the model was still asking \
+             for tools (raise the limit with --max-steps or ELELEM_MAX_STEPS)",
+            self.max_steps
+        );
+        self.end_with_error(message)
+    }
+
+    /// Shows `message` as an error and saves `Error: <message>` as the reply.
+    fn end_with_error(&mut self, message: String) -> TurnOutcome {
         self.output.emit(AgentEvent::Error(message.clone()));
         let reply = format!("Error: {message}");
         let _ = self.transcript.conversation.push(Message::assistant(reply.clone()));

@@ -14,6 +14,7 @@ pub mod nearest;
 pub mod process_groups;
 pub mod read;
 pub mod regular;
+pub mod secret_env;
 pub mod write;
 
 use crate::agent::{Plugin, Session, Tool, ToolboxError};

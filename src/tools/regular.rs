@@ -12,7 +12,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Bytes of a file held in memory at most to edit it or diff it.
-pub const TEXT_CAP: usize = 16 * 1024 * 1024;
+pub const TEXT_CAP: usize = 32 * 1024 * 1024;
 /// Symlinks followed at most when resolving a write target (the kernel's own limit).
 const MAX_LINKS: usize = 40;
 
@@ -65,6 +65,12 @@ pub fn check_regular(path: &Path, meta: &Metadata) -> Result<(), FileError> {
 pub fn open(path: &Path) -> Result<(File, Metadata), FileError> {
     let meta = std::fs::metadata(path).map_err(|e| FileError::io(path, e))?;
     check_regular(path, &meta)?;
+    open_listed(path)
+}
+
+/// Opens a path that a directory listing just reported as a regular file (saving `open`'s
+/// first look), still without blocking, and checks what was opened.
+pub fn open_listed(path: &Path) -> Result<(File, Metadata), FileError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
