@@ -12,13 +12,15 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-/// Columns a tab takes: every tab becomes this many spaces before text is measured.
-pub const TAB_WIDTH: usize = 4;
+/// What a tab becomes before text is measured.
+const TAB: &str = "    ";
+/// Columns a tab takes, wherever the TUI lays out text.
+pub const TAB_WIDTH: usize = TAB.len();
 
 /// `text` with each tab replaced by `TAB_WIDTH` spaces (borrowed when it has none).
 pub fn expand_tabs(text: &str) -> Cow<'_, str> {
     if text.contains('\t') {
-        Cow::Owned(text.replace('\t', &" ".repeat(TAB_WIDTH)))
+        Cow::Owned(text.replace('\t', TAB))
     } else {
         Cow::Borrowed(text)
     }
@@ -88,15 +90,16 @@ struct Token {
 fn tokens(spans: &[Span<'_>]) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::new();
     for span in spans {
+        let mut buf = [0; 4];
         for c in span.content.chars() {
             let cls = class(c);
-            let (c, n) = if c == '\t' { (' ', TAB_WIDTH) } else { (c, 1) };
+            let text: &str = if c == '\t' { TAB } else { c.encode_utf8(&mut buf) };
             match out.last_mut() {
                 Some(tok) if tok.class == cls && cls != Class::Break => match tok.pieces.last_mut() {
-                    Some((style, text)) if *style == span.style => text.extend(std::iter::repeat_n(c, n)),
-                    _ => tok.pieces.push((span.style, std::iter::repeat_n(c, n).collect())),
+                    Some((style, piece)) if *style == span.style => piece.push_str(text),
+                    _ => tok.pieces.push((span.style, text.to_string())),
                 },
-                _ => out.push(Token { class: cls, pieces: vec![(span.style, std::iter::repeat_n(c, n).collect())] }),
+                _ => out.push(Token { class: cls, pieces: vec![(span.style, text.to_string())] }),
             }
         }
     }
