@@ -90,20 +90,33 @@ struct Token {
 fn tokens(spans: &[Span<'_>]) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::new();
     for span in spans {
-        let mut buf = [0; 4];
         for c in span.content.chars() {
             let cls = class(c);
-            let text: &str = if c == '\t' { TAB } else { c.encode_utf8(&mut buf) };
             match out.last_mut() {
                 Some(tok) if tok.class == cls && cls != Class::Break => match tok.pieces.last_mut() {
-                    Some((style, piece)) if *style == span.style => piece.push_str(text),
-                    _ => tok.pieces.push((span.style, text.to_string())),
+                    Some((style, piece)) if *style == span.style => push_char(piece, c),
+                    _ => tok.pieces.push((span.style, piece_of(c))),
                 },
-                _ => out.push(Token { class: cls, pieces: vec![(span.style, text.to_string())] }),
+                _ => out.push(Token { class: cls, pieces: vec![(span.style, piece_of(c))] }),
             }
         }
     }
     out
+}
+
+/// Appends `c` to a piece of text, a tab as `TAB`.
+fn push_char(piece: &mut String, c: char) {
+    if c == '\t' {
+        piece.push_str(TAB);
+    } else {
+        piece.push(c);
+    }
+}
+
+fn piece_of(c: char) -> String {
+    let mut piece = String::new();
+    push_char(&mut piece, c);
+    piece
 }
 
 fn pieces_width(pieces: &[(Style, String)]) -> usize {
