@@ -254,7 +254,7 @@ fn stream_and_compare(source: &str, mut sizes: impl Iterator<Item = usize>, widt
 #[test]
 fn code_nested_in_a_list_streamed_in_chunks_matches_rendering_whole() {
     let mut source = String::from("Steps:\n\n1. Write the file:\n\n   ```rust\n");
-    for i in 0..60 {
+    for i in 0..30 {
         source.push_str(&format!("   fn f{i}(x: u32) -> u32 {{ /* comment {i} */ x + {i} }}\n"));
         if i % 9 == 0 {
             source.push_str("   let s = \"a string\n   over lines\";\n   \tlet tab = 1;\n");
@@ -262,7 +262,7 @@ fn code_nested_in_a_list_streamed_in_chunks_matches_rendering_whole() {
     }
     source.push_str("   ```\n\n2. Run it:\n   - ```sh\n     cargo run\n     ```\n\n> ```py\n> x = 1\n> ```\n");
     for (seed, width) in [(5u64, 50u16), (8, 90)] {
-        stream_and_compare(&source, chunk_sizes(seed).map(|n| n * 5), width);
+        stream_and_compare(&source, chunk_sizes(seed).map(|n| n * 7), width);
     }
 }
 
