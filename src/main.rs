@@ -88,7 +88,7 @@ fn main() -> ExitCode {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
         Command::Ask { prompt, json, permissions } => {
             let options = options(permissions, true);
-            runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
+            one_shot_runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
         }
         Command::Chat { plain, no_mouse, permissions } => {
             let options = options(permissions, false);
@@ -106,6 +106,13 @@ fn main() -> ExitCode {
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
+}
+
+/// `ask`'s runtime: one thread. The HTTP connection, the stream parser and the output run
+/// on it, so a streamed reply costs no cross-thread wake per chunk (blocking tool work still
+/// goes to tokio's blocking pool).
+fn one_shot_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")
 }
 
 async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<ExitCode> {
