@@ -123,7 +123,7 @@ fn main() -> ExitCode {
         }
         Command::Ask { prompt, json } => {
             let options = options(true);
-            runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
+            one_shot_runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
         }
         Command::Chat => {
             let options = options(false);
@@ -199,6 +199,13 @@ fn human_size(bytes: u64) -> String {
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
+}
+
+/// `ask`'s runtime: one thread. The HTTP connection, the stream parser and the output run
+/// on it, so a streamed reply costs no cross-thread wake per chunk (blocking tool work still
+/// goes to tokio's blocking pool).
+fn one_shot_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")
 }
 
 async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<ExitCode> {

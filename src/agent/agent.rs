@@ -14,7 +14,7 @@ use super::transcript::Transcript;
 use crate::protocol::{
     Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
 };
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -24,6 +24,9 @@ pub const DEFAULT_MAX_STEPS: usize = 100;
 
 /// How long a cancelled tool gets to clean up (kill its processes) before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
+/// Provider events already waiting that are taken together before their text is shown
+/// (bounded, so a fast stream still shows progress and lets an interrupt in).
+const EVENT_BATCH: usize = 256;
 
 /// What a turn returned.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,44 +182,87 @@ impl Agent {
         outcome
     }
 
-    /// Streams one model response, showing it as it arrives.
-    /// `shown` collects the reply text shown so far, which an interrupt keeps.
-    async fn call_provider(&self, request: Request, shown: &mut String) -> Result<Response, ProviderError> {
-        let mut stream = self.provider.fetch(request);
+    /// Streams one model response, showing it as it arrives. Every event already waiting
+    /// is taken in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
+    /// as one delta: a fast stream costs one output call per batch, not one per event.
+    /// `shown_text` collects the reply text shown so far, which an interrupt keeps.
+    async fn call_provider(&self, request: Request, shown_text: &mut String) -> Result<Response, ProviderError> {
+        let mut stream = self.provider.fetch(request).fuse();
         let mut response = Response::default();
-        while let Some(event) = stream.next().await {
-            match event? {
-                ProviderEvent::Saying(text) => {
-                    shown.push_str(&text);
-                    response.text.push_str(&text);
-                    self.output.emit(AgentEvent::Delta(Delta::Saying(text)));
-                }
-                ProviderEvent::Thinking(text) => {
-                    match response.thinking.last_mut() {
-                        Some(block) if block.signature.is_none() && block.redacted.is_none() => {
-                            block.text.push_str(&text)
+        while let Some(first) = stream.next().await {
+            let mut shown: Option<Delta> = None;
+            let mut next = Some(first);
+            let mut taken = 0;
+            while let Some(event) = next.take() {
+                match event {
+                    Ok(event) => {
+                        if let ProviderEvent::Saying(text) = &event {
+                            shown_text.push_str(text);
                         }
-                        _ => response.thinking.push(ThinkingBlock { text: text.clone(), ..Default::default() }),
+                        self.take(event, &mut response, &mut shown)
                     }
-                    self.output.emit(AgentEvent::Delta(Delta::Thinking(text)));
-                }
-                ProviderEvent::ThinkingSignature(signature) => match response.thinking.last_mut() {
-                    Some(block) if block.signature.is_none() && block.redacted.is_none() => {
-                        block.signature = Some(signature)
+                    Err(error) => {
+                        self.show(None, &mut shown);
+                        return Err(error);
                     }
-                    _ => response.thinking.push(ThinkingBlock { signature: Some(signature), ..Default::default() }),
-                },
-                ProviderEvent::RedactedThinking(data) => {
-                    response.thinking.push(ThinkingBlock { redacted: Some(data), ..Default::default() })
                 }
-                ProviderEvent::Doing(call) => response.calls.push(call),
-                ProviderEvent::Usage(usage) => self.output.emit(AgentEvent::Usage(usage)),
-                ProviderEvent::Retrying { attempt, max, delay, reason } => {
-                    self.output.emit(AgentEvent::Retrying { attempt, max, delay, reason })
+                taken += 1;
+                if taken < EVENT_BATCH {
+                    next = stream.next().now_or_never().flatten();
                 }
             }
+            self.show(None, &mut shown);
         }
         Ok(response)
+    }
+
+    /// Adds one provider event to the response; text goes to `shown` (merged), anything
+    /// else is emitted after the text before it.
+    fn take(&self, event: ProviderEvent, response: &mut Response, shown: &mut Option<Delta>) {
+        match event {
+            ProviderEvent::Saying(text) => {
+                response.text.push_str(&text);
+                self.show(Some(Delta::Saying(text)), shown);
+            }
+            ProviderEvent::Thinking(text) => {
+                match response.thinking.last_mut() {
+                    Some(block) if block.signature.is_none() && block.redacted.is_none() => block.text.push_str(&text),
+                    _ => response.thinking.push(ThinkingBlock { text: text.clone(), ..Default::default() }),
+                }
+                self.show(Some(Delta::Thinking(text)), shown);
+            }
+            ProviderEvent::ThinkingSignature(signature) => match response.thinking.last_mut() {
+                Some(block) if block.signature.is_none() && block.redacted.is_none() => {
+                    block.signature = Some(signature)
+                }
+                _ => response.thinking.push(ThinkingBlock { signature: Some(signature), ..Default::default() }),
+            },
+            ProviderEvent::RedactedThinking(data) => {
+                response.thinking.push(ThinkingBlock { redacted: Some(data), ..Default::default() })
+            }
+            ProviderEvent::Doing(call) => response.calls.push(call),
+            ProviderEvent::Usage(usage) => {
+                self.show(None, shown);
+                self.output.emit(AgentEvent::Usage(usage))
+            }
+            ProviderEvent::Retrying { attempt, max, delay, reason } => {
+                self.show(None, shown);
+                self.output.emit(AgentEvent::Retrying { attempt, max, delay, reason })
+            }
+        }
+    }
+
+    /// Merges `delta` into the text waiting in `shown`, emitting what cannot merge; `None`
+    /// emits what is waiting.
+    fn show(&self, delta: Option<Delta>, shown: &mut Option<Delta>) {
+        let ready = match (shown.as_mut(), delta) {
+            (Some(waiting), Some(delta)) => waiting.merge(delta).err().and_then(|next| shown.replace(next)),
+            (None, Some(delta)) => shown.replace(delta),
+            (_, None) => shown.take(),
+        };
+        if let Some(delta) = ready {
+            self.output.emit(AgentEvent::Delta(delta));
+        }
     }
 
     /// Runs one tool call through the toolbox, showing its start and result.
