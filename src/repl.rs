@@ -248,7 +248,13 @@ mod tests {
     #[test]
     fn the_question_shows_the_command_then_asks() {
         let preview = Preview { kind: PreviewKind::Command, text: "cargo test".into() };
-        let request = ApprovalRequest { tool: "run".into(), args: json!({}), summary: String::new(), preview };
+        let request = ApprovalRequest {
+            call_id: "c1".into(),
+            tool: "run".into(),
+            args: json!({}),
+            summary: String::new(),
+            preview,
+        };
         assert_eq!(approval_question(&request, false), "run wants to run:\n  cargo test\nAllow run? [y/N/a] ");
     }
 
@@ -256,7 +262,13 @@ mod tests {
     fn a_diff_is_coloured_line_by_line() {
         let detail = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n".to_string();
         let preview = Preview { kind: PreviewKind::Diff, text: detail };
-        let request = ApprovalRequest { tool: "edit".into(), args: json!({}), summary: String::new(), preview };
+        let request = ApprovalRequest {
+            call_id: "c1".into(),
+            tool: "edit".into(),
+            args: json!({}),
+            summary: String::new(),
+            preview,
+        };
         assert_eq!(
             approval_question(&request, true),
             "edit wants to make this change:\n  --- a/f\n  +++ b/f\n  \x1b[2m@@ -1 +1 @@\x1b[0m\n  \

@@ -149,6 +149,7 @@ fn an_approval_takes_every_key_until_answered() {
     let mut app = app();
     let (tx, mut rx) = tokio::sync::oneshot::channel();
     let request = elelem::agent::input::ApprovalRequest {
+        call_id: "c1".into(),
         tool: "execute".into(),
         args: serde_json::json!({"command": "ls"}),
         summary: "ls".into(),
@@ -174,6 +175,7 @@ fn keys_typed_ahead_of_the_dialog_are_kept_as_text_not_taken_as_answers() {
     type_text(&mut app, "make it f");
     let (tx, mut rx) = tokio::sync::oneshot::channel();
     let request = elelem::agent::input::ApprovalRequest {
+        call_id: "c1".into(),
         tool: "execute".into(),
         args: serde_json::json!({"command": "ls"}),
         summary: "ls".into(),

@@ -335,6 +335,7 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     tui.wait_for("Ask elelem");
     tui.send("write a file\r");
     tui.wait_for("Allow write?");
+    tui.wait_for("waiting for approval"); // the row of the call asked about
     std::thread::sleep(APPROVAL_GUARD); // an answer typed at once would be typing, not an answer
     tui.send("y");
     tui.wait_for("first done");

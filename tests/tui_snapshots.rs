@@ -206,6 +206,7 @@ fn approval_dialog_cannot_be_missed() {
     let (tx, _rx) = tokio::sync::oneshot::channel();
     app.ask(
         ApprovalRequest {
+            call_id: "t9".into(),
             tool: "execute".into(),
             args: json!({"command": "rm -rf target"}),
             summary: "rm -rf target".into(),
@@ -267,4 +268,34 @@ fn failures_are_marked_in_the_conversation() {
     let pane = app.rects.conversation;
     let rows = Rect { x: pane.x + 1, y: pane.y + 3, width: pane.width - 2, height: 8 };
     insta::assert_snapshot!("failures_are_marked_styles", styled(&buf, rows));
+}
+
+#[test]
+fn a_call_waiting_for_approval_says_so_and_the_wait_is_not_run_time() {
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    let edit = call("e1", "edit", json!({"path": "src/calc.py"}));
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "fix calc".into() });
+    app.handle_agent(AgentEvent::ToolStarted { call: edit.clone(), summary: "src/calc.py".into() });
+    let (tx, _rx) = tokio::sync::oneshot::channel();
+    let preview = Preview { kind: PreviewKind::Diff, text: "@@ -1 +1 @@\n-x = 1\n+x = 2\n".into() };
+    let request = ApprovalRequest {
+        call_id: "e1".into(),
+        tool: "edit".into(),
+        args: json!({"path": "src/calc.py"}),
+        summary: "src/calc.py".into(),
+        preview,
+    };
+    app.ask(request, tx);
+    clock.advance(Duration::from_secs(6));
+    let buf = frame(&mut app, 120, 40);
+    insta::assert_snapshot!("waiting_for_approval_120x40", text(&buf));
+    clock.advance(elelem::tui::app::APPROVAL_GUARD);
+    app.handle_key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('y')));
+    clock.advance(Duration::from_millis(200));
+    app.handle_agent(AgentEvent::ToolFinished { call: edit, result: json!({"diff": "…"}).into() });
+    let screen = text(&frame(&mut app, 120, 40));
+    let row = screen.lines().find(|l| l.contains("#1 edit")).unwrap_or_default().to_string();
+    assert!(row.contains(" 0.2s"), "only the run is timed: {row}");
 }

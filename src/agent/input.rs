@@ -14,6 +14,8 @@ pub trait Input: Send {
 /// A question to the user: may this tool call run?
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApprovalRequest {
+    /// The id of the tool call asked about, so a front end can show which call waits.
+    pub call_id: String,
     /// Canonical tool name.
     pub tool: String,
     pub args: Value,

@@ -228,6 +228,7 @@ impl Gate {
             ));
         }
         let request = ApprovalRequest {
+            call_id: call.context.call_id.clone(),
             tool: name.to_string(),
             args: call.args.clone(),
             summary: call.tool.summarize(&call.args),

@@ -165,6 +165,7 @@ impl App {
     }
 
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
+        self.tools.waiting(&request.call_id, true);
         self.approval = Some(PendingApproval { request, reply, opened: self.clock.now() });
         self.activity = Activity::Approving;
     }
@@ -178,6 +179,7 @@ impl App {
                 Approval::Always => "always allowed",
             };
             self.notify(format!("{} {word}", pending.request.tool));
+            self.tools.waiting(&pending.request.call_id, false);
             let _ = pending.reply.send(approval);
             self.activity = if self.busy { Activity::RunningTool(pending.request.tool) } else { Activity::Idle };
         }

@@ -34,7 +34,12 @@ pub struct ToolRow {
     pub summary: String,
     pub args: Value,
     started: Instant,
+    /// How long it ran, once finished (approval waits excluded).
     pub elapsed: Option<Duration>,
+    /// Since when the user has been asked about it (the approval dialog is open).
+    waiting_since: Option<Instant>,
+    /// Time spent waiting for approval so far, which is not run time.
+    waited: Duration,
     pub result: Option<ToolResult>,
     output: String,
     pub expanded: bool,
@@ -46,6 +51,12 @@ impl ToolRow {
     /// did not).
     pub fn ok(&self) -> Option<bool> {
         self.result.as_ref().map(|r| !outcome(r).failed)
+    }
+
+    /// Time it has run until `now`: since it started, less any wait for approval.
+    fn run_time(&self, now: Instant) -> Duration {
+        let waiting = self.waiting_since.map_or(Duration::ZERO, |since| now.saturating_duration_since(since));
+        now.saturating_duration_since(self.started).saturating_sub(self.waited + waiting)
     }
 
     fn live_lines(&self) -> Vec<&str> {
@@ -79,13 +90,17 @@ impl ToolRow {
     }
 
     fn head_line(&self, width: u16, theme: &Theme, selected: bool, now: Instant) -> Line<'static> {
-        let elapsed = self.elapsed.unwrap_or_else(|| now.duration_since(self.started));
+        let elapsed = self.elapsed.unwrap_or_else(|| self.run_time(now));
         let (glyph, style) = match self.ok() {
+            None if self.waiting_since.is_some() => ("?", theme.approval()),
             None => (SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()], theme.running()),
             Some(true) => ("+", theme.ok()),
             Some(false) => ("x", theme.error()),
         };
-        let mut right = format!(" {:.1}s", elapsed.as_secs_f64());
+        let mut right = match self.waiting_since {
+            Some(_) => " waiting for approval".to_string(),
+            None => format!(" {:.1}s", elapsed.as_secs_f64()),
+        };
         if let Some(code) = self.result.as_ref().and_then(exit_status).filter(|c| *c != 0) {
             right = format!(" exit {code}{right}");
         }
@@ -96,7 +111,7 @@ impl ToolRow {
             Span::styled(format!("{glyph} "), style),
             Span::raw(left),
             Span::raw(" ".repeat(pad)),
-            Span::styled(right, theme.dim()),
+            Span::styled(right, if self.waiting_since.is_some() { theme.approval() } else { theme.dim() }),
         ]);
         if selected {
             line = line.patch_style(theme.selected());
@@ -194,6 +209,8 @@ impl ToolLog {
             args: args.clone(),
             started: self.clock.now(),
             elapsed: None,
+            waiting_since: None,
+            waited: Duration::ZERO,
             result: None,
             output: String::new(),
             expanded: false,
@@ -228,12 +245,30 @@ impl ToolLog {
         let now = self.clock.now();
         if let Some(i) = self.by_id.remove(id) {
             let row = &mut self.rows[i];
-            row.elapsed = Some(now.duration_since(row.started));
+            row.elapsed = Some(row.run_time(now));
+            row.waiting_since = None;
             row.result = Some(result.clone());
             row.output = String::new();
             row.detail = None;
             self.index.invalidate(i);
         }
+    }
+
+    /// The approval dialog for call `id` opened (`true`) or was answered: the time in
+    /// between is shown as `waiting for approval` and is not run time.
+    pub fn waiting(&mut self, id: &str, waiting: bool) {
+        let now = self.clock.now();
+        let Some(&i) = self.by_id.get(id) else { return };
+        let row = &mut self.rows[i];
+        match (waiting, row.waiting_since) {
+            (true, None) => row.waiting_since = Some(now),
+            (false, Some(since)) => {
+                row.waited += now.saturating_duration_since(since);
+                row.waiting_since = None;
+            }
+            _ => {}
+        }
+        self.index.invalidate(i);
     }
 
     pub fn select_next(&mut self, delta: isize) {
