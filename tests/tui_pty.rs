@@ -350,3 +350,25 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
+
+#[test]
+fn a_refusal_with_a_reason_reaches_the_model() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "new.txt", "content": "hi\n"}}]},
+        {"events": [{"type": "saying", "text": "understood"}]}
+    ]);
+    let mut tui = Tui::start(script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("write a file\r");
+    tui.wait_for("Allow write?");
+    std::thread::sleep(APPROVAL_GUARD);
+    tui.send("r");
+    tui.wait_for("Reason:");
+    tui.send("not in this repo\r");
+    tui.wait_for("understood");
+    // The failed call's line shows the refusal the model got, reason included.
+    tui.wait_for("User denied permission: write. Reason: not in this repo");
+    assert!(!tui._dir.path().join("new.txt").exists());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -299,3 +299,79 @@ fn a_call_waiting_for_approval_says_so_and_the_wait_is_not_run_time() {
     let row = screen.lines().find(|l| l.contains("#1 edit")).unwrap_or_default().to_string();
     assert!(row.contains(" 0.2s"), "only the run is timed: {row}");
 }
+
+/// A diff of `n` changed lines.
+fn long_diff(n: usize) -> String {
+    let mut diff = format!("--- a/src/calc.py\n+++ b/src/calc.py\n@@ -1,{n} +1,{n} @@\n");
+    for i in 0..n {
+        diff.push_str(&format!("-x{i} = {i}\n+x{i} = {}\n", i * 2));
+    }
+    diff
+}
+
+fn ask_edit(app: &mut App, diff: String) -> tokio::sync::oneshot::Receiver<elelem::agent::input::Approval> {
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let request = ApprovalRequest {
+        call_id: "e1".into(),
+        tool: "edit".into(),
+        args: json!({"path": "src/calc.py"}),
+        summary: "src/calc.py".into(),
+        preview: Preview { kind: PreviewKind::Diff, text: diff },
+    };
+    app.ask(request, tx);
+    clock.advance(elelem::tui::app::APPROVAL_GUARD);
+    rx
+}
+
+fn press(app: &mut App, code: crossterm::event::KeyCode) {
+    app.handle_key(crossterm::event::KeyEvent::from(code));
+}
+
+#[test]
+fn the_approval_diff_is_coloured_scrolls_and_opens_full_screen_80x24() {
+    let mut app = app();
+    let _rx = ask_edit(&mut app, long_diff(12));
+    let buf = frame(&mut app, 80, 24);
+    insta::assert_snapshot!("approval_diff_80x24", text(&buf));
+    insta::assert_snapshot!("approval_diff_styles", styled(&buf, Rect { x: 8, y: 2, width: 64, height: 5 }));
+    for _ in 0..3 {
+        press(&mut app, crossterm::event::KeyCode::Down);
+    }
+    insta::assert_snapshot!("approval_diff_scrolled_80x24", text(&frame(&mut app, 80, 24)));
+    press(&mut app, crossterm::event::KeyCode::Char('f'));
+    insta::assert_snapshot!("approval_diff_full_screen_80x24", text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn r_asks_for_a_reason_and_the_refusal_carries_it() {
+    let mut app = app();
+    let mut rx = ask_edit(&mut app, long_diff(1));
+    press(&mut app, crossterm::event::KeyCode::Char('r'));
+    for c in "use the helper".chars() {
+        press(&mut app, crossterm::event::KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("approval_reason_120x40", text(&frame(&mut app, 120, 40)));
+    press(&mut app, crossterm::event::KeyCode::Enter);
+    assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::NoBecause("use the helper".into()));
+    assert!(app.approval.is_none());
+}
+
+#[test]
+fn the_expanded_tool_view_colours_a_diff() {
+    let mut app = app();
+    app.set_clock(std::sync::Arc::new(ManualClock::default()));
+    let edit = call("e1", "edit", json!({"path": "src/calc.py"}));
+    app.handle_agent(AgentEvent::ToolStarted { call: edit.clone(), summary: "src/calc.py".into() });
+    app.handle_agent(AgentEvent::ToolFinished {
+        call: edit,
+        result: json!({"path": "src/calc.py", "diff": long_diff(1)}).into(),
+    });
+    app.focus = Focus::Tools;
+    app.tools.select_next(-1);
+    app.tools.toggle_selected();
+    let buf = frame(&mut app, 120, 40);
+    let tools = app.rects.tools;
+    insta::assert_snapshot!("expanded_diff_styles", styled(&buf, Rect { height: 14, ..tools }));
+}

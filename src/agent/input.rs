@@ -27,10 +27,12 @@ pub struct ApprovalRequest {
 }
 
 /// The user's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Approval {
     Yes,
     No,
+    /// No, and the model is told why (the user's words).
+    NoBecause(String),
     /// Yes, and do not ask again for this tool in this session.
     Always,
 }

@@ -247,6 +247,7 @@ impl Gate {
                 Ok(())
             }
             Approval::No => Err(format!("User denied permission: {name}")),
+            Approval::NoBecause(reason) => Err(format!("User denied permission: {name}. Reason: {reason}")),
         }
     }
 }

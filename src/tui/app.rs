@@ -1,6 +1,6 @@
 //! `App`: the TUI's state — panes, focus, the running turn's state, token usage, a pending
-//! approval — and how agent events change it. Keys are handled in `keys.rs`, drawing in
-//! `view.rs`. `App` never talks to the terminal or the agent directly: it returns
+//! approval (`approval.rs`) — and how agent events change it. Keys are handled in
+//! `keys.rs`, drawing in `view.rs`. `App` never talks to the terminal or the agent directly: it returns
 //! `Action`s for the event loop to carry out, which keeps it testable with `TestBackend`.
 
 use super::clock::{SharedClock, SystemClock};
@@ -9,12 +9,10 @@ use super::context_panel::ContextPanel;
 use super::history::History;
 use super::theme::Theme;
 use super::tool_log::ToolLog;
-use crate::agent::input::{Approval, ApprovalRequest};
 use crate::agent::output::{AgentEvent, Delta, TurnEnd};
 use crate::protocol::Usage;
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant};
-use tokio::sync::oneshot;
 
 /// What the event loop must do after the app handled something.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,17 +45,7 @@ pub enum Activity {
     Approving,
 }
 
-/// A question waiting for the user's y / n / a.
-pub struct PendingApproval {
-    pub request: ApprovalRequest,
-    pub reply: oneshot::Sender<Approval>,
-    /// When the dialog opened: keys typed within `APPROVAL_GUARD` of it are not answers.
-    pub opened: Instant,
-}
-
-/// How long after an approval dialog opens its keys are still taken as typing meant for
-/// the prompt: an answer must be a deliberate act, not the next letter of a sentence.
-pub const APPROVAL_GUARD: Duration = Duration::from_millis(300);
+pub use super::approval::{PendingApproval, APPROVAL_GUARD};
 
 /// Where each pane was drawn last, for mouse hit-testing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -162,27 +150,6 @@ impl App {
 
     pub fn notify(&mut self, text: impl Into<String>) {
         self.notice = Some((text.into(), Instant::now() + Duration::from_secs(4)));
-    }
-
-    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        self.tools.waiting(&request.call_id, true);
-        self.approval = Some(PendingApproval { request, reply, opened: self.clock.now() });
-        self.activity = Activity::Approving;
-    }
-
-    /// Answers the pending approval.
-    pub fn answer(&mut self, approval: Approval) {
-        if let Some(pending) = self.approval.take() {
-            let word = match approval {
-                Approval::Yes => "allowed",
-                Approval::No => "denied",
-                Approval::Always => "always allowed",
-            };
-            self.notify(format!("{} {word}", pending.request.tool));
-            self.tools.waiting(&pending.request.call_id, false);
-            let _ = pending.reply.send(approval);
-            self.activity = if self.busy { Activity::RunningTool(pending.request.tool) } else { Activity::Idle };
-        }
     }
 
     pub fn handle_agent(&mut self, event: AgentEvent) {

@@ -6,7 +6,6 @@
 //! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking.
 
 use super::app::{Action, App, Focus, DOUBLE_CTRL_C};
-use crate::agent::input::Approval;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 use std::time::Instant;
@@ -128,30 +127,6 @@ impl App {
         }
     }
 
-    fn approval_key(&mut self, key: KeyEvent) {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let typed_ahead = self
-            .approval
-            .as_ref()
-            .is_some_and(|p| self.clock.now().duration_since(p.opened) < super::app::APPROVAL_GUARD);
-        if typed_ahead {
-            // Typing that was under way when the dialog opened: keep it in the prompt.
-            if let KeyCode::Char(_) = key.code {
-                if !ctrl {
-                    self.composer.input(key);
-                }
-            }
-            return;
-        }
-        match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => self.answer(Approval::Yes),
-            KeyCode::Char('a') | KeyCode::Char('A') => self.answer(Approval::Always),
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => self.answer(Approval::No),
-            KeyCode::Char('c') if ctrl => self.answer(Approval::No),
-            _ => {}
-        }
-    }
-
     fn ctrl_c(&mut self) -> Vec<Action> {
         let now = Instant::now();
         if self.last_ctrl_c.is_some_and(|t| now.duration_since(t) < DOUBLE_CTRL_C) {
@@ -213,7 +188,9 @@ impl App {
     }
 
     pub fn handle_paste(&mut self, text: &str) {
-        if self.approval.is_none() {
+        if self.approval.is_some() {
+            self.approval_paste(text);
+        } else {
             self.focus = Focus::Composer;
             self.composer.paste(text);
         }

@@ -3,11 +3,13 @@
 //! background task and talks to the UI over channels (see `channel.rs`).
 
 pub mod app;
+pub mod approval;
 pub mod cells;
 pub mod channel;
 pub mod clock;
 pub mod composer;
 pub mod context_panel;
+pub mod diff;
 pub mod highlight;
 pub mod history;
 pub mod keys;

@@ -46,6 +46,14 @@ impl Theme {
     pub fn ok(&self) -> Style {
         self.fg(Color::Green)
     }
+    /// A diff's added lines.
+    pub fn added(&self) -> Style {
+        self.fg(Color::Green)
+    }
+    /// A diff's removed lines.
+    pub fn removed(&self) -> Style {
+        self.fg(Color::Red)
+    }
     pub fn running(&self) -> Style {
         self.fg(Color::Yellow)
     }

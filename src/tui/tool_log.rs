@@ -4,6 +4,7 @@
 //! arguments and the full result JSON.
 
 use super::clock::{SharedClock, SystemClock};
+use super::diff::{diff_lines, is_diff};
 use super::outcome::{exit_status, outcome};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
@@ -74,11 +75,17 @@ impl ToolRow {
     fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
         if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
             let mut text = format!("arguments:\n{}", fields(&self.args));
-            match &self.result {
-                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(&result.to_value()))),
+            let result = self.result.as_ref().map(ToolResult::to_value);
+            match &result {
+                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(result))),
                 None => text.push_str("\n(running)"),
             }
             let mut lines = wrap(&sanitize(&text), width, theme.dim(), "  ", "  ", theme.dim());
+            // Diffs come last, in colour.
+            for (key, diff) in result.as_ref().and_then(Value::as_object).into_iter().flatten().filter_map(diff_field) {
+                lines.extend(wrap(&format!("{key}:"), width, theme.dim(), "  ", "  ", theme.dim()));
+                lines.extend(diff_lines(&sanitize(diff), width, theme, "  │ "));
+            }
             if lines.len() > DETAIL_CAP {
                 let more = lines.len() - DETAIL_CAP;
                 lines.truncate(DETAIL_CAP);
@@ -134,14 +141,23 @@ impl ToolRow {
     }
 }
 
+/// A field holding a unified diff.
+fn diff_field<'a>((key, value): (&'a String, &'a Value)) -> Option<(&'a String, &'a str)> {
+    value.as_str().filter(|text| is_diff(text)).map(|text| (key, text))
+}
+
 /// A JSON object as readable lines: one `key: value` per field, with multi-line strings
-/// (file contents, command output) shown as text blocks rather than escaped JSON.
+/// (file contents, command output) shown as text blocks rather than escaped JSON. Diffs
+/// are left out: the caller shows them in colour.
 fn fields(value: &Value) -> String {
     let Some(object) = value.as_object() else {
         return serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
     };
     let mut out = String::new();
     for (key, value) in object {
+        if diff_field((key, value)).is_some() {
+            continue;
+        }
         match value {
             Value::String(text) if text.contains('\n') => {
                 out.push_str(&format!("{key}:\n"));

@@ -1,14 +1,12 @@
 //! Drawing `App`: the layout (conversation, tool log and context panes, composer, status
-//! line), the command popup and the approval dialog. Wide terminals (≥ 100 columns) get a
-//! side column; narrow ones stack the panes.
+//! line) and the command popup; the approval dialog draws itself (`approval.rs`). Wide
+//! terminals (≥ 100 columns) get a side column; narrow ones stack the panes.
 
 use super::app::{Activity, App, Focus, PaneRects};
 use super::context_panel::short_count;
-use super::wrap::{truncate, wrap};
+use super::wrap::truncate;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
 use ratatui::Frame;
 use std::time::Instant;
 use unicode_width::UnicodeWidthStr;
@@ -130,43 +128,5 @@ impl App {
         if left.width() + hints.width() + 2 <= width {
             buf.set_string(area.x + (width - hints.width()) as u16, area.y, hints, theme.status());
         }
-    }
-
-    fn render_approval(&self, area: Rect, buf: &mut Buffer) {
-        let Some(pending) = &self.approval else { return };
-        let theme = self.theme;
-        let width = (area.width * 4 / 5).clamp(20, 100).min(area.width);
-        let inner_w = width.saturating_sub(2);
-        let preview = crate::sanitize::sanitize_visible(&pending.request.preview.text);
-        let mut body = wrap(&preview, inner_w, theme.text(), "", "", theme.text());
-        let max_body = usize::from(area.height.saturating_sub(6)).max(1);
-        if body.len() > max_body {
-            let more = body.len() - max_body + 1;
-            body.truncate(max_body - 1);
-            body.push(Line::from(Span::styled(format!("… {more} more lines"), theme.dim())));
-        }
-        let height = (body.len() as u16 + 4).min(area.height);
-        let x = area.x + (area.width - width) / 2;
-        let y = area.y + (area.height.saturating_sub(height)) / 2;
-        let rect = Rect { x, y, width, height };
-        Clear.render(rect, buf);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.approval())
-            .title(Span::styled(format!(" Allow {}? ", pending.request.tool), theme.approval()));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        for (row, line) in body.iter().enumerate() {
-            buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
-        }
-        let choices = Line::from(vec![
-            Span::styled("[y]", theme.approval()),
-            Span::raw(" yes   "),
-            Span::styled("[n]", theme.approval()),
-            Span::raw(" no   "),
-            Span::styled("[a]", theme.approval()),
-            Span::raw(" always for this session"),
-        ]);
-        buf.set_line(inner.x, inner.y + inner.height.saturating_sub(1), &choices, inner.width);
     }
 }
