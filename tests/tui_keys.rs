@@ -338,3 +338,23 @@ fn the_tool_log_follows_new_rows_unless_scrolled_and_end_follows_again() {
         "{screen}"
     );
 }
+
+#[test]
+fn question_mark_and_slash_help_open_the_help_overlay_and_esc_closes_it() {
+    let mut app = app();
+    app.handle_key(key(KeyCode::Char('?')));
+    assert!(app.help.is_some() && app.composer.is_empty());
+    let screen = draw(&mut app);
+    let row = screen.lines().find(|l| l.contains("Ctrl+J")).unwrap_or_default();
+    assert!(row.contains("new line"), "a key and its meaning share a row:\n{screen}");
+    app.handle_key(key(KeyCode::Esc));
+    assert!(app.help.is_none());
+    assert!(!draw(&mut app).contains("Ctrl+J"), "help does not print into the conversation");
+
+    type_text(&mut app, "/help");
+    assert!(app.handle_key(key(KeyCode::Enter)).is_empty(), "/help is not sent to the agent");
+    assert!(app.help.is_some());
+    app.handle_key(key(KeyCode::Esc));
+    type_text(&mut app, "why?");
+    assert_eq!(app.composer.text(), "why?", "? in a prompt is just a character");
+}

@@ -375,3 +375,13 @@ fn the_expanded_tool_view_colours_a_diff() {
     let tools = app.rects.tools;
     insta::assert_snapshot!("expanded_diff_styles", styled(&buf, Rect { height: 14, ..tools }));
 }
+
+#[test]
+fn help_is_an_overlay_listing_keys_and_commands_80x24() {
+    let mut app = app();
+    press(&mut app, crossterm::event::KeyCode::Char('?'));
+    insta::assert_snapshot!("help_overlay_80x24", text(&frame(&mut app, 80, 24)));
+    press(&mut app, crossterm::event::KeyCode::PageDown);
+    insta::assert_snapshot!("help_overlay_scrolled_80x24", text(&frame(&mut app, 80, 24)));
+    insta::assert_snapshot!("help_overlay_120x40", text(&frame(&mut app, 120, 40)));
+}

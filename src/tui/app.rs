@@ -73,6 +73,8 @@ pub struct App {
     pub queued: usize,
     pub usage: Usage,
     pub approval: Option<PendingApproval>,
+    /// The help overlay, while open.
+    pub help: Option<super::help::HelpOverlay>,
     pub yolo: bool,
     pub mouse: bool,
     pub quit: bool,
@@ -114,6 +116,7 @@ impl App {
             queued: 0,
             usage: Usage::default(),
             approval: None,
+            help: None,
             yolo: false,
             mouse: true,
             quit: false,

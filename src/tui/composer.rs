@@ -140,6 +140,11 @@ impl Composer {
         true
     }
 
+    /// Every command offered: (`/name`, description).
+    pub fn commands(&self) -> &[(String, String)] {
+        &self.commands
+    }
+
     /// Commands matching what is typed, when typing a command name.
     pub fn popup(&self) -> Vec<&(String, String)> {
         let text = self.text();

@@ -3,24 +3,14 @@
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
 //! recall prompts, Tab / Shift+Tab move focus (or complete a command), PgUp/PgDn/Home/End
 //! scroll the focused pane, Esc interrupts, Ctrl+C clears (twice quits), Ctrl+D on an
-//! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking.
+//! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
+//! opens the help overlay. `help::KEYS` lists them all for the user.
 
 use super::app::{Action, App, Focus, DOUBLE_CTRL_C};
+use super::help::HelpOverlay;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 use std::time::Instant;
-
-/// Key bindings, shown by `?` and `/help`.
-pub const KEY_HELP: &str = "Keys:
-  Enter               send            Shift+Enter, Alt+Enter, Ctrl+J   new line
-  Up / Down           recall earlier prompts (or move in a pane)
-  Tab / Shift+Tab     move focus: prompt → conversation → tools → context
-  PgUp PgDn Home End  scroll the focused pane (mouse wheel too)
-  Enter (tools pane)  expand / collapse the selected call
-  Esc                 interrupt the running turn
-  Ctrl+C              clear the prompt; twice quits      Ctrl+D (empty prompt)  quit
-  Ctrl+O or /context  toggle the context panel           Ctrl+T  expand thinking
-  /mouse              toggle mouse capture (off: the terminal's own selection works)";
 
 impl App {
     pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Action> {
@@ -29,6 +19,10 @@ impl App {
         }
         if self.approval.is_some() {
             self.approval_key(key);
+            return vec![];
+        }
+        if self.help.is_some() {
+            self.help_key(key);
             return vec![];
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
@@ -92,7 +86,9 @@ impl App {
                     self.composer.input(key);
                 }
             }
-            (Focus::Composer, KeyCode::Char('?')) if self.composer.is_empty() => return self.run_line("/help"),
+            (Focus::Composer, KeyCode::Char('?')) if self.composer.is_empty() => {
+                self.help = Some(HelpOverlay::new());
+            }
             (Focus::Composer, _) => self.composer.input(key),
             (_, KeyCode::Char(_)) => {
                 // Typing anywhere goes to the prompt.
@@ -124,6 +120,22 @@ impl App {
             self.focus = Focus::Tools;
         } else {
             self.history.toggle_selected();
+        }
+    }
+
+    /// Keys while the help overlay is open: scroll, or close it.
+    fn help_key(&mut self, key: KeyEvent) {
+        let Some(help) = self.help.as_mut() else { return };
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q' | '?') | KeyCode::Enter => self.help = None,
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.help = None,
+            KeyCode::Up => help.scroll_up(1),
+            KeyCode::Down => help.scroll_down(1),
+            KeyCode::PageUp => help.scroll_up(help.page()),
+            KeyCode::PageDown => help.scroll_down(help.page()),
+            KeyCode::Home => help.scroll_up(usize::MAX),
+            KeyCode::End => help.scroll_down(usize::MAX),
+            _ => {}
         }
     }
 
@@ -172,8 +184,8 @@ impl App {
             }
             "/exit" | "/quit" => vec![Action::Quit],
             "/help" | "?" => {
-                self.history.push(super::cells::CellKind::Info(KEY_HELP.to_string()));
-                vec![Action::Submit("/help".into())]
+                self.help = Some(HelpOverlay::new());
+                vec![]
             }
             _ => {
                 if line.starts_with('/') {

@@ -10,6 +10,7 @@ pub mod clock;
 pub mod composer;
 pub mod context_panel;
 pub mod diff;
+pub mod help;
 pub mod highlight;
 pub mod history;
 pub mod keys;

@@ -46,6 +46,9 @@ impl App {
         if self.focus == Focus::Composer {
             self.composer.render_popup(composer, buf, &theme);
         }
+        if let Some(help) = self.help.as_mut() {
+            help.render(area, buf, &theme, self.composer.commands());
+        }
         self.render_approval(area, buf);
     }
 
