@@ -358,3 +358,50 @@ fn question_mark_and_slash_help_open_the_help_overlay_and_esc_closes_it() {
     type_text(&mut app, "why?");
     assert_eq!(app.composer.text(), "why?", "? in a prompt is just a character");
 }
+
+#[test]
+fn end_on_an_empty_prompt_goes_to_the_bottom_and_the_badge_hides_no_text() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "long".into() });
+    app.handle_agent(AgentEvent::saying((0..200).map(|i| format!("line {i}\n\n")).collect::<String>()));
+    draw(&mut app);
+    app.handle_key(key(KeyCode::PageUp));
+    app.handle_agent(AgentEvent::saying("more output\n"));
+    let screen = draw(&mut app);
+    let area = app.rects.conversation;
+    let rows: Vec<&str> = screen.lines().collect();
+    let bottom_border = rows[usize::from(area.y + area.height - 1)];
+    let last_row = rows[usize::from(area.y + area.height - 2)];
+    assert!(bottom_border.contains("new output (End)"), "the badge sits on the border:\n{screen}");
+    assert!(!last_row.contains("new output"), "{screen}");
+    app.handle_key(key(KeyCode::End));
+    let screen = draw(&mut app);
+    assert!(screen.contains("more output") && !screen.contains("new output"), "{screen}");
+
+    type_text(&mut app, "draft");
+    app.handle_key(key(KeyCode::Home));
+    app.handle_key(key(KeyCode::End));
+    app.handle_key(key(KeyCode::Char('!')));
+    assert_eq!(app.composer.text(), "draft!", "End in a prompt moves the cursor first");
+}
+
+#[test]
+fn a_recalled_command_does_not_open_the_popup_or_trap_recall() {
+    let mut app = app();
+    type_text(&mut app, "/permissions");
+    app.handle_key(key(KeyCode::Esc)); // close the popup, keep the text
+    assert_eq!(app.composer.text(), "/permissions", "Esc on the popup keeps the prompt");
+    assert!(app.composer.popup().is_empty());
+    app.handle_key(key(KeyCode::Enter));
+    for _ in 0..3 {
+        app.handle_key(key(KeyCode::Up));
+        assert!(app.composer.popup().is_empty(), "recall does not open the popup");
+    }
+    assert_eq!(app.composer.text(), "first prompt");
+    app.handle_key(key(KeyCode::Down));
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(app.composer.text(), "/permissions");
+    app.composer.clear();
+    type_text(&mut app, "/co");
+    assert!(!app.composer.popup().is_empty(), "typing a command still opens it");
+}

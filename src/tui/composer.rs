@@ -21,6 +21,8 @@ pub struct Composer {
     draft: String,
     commands: Vec<(String, String)>,
     pub popup_selected: usize,
+    /// Esc closed the command popup; typing opens it again.
+    popup_dismissed: bool,
 }
 
 impl Composer {
@@ -43,6 +45,7 @@ impl Composer {
             draft: String::new(),
             commands,
             popup_selected: 0,
+            popup_dismissed: false,
         };
         composer.reset();
         composer
@@ -66,6 +69,7 @@ impl Composer {
     pub fn set_text(&mut self, text: &str) {
         self.reset();
         self.textarea.insert_str(text);
+        self.popup_dismissed = false;
     }
 
     pub fn clear(&mut self) {
@@ -93,9 +97,27 @@ impl Composer {
         self.textarea.insert_str(text);
     }
 
+    /// A key for the editor. Editing a recalled prompt makes it a new one (no longer a
+    /// place in the history) and brings the command popup back.
     pub fn input(&mut self, key: KeyEvent) {
-        self.textarea.input(key);
-        self.popup_selected = 0;
+        if self.textarea.input(key) {
+            self.recall = None;
+            self.popup_dismissed = false;
+            self.popup_selected = 0;
+        }
+    }
+
+    /// Esc on the command popup: close it, keep the text.
+    pub fn dismiss_popup(&mut self) {
+        self.popup_dismissed = true;
+    }
+
+    /// The cursor is after the last character.
+    pub fn cursor_at_end(&self) -> bool {
+        let cursor = self.textarea.cursor();
+        let (row, col) = (cursor.0, cursor.1);
+        let lines = self.textarea.lines();
+        row + 1 >= lines.len() && lines.last().is_none_or(|l| col >= l.chars().count())
     }
 
     fn cursor_row(&self) -> usize {
@@ -145,10 +167,12 @@ impl Composer {
         &self.commands
     }
 
-    /// Commands matching what is typed, when typing a command name.
+    /// Commands matching what is typed, when typing a command name (not when a prompt
+    /// was recalled, so Up keeps walking the history, nor after Esc).
     pub fn popup(&self) -> Vec<&(String, String)> {
         let text = self.text();
-        if !text.starts_with('/') || text.contains(char::is_whitespace) {
+        if self.recall.is_some() || self.popup_dismissed || !text.starts_with('/') || text.contains(char::is_whitespace)
+        {
             return Vec::new();
         }
         self.commands.iter().filter(|(name, _)| name.starts_with(&text)).collect()

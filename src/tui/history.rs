@@ -277,12 +277,8 @@ impl History {
             buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
         }
         if !self.scroll.follow && self.new_output {
-            let hint = " ↓ new output (End) ";
-            let w = hint.chars().count() as u16;
-            if inner.width > w {
-                let x = inner.x + inner.width - w;
-                buf.set_string(x, inner.y + inner.height - 1, hint, theme.approval());
-            }
+            // On the bottom border, where it hides no text.
+            theme.draw_badge(area, buf, " ↓ new output (End) ");
         }
     }
 }

@@ -37,7 +37,7 @@ impl App {
             KeyCode::Enter if shift || alt => self.composer.insert_newline(),
             KeyCode::Esc => {
                 if !self.composer.popup().is_empty() {
-                    self.composer.clear();
+                    self.composer.dismiss_popup();
                 } else if self.busy {
                     return vec![Action::Interrupt];
                 } else {
@@ -52,7 +52,9 @@ impl App {
             KeyCode::PageUp => self.scroll(Scrolled::Up(self.page())),
             KeyCode::PageDown => self.scroll(Scrolled::Down(self.page())),
             KeyCode::Home if ctrl || self.focus != Focus::Composer => self.scroll(Scrolled::Home),
-            KeyCode::End if ctrl || self.focus != Focus::Composer => self.scroll(Scrolled::End),
+            KeyCode::End if ctrl || self.focus != Focus::Composer || self.composer.cursor_at_end() => {
+                self.scroll(Scrolled::End)
+            }
             _ => return self.focused_key(key),
         }
         vec![]
