@@ -405,3 +405,49 @@ fn a_recalled_command_does_not_open_the_popup_or_trap_recall() {
     type_text(&mut app, "/co");
     assert!(!app.composer.popup().is_empty(), "typing a command still opens it");
 }
+
+fn click(app: &mut App, column: u16, row: u16) {
+    let down = MouseEventKind::Down(crossterm::event::MouseButton::Left);
+    app.handle_mouse(MouseEvent { kind: down, column, row, modifiers: KeyModifiers::NONE });
+}
+
+#[test]
+fn a_click_focuses_a_pane_and_selects_the_row_under_it() {
+    let mut app = app();
+    turn_with_calls(&mut app, 3, 0);
+    draw(&mut app);
+    let tools = app.rects.tools;
+    click(&mut app, tools.x + 3, tools.y + 2); // the second row
+    assert_eq!(app.focus, Focus::Tools);
+    assert_eq!(app.tools.selected_id(), Some("c2"));
+    assert_eq!(app.history.selected_tool(), Some("c2"), "and its line in the conversation");
+    let screen = draw(&mut app);
+    let conversation = app.rects.conversation;
+    let row = screen.lines().position(|l| l.starts_with("│+ #1 execute step 1")).unwrap();
+    click(&mut app, conversation.x + 3, row as u16);
+    assert_eq!(app.focus, Focus::Conversation);
+    assert_eq!(app.history.selected_tool(), Some("c1"));
+    let composer = app.rects.composer;
+    click(&mut app, composer.x + 3, composer.y + 1);
+    assert_eq!(app.focus, Focus::Composer);
+}
+
+#[test]
+fn the_layout_choice_is_saved_privately_and_loaded_again() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("elelem/tui.json");
+    let mut app = app();
+    app.use_layout_prefs(path.clone());
+    app.focus = Focus::Tools;
+    app.handle_key(key(KeyCode::Char('<')));
+    app.handle_key(ctrl('z'));
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(saved, serde_json::json!({"split": 40, "zoom": "tools"}));
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    let mut again = self::app();
+    again.use_layout_prefs(path);
+    assert_eq!(again.zoomed(), Some(elelem::tui::prefs::Zoom::Tools));
+    draw(&mut again);
+    assert_eq!(again.rects.tools.width, 100, "the tool log fills the screen");
+}

@@ -372,3 +372,32 @@ fn a_refusal_with_a_reason_reaches_the_model() {
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
+
+#[test]
+fn a_zoomed_pane_is_remembered_in_the_data_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().to_str().unwrap();
+    let mut tui = Tui::start(steps_with_tool(), 40, 120, &[("XDG_DATA_HOME", data_dir)]);
+    tui.wait_for("Ask elelem");
+    tui.send("\t\t"); // focus the tool log
+    tui.send("\x1a"); // Ctrl+Z: zoom it
+    tui.wait_for("no tool calls yet");
+    let path = data.path().join("elelem/tui.json");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !path.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let first = tui.contents().lines().next().unwrap_or("").to_string();
+    assert!(first.contains("tools") && !first.contains("conversation"), "{}", tui.contents());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+
+    let mut again = Tui::start(steps_with_tool(), 40, 120, &[("XDG_DATA_HOME", data_dir)]);
+    again.wait_for("Ask elelem");
+    let first = again.contents().lines().next().unwrap_or("").to_string();
+    assert!(first.contains("tools") && !first.contains("conversation"), "{}", again.contents());
+    again.send("\x04");
+    assert!(again.wait_exit().success());
+}

@@ -385,3 +385,22 @@ fn help_is_an_overlay_listing_keys_and_commands_80x24() {
     insta::assert_snapshot!("help_overlay_scrolled_80x24", text(&frame(&mut app, 80, 24)));
     insta::assert_snapshot!("help_overlay_120x40", text(&frame(&mut app, 120, 40)));
 }
+
+fn ctrl_key(app: &mut App, code: crossterm::event::KeyCode) {
+    app.handle_key(crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::CONTROL));
+}
+
+#[test]
+fn the_split_resizes_and_the_focused_pane_zooms_120x40() {
+    let mut app = app();
+    with_turn(&mut app);
+    app.focus = Focus::Tools;
+    for _ in 0..3 {
+        ctrl_key(&mut app, crossterm::event::KeyCode::Left);
+    }
+    insta::assert_snapshot!("side_column_widened_120x40", text(&frame(&mut app, 120, 40)));
+    ctrl_key(&mut app, crossterm::event::KeyCode::Char('z'));
+    insta::assert_snapshot!("tools_zoomed_120x40", text(&frame(&mut app, 120, 40)));
+    ctrl_key(&mut app, crossterm::event::KeyCode::Char('z'));
+    assert!(app.zoomed().is_none());
+}

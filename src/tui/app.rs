@@ -73,6 +73,9 @@ pub struct App {
     pub queued: usize,
     pub usage: Usage,
     pub approval: Option<PendingApproval>,
+    /// The layout the user chose (split, zoom) and where it is remembered.
+    pub prefs: super::prefs::LayoutPrefs,
+    pub prefs_path: Option<std::path::PathBuf>,
     /// The help overlay, while open.
     pub help: Option<super::help::HelpOverlay>,
     pub yolo: bool,
@@ -117,6 +120,8 @@ impl App {
             usage: Usage::default(),
             approval: None,
             help: None,
+            prefs: super::prefs::LayoutPrefs::default(),
+            prefs_path: None,
             yolo: false,
             mouse: true,
             quit: false,

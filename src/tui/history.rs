@@ -30,6 +30,8 @@ pub struct History {
     pub selected: Option<usize>,
     /// Rows in the viewport at the last draw (for page-sized scrolling).
     pub view_rows: usize,
+    /// Where the rows were drawn last, for mouse clicks.
+    inner: Rect,
     /// Colour in rendered Markdown (off with `NO_COLOR`).
     pub color: bool,
 }
@@ -187,6 +189,19 @@ impl History {
         }
     }
 
+    /// A click at `at` selects the tool line there.
+    pub fn click(&mut self, at: ratatui::layout::Position) {
+        if !self.inner.contains(at) {
+            return;
+        }
+        let row = self.scroll.top + usize::from(at.y - self.inner.y);
+        if let Some((i, _)) =
+            self.index.locate(row).filter(|(i, _)| self.cells.get(*i).is_some_and(HistoryCell::selectable))
+        {
+            self.selected = Some(i);
+        }
+    }
+
     /// Expands or collapses the selected cell (a command's whole output, a paste).
     pub fn toggle_selected(&mut self) {
         if let Some(i) = self.selected.filter(|&i| i < self.cells.len()) {
@@ -269,6 +284,7 @@ impl History {
     /// tool log has focus).
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, highlight: bool, title: &str) {
         let inner = theme.draw_pane(area, buf, title, focused);
+        self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
         }

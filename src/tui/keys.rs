@@ -33,6 +33,9 @@ impl App {
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => return vec![Action::Quit],
             KeyCode::Char('o') if ctrl => self.toggle_context(),
             KeyCode::Char('t') if ctrl => self.history.toggle_thinking(),
+            KeyCode::Char('z') if ctrl => self.toggle_zoom(),
+            KeyCode::Left if ctrl && self.focus != Focus::Composer => self.resize_split(1),
+            KeyCode::Right if ctrl && self.focus != Focus::Composer => self.resize_split(-1),
             KeyCode::Char('j') if ctrl => self.composer.insert_newline(),
             KeyCode::Enter if shift || alt => self.composer.insert_newline(),
             KeyCode::Esc => {
@@ -71,6 +74,8 @@ impl App {
             (Focus::Conversation, KeyCode::Char(' ')) if self.history.selected.is_some() => {
                 self.history.toggle_selected();
             }
+            (Focus::Tools | Focus::Context, KeyCode::Char('<')) => self.resize_split(1),
+            (Focus::Tools | Focus::Context, KeyCode::Char('>')) => self.resize_split(-1),
             (Focus::Context, KeyCode::Up) => self.scroll(Scrolled::Up(1)),
             (Focus::Context, KeyCode::Down) => self.scroll(Scrolled::Down(1)),
             (Focus::Composer, KeyCode::Enter) => return self.submit(),
@@ -219,6 +224,8 @@ impl App {
             Some(Focus::Tools)
         } else if hit(self.rects.conversation) {
             Some(Focus::Conversation)
+        } else if hit(self.rects.composer) {
+            Some(Focus::Composer)
         } else {
             None
         };
@@ -226,7 +233,15 @@ impl App {
         match mouse.kind {
             MouseEventKind::ScrollUp => self.scroll_pane(pane, Scrolled::Up(3)),
             MouseEventKind::ScrollDown => self.scroll_pane(pane, Scrolled::Down(3)),
-            MouseEventKind::Down(_) => self.focus = pane,
+            MouseEventKind::Down(_) => {
+                self.focus = pane;
+                // A click on a row selects it.
+                match pane {
+                    Focus::Tools if self.tools.click(at) => self.link_selected_row(),
+                    Focus::Conversation => self.history.click(at),
+                    _ => {}
+                }
+            }
             _ => {}
         }
     }
@@ -242,6 +257,15 @@ impl App {
         let mut order = vec![Focus::Composer, Focus::Conversation, Focus::Tools];
         if self.show_context {
             order.push(Focus::Context);
+        }
+        if let Some(zoom) = self.zoomed() {
+            // Only the zoomed pane is on screen.
+            let pane = match zoom {
+                super::prefs::Zoom::Conversation => Focus::Conversation,
+                super::prefs::Zoom::Tools => Focus::Tools,
+                super::prefs::Zoom::Context => Focus::Context,
+            };
+            order = vec![Focus::Composer, pane];
         }
         let i = order.iter().position(|f| *f == self.focus).unwrap_or(0) as isize;
         self.focus = order[(i + step).rem_euclid(order.len() as isize) as usize];

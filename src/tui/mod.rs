@@ -14,8 +14,10 @@ pub mod help;
 pub mod highlight;
 pub mod history;
 pub mod keys;
+pub mod layout;
 pub mod markdown;
 pub mod outcome;
+pub mod prefs;
 pub mod prompt_history;
 pub mod rows;
 pub mod scheduler;
@@ -69,6 +71,9 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let mut app = App::new(theme::Theme::new(tui.color), &placeholder, "", local_commands(), Vec::new());
     app.yolo = tui.yolo;
     app.mouse = tui.mouse;
+    if let Some(path) = prefs::LayoutPrefs::path() {
+        app.use_layout_prefs(path);
+    }
 
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();

@@ -103,6 +103,14 @@ impl Theme {
         buf.set_string(x, area.y + area.height - 1, text, self.approval());
     }
 
+    /// A pane with only a top border (a title rule): the compact tool log strip.
+    pub fn draw_strip(&self, area: Rect, buf: &mut Buffer, title: &str, focused: bool) -> Rect {
+        let block = self.pane(title, focused).borders(Borders::TOP);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        inner
+    }
+
     /// Draws a pane's frame and returns the area inside it.
     pub fn draw_pane(&self, area: Rect, buf: &mut Buffer, title: &str, focused: bool) -> Rect {
         let block = self.pane(title, focused);

@@ -186,6 +186,8 @@ pub struct ToolLog {
     view_rows: usize,
     /// Rows added while the view was not following.
     unseen: usize,
+    /// Where the rows were drawn last, for mouse clicks.
+    inner: Rect,
 }
 
 impl Default for ToolLog {
@@ -205,6 +207,7 @@ impl ToolLog {
             selected: None,
             view_rows: 0,
             unseen: 0,
+            inner: Rect::default(),
         }
     }
 
@@ -355,6 +358,21 @@ impl ToolLog {
         }
     }
 
+    /// A click at `at`: selects the row there. `false` when no row is there.
+    pub fn click(&mut self, at: ratatui::layout::Position) -> bool {
+        if !self.inner.contains(at) {
+            return false;
+        }
+        let row = self.scroll.top + usize::from(at.y - self.inner.y);
+        match self.index.locate(row) {
+            Some((i, _)) if i < self.rows.len() => {
+                self.selected = Some(i);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Scrolls so row `i` is visible.
     fn reveal(&mut self, i: usize) {
         let start = self.index.start_of(i);
@@ -385,9 +403,20 @@ impl ToolLog {
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, now: Instant) {
         let running = self.running();
-        let title =
+        let mut title =
             if running > 0 { format!("tools · {running} running") } else { format!("tools · {}", self.rows.len()) };
-        let inner = theme.draw_pane(area, buf, &title, focused);
+        // A strip (the stacked layout) has no bottom border for the badge: it joins the title.
+        let strip = area.height <= super::layout::STRIP;
+        let unseen = self.unseen();
+        if strip && unseen > 0 {
+            title.push_str(&format!(" · ↓ {unseen} new (End)"));
+        }
+        let inner = if strip {
+            theme.draw_strip(area, buf, &title, focused)
+        } else {
+            theme.draw_pane(area, buf, &title, focused)
+        };
+        self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
         }
@@ -414,8 +443,7 @@ impl ToolLog {
             offset = 0;
             i += 1;
         }
-        let unseen = self.unseen();
-        if unseen > 0 {
+        if !strip && unseen > 0 {
             theme.draw_badge(area, buf, &format!(" ↓ {unseen} new (End) "));
         }
     }

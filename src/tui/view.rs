@@ -1,18 +1,15 @@
-//! Drawing `App`: the layout (conversation, tool log and context panes, composer, status
-//! line) and the command popup; the approval dialog draws itself (`approval.rs`). Wide
-//! terminals (≥ 100 columns) get a side column; narrow ones stack the panes.
+//! Drawing `App`: the panes where `layout.rs` puts them, the composer, the status line and
+//! the command popup; the help overlay and the approval dialog draw themselves on top.
 
-use super::app::{Activity, App, Focus, PaneRects};
+use super::app::{Activity, App, Focus};
 use super::context_panel::short_count;
 use super::wrap::truncate;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::{Clear, Widget};
 use ratatui::Frame;
 use std::time::Instant;
 use unicode_width::UnicodeWidthStr;
-
-/// Columns from which the tool log and context panel sit beside the conversation.
-const WIDE: u16 = 100;
 
 impl App {
     pub fn draw(&mut self, frame: &mut Frame) {
@@ -30,14 +27,20 @@ impl App {
         let composer_h = self.composer.height().min(area.height.saturating_sub(6));
         let [main, composer, status] =
             Layout::vertical([Constraint::Min(3), Constraint::Length(composer_h), Constraint::Length(1)]).areas(area);
-        let rects = self.pane_rects(main, composer);
+        let rects = self.pane_rects(main, composer, area.height);
         self.rects = rects;
         let theme = self.theme;
         let title = if self.busy { "conversation · Esc interrupts" } else { "conversation" };
         let highlight = matches!(self.focus, Focus::Conversation | Focus::Tools);
-        self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, highlight, title);
-        self.tools.render(rects.tools, buf, &theme, self.focus == Focus::Tools, now);
+        if !rects.conversation.is_empty() {
+            self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, highlight, title);
+        }
+        if !rects.tools.is_empty() {
+            self.tools.render(rects.tools, buf, &theme, self.focus == Focus::Tools, now);
+        }
         if let Some(context) = rects.context {
+            // Over the other panes when the screen is small.
+            Clear.render(context, buf);
             self.context.render(context, buf, &theme, self.focus == Focus::Context);
         }
         let prompt_title = if self.queued > 0 { format!("prompt · {} queued", self.queued) } else { "prompt".into() };
@@ -50,36 +53,6 @@ impl App {
             help.render(area, buf, &theme, self.composer.commands());
         }
         self.render_approval(area, buf);
-    }
-
-    fn pane_rects(&self, main: Rect, composer: Rect) -> PaneRects {
-        if main.width >= WIDE {
-            let side = (main.width * 36 / 100).clamp(32, 64);
-            let [conversation, right] = Layout::horizontal([Constraint::Min(20), Constraint::Length(side)]).areas(main);
-            if self.show_context {
-                let tools_h = (right.height * 2 / 5).max(5);
-                let [tools, context] = Layout::vertical([Constraint::Length(tools_h), Constraint::Min(3)]).areas(right);
-                PaneRects { conversation, tools, context: Some(context), composer }
-            } else {
-                PaneRects { conversation, tools: right, context: None, composer }
-            }
-        } else {
-            let tools_h = (main.height / 3).clamp(3, 7);
-            if self.show_context {
-                let context_h = main.height / 2;
-                let [conversation, tools, context] = Layout::vertical([
-                    Constraint::Min(3),
-                    Constraint::Length(tools_h.min(4)),
-                    Constraint::Length(context_h),
-                ])
-                .areas(main);
-                PaneRects { conversation, tools, context: Some(context), composer }
-            } else {
-                let [conversation, tools] =
-                    Layout::vertical([Constraint::Min(3), Constraint::Length(tools_h)]).areas(main);
-                PaneRects { conversation, tools, context: None, composer }
-            }
-        }
     }
 
     fn activity_text(&self, now: Instant) -> String {
