@@ -451,3 +451,31 @@ fn the_layout_choice_is_saved_privately_and_loaded_again() {
     draw(&mut again);
     assert_eq!(again.rects.tools.width, 100, "the tool log fills the screen");
 }
+
+#[test]
+fn a_long_paste_shows_as_one_line_and_is_sent_whole() {
+    let mut app = app();
+    type_text(&mut app, "explain this: ");
+    let pasted: String = (1..=500).map(|i| format!("log line {i}\n")).collect();
+    app.handle_paste(&pasted);
+    assert_eq!(app.composer.text(), "explain this: [pasted 500 lines]");
+    let sent = format!("explain this: {}", pasted.trim_end());
+    assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Submit(sent.clone())]);
+
+    app.handle_agent(AgentEvent::TurnStarted { prompt: sent });
+    let screen = draw(&mut app);
+    assert!(screen.contains("› explain this: [pasted 500 lines]"), "{screen}");
+    assert!(!screen.contains("log line 1"), "{screen}");
+    app.focus = Focus::Conversation;
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Enter)); // expands it
+    let screen = draw(&mut app);
+    assert!(screen.contains("log line 1") && !screen.contains("[pasted"), "{screen}");
+}
+
+#[test]
+fn a_short_paste_is_inserted_as_it_is() {
+    let mut app = app();
+    app.handle_paste("one\ntwo\n");
+    assert_eq!(app.composer.text(), "one\ntwo\n");
+}

@@ -404,3 +404,14 @@ fn the_split_resizes_and_the_focused_pane_zooms_120x40() {
     ctrl_key(&mut app, crossterm::event::KeyCode::Char('z'));
     assert!(app.zoomed().is_none());
 }
+
+#[test]
+fn a_long_paste_is_collapsed_in_the_prompt_and_the_conversation_80x24() {
+    let mut app = app();
+    let pasted: String = (1..=500).map(|i| format!("log line {i}\n")).collect();
+    app.handle_paste(&pasted);
+    insta::assert_snapshot!("paste_in_the_prompt_80x24", text(&frame(&mut app, 80, 24)));
+    press(&mut app, crossterm::event::KeyCode::Enter);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: pasted.trim_end().to_string() });
+    insta::assert_snapshot!("paste_in_the_conversation_80x24", text(&frame(&mut app, 80, 24)));
+}

@@ -71,6 +71,9 @@ pub struct App {
     pub busy: bool,
     /// Lines submitted while busy, not yet started.
     pub queued: usize,
+    /// Prompts sent with long pastes, (sent text, text with placeholders), until their turn
+    /// starts and shows them collapsed.
+    pub pasted_prompts: std::collections::VecDeque<(String, String)>,
     pub usage: Usage,
     pub approval: Option<PendingApproval>,
     /// The layout the user chose (split, zoom) and where it is remembered.
@@ -117,6 +120,7 @@ impl App {
             activity: Activity::Idle,
             busy: false,
             queued: 0,
+            pasted_prompts: std::collections::VecDeque::new(),
             usage: Usage::default(),
             approval: None,
             help: None,
@@ -166,7 +170,13 @@ impl App {
                 self.busy = true;
                 self.queued = self.queued.saturating_sub(1);
                 self.activity = Activity::Thinking;
-                self.history.user(&prompt);
+                match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
+                    Some(i) => {
+                        let (sent, shown) = self.pasted_prompts.remove(i).unwrap_or_default();
+                        self.history.user_pasted(&shown, &sent);
+                    }
+                    None => self.history.user(&prompt),
+                }
             }
             AgentEvent::Delta(Delta::Thinking(delta)) => {
                 self.activity = Activity::Thinking;

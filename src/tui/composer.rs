@@ -12,6 +12,8 @@ use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 /// Most rows the editor grows to before it scrolls.
 const MAX_ROWS: u16 = 8;
+/// A paste of more lines than this shows as `[pasted N lines]`.
+pub const PASTE_LINES: usize = 10;
 
 pub struct Composer {
     textarea: TextArea<'static>,
@@ -23,6 +25,8 @@ pub struct Composer {
     pub popup_selected: usize,
     /// Esc closed the command popup; typing opens it again.
     popup_dismissed: bool,
+    /// Long pastes shown as a placeholder in the text: (placeholder, pasted text).
+    pastes: Vec<(String, String)>,
 }
 
 impl Composer {
@@ -46,6 +50,7 @@ impl Composer {
             commands,
             popup_selected: 0,
             popup_dismissed: false,
+            pastes: Vec::new(),
         };
         composer.reset();
         composer
@@ -75,11 +80,16 @@ impl Composer {
     pub fn clear(&mut self) {
         self.reset();
         self.recall = None;
+        self.pastes.clear();
     }
 
-    /// Takes the text to submit, remembering it for recall.
+    /// Takes the text to submit, each paste placeholder replaced by what was pasted,
+    /// remembering it for recall.
     pub fn take(&mut self) -> String {
-        let text = self.text();
+        let mut text = self.text();
+        for (placeholder, pasted) in &self.pastes {
+            text = text.replacen(placeholder.as_str(), pasted, 1);
+        }
         if !text.trim().is_empty() && self.history.last() != Some(&text) {
             self.history.push(text.clone());
         }
@@ -87,14 +97,33 @@ impl Composer {
         text
     }
 
+    /// Whether the text holds a long paste's placeholder.
+    pub fn has_pastes(&self) -> bool {
+        let text = self.text();
+        self.pastes.iter().any(|(placeholder, _)| text.contains(placeholder.as_str()))
+    }
+
     pub fn insert_newline(&mut self) {
         self.textarea.insert_newline();
     }
 
-    /// Inserts pasted text as-is (newlines kept).
+    /// Inserts pasted text as-is (newlines kept); a long paste shows as a placeholder
+    /// (`[pasted 500 lines]`) and is put back whole when the prompt is sent.
     pub fn paste(&mut self, text: &str) {
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
-        self.textarea.insert_str(text);
+        let lines = text.trim_end_matches('\n').lines().count();
+        if lines <= PASTE_LINES {
+            self.textarea.insert_str(text);
+            return;
+        }
+        let mut placeholder = format!("[pasted {lines} lines]");
+        let mut n = 1;
+        while self.text().contains(&placeholder) || self.pastes.iter().any(|(p, _)| *p == placeholder) {
+            n += 1;
+            placeholder = format!("[pasted {lines} lines #{n}]");
+        }
+        self.textarea.insert_str(&placeholder);
+        self.pastes.push((placeholder, text));
     }
 
     /// A key for the editor. Editing a recalled prompt makes it a new one (no longer a

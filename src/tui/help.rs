@@ -19,7 +19,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Tab / Shift+Tab", "move focus: prompt → conversation → tools → context"),
     ("PgUp PgDn Home End, wheel", "scroll the focused pane; End in the tools pane follows new calls"),
     ("Enter (conversation)", "open the selected tool call in the tool log"),
-    ("Space (conversation)", "show all output of the selected call"),
+    ("Space (conversation)", "show all output of the selected call, or a whole paste"),
     ("Enter (tools)", "expand / collapse the selected call"),
     ("Esc", "interrupt the running turn; close a popup or this help"),
     ("Ctrl+C", "clear the prompt; twice quits"),

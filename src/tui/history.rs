@@ -60,6 +60,12 @@ impl History {
         self.push(CellKind::User(text.to_string()));
     }
 
+    /// A prompt holding long pastes: `shown` has their placeholders, `full` all of it.
+    pub fn user_pasted(&mut self, shown: &str, full: &str) {
+        self.close();
+        self.push(CellKind::PastedPrompt { shown: shown.to_string(), full: full.to_string(), expanded: false });
+    }
+
     pub fn thinking(&mut self, delta: &str) {
         let i = match self.open_thinking {
             Some(i) => i,
@@ -207,6 +213,13 @@ impl History {
         if let Some(i) = self.selected.filter(|&i| i < self.cells.len()) {
             self.cells[i].toggle();
             self.index.invalidate(i);
+            // Keep the cell's first line where the user is looking, if it is on screen.
+            let start = self.index.start_of(i);
+            let top = self.scroll.top;
+            if start < top || start >= top + self.view_rows.max(1) {
+                self.scroll.top = start;
+            }
+            self.scroll.follow = false;
         }
     }
 

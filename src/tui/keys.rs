@@ -168,8 +168,12 @@ impl App {
         if !self.composer.popup().is_empty() {
             self.composer.complete();
         }
+        let shown = self.composer.has_pastes().then(|| self.composer.text().trim_end().to_string());
         let line = self.composer.take();
         let line = line.trim_end().to_string();
+        if let Some(shown) = shown.filter(|_| !line.starts_with('/')) {
+            self.pasted_prompts.push_back((line.clone(), shown));
+        }
         if line.trim().is_empty() {
             return vec![];
         }
