@@ -4,6 +4,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKi
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::tui::app::{Action, App, Focus, APPROVAL_GUARD};
 use elelem::tui::clock::ManualClock;
+use elelem::tui::notify::NotifyMode;
 use elelem::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -478,4 +479,24 @@ fn a_short_paste_is_inserted_as_it_is() {
     let mut app = app();
     app.handle_paste("one\ntwo\n");
     assert_eq!(app.composer.text(), "one\ntwo\n");
+}
+
+#[test]
+fn a_long_turn_that_ends_while_the_terminal_is_unfocused_rings_the_bell() {
+    let run = |mode: NotifyMode, focused: bool, took: u64| {
+        let mut app = app();
+        let clock = ManualClock::default();
+        app.set_clock(std::sync::Arc::new(clock.clone()));
+        app.notify_mode = mode;
+        app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+        app.terminal_focused = focused;
+        clock.advance(std::time::Duration::from_secs(took));
+        app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+        app.alert.take()
+    };
+    assert_eq!(run(NotifyMode::Bell, false, 6).as_deref(), Some("\x07"));
+    assert_eq!(run(NotifyMode::Bell, false, 2), None, "a short turn does not notify");
+    assert_eq!(run(NotifyMode::Bell, true, 60), None, "nor one the user watched");
+    assert_eq!(run(NotifyMode::Osc9, false, 6).as_deref(), Some("\x1b]9;elelem: done after 6s\x07"));
+    assert_eq!(run(NotifyMode::Off, false, 60), None);
 }

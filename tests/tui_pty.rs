@@ -12,10 +12,17 @@ use std::time::{Duration, Instant};
 /// A little more than the app's guard against typed-ahead answers.
 const APPROVAL_GUARD: Duration = Duration::from_millis(400);
 
+/// What the app asked of the terminal besides drawing: window titles (never allowed) and
+/// whether focus reporting (`CSI ? 1004 h/l`) is on.
 #[derive(Default)]
-struct Titles(Vec<Vec<u8>>);
+struct Titles(Vec<Vec<u8>>, Option<bool>);
 
 impl vt100::Callbacks for Titles {
+    fn unhandled_csi(&mut self, _: &mut vt100::Screen, i1: Option<u8>, _: Option<u8>, params: &[&[u16]], c: char) {
+        if i1 == Some(b'?') && params.contains(&&[1004u16][..]) {
+            self.1 = Some(c == 'h');
+        }
+    }
     fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
         self.0.push(title.to_vec());
     }
@@ -135,6 +142,7 @@ impl Tui {
     /// Alternate screen, bracketed paste, mouse reporting and raw mode are all off again.
     fn assert_restored(&self) {
         let parser = self.screen.lock().unwrap();
+        assert_ne!(parser.callbacks().1, Some(true), "focus reporting still on");
         let screen = parser.screen();
         assert!(!screen.alternate_screen(), "still on the alternate screen");
         assert!(!screen.bracketed_paste(), "bracketed paste still on");
@@ -400,4 +408,16 @@ fn a_zoomed_pane_is_remembered_in_the_data_directory() {
     assert!(first.contains("tools") && !first.contains("conversation"), "{}", again.contents());
     again.send("\x04");
     assert!(again.wait_exit().success());
+}
+
+#[test]
+fn focus_reporting_is_on_while_the_app_runs_and_off_after() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    assert_eq!(tui.screen.lock().unwrap().callbacks().1, Some(true), "the app asks for focus events");
+    tui.send("\x1b[O\x1b[I"); // focus lost, gained: events the app takes quietly
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+    assert_eq!(tui.screen.lock().unwrap().callbacks().1, Some(false));
 }

@@ -79,6 +79,14 @@ pub struct App {
     /// The layout the user chose (split, zoom) and where it is remembered.
     pub prefs: super::prefs::LayoutPrefs,
     pub prefs_path: Option<std::path::PathBuf>,
+    /// The terminal has focus (focus events; assumed until told otherwise).
+    pub terminal_focused: bool,
+    /// How to tell the user a long turn finished while they looked away.
+    pub notify_mode: super::notify::NotifyMode,
+    /// A notification for the event loop to write to the terminal.
+    pub alert: Option<String>,
+    /// When the running turn started.
+    pub turn_started: Option<Instant>,
     /// The help overlay, while open.
     pub help: Option<super::help::HelpOverlay>,
     pub yolo: bool,
@@ -124,6 +132,10 @@ impl App {
             usage: Usage::default(),
             approval: None,
             help: None,
+            terminal_focused: true,
+            notify_mode: super::notify::NotifyMode::Bell,
+            alert: None,
+            turn_started: None,
             prefs: super::prefs::LayoutPrefs::default(),
             prefs_path: None,
             yolo: false,
@@ -155,6 +167,16 @@ impl App {
         self.clock = clock;
     }
 
+    /// A turn ended: a long one, finished while the user looked elsewhere, rings or
+    /// notifies (`notify.rs`).
+    fn turn_finished(&mut self) {
+        let Some(started) = self.turn_started.take() else { return };
+        let took = self.clock.now().saturating_duration_since(started);
+        if !self.terminal_focused && took >= super::notify::NOTIFY_AFTER {
+            self.alert = self.notify_mode.sequence(&format!("elelem: done after {}s", took.as_secs()));
+        }
+    }
+
     /// Something on screen changes with time (spinner, elapsed time, retry countdown).
     pub fn animating(&self) -> bool {
         self.busy || self.tools.running() > 0
@@ -168,6 +190,7 @@ impl App {
         match event {
             AgentEvent::TurnStarted { prompt } => {
                 self.busy = true;
+                self.turn_started = Some(self.clock.now());
                 self.queued = self.queued.saturating_sub(1);
                 self.activity = Activity::Thinking;
                 match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
@@ -227,6 +250,7 @@ impl App {
             }
             AgentEvent::TurnFinished { end, .. } => {
                 self.busy = false;
+                self.turn_finished();
                 self.activity = Activity::Idle;
                 self.history.close();
                 if end == TurnEnd::Interrupted {

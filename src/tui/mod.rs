@@ -16,6 +16,7 @@ pub mod history;
 pub mod keys;
 pub mod layout;
 pub mod markdown;
+pub mod notify;
 pub mod outcome;
 pub mod prefs;
 pub mod prompt_history;
@@ -71,6 +72,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let mut app = App::new(theme::Theme::new(tui.color), &placeholder, "", local_commands(), Vec::new());
     app.yolo = tui.yolo;
     app.mouse = tui.mouse;
+    app.notify_mode = notify::NotifyMode::from_env();
     if let Some(path) = prefs::LayoutPrefs::path() {
         app.use_layout_prefs(path);
     }
@@ -188,6 +190,12 @@ async fn event_loop(
                         Err(_) => break,
                     }
                 }
+                if let Some(alert) = app.alert.take() {
+                    use std::io::Write;
+                    let out = term.backend_mut();
+                    out.write_all(alert.as_bytes())?;
+                    out.flush()?;
+                }
                 scheduler.request(Instant::now());
             }
             _ = tokio::time::sleep(TICK), if animating => scheduler.request(Instant::now()),
@@ -209,6 +217,10 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
         }
         Event::Mouse(mouse) => {
             app.handle_mouse(mouse);
+            vec![]
+        }
+        Event::FocusGained | Event::FocusLost => {
+            app.terminal_focused = matches!(event, Event::FocusGained);
             vec![]
         }
         _ => vec![],
