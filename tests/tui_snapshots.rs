@@ -413,5 +413,26 @@ fn a_long_paste_is_collapsed_in_the_prompt_and_the_conversation_80x24() {
     insta::assert_snapshot!("paste_in_the_prompt_80x24", text(&frame(&mut app, 80, 24)));
     press(&mut app, crossterm::event::KeyCode::Enter);
     app.handle_agent(AgentEvent::TurnStarted { prompt: pasted.trim_end().to_string() });
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     insta::assert_snapshot!("paste_in_the_conversation_80x24", text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn the_status_line_shows_the_turns_and_the_sessions_tokens_and_the_turns_time() {
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    let usage =
+        |input, output| AgentEvent::Usage(elelem::protocol::Usage { input_tokens: input, output_tokens: output });
+    for (prompt, calls, secs) in [("first", vec![(12_000, 800)], 3), ("second", vec![(1_500, 200), (1_700, 140)], 4)] {
+        app.handle_agent(AgentEvent::TurnStarted { prompt: prompt.into() });
+        for (input, output) in calls {
+            app.handle_agent(usage(input, output));
+        }
+        clock.advance(Duration::from_millis(secs * 1000 + 200));
+        app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    }
+    let status = |app: &mut App, w: u16, h: u16| text(&frame(app, w, h)).lines().last().unwrap_or_default().to_string();
+    insta::assert_snapshot!("status_tokens_120x40", status(&mut app, 120, 40));
+    insta::assert_snapshot!("status_tokens_80x24", status(&mut app, 80, 24));
 }

@@ -74,7 +74,11 @@ pub struct App {
     /// Prompts sent with long pastes, (sent text, text with placeholders), until their turn
     /// starts and shows them collapsed.
     pub pasted_prompts: std::collections::VecDeque<(String, String)>,
+    /// Tokens of the whole session, and of the running (or last) turn.
     pub usage: Usage,
+    pub turn_usage: Usage,
+    /// How long the last turn took.
+    pub last_turn: Option<Duration>,
     pub approval: Option<PendingApproval>,
     /// The layout the user chose (split, zoom) and where it is remembered.
     pub prefs: super::prefs::LayoutPrefs,
@@ -130,6 +134,8 @@ impl App {
             queued: 0,
             pasted_prompts: std::collections::VecDeque::new(),
             usage: Usage::default(),
+            turn_usage: Usage::default(),
+            last_turn: None,
             approval: None,
             help: None,
             terminal_focused: true,
@@ -172,6 +178,7 @@ impl App {
     fn turn_finished(&mut self) {
         let Some(started) = self.turn_started.take() else { return };
         let took = self.clock.now().saturating_duration_since(started);
+        self.last_turn = Some(took);
         if !self.terminal_focused && took >= super::notify::NOTIFY_AFTER {
             self.alert = self.notify_mode.sequence(&format!("elelem: done after {}s", took.as_secs()));
         }
@@ -191,6 +198,7 @@ impl App {
             AgentEvent::TurnStarted { prompt } => {
                 self.busy = true;
                 self.turn_started = Some(self.clock.now());
+                self.turn_usage = Usage::default();
                 self.queued = self.queued.saturating_sub(1);
                 self.activity = Activity::Thinking;
                 match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
@@ -227,8 +235,10 @@ impl App {
                 self.activity = Activity::Thinking;
             }
             AgentEvent::Usage(usage) => {
-                self.usage.input_tokens += usage.input_tokens;
-                self.usage.output_tokens += usage.output_tokens;
+                for total in [&mut self.usage, &mut self.turn_usage] {
+                    total.input_tokens += usage.input_tokens;
+                    total.output_tokens += usage.output_tokens;
+                }
             }
             AgentEvent::Retrying { attempt, max, delay, reason } => {
                 self.activity = Activity::Retrying { attempt, max, until: Instant::now() + delay };

@@ -78,11 +78,8 @@ impl App {
             self.notice = None;
         }
         let tokens = if self.usage.input_tokens + self.usage.output_tokens > 0 {
-            format!(
-                "↑{} ↓{} tok",
-                short_count(self.usage.input_tokens as usize),
-                short_count(self.usage.output_tokens as usize)
-            )
+            let took = self.last_turn.filter(|_| !self.busy).map(|d| format!(" {}", duration(d))).unwrap_or_default();
+            format!("turn {}{took} · session {}", in_out(&self.turn_usage), in_out(&self.usage))
         } else {
             format!("ctx ~{} tok", short_count(self.context.total_tokens()))
         };
@@ -104,5 +101,20 @@ impl App {
         if left.width() + hints.width() + 2 <= width {
             buf.set_string(area.x + (width - hints.width()) as u16, area.y, hints, theme.status());
         }
+    }
+}
+
+/// `↑1.2k ↓340`: tokens in and out.
+fn in_out(usage: &crate::protocol::Usage) -> String {
+    format!("↑{} ↓{}", short_count(usage.input_tokens as usize), short_count(usage.output_tokens as usize))
+}
+
+/// `4.2s`, `2m05s`.
+fn duration(d: std::time::Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs < 60.0 {
+        format!("{secs:.1}s")
+    } else {
+        format!("{}m{:02}s", d.as_secs() / 60, d.as_secs() % 60)
     }
 }
