@@ -215,12 +215,21 @@ impl Approver for LineApprover {
             if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
                 print_stdout(&format!("{answer}\n")); // echo a piped answer, as a terminal would
             }
-            match answer.trim().to_ascii_lowercase().as_str() {
-                "y" | "yes" => Approval::Yes,
-                "a" | "always" => Approval::Always,
-                _ => Approval::No,
-            }
+            parse_answer(&answer)
         })
+    }
+}
+
+/// An answer typed to `Allow TOOL? [y/N/a]`: `y`, `a`, or no — `n <reason>` tells the
+/// model why.
+pub fn parse_answer(answer: &str) -> Approval {
+    let answer = answer.trim();
+    let (word, rest) = answer.split_once(char::is_whitespace).unwrap_or((answer, ""));
+    match (word.to_ascii_lowercase().as_str(), rest.trim()) {
+        ("y" | "yes", "") => Approval::Yes,
+        ("a" | "always", "") => Approval::Always,
+        ("n" | "no", reason) if !reason.is_empty() => Approval::NoBecause(reason.to_string()),
+        _ => Approval::No,
     }
 }
 
@@ -265,9 +274,26 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn n_with_words_after_it_is_a_refusal_with_a_reason() {
+        assert_eq!(parse_answer("y\n"), Approval::Yes);
+        assert_eq!(parse_answer(" Always "), Approval::Always);
+        assert_eq!(parse_answer(""), Approval::No);
+        assert_eq!(parse_answer("n"), Approval::No);
+        assert_eq!(parse_answer("n use the test helper"), Approval::NoBecause("use the test helper".into()));
+        assert_eq!(parse_answer("No  Not in prod "), Approval::NoBecause("Not in prod".into()));
+        assert_eq!(parse_answer("yes please"), Approval::No, "anything unclear is a no");
+    }
+
+    #[test]
     fn the_question_shows_the_command_then_asks() {
         let preview = Preview { kind: PreviewKind::Command, text: "cargo test".into() };
-        let request = ApprovalRequest { tool: "run".into(), args: json!({}), summary: String::new(), preview };
+        let request = ApprovalRequest {
+            call_id: "c1".into(),
+            tool: "run".into(),
+            args: json!({}),
+            summary: String::new(),
+            preview,
+        };
         assert_eq!(approval_question(&request, false), "run wants to run:\n  cargo test\nAllow run? [y/N/a] ");
     }
 
@@ -275,7 +301,13 @@ mod tests {
     fn a_diff_is_coloured_line_by_line() {
         let detail = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n".to_string();
         let preview = Preview { kind: PreviewKind::Diff, text: detail };
-        let request = ApprovalRequest { tool: "edit".into(), args: json!({}), summary: String::new(), preview };
+        let request = ApprovalRequest {
+            call_id: "c1".into(),
+            tool: "edit".into(),
+            args: json!({}),
+            summary: String::new(),
+            preview,
+        };
         assert_eq!(
             approval_question(&request, true),
             "edit wants to make this change:\n  --- a/f\n  +++ b/f\n  \x1b[2m@@ -1 +1 @@\x1b[0m\n  \

@@ -49,6 +49,7 @@ async fn ask_yes_shows_the_diff_before_writing() {
     assert_eq!(
         answers.asked(),
         vec![ApprovalRequest {
+            call_id: String::new(),
             tool: "write".into(),
             args: json!({"path": path, "content": "one\n2\n"}),
             summary: path.clone(),

@@ -208,6 +208,7 @@ impl TrustQuestion {
              Until then it may only make them stricter.",
         );
         ApprovalRequest {
+            call_id: String::new(),
             tool: "this project's .agents/".into(),
             args: json!({ "root": self.root.to_string_lossy() }),
             summary: self.root.to_string_lossy().into_owned(),
@@ -225,7 +226,7 @@ impl TrustQuestion {
     pub async fn ask(self, session: &mut Session) {
         let answer = session.approver().approve(self.request()).await;
         let root = self.root.display().to_string();
-        if answer == Approval::No {
+        if matches!(answer, Approval::No | Approval::NoBecause(_)) {
             session.show(format!("{root} stays untrusted: its .agents/ may only make your rules stricter."));
             return;
         }

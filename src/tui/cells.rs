@@ -16,7 +16,16 @@ pub const THINKING_TAIL: usize = 3;
 
 pub enum CellKind {
     User(String),
-    Thinking { text: String, collapsed: bool },
+    /// A prompt with long pastes: shown with their placeholders until expanded.
+    PastedPrompt {
+        shown: String,
+        full: String,
+        expanded: bool,
+    },
+    Thinking {
+        text: String,
+        collapsed: bool,
+    },
     Reply(Box<MarkdownDoc>),
     Tool(ToolLine),
     Info(String),
@@ -33,6 +42,11 @@ impl HistoryCell {
     pub fn new(kind: CellKind) -> Self {
         let kind = match kind {
             CellKind::User(t) => CellKind::User(sanitize(&t).into_owned()),
+            CellKind::PastedPrompt { shown, full, expanded } => CellKind::PastedPrompt {
+                shown: sanitize(&shown).into_owned(),
+                full: sanitize(&full).into_owned(),
+                expanded,
+            },
             CellKind::Info(t) => CellKind::Info(sanitize(&t).into_owned()),
             CellKind::Error(t) => CellKind::Error(sanitize(&t).into_owned()),
             other => other,
@@ -60,15 +74,17 @@ impl HistoryCell {
 
     /// Up/Down in the conversation stop at this cell (a tool line).
     pub fn selectable(&self) -> bool {
-        matches!(self.kind, CellKind::Tool(_))
+        matches!(self.kind, CellKind::Tool(_) | CellKind::PastedPrompt { .. })
     }
 
     /// Expands or collapses what the cell hides (a command's whole output).
     pub fn toggle(&mut self) {
-        if let CellKind::Tool(line) = &mut self.kind {
-            line.expanded = !line.expanded;
-            self.cache = None;
+        match &mut self.kind {
+            CellKind::Tool(line) => line.expanded = !line.expanded,
+            CellKind::PastedPrompt { expanded, .. } => *expanded = !*expanded,
+            _ => return,
         }
+        self.cache = None;
     }
 
     /// Rows this cell takes at `width` (including its blank separator line).
@@ -114,6 +130,10 @@ impl HistoryCell {
     fn render(&self, width: u16, theme: &Theme, expand_thinking: bool) -> Vec<Line<'static>> {
         match &self.kind {
             CellKind::User(text) => wrap(text, width, theme.user(), "› ", "  ", theme.user()),
+            CellKind::PastedPrompt { shown, full, expanded } => {
+                let text = if *expanded { full } else { shown };
+                wrap(text, width, theme.user(), "› ", "  ", theme.user())
+            }
             CellKind::Thinking { text, collapsed } => {
                 let all = wrap(text.trim(), width, theme.thinking(), "", "", theme.thinking());
                 if *collapsed && !expand_thinking && all.len() > THINKING_TAIL + 1 {

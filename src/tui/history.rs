@@ -30,6 +30,8 @@ pub struct History {
     pub selected: Option<usize>,
     /// Rows in the viewport at the last draw (for page-sized scrolling).
     pub view_rows: usize,
+    /// Where the rows were drawn last, for mouse clicks.
+    inner: Rect,
     /// Colour in rendered Markdown (off with `NO_COLOR`).
     pub color: bool,
 }
@@ -56,6 +58,12 @@ impl History {
     pub fn user(&mut self, text: &str) {
         self.close();
         self.push(CellKind::User(text.to_string()));
+    }
+
+    /// A prompt holding long pastes: `shown` has their placeholders, `full` all of it.
+    pub fn user_pasted(&mut self, shown: &str, full: &str) {
+        self.close();
+        self.push(CellKind::PastedPrompt { shown: shown.to_string(), full: full.to_string(), expanded: false });
     }
 
     pub fn thinking(&mut self, delta: &str) {
@@ -187,11 +195,31 @@ impl History {
         }
     }
 
+    /// A click at `at` selects the tool line there.
+    pub fn click(&mut self, at: ratatui::layout::Position) {
+        if !self.inner.contains(at) {
+            return;
+        }
+        let row = self.scroll.top + usize::from(at.y - self.inner.y);
+        if let Some((i, _)) =
+            self.index.locate(row).filter(|(i, _)| self.cells.get(*i).is_some_and(HistoryCell::selectable))
+        {
+            self.selected = Some(i);
+        }
+    }
+
     /// Expands or collapses the selected cell (a command's whole output, a paste).
     pub fn toggle_selected(&mut self) {
         if let Some(i) = self.selected.filter(|&i| i < self.cells.len()) {
             self.cells[i].toggle();
             self.index.invalidate(i);
+            // Keep the cell's first line where the user is looking, if it is on screen.
+            let start = self.index.start_of(i);
+            let top = self.scroll.top;
+            if start < top || start >= top + self.view_rows.max(1) {
+                self.scroll.top = start;
+            }
+            self.scroll.follow = false;
         }
     }
 
@@ -269,6 +297,7 @@ impl History {
     /// tool log has focus).
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, highlight: bool, title: &str) {
         let inner = theme.draw_pane(area, buf, title, focused);
+        self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
         }
@@ -277,12 +306,8 @@ impl History {
             buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
         }
         if !self.scroll.follow && self.new_output {
-            let hint = " ↓ new output (End) ";
-            let w = hint.chars().count() as u16;
-            if inner.width > w {
-                let x = inner.x + inner.width - w;
-                buf.set_string(x, inner.y + inner.height - 1, hint, theme.approval());
-            }
+            // On the bottom border, where it hides no text.
+            theme.draw_badge(area, buf, " ↓ new output (End) ");
         }
     }
 }

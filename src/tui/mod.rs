@@ -3,16 +3,22 @@
 //! background task and talks to the UI over channels (see `channel.rs`).
 
 pub mod app;
+pub mod approval;
 pub mod cells;
 pub mod channel;
 pub mod clock;
 pub mod composer;
 pub mod context_panel;
+pub mod diff;
+pub mod help;
 pub mod highlight;
 pub mod history;
 pub mod keys;
+pub mod layout;
 pub mod markdown;
+pub mod notify;
 pub mod outcome;
+pub mod prefs;
 pub mod prompt_history;
 pub mod rows;
 pub mod scheduler;
@@ -66,6 +72,10 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let mut app = App::new(theme::Theme::new(tui.color), &placeholder, "", local_commands(), Vec::new());
     app.yolo = tui.yolo;
     app.mouse = tui.mouse;
+    app.notify_mode = notify::NotifyMode::from_env();
+    if let Some(path) = prefs::LayoutPrefs::path() {
+        app.use_layout_prefs(path);
+    }
 
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
@@ -184,6 +194,9 @@ async fn event_loop(
                         Err(_) => break,
                     }
                 }
+                if let Some(alert) = app.alert.take() {
+                    app.terminal_writes.push(alert);
+                }
                 for sequence in app.terminal_writes.drain(..) {
                     use std::io::Write as _;
                     term.backend_mut().write_all(sequence.as_bytes())?;
@@ -212,6 +225,10 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
             app.handle_mouse(mouse);
             vec![]
         }
+        Event::FocusGained | Event::FocusLost => {
+            app.terminal_focused = matches!(event, Event::FocusGained);
+            vec![]
+        }
         _ => vec![],
     }
 }
@@ -228,6 +245,9 @@ fn handle_message(app: &mut App, message: UiMessage) -> anyhow::Result<()> {
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
 fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
+    if !terminal::active() {
+        return Ok(());
+    }
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
     crossterm::queue!(term.backend_mut(), BeginSynchronizedUpdate)?;
     term.draw(|frame| app.draw(frame))?;

@@ -4,6 +4,7 @@
 //! arguments and the full result JSON.
 
 use super::clock::{SharedClock, SystemClock};
+use super::diff::{diff_lines, is_diff};
 use super::outcome::{exit_status, outcome};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
@@ -34,7 +35,12 @@ pub struct ToolRow {
     pub summary: String,
     pub args: Value,
     started: Instant,
+    /// How long it ran, once finished (approval waits excluded).
     pub elapsed: Option<Duration>,
+    /// Since when the user has been asked about it (the approval dialog is open).
+    waiting_since: Option<Instant>,
+    /// Time spent waiting for approval so far, which is not run time.
+    waited: Duration,
     pub result: Option<ToolResult>,
     output: String,
     pub expanded: bool,
@@ -46,6 +52,12 @@ impl ToolRow {
     /// did not).
     pub fn ok(&self) -> Option<bool> {
         self.result.as_ref().map(|r| !outcome(r).failed)
+    }
+
+    /// Time it has run until `now`: since it started, less any wait for approval.
+    fn run_time(&self, now: Instant) -> Duration {
+        let waiting = self.waiting_since.map_or(Duration::ZERO, |since| now.saturating_duration_since(since));
+        now.saturating_duration_since(self.started).saturating_sub(self.waited + waiting)
     }
 
     fn live_lines(&self) -> Vec<&str> {
@@ -63,11 +75,17 @@ impl ToolRow {
     fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
         if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
             let mut text = format!("arguments:\n{}", fields(&self.args));
-            match &self.result {
-                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(&result.to_value()))),
+            let result = self.result.as_ref().map(ToolResult::to_value);
+            match &result {
+                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(result))),
                 None => text.push_str("\n(running)"),
             }
             let mut lines = wrap(&sanitize(&text), width, theme.dim(), "  ", "  ", theme.dim());
+            // Diffs come last, in colour.
+            for (key, diff) in result.as_ref().and_then(Value::as_object).into_iter().flatten().filter_map(diff_field) {
+                lines.extend(wrap(&format!("{key}:"), width, theme.dim(), "  ", "  ", theme.dim()));
+                lines.extend(diff_lines(&sanitize(diff), width, theme, "  │ "));
+            }
             if lines.len() > DETAIL_CAP {
                 let more = lines.len() - DETAIL_CAP;
                 lines.truncate(DETAIL_CAP);
@@ -79,13 +97,17 @@ impl ToolRow {
     }
 
     fn head_line(&self, width: u16, theme: &Theme, selected: bool, now: Instant) -> Line<'static> {
-        let elapsed = self.elapsed.unwrap_or_else(|| now.duration_since(self.started));
+        let elapsed = self.elapsed.unwrap_or_else(|| self.run_time(now));
         let (glyph, style) = match self.ok() {
+            None if self.waiting_since.is_some() => ("?", theme.approval()),
             None => (SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()], theme.running()),
             Some(true) => ("+", theme.ok()),
             Some(false) => ("x", theme.error()),
         };
-        let mut right = format!(" {:.1}s", elapsed.as_secs_f64());
+        let mut right = match self.waiting_since {
+            Some(_) => " waiting for approval".to_string(),
+            None => format!(" {:.1}s", elapsed.as_secs_f64()),
+        };
         if let Some(code) = self.result.as_ref().and_then(exit_status).filter(|c| *c != 0) {
             right = format!(" exit {code}{right}");
         }
@@ -96,7 +118,7 @@ impl ToolRow {
             Span::styled(format!("{glyph} "), style),
             Span::raw(left),
             Span::raw(" ".repeat(pad)),
-            Span::styled(right, theme.dim()),
+            Span::styled(right, if self.waiting_since.is_some() { theme.approval() } else { theme.dim() }),
         ]);
         if selected {
             line = line.patch_style(theme.selected());
@@ -119,14 +141,23 @@ impl ToolRow {
     }
 }
 
+/// A field holding a unified diff.
+fn diff_field<'a>((key, value): (&'a String, &'a Value)) -> Option<(&'a String, &'a str)> {
+    value.as_str().filter(|text| is_diff(text)).map(|text| (key, text))
+}
+
 /// A JSON object as readable lines: one `key: value` per field, with multi-line strings
-/// (file contents, command output) shown as text blocks rather than escaped JSON.
+/// (file contents, command output) shown as text blocks rather than escaped JSON. Diffs
+/// are left out: the caller shows them in colour.
 fn fields(value: &Value) -> String {
     let Some(object) = value.as_object() else {
         return serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
     };
     let mut out = String::new();
     for (key, value) in object {
+        if diff_field((key, value)).is_some() {
+            continue;
+        }
         match value {
             Value::String(text) if text.contains('\n') => {
                 out.push_str(&format!("{key}:\n"));
@@ -155,6 +186,8 @@ pub struct ToolLog {
     view_rows: usize,
     /// Rows added while the view was not following.
     unseen: usize,
+    /// Where the rows were drawn last, for mouse clicks.
+    inner: Rect,
 }
 
 impl Default for ToolLog {
@@ -174,6 +207,7 @@ impl ToolLog {
             selected: None,
             view_rows: 0,
             unseen: 0,
+            inner: Rect::default(),
         }
     }
 
@@ -194,6 +228,8 @@ impl ToolLog {
             args: args.clone(),
             started: self.clock.now(),
             elapsed: None,
+            waiting_since: None,
+            waited: Duration::ZERO,
             result: None,
             output: String::new(),
             expanded: false,
@@ -228,12 +264,30 @@ impl ToolLog {
         let now = self.clock.now();
         if let Some(i) = self.by_id.remove(id) {
             let row = &mut self.rows[i];
-            row.elapsed = Some(now.duration_since(row.started));
+            row.elapsed = Some(row.run_time(now));
+            row.waiting_since = None;
             row.result = Some(result.clone());
             row.output = String::new();
             row.detail = None;
             self.index.invalidate(i);
         }
+    }
+
+    /// The approval dialog for call `id` opened (`true`) or was answered: the time in
+    /// between is shown as `waiting for approval` and is not run time.
+    pub fn waiting(&mut self, id: &str, waiting: bool) {
+        let now = self.clock.now();
+        let Some(&i) = self.by_id.get(id) else { return };
+        let row = &mut self.rows[i];
+        match (waiting, row.waiting_since) {
+            (true, None) => row.waiting_since = Some(now),
+            (false, Some(since)) => {
+                row.waited += now.saturating_duration_since(since);
+                row.waiting_since = None;
+            }
+            _ => {}
+        }
+        self.index.invalidate(i);
     }
 
     pub fn select_next(&mut self, delta: isize) {
@@ -304,6 +358,21 @@ impl ToolLog {
         }
     }
 
+    /// A click at `at`: selects the row there. `false` when no row is there.
+    pub fn click(&mut self, at: ratatui::layout::Position) -> bool {
+        if !self.inner.contains(at) {
+            return false;
+        }
+        let row = self.scroll.top + usize::from(at.y - self.inner.y);
+        match self.index.locate(row) {
+            Some((i, _)) if i < self.rows.len() => {
+                self.selected = Some(i);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Scrolls so row `i` is visible.
     fn reveal(&mut self, i: usize) {
         let start = self.index.start_of(i);
@@ -334,9 +403,20 @@ impl ToolLog {
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, now: Instant) {
         let running = self.running();
-        let title =
+        let mut title =
             if running > 0 { format!("tools · {running} running") } else { format!("tools · {}", self.rows.len()) };
-        let inner = theme.draw_pane(area, buf, &title, focused);
+        // A strip (the stacked layout) has no bottom border for the badge: it joins the title.
+        let strip = area.height <= super::layout::STRIP;
+        let unseen = self.unseen();
+        if strip && unseen > 0 {
+            title.push_str(&format!(" · ↓ {unseen} new (End)"));
+        }
+        let inner = if strip {
+            theme.draw_strip(area, buf, &title, focused)
+        } else {
+            theme.draw_pane(area, buf, &title, focused)
+        };
+        self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
         }
@@ -363,8 +443,7 @@ impl ToolLog {
             offset = 0;
             i += 1;
         }
-        let unseen = self.unseen();
-        if unseen > 0 {
+        if !strip && unseen > 0 {
             theme.draw_badge(area, buf, &format!(" ↓ {unseen} new (End) "));
         }
     }

@@ -89,6 +89,7 @@ impl Gate {
                 format!("{} is outside the project ({})\n{}", path.display(), self.places.root.display(), preview.text);
         }
         let request = ApprovalRequest {
+            call_id: call.context.call_id.clone(),
             tool: name.to_string(),
             args: call.args.clone(),
             summary: call.tool.summarize(&call.args),
@@ -107,6 +108,7 @@ impl Gate {
                 Ok(())
             }
             Approval::No => Err(format!("User denied permission: {name}")),
+            Approval::NoBecause(reason) => Err(format!("User denied permission: {name}. Reason: {reason}")),
         }
     }
 
