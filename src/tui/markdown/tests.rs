@@ -172,7 +172,7 @@ fn no_line_is_wider_than_the_width() {
 }
 
 /// A small deterministic generator, so the chunking is "random" but reproducible.
-fn chunk_sizes(seed: u64) -> impl Iterator<Item = usize> {
+pub(super) fn chunk_sizes(seed: u64) -> impl Iterator<Item = usize> {
     let mut state = seed;
     std::iter::from_fn(move || {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -228,9 +228,11 @@ fn a_long_code_block_streamed_in_random_chunks_matches_rendering_whole() {
 }
 
 /// Streams `source` into a document in chunks of `sizes`, checking after each one that the
-/// document shows what a whole render of the text so far shows.
-fn stream_and_compare(source: &str, mut sizes: impl Iterator<Item = usize>, width: u16) {
+/// document shows what a whole render of the text so far shows. Returns the most lines the
+/// open block's incremental layout kept meanwhile.
+pub(super) fn stream_and_compare(source: &str, mut sizes: impl Iterator<Item = usize>, width: u16) -> usize {
     let mut doc = MarkdownDoc::default();
+    let mut kept = 0;
     let mut rest = source;
     while !rest.is_empty() {
         let mut cut = sizes.next().unwrap_or(1).min(rest.len());
@@ -248,7 +250,9 @@ fn stream_and_compare(source: &str, mut sizes: impl Iterator<Item = usize>, widt
             "at {}",
             prefix.len()
         );
+        kept = kept.max(doc.kept_open_lines());
     }
+    kept
 }
 
 #[test]
