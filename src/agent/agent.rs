@@ -61,6 +61,9 @@ impl Agent {
     pub fn output(&self) -> &Arc<dyn Output> {
         &self.output
     }
+    pub fn set_output(&mut self, output: Arc<dyn Output>) {
+        self.output = output;
+    }
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
     }
@@ -118,8 +121,9 @@ impl Agent {
                 break self.interrupted();
             }
         };
-        self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
+        // The context first, so whoever sees the turn end sees the reply in it.
         self.publish_context();
+        self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
         outcome
     }
 
