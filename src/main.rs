@@ -1,4 +1,4 @@
-//! The `elelem` command line: `chat` (default), `ask` and `files`.
+//! The `elelem` command line: `chat` (default), `ask`, `files` and `plugins`.
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -31,6 +31,9 @@ struct Global {
     /// Extended-thinking budget in tokens, where the provider supports it
     #[arg(long, global = true, value_name = "TOKENS", env = "ELELEM_THINKING")]
     thinking: Option<u32>,
+    /// Trust this project: load its plugin files (.agents/plugins)
+    #[arg(long, global = true)]
+    trust: bool,
 }
 
 #[derive(Args, Clone, Default)]
@@ -68,6 +71,8 @@ enum Command {
     },
     /// Print files as a <documents> block (named paths, paths on stdin, or git ls-files)
     Files { paths: Vec<String> },
+    /// List the plugin files and what each registered (tools, hooks, commands, providers)
+    Plugins,
 }
 
 fn main() -> ExitCode {
@@ -80,14 +85,20 @@ fn main() -> ExitCode {
         allow: flags.allow,
         yolo: flags.yolo,
         headless,
+        trust: cli.global.trust,
         ..Options::default()
     };
     let command =
         cli.command.unwrap_or(Command::Chat { plain: false, no_mouse: false, permissions: PermissionFlags::default() });
     let result = match command {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
+        Command::Plugins => {
+            let mut options = options(PermissionFlags::default(), true);
+            options.provider.get_or_insert_with(|| "stub".into());
+            runtime().and_then(|rt| rt.block_on(plugins(options)))
+        }
         Command::Ask { prompt, json, permissions } => {
-            let options = options(permissions, true);
+            let options = Options { stderr_notices: json, ..options(permissions, true) };
             runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
         }
         Command::Chat { plain, no_mouse, permissions } => {
@@ -126,6 +137,15 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     let stopped = Repl::run(&mut session).await;
     elelem::startup::shutdown();
     Ok(stopped.map_or(ExitCode::SUCCESS, |stop| ExitCode::from(stop.exit_status())))
+}
+
+/// `elelem plugins`: sets up a session (on the stub unless `-p` says otherwise) and prints
+/// `/plugins`.
+async fn plugins(options: Options) -> anyhow::Result<ExitCode> {
+    let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(use_color(std::io::stdout().is_terminal())));
+    let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
+    session.command("/plugins");
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<ExitCode> {
