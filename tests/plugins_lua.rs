@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use support::{Reply, Server};
 
 /// A temporary home (with `~/.agents/plugins`) and project.
@@ -219,14 +220,70 @@ fn a_file_that_fails_to_load_is_reported_and_the_others_still_load() {
     let broken = env.user_plugin("a_broken.lua", "local x = 1\nx = = 2\n");
     let raising =
         env.user_plugin("b_raising.lua", "elelem.setup(function(session)\n  error('no setup for you')\nend)\n");
-    env.user_plugin("c_shout.lua", SHOUT);
-    let (lines, stderr) = env.ask(&[], calls(&[("shout", json!({"text": "still"}))]));
-    let first = format!("failed to load plugin {}: 2: unexpected symbol near '='", broken.display());
-    let second = format!("failed to load plugin {}: 2: no setup for you", raising.display());
-    assert_eq!(lines[0], json!({"type": "error", "message": first}));
-    assert_eq!(lines[1], json!({"type": "error", "message": second}));
-    assert!(stderr.contains(&first) && stderr.contains(&second), "{stderr}");
-    assert_eq!(results(&lines), [json!({"content": "STILL", "ok": true})]);
+    let taken = env.user_plugin(
+        "c_taken.lua",
+        "elelem.setup(function(s) s.toolbox:add({name = 'half', handler = print}) end)\n\
+         elelem.provider({name = 'openai', wire = 'openai'})\n",
+    );
+    env.user_plugin("d_shout.lua", SHOUT);
+    let (lines, stderr) = env.ask(&[], calls(&[("shout", json!({"text": "still"})), ("half", json!({}))]));
+    let failures = [
+        format!("failed to load plugin {}: 2: unexpected symbol near '='", broken.display()),
+        format!("failed to load plugin {}: 2: no setup for you", raising.display()),
+        format!("failed to load plugin {}: provider openai: that name belongs to a built-in provider", taken.display()),
+    ];
+    for (line, failure) in lines.iter().zip(&failures) {
+        assert_eq!(*line, json!({"type": "error", "message": failure}));
+        assert!(stderr.contains(failure.as_str()), "{stderr}");
+    }
+    let results = results(&lines);
+    assert_eq!(results[0], json!({"content": "STILL", "ok": true}));
+    let unknown = results[1]["error"].as_str().unwrap();
+    assert!(unknown.starts_with("unknown tool: \"half\""), "nothing of a failed file stays: {unknown}");
+}
+
+/// A session with the plugin files of `env`, set up in this process.
+fn session_with_plugins(env: &Env) -> elelem::agent::Session {
+    use elelem::plugins::lua::{Folders, LuaSettings, PluginFiles};
+    let providers = elelem::providers::builtin().unwrap();
+    let settings = elelem::protocol::ProviderSettings::default();
+    let provider = providers.build("stub", &settings).unwrap();
+    let output = Arc::new(elelem::agent::output::RecordingOutput::default());
+    let prompt = elelem::agent::system_prompt::SystemPrompt::new(env.project.clone());
+    let agent = elelem::agent::Agent::new(provider, Default::default(), output, elelem::agent::Transcript::new(prompt));
+    let input = Box::new(elelem::repl::StdinInput::default());
+    let approver = Arc::new(elelem::agent::input::DenyAll);
+    let mut session = elelem::agent::Session::new(agent, input, providers, settings, approver);
+    let plugin = PluginFiles::new(LuaSettings {
+        folders: Folders::new(Some(&env.home), &env.project, false),
+        cwd: env.project.clone(),
+        wires: Arc::new(|_, _| Err(elelem::protocol::ProviderError::Config("no wires here".into()))),
+        limit: std::time::Duration::from_secs(2),
+        stderr_notices: false,
+    });
+    session.add_plugin(Arc::new(plugin)).unwrap();
+    session
+}
+
+#[test]
+fn a_plugin_tool_describes_itself_like_a_built_in() {
+    let env = Env::new();
+    env.user_plugin("shout.lua", SHOUT);
+    env.user_plugin(
+        "plain.lua",
+        r#"elelem.setup(function(session)
+  session.toolbox:add({ name = "plain", description = "changes things",
+    summary = function(args) error("no summary today") end, handler = function() end })
+end)"#,
+    );
+    let session = session_with_plugins(&env);
+    let toolbox = session.toolbox();
+    assert_eq!(toolbox.summarize("yell", &json!({"text": "hey"})), "hey");
+    assert!(toolbox.get("yell").unwrap().read_only);
+    let plain = toolbox.get("plain").unwrap();
+    assert!(!plain.read_only);
+    assert_eq!(plain.summarize(&json!({"a": 1})), r#"{"a":1}"#, "a failing summary falls back to the arguments");
+    assert_eq!(plain.parameters, json!({"type": "object", "properties": {}, "required": []}));
 }
 
 #[test]
