@@ -1,4 +1,4 @@
-//! The `elelem` command line: `chat` (default), `ask` and `files`.
+//! The `elelem` command line: `chat` (default), `ask`, `files` and `plugins`.
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -87,6 +87,8 @@ enum Command {
     Files { paths: Vec<String> },
     /// List recorded sessions, newest first
     Sessions,
+    /// List the plugin files and what each registered (tools, hooks, commands, providers)
+    Plugins,
 }
 
 fn main() -> ExitCode {
@@ -121,8 +123,13 @@ fn main() -> ExitCode {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Plugins => {
+            let mut options = options(true);
+            options.provider.get_or_insert_with(|| "stub".into());
+            runtime().and_then(|rt| rt.block_on(plugins(options)))
+        }
         Command::Ask { prompt, json } => {
-            let options = options(true);
+            let options = Options { stderr_notices: json, ..options(true) };
             one_shot_runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
         }
         Command::Chat => {
@@ -231,6 +238,15 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     let stopped = Repl::run(&mut session).await;
     elelem::startup::shutdown();
     Ok(stopped.map_or(ExitCode::SUCCESS, |stop| ExitCode::from(stop.exit_status())))
+}
+
+/// `elelem plugins`: sets up a session (on the stub unless `-p` says otherwise) and prints
+/// `/plugins`.
+async fn plugins(options: Options) -> anyhow::Result<ExitCode> {
+    let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(use_color(std::io::stdout().is_terminal())));
+    let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
+    session.command("/plugins");
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<ExitCode> {

@@ -104,6 +104,9 @@ impl Agent {
     pub fn output(&self) -> &Arc<dyn Output> {
         &self.output
     }
+    pub fn set_output(&mut self, output: Arc<dyn Output>) {
+        self.output = output;
+    }
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
     }
@@ -177,8 +180,9 @@ impl Agent {
             }
         };
         self.last_turn = scratch;
-        self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
+        // The context first, so whoever sees the turn end sees the reply in it.
         self.publish_context();
+        self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
         outcome
     }
 

@@ -1,6 +1,7 @@
 //! The `Session`: an agent, an input and the slash commands, plus the plugins whose setup
 //! blocks filled them. Dispatches a line (command or turn) and forwards the agent's parts
-//! so plugin code rarely touches the agent directly.
+//! so plugin code rarely touches the agent directly. Plugins may observe every event the
+//! output shows and queue lines as if the user had typed them.
 
 use super::agent::{Agent, TurnOutcome};
 use super::caught::catch_sync;
@@ -12,8 +13,32 @@ use super::plugin::Plugin;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use crate::protocol::{Provider, ProviderError, ProviderSettings, Providers};
-use std::sync::{Arc, Mutex};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, RwLock};
 use tokio_util::sync::CancellationToken;
+
+/// Sees every event the session's output shows, just after the front end does. Observers
+/// are plugin state: `reload` forgets them before the setup blocks run again.
+pub type Observer = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
+
+/// The front end's output with the observers behind it.
+struct Observed {
+    front: Arc<dyn Output>,
+    observers: Arc<RwLock<Vec<Observer>>>,
+}
+
+impl Output for Observed {
+    fn emit(&self, event: AgentEvent) {
+        let observers = self.observers.read().map(|o| o.clone()).unwrap_or_default();
+        if observers.is_empty() {
+            return self.front.emit(event);
+        }
+        self.front.emit(event.clone());
+        for observer in observers {
+            observer(&event);
+        }
+    }
+}
 
 /// Cancels whatever turn is running; shared between a session loop and its front end.
 #[derive(Clone, Default)]
@@ -61,16 +86,21 @@ pub struct Session {
     notes: Vec<String>,
     /// `!command` runs so far, to number them.
     shell_runs: usize,
+    observers: Arc<RwLock<Vec<Observer>>>,
+    /// Lines to dispatch before reading the input again.
+    queued: VecDeque<String>,
 }
 
 impl Session {
     pub fn new(
-        agent: Agent,
+        mut agent: Agent,
         input: Box<dyn Input>,
         providers: Providers,
         settings: ProviderSettings,
         approver: Arc<dyn Approver>,
     ) -> Self {
+        let observers = Arc::new(RwLock::new(Vec::new()));
+        agent.set_output(Arc::new(Observed { front: agent.output().clone(), observers: observers.clone() }));
         Session {
             agent,
             input,
@@ -82,6 +112,8 @@ impl Session {
             plugins: Vec::new(),
             notes: Vec::new(),
             shell_runs: 0,
+            observers,
+            queued: VecDeque::new(),
         }
     }
 
@@ -123,6 +155,10 @@ impl Session {
     pub fn providers(&self) -> &Providers {
         &self.providers
     }
+    /// The registry, for plugins that declare providers.
+    pub fn providers_mut(&mut self) -> &mut Providers {
+        &mut self.providers
+    }
     /// What the current provider was built with.
     pub fn settings(&self) -> &ProviderSettings {
         &self.settings
@@ -138,6 +174,19 @@ impl Session {
     /// The names of the plugins set up, in order.
     pub fn plugin_names(&self) -> Vec<String> {
         self.plugins.iter().map(|p| p.name().to_string()).collect()
+    }
+
+    /// Adds an observer of every event shown from now on.
+    pub fn observe(&mut self, observer: Observer) {
+        if let Ok(mut observers) = self.observers.write() {
+            observers.push(observer);
+        }
+    }
+
+    /// Queues a line to dispatch as if the user had typed it, before the input is read
+    /// again (`run` only; a command that wants a turn uses this).
+    pub fn queue_line(&mut self, line: impl Into<String>) {
+        self.queued.push_back(line.into());
     }
 
     /// Shows text (command output).
@@ -221,10 +270,13 @@ impl Session {
         plugin.setup(self).map_err(|e| e.context(format!("plugin {}", plugin.name())))
     }
 
-    /// Empties the toolbox and commands and runs every setup block again.
+    /// Empties the toolbox, commands and observers and runs every setup block again.
     pub fn reload(&mut self) -> anyhow::Result<()> {
         *self.agent.toolbox_mut() = Toolbox::new();
         self.commands.clear();
+        if let Ok(mut observers) = self.observers.write() {
+            observers.clear();
+        }
         for plugin in self.plugins.clone() {
             plugin.setup(self).map_err(|e| e.context(format!("plugin {}", plugin.name())))?;
         }
@@ -236,7 +288,13 @@ impl Session {
     /// Each line gets a fresh cancellation token from the interrupter.
     pub async fn run(&mut self) {
         loop {
-            let Some(line) = self.input.read_line("> ").await else { break };
+            let line = match self.queued.pop_front() {
+                Some(line) => line,
+                None => match self.input.read_line("> ").await {
+                    Some(line) => line,
+                    None => break,
+                },
+            };
             let cancel = self.interrupter.begin();
             let flow = self.dispatch(&line, cancel).await;
             self.interrupter.end();

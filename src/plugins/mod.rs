@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod context_commands;
+pub mod lua;
 pub mod permissions;
 pub mod redact;
 pub mod transcript_export;
