@@ -8,7 +8,13 @@
 //! dearer than short paragraphs, a 200 KB code block in 500 deltas under 0.3 s CPU.
 //!
 //! `ELELEM_BENCH_BIN=/path/to/elelem` measures another build (e.g. the one before a change)
-//! with the same scripts.
+//! with the same scripts. With `ELELEM_SSE_MOCK=/path/to/sse_mock` (the example server,
+//! `scripts/bench.sh` sets it) the 1 MB rows are also measured over real HTTP: the reply
+//! streamed by a local OpenAI-protocol server in 32-character events, as a burst and 1 ms
+//! apart, and a width change of that reply once it is all on screen.
+//!
+//! Prints Markdown table rows (`| measure | result | goal |`); `scripts/bench.sh` puts them
+//! in one table with the headless and search rows.
 
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 use serde_json::json;
@@ -23,6 +29,14 @@ use common::{shape_chunk, SHAPES};
 
 /// Starts every synchronized update, so one per frame.
 const FRAME_START: &[u8] = b"\x1b[?2026h";
+/// Ends every synchronized update: the frame is complete.
+const FRAME_END: &[u8] = b"\x1b[?2026l";
+
+/// Where the TUI gets its reply: the stub's script, or a local SSE server.
+enum Source<'a> {
+    Stub(&'a std::path::Path),
+    Http(&'a str),
+}
 
 struct Run {
     child: Box<dyn portable_pty::Child + Send + Sync>,
@@ -30,31 +44,42 @@ struct Run {
     screen: Arc<Mutex<vt100::Parser>>,
     bytes: Arc<AtomicU64>,
     frames: Arc<AtomicU64>,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
+    frame_ends: Arc<AtomicU64>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
 fn binary() -> String {
     std::env::var("ELELEM_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_elelem").to_string())
 }
 
-fn start(script: &std::path::Path, dir: &std::path::Path) -> Run {
+fn start(source: Source, dir: &std::path::Path) -> Run {
     let pair = native_pty_system().openpty(PtySize { rows: 40, cols: 120, pixel_width: 0, pixel_height: 0 }).unwrap();
     let mut cmd = CommandBuilder::new(binary());
     cmd.cwd(dir);
     cmd.env("TERM", "xterm-256color");
     cmd.env("HOME", dir);
-    cmd.env("ELELEM_STUB_SCRIPT", script);
     cmd.env_remove("ANTHROPIC_API_KEY");
     cmd.env_remove("OPENAI_API_KEY");
     cmd.env("OLLAMA_HOST", "http://127.0.0.1:9");
+    match source {
+        Source::Stub(script) => {
+            cmd.env("ELELEM_STUB_SCRIPT", script);
+        }
+        Source::Http(url) => {
+            cmd.env("OPENAI_BASE_URL", url);
+            cmd.env("OPENAI_API_KEY", "x");
+            cmd.args(["-p", "openai"]);
+        }
+    }
     let child = pair.slave.spawn_command(cmd).unwrap();
     drop(pair.slave);
     let mut reader = pair.master.try_clone_reader().unwrap();
     let writer = pair.master.take_writer().unwrap();
     let n = |v| NonZeroU16::new(v).unwrap();
     let screen = Arc::new(Mutex::new(vt100::Parser::new(n(40), n(120), 0)));
-    let (bytes, frames) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-    let (s, b, f) = (screen.clone(), bytes.clone(), frames.clone());
+    let (bytes, frames, frame_ends) =
+        (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let (s, b, f, e) = (screen.clone(), bytes.clone(), frames.clone(), frame_ends.clone());
     std::thread::spawn(move || {
         let mut buf = vec![0u8; 1 << 16];
         // The end of the previous read, so a marker split between two reads is still counted.
@@ -67,12 +92,15 @@ fn start(script: &std::path::Path, dir: &std::path::Path) -> Run {
             carry.extend_from_slice(&buf[..k]);
             let found = carry.windows(FRAME_START.len()).filter(|w| *w == FRAME_START).count();
             f.fetch_add(found as u64, Ordering::Relaxed);
+            // Parse before counting the end, so a waiter woken by the count sees the frame.
+            s.lock().unwrap().process(&buf[..k]);
+            let ended = carry.windows(FRAME_END.len()).filter(|w| *w == FRAME_END).count();
+            e.fetch_add(ended as u64, Ordering::Relaxed);
             let keep = carry.len().min(FRAME_START.len() - 1);
             carry.drain(..carry.len() - keep);
-            s.lock().unwrap().process(&buf[..k]);
         }
     });
-    Run { child, writer, screen, bytes, frames, _master: pair.master }
+    Run { child, writer, screen, bytes, frames, frame_ends, master: pair.master }
 }
 
 /// What one streamed reply cost.
@@ -121,6 +149,25 @@ impl Run {
         }
     }
 
+    /// Changes the terminal's width and waits for the first complete frame after it: the
+    /// wall time from the resize to that frame's end, and the CPU used meanwhile.
+    fn resize(&mut self, cols: u16) -> (f64, f64) {
+        let pid = self.pid();
+        std::thread::sleep(Duration::from_millis(300));
+        let before = cpu_seconds(pid);
+        let ends = self.frame_ends.load(Ordering::Relaxed);
+        let started = Instant::now();
+        self.screen.lock().unwrap().set_size(NonZeroU16::new(40).unwrap(), NonZeroU16::new(cols).unwrap());
+        self.master.resize(PtySize { rows: 40, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
+        while self.frame_ends.load(Ordering::Relaxed) == ends {
+            assert!(started.elapsed() < Duration::from_secs(30), "no frame after the resize");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let wall = started.elapsed().as_secs_f64();
+        std::thread::sleep(Duration::from_millis(200));
+        (wall, cpu_seconds(pid) - before)
+    }
+
     fn clear(&mut self) {
         self.send("/clear");
         self.wait_for("Conversation cleared", Duration::from_secs(10));
@@ -138,16 +185,47 @@ impl Run {
     }
 }
 
-fn report(label: &str, cost: &Cost) {
+/// One table row: the median of each measure over the runs.
+fn report(label: &str, goal: &str, costs: &[Cost]) {
+    let median = |f: &dyn Fn(&Cost) -> f64| {
+        let mut v: Vec<f64> = costs.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (cpu, wall, rss) = (median(&|c| c.cpu), median(&|c| c.wall), median(&|c| c.rss));
+    let (frames, bytes) = (median(&|c| c.frames as f64), median(&|c| c.bytes as f64));
     println!(
-        "{label}: {:.3} s CPU over {:.2} s wall, peak RSS {:.1} MB, {} frames, {:.1} KB written, {:.0} B/frame",
-        cost.cpu,
-        cost.wall,
-        cost.rss,
-        cost.frames,
-        cost.bytes as f64 / 1024.0,
-        cost.bytes as f64 / cost.frames.max(1) as f64
+        "| TUI: {label} | {wall:.2} s wall, {cpu:.3} s CPU, {rss:.1} MB peak; {frames:.0} frames, {:.0} B/frame | {goal} |",
+        bytes / frames.max(1.0)
     );
+}
+
+fn runs() -> usize {
+    std::env::var("ELELEM_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3).max(1)
+}
+
+/// The SSE server example, started with `args`; its base URL. Killed on drop.
+struct Mock(std::process::Child, String);
+
+impl Mock {
+    fn start(path: &str, args: &[&str]) -> Mock {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(path)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {path}: {e}"));
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        Mock(child, line.trim().to_string())
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// CPU seconds (user + system) the process has used so far.
@@ -228,49 +306,94 @@ fn main() {
     let mut steps = vec![
         json!({"events": [{"type": "saying", "text": text}]}),
         json!({"events": deltas(&text, 32, 1)}),
-        json!({"events": deltas(&text, 400, 1)}),
         json!({"events": deltas(&code_text(), 400, 1)}),
     ];
     steps.extend(SHAPES.iter().map(|shape| json!({"events": shape_events(shape)})));
-    std::fs::write(&script, serde_json::Value::Array(steps).to_string()).unwrap();
+    let runs = runs();
+    // Every run replays the whole script, once per run.
+    let all: Vec<serde_json::Value> = (0..runs).flat_map(|_| steps.clone()).collect();
+    std::fs::write(&script, serde_json::Value::Array(all).to_string()).unwrap();
 
     let mut starts = Vec::new();
     for _ in 0..10 {
-        let run = start(&script, dir.path());
+        let run = start(Source::Stub(&script), dir.path());
         starts.push(run.wait_for("Ask elelem", Duration::from_secs(10)));
         run.quit();
     }
     starts.sort();
     println!(
-        "start to first frame: median {:.1} ms, max {:.1} ms (budget 20 ms)",
+        "| TUI: launch → prompt on screen (median of 10) | {:.1} ms (max {:.1} ms) | ≤ 20 ms |",
         starts[starts.len() / 2].as_secs_f64() * 1000.0,
         starts[starts.len() - 1].as_secs_f64() * 1000.0
     );
 
-    let mut run = start(&script, dir.path());
+    let mut run = start(Source::Stub(&script), dir.path());
     run.wait_for("Ask elelem", Duration::from_secs(10));
     std::thread::sleep(Duration::from_millis(300));
     let pid = run.pid();
     let idle_before = cpu_seconds(pid);
-    std::thread::sleep(Duration::from_secs(3));
-    let idle = cpu_seconds(pid) - idle_before;
-    println!("idle CPU over 3 s: {:.3} s ({:.2}%)", idle, idle / 3.0 * 100.0);
+    std::thread::sleep(Duration::from_secs(10));
+    println!("| TUI: idle CPU per 10 s | {:.3} s | 0.00 s |", cpu_seconds(pid) - idle_before);
 
-    let cost = run.measure("stream it", "END-OF-REPLY");
-    report("1 MB burst (goal: on screen in 0.15 s, 0.1 s CPU, 30 MB)", &cost);
-    run.clear();
-    let cost = run.measure("stream it in 32-byte deltas", "END-OF-REPLY");
-    report("1 MB in 32-byte deltas 1 ms apart (goal: 0.5 s CPU)", &cost);
-    run.clear();
-    let cost = run.measure("stream it in 400-byte deltas", "END-OF-REPLY");
-    report("1 MB in 400-byte deltas 1 ms apart", &cost);
-    run.clear();
-    let cost = run.measure("write the file", "END-OF-CODE");
-    report("200 KB code block in 500 deltas 1 ms apart (goal: 0.3 s CPU)", &cost);
-    for shape in SHAPES {
-        run.clear();
-        let cost = run.measure(&format!("one {shape}"), "END-OF-SHAPE");
-        report(&format!("3,000 one-line chunks 1 ms apart as {shape}"), &cost);
+    let mut rows: Vec<(String, &str, Vec<Cost>)> = vec![
+        ("1 MB stub reply at once (Enter → all on screen)".into(), "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB", vec![]),
+        ("1 MB stub reply in 32-byte deltas 1 ms apart".into(), "≤ 0.5 s CPU", vec![]),
+        ("200 KB code block in 500 deltas 1 ms apart".into(), "≤ 0.3 s CPU", vec![]),
+    ];
+    rows.extend(
+        SHAPES
+            .iter()
+            .map(|shape| (format!("3,000 one-line chunks 1 ms apart as {shape}"), "no dearer than paragraphs", vec![])),
+    );
+    let prompts: Vec<(String, &str)> = [
+        ("stream it".to_string(), "END-OF-REPLY"),
+        ("stream it in 32-byte deltas".into(), "END-OF-REPLY"),
+        ("write the file".into(), "END-OF-CODE"),
+    ]
+    .into_iter()
+    .chain(SHAPES.iter().map(|shape| (format!("one {shape}"), "END-OF-SHAPE")))
+    .collect();
+    for _ in 0..runs {
+        for (row, (prompt, marker)) in rows.iter_mut().zip(&prompts) {
+            run.clear();
+            row.2.push(run.measure(prompt, marker));
+        }
     }
     run.quit();
+
+    if let Ok(mock) = std::env::var("ELELEM_SSE_MOCK") {
+        let burst = Mock::start(&mock, &[]);
+        let (mut costs, mut resizes) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let mut run = start(Source::Http(&burst.1), dir.path());
+            run.wait_for("Ask elelem", Duration::from_secs(10));
+            costs.push(run.measure("write a long reply", "END-OF-REPLY"));
+            resizes.push(run.resize(100));
+            run.quit();
+        }
+        report(
+            "1 MB over HTTP, 32-char SSE events, burst (Enter → all on screen)",
+            "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB",
+            &costs,
+        );
+        resizes.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (wall, cpu) = resizes[resizes.len() / 2];
+        println!(
+            "| TUI: width change of a 1 MB reply (resize → frame done) | {:.1} ms, {cpu:.3} s CPU | ≤ 16 ms |",
+            wall * 1000.0
+        );
+        drop(burst);
+        let paced = Mock::start(&mock, &["--pace-ms", "1"]);
+        let mut costs = Vec::new();
+        for _ in 0..runs {
+            let mut run = start(Source::Http(&paced.1), dir.path());
+            run.wait_for("Ask elelem", Duration::from_secs(10));
+            costs.push(run.measure("write a long reply", "END-OF-REPLY"));
+            run.quit();
+        }
+        report("1 MB over HTTP, 32-char SSE events 1 ms apart", "≤ 0.5 s CPU", &costs);
+    }
+    for (label, goal, costs) in &rows {
+        report(label, goal, costs);
+    }
 }

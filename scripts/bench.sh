@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Headless benchmark: `elelem ask` and `ask --json` against a local OpenAI-protocol server
-# (examples/sse_mock.rs) streaming a ~1 MB Markdown reply in 32-character SSE events, one
-# event per write. Prints one table row per measure: median wall time, CPU (user+sys) and
-# peak RSS over several runs.
+# The benchmark table (issue 13): every measure of the README's Performance section, one
+# Markdown table on stdout, medians of several runs.
+#   - headless `ask` and `ask --json` against a local OpenAI-protocol server
+#     (examples/sse_mock.rs) streaming a ~1 MB Markdown reply in 32-character SSE events,
+#     one event per write: wall, CPU (user+sys) and peak RSS;
+#   - the TUI in a pseudo-terminal (benches/e2e.rs): launch to prompt, idle CPU, the same
+#     1 MB over HTTP as a burst and 1 ms apart, a width change of it, a 200 KB code block,
+#     long blocks of each shape against short paragraphs (CPU, memory, frames, bytes);
+#   - the `grep` tool against GNU `grep -rn` on a generated ~10k-file tree
+#     (scripts/bench_grep.sh).
 #
-#   scripts/bench.sh [--runs 5] [--pace-ms 0] [--no-build]
+#   scripts/bench.sh [--runs 5] [--pace-ms 0] [--no-build] [--headless-only]
 #
 # Builds target/release/elelem and the mock first (unless --no-build); ELELEM=path and
 # SSE_MOCK=path run other builds (e.g. a saved binary from before a change). Needs GNU
@@ -15,12 +21,14 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RUNS=5
 PACE_MS=0
 BUILD=1
+HEADLESS_ONLY=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs) RUNS="$2"; shift 2 ;;
         --pace-ms) PACE_MS="$2"; shift 2 ;;
         --no-build) BUILD=0; shift ;;
-        *) echo "usage: $0 [--runs N] [--pace-ms MS] [--no-build]" >&2; exit 2 ;;
+        --headless-only) HEADLESS_ONLY=1; shift ;;
+        *) echo "usage: $0 [--runs N] [--pace-ms MS] [--no-build] [--headless-only]" >&2; exit 2 ;;
     esac
 done
 
@@ -69,12 +77,24 @@ measure() {
     wall=$(awk '{ print $1 }' "$WORK/times" | median)
     cpu=$(awk '{ print $2 + $3 }' "$WORK/times" | median)
     rss=$(awk '{ print $4 / 1024 }' "$WORK/times" | median)
-    printf '| %s | %.2f s | %.2f s | %.1f MB |\n' "$label" "$wall" "$cpu" "$rss"
+    printf '| %s | %.2f s wall, %.2f s CPU, %.1f MB peak | %s |\n' "$label" "$wall" "$cpu" "$rss" "$GOAL"
 }
 
 pace="burst"
 [[ "$PACE_MS" != 0 ]] && pace="paced ${PACE_MS} ms"
-echo "| measure (median of $RUNS) | wall | CPU | peak RSS |"
-echo "|---|---|---|---|"
-measure "headless \`ask\` 1 MB, 32-char events, $pace"
-measure "headless \`ask --json\` 1 MB, 32-char events, $pace" --json
+cpu_model="$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+memory="$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores ($cpu_model), $memory, $(uname -sr);"
+echo "elelem $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), medians of $RUNS runs."
+echo
+echo "| measure | result | goal |"
+echo "|---|---|---|"
+GOAL="≤ 0.1 s wall, ≤ 0.08 s CPU, ≤ 15 MB"
+measure "headless \`ask\` 1 MB, 32-char SSE events, $pace"
+measure "headless \`ask --json\` 1 MB, 32-char SSE events, $pace" --json
+[[ $HEADLESS_ONLY == 1 ]] && exit 0
+# The TUI rows: the e2e bench drives the release binary in a pseudo-terminal.
+ELELEM_BENCH_BIN="$ELELEM" ELELEM_SSE_MOCK="$MOCK" ELELEM_BENCH_RUNS="$RUNS" \
+    cargo bench --quiet --bench e2e 2>"$WORK/bench-err" | grep '^|' || {
+    echo "the TUI bench failed:" >&2; cat "$WORK/bench-err" >&2; exit 1; }
+"$ROOT/scripts/bench_grep.sh" "${GREP_TREE:-/tmp/elelem-grep-tree}" "$RUNS" | grep '^|'

@@ -9,7 +9,10 @@ use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -163,6 +166,69 @@ struct PartialCall {
     arguments: String,
 }
 
+/// A chunk read without a JSON tree, borrowing its text where it has no escapes. Anything
+/// this shape does not fit (tool calls, an error, odd types) goes the `Value` way.
+#[derive(Deserialize)]
+struct TextChunk<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<TextChoice<'a>>,
+    usage: Option<ChunkUsage>,
+    error: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct TextChoice<'a> {
+    finish_reason: Option<IgnoredAny>,
+    #[serde(borrow)]
+    delta: Option<TextDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct TextDelta<'a> {
+    #[serde(borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reasoning: Option<Cow<'a, str>>,
+    tool_calls: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct ChunkUsage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
+impl TextChunk<'_> {
+    /// No error and no tool calls: everything in it is read here.
+    fn is_plain(&self) -> bool {
+        self.error.is_none() && self.choices.iter().all(|c| c.delta.as_ref().is_none_or(|d| d.tool_calls.is_none()))
+    }
+
+    /// The same events, in the same order, as the `Value` way.
+    fn emit(self, finished: &mut bool, out: &mut Vec<ProviderEvent>) {
+        if let Some(usage) = self.usage {
+            out.push(ProviderEvent::Usage(Usage {
+                input_tokens: usage.prompt_tokens.unwrap_or(0),
+                output_tokens: usage.completion_tokens.unwrap_or(0),
+            }));
+        }
+        for choice in self.choices {
+            *finished |= choice.finish_reason.is_some();
+            let Some(delta) = choice.delta else { continue };
+            for text in [delta.reasoning_content, delta.reasoning].into_iter().flatten() {
+                if !text.is_empty() {
+                    out.push(ProviderEvent::Thinking(text.into_owned()));
+                }
+            }
+            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                out.push(ProviderEvent::Saying(text.into_owned()));
+            }
+        }
+    }
+}
+
 /// The SSE chunk parser for one reply.
 #[derive(Default)]
 struct Parser {
@@ -195,6 +261,14 @@ impl WireParser for Parser {
             self.flush_calls(out)?;
             self.done = true;
             return Ok(());
+        }
+        // Most chunks are one text delta: read them without building a JSON tree.
+        if let Ok(chunk) = serde_json::from_str::<TextChunk>(&frame.data) {
+            if chunk.is_plain() {
+                self.chunks = true;
+                chunk.emit(&mut self.finished, out);
+                return Ok(());
+            }
         }
         let data = http::parse_json(NAME, &frame)?;
         self.chunks = true;
