@@ -10,6 +10,7 @@ use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::commands::BuiltinCommands;
+use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::protocol::ProviderSettings;
 use crate::tools::BuiltinTools;
@@ -29,6 +30,8 @@ pub struct Options {
     pub yolo: bool,
     /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
     pub headless: bool,
+    /// The project is trusted (`--trust`): its `.agents/` may start MCP servers.
+    pub trust: bool,
     /// Plugins set up after the built-in ones (embedders and test harnesses).
     pub extra_plugins: ExtraPlugins,
     /// Which session to record into: a new one, the latest of this directory, or one by id.
@@ -66,7 +69,19 @@ impl fmt::Debug for ExtraPlugins {
 /// rules and `--allow` names written with an alias resolve to the tool.
 pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
     let flags = PermissionFlags { allow: options.allow.clone(), yolo: options.yolo, headless: options.headless };
-    vec![Arc::new(BuiltinTools), Arc::new(PermissionsPlugin::new(flags)), Arc::new(BuiltinCommands)]
+    // TRUST: the project's MCP servers start only when the project is trusted.
+    let mcp = McpSettings {
+        trusted_project: options.trust,
+        headless: options.headless,
+        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        project: std::env::current_dir().unwrap_or_default(),
+    };
+    vec![
+        Arc::new(BuiltinTools),
+        Arc::new(McpPlugin::new(mcp)),
+        Arc::new(PermissionsPlugin::new(flags)),
+        Arc::new(BuiltinCommands),
+    ]
 }
 
 /// Builds the session with its plugins set up.
@@ -180,10 +195,12 @@ pub fn quiet_caught_panics() {
     }));
 }
 
-/// Stops everything tools started (command process groups and their background jobs);
+/// Stops everything tools started (command process groups and their background jobs)
+/// and every MCP server process;
 /// every front end calls it on its way out, signals included.
 pub fn shutdown() {
     crate::tools::process_groups::kill_all();
+    crate::plugins::mcp::stop_all();
 }
 
 /// `elelem v<version>`.

@@ -61,7 +61,13 @@ pub struct Session {
     notes: Vec<String>,
     /// `!command` runs so far, to number them.
     shell_runs: usize,
+    /// Run before each turn and each slash command (plugins that bring tools in late).
+    before_line: Vec<BeforeLine>,
 }
+
+/// A plugin's refresh, run before each turn and each slash command: e.g. adding the tools
+/// of a server that became ready in the background.
+pub type BeforeLine = Arc<dyn Fn(&mut Session) + Send + Sync>;
 
 impl Session {
     pub fn new(
@@ -82,6 +88,7 @@ impl Session {
             plugins: Vec::new(),
             notes: Vec::new(),
             shell_runs: 0,
+            before_line: Vec::new(),
         }
     }
 
@@ -140,6 +147,19 @@ impl Session {
         self.plugins.iter().map(|p| p.name().to_string()).collect()
     }
 
+    /// Runs `refresh` before each turn and each slash command (cleared by `reload`).
+    pub fn before_line(&mut self, refresh: impl Fn(&mut Session) + Send + Sync + 'static) {
+        self.before_line.push(Arc::new(refresh));
+    }
+
+    fn refresh(&mut self) {
+        for refresh in self.before_line.clone() {
+            if let Err(panic) = catch_sync(|| refresh(self)) {
+                self.agent.output().emit(AgentEvent::Error(panic));
+            }
+        }
+    }
+
     /// Shows text (command output).
     pub fn show(&self, text: impl Into<String>) {
         self.agent.output().emit(AgentEvent::Info(text.into()));
@@ -148,6 +168,7 @@ impl Session {
     /// Runs one turn. Notes of `!command` runs since the last turn go before the prompt;
     /// files it mentions (`@src/main.rs`) are attached after it.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        self.refresh();
         let prompt = match prompt.contains('@') {
             true => super::mentions::attach(prompt, self.agent.transcript().system_prompt.cwd()),
             false => prompt.to_string(),
@@ -211,6 +232,7 @@ impl Session {
     pub fn reload(&mut self) -> anyhow::Result<()> {
         *self.agent.toolbox_mut() = Toolbox::new();
         self.commands.clear();
+        self.before_line.clear();
         for plugin in self.plugins.clone() {
             plugin.setup(self).map_err(|e| e.context(format!("plugin {}", plugin.name())))?;
         }
@@ -263,6 +285,7 @@ impl Session {
 
     /// Runs a slash command line such as `/context 2`.
     pub fn command(&mut self, line: &str) -> Flow {
+        self.refresh();
         let line = line.trim();
         let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let Some(command) = self.commands.get(name).cloned() else {

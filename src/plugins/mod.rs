@@ -4,5 +4,6 @@
 
 pub mod commands;
 pub mod context_commands;
+pub mod mcp;
 pub mod permissions;
 pub mod transcript_export;
