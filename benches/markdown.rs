@@ -1,12 +1,19 @@
 //! Streaming a ~1 MB Markdown reply into `MarkdownDoc` the way the UI follows output (height
 //! and the bottom 40-row window after every delta), and re-laying out a finished large doc at
 //! a new width.
+//!
+//! Before criterion runs, `shapes` prints the cost of streaming one long block of each shape
+//! (3,000 and 8,000 one-line chunks, a frame after each chunk) next to the same text as short
+//! paragraphs: the open block must cost no more per frame the longer it gets (issue 13).
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use elelem::tui::markdown::{MarkdownDoc, RenderOptions};
+
+mod common;
+use common::{shape_chunk, SHAPES};
 
 const DELTA: usize = 2000;
 const WINDOW: usize = 40;
@@ -129,5 +136,43 @@ fn stream(c: &mut Criterion) {
     group.finish();
 }
 
+/// Streams `n` chunks of `shape`, a frame (height + bottom window) after each; returns the
+/// seconds taken and the mean frame time of the first and last tenth, in microseconds.
+fn stream_shape(shape: &str, n: usize) -> (f64, f64, f64) {
+    let mut doc = MarkdownDoc::new(RenderOptions::default());
+    let mut frames = Vec::with_capacity(n);
+    let started = std::time::Instant::now();
+    for i in 0..n {
+        let chunk = shape_chunk(shape, i);
+        let frame = std::time::Instant::now();
+        doc.push_str(&chunk);
+        let height = doc.height(100);
+        black_box(doc.lines(100, height.saturating_sub(WINDOW), WINDOW));
+        frames.push(frame.elapsed().as_secs_f64() * 1e6);
+    }
+    let total = started.elapsed().as_secs_f64();
+    let tenth = (n / 10).max(1);
+    let mean = |f: &[f64]| f.iter().sum::<f64>() / f.len() as f64;
+    (total, mean(&frames[..tenth]), mean(&frames[n - tenth..]))
+}
+
+/// Prints the shapes' costs; `SHAPE_RUNS` (default 3) runs each, `SHAPE_CHUNKS` (default
+/// "3000,8000") picks the lengths, `SHAPE_CHUNKS=0` skips them.
+fn shapes() {
+    let runs: usize = std::env::var("SHAPE_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(3).max(1);
+    let lengths = std::env::var("SHAPE_CHUNKS").unwrap_or_else(|_| "3000,8000".into());
+    for n in lengths.split(',').filter_map(|n| n.trim().parse::<usize>().ok()).filter(|&n| n > 0) {
+        for shape in SHAPES {
+            let mut results: Vec<(f64, f64, f64)> = (0..runs).map(|_| stream_shape(shape, n)).collect();
+            results.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (total, first, last) = results[runs / 2];
+            println!(
+                "shape {shape:>10} x {n}: {:8.1} ms total (median of {runs}), frame {first:7.1} us first tenth, {last:7.1} us last tenth",
+                total * 1000.0
+            );
+        }
+    }
+}
+
 criterion_group!(benches, stream);
-criterion_main!(benches);
+criterion_main!(shapes, benches);

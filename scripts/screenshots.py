@@ -169,6 +169,7 @@ def main():
             json.dump(SCRIPT, f)
         env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")}
         env.update({"TERM": "xterm-256color", "ELELEM_STUB_SCRIPT": script, "HOME": tmp,
+                    "XDG_DATA_HOME": os.path.join(tmp, "data"),
                     "OLLAMA_HOST": "http://127.0.0.1:9", "COLORTERM": "truecolor"})
         app = App(binary, ROOT, env)
         app.wait_for("Ask elelem")
@@ -181,7 +182,7 @@ def main():
         app.pump(0.5)
         render(app.screen, os.path.join(out, "conversation.png"))
         app.send("\t\t")  # focus the tool log
-        app.send("\x1b[A\r")  # select the execute call and expand it
+        app.send("\x1b[A\x1b[A\r")  # select the execute call (Up from the newest) and expand it
         app.pump(0.5)
         render(app.screen, os.path.join(out, "tool-log-expanded.png"))
         app.send("\x1b")
@@ -189,6 +190,38 @@ def main():
         app.pump(0.5)
         render(app.screen, os.path.join(out, "context-panel.png"))
         app.close()
+        approval_diff(binary, tmp, env, out)
+
+
+CALC = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(8))
+DIFF_SCRIPT = [
+    {"events": [
+        {"type": "saying", "text": "I'll make every helper double its input."},
+        {"type": "doing", "id": "w1", "name": "write",
+         "arguments": {"path": "calc.py", "content": CALC.replace("return x +", "return 2 * x +")}},
+    ]},
+    {"events": [{"type": "saying", "text": "Understood, leaving calc.py as it is."}]},
+]
+
+
+def approval_diff(binary, tmp, env, out):
+    """The approval dialog over a write's coloured diff, in a scratch project."""
+    project = os.path.join(tmp, "project")
+    os.makedirs(project, exist_ok=True)
+    with open(os.path.join(project, "calc.py"), "w") as f:
+        f.write(CALC)
+    script = os.path.join(tmp, "diff-script.json")
+    with open(script, "w") as f:
+        json.dump(DIFF_SCRIPT, f)
+    app = App(binary, project, dict(env, ELELEM_STUB_SCRIPT=script))
+    app.wait_for("Ask elelem")
+    app.send("make the helpers double their input\r")
+    app.wait_for("Allow write?")
+    app.pump(0.4)
+    render(app.screen, os.path.join(out, "approval-diff.png"))
+    app.send("n")
+    app.pump(0.3)
+    app.close()
 
 
 if __name__ == "__main__":

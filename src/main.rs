@@ -1,4 +1,4 @@
-//! The `elelem` command line: `chat` (default), `ask` and `files`.
+//! The `elelem` command line: `chat` (default), `ask`, `files` and `plugins`.
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -6,7 +6,7 @@ use elelem::agent::input::DenyAll;
 use elelem::agent::output::{Output, TurnEnd};
 use elelem::ask::{prompt_with_stdin, JsonOutput};
 use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
-use elelem::startup::{banner, build_session, Options, SessionChoice};
+use elelem::startup::{banner, build_session, trust_question, Options, SessionChoice};
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -42,6 +42,13 @@ struct Global {
     /// Resume a session by id (or pick one from a list)
     #[arg(long, global = true, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     resume: Option<String>,
+    /// Trust this project's .agents/ settings for this run (its permission rules may
+    /// loosen yours; your deny rules still win)
+    #[arg(long, global = true)]
+    trust: bool,
+    /// Model calls one turn may make before it is stopped (default 100)
+    #[arg(long, global = true, value_name = "N", env = "ELELEM_MAX_STEPS", value_parser = clap::value_parser!(u32).range(1..))]
+    max_steps: Option<u32>,
 }
 
 #[derive(Args, Clone, Default)]
@@ -80,6 +87,8 @@ enum Command {
     Files { paths: Vec<String> },
     /// List recorded sessions, newest first
     Sessions,
+    /// List the plugin files and what each registered (tools, hooks, commands, providers)
+    Plugins,
 }
 
 fn main() -> ExitCode {
@@ -100,7 +109,9 @@ fn main() -> ExitCode {
         thinking_budget: global.thinking,
         allow: global.permissions.allow.clone(),
         yolo: global.permissions.yolo,
+        max_steps: global.max_steps.map(|n| n as usize),
         headless,
+        trust: global.trust,
         ..Options::default()
     };
     let result = match cli.command.unwrap_or(Command::Chat) {
@@ -112,9 +123,14 @@ fn main() -> ExitCode {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Plugins => {
+            let mut options = options(true);
+            options.provider.get_or_insert_with(|| "stub".into());
+            runtime().and_then(|rt| rt.block_on(plugins(options)))
+        }
         Command::Ask { prompt, json } => {
-            let options = options(true);
-            runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
+            let options = Options { stderr_notices: json, ..options(true) };
+            one_shot_runtime().and_then(|rt| rt.block_on(ask(options, prompt.join(" "), json)))
         }
         Command::Chat => {
             let options = options(false);
@@ -192,6 +208,13 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
 }
 
+/// `ask`'s runtime: one thread. The HTTP connection, the stream parser and the output run
+/// on it, so a streamed reply costs no cross-thread wake per chunk (blocking tool work still
+/// goes to tokio's blocking pool).
+fn one_shot_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")
+}
+
 async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<ExitCode> {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if interactive && !plain {
@@ -208,9 +231,22 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     if options.yolo {
         println!("--yolo: tool calls run without asking");
     }
+    // Only a person at a terminal can answer; piped input never waits on the question.
+    if let Some(question) = trust_question(&options).filter(|_| std::io::stdin().is_terminal()) {
+        question.ask(&mut session).await;
+    }
     let stopped = Repl::run(&mut session).await;
     elelem::startup::shutdown();
     Ok(stopped.map_or(ExitCode::SUCCESS, |stop| ExitCode::from(stop.exit_status())))
+}
+
+/// `elelem plugins`: sets up a session (on the stub unless `-p` says otherwise) and prints
+/// `/plugins`.
+async fn plugins(options: Options) -> anyhow::Result<ExitCode> {
+    let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(use_color(std::io::stdout().is_terminal())));
+    let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
+    session.command("/plugins");
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<ExitCode> {

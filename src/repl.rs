@@ -30,24 +30,31 @@ enum Section {
 }
 
 /// Prints agent events as plain lines. Progress (thinking, tool lines, errors) goes to
-/// `progress`; the reply text to `reply`.
+/// `progress`; the reply text to `reply`. Each event is rendered whole and written with one
+/// write and flush (the agent already merges streamed text per batch), never piece by piece.
 pub struct PlainOutput {
     color: bool,
     /// `ask` mode: the streamed reply is not printed (the final reply is, by the caller).
     quiet_reply: bool,
-    state: Mutex<Section>,
-    progress: Box<dyn Fn(&str) + Send + Sync>,
+    /// The section being printed, and the text of the event being rendered.
+    state: Mutex<(Section, String)>,
+    write: fn(&str),
 }
 
 impl PlainOutput {
     /// Everything to stdout (the line REPL).
     pub fn stdout(color: bool) -> Self {
-        PlainOutput { color, quiet_reply: false, state: Mutex::new(Section::None), progress: Box::new(print_stdout) }
+        PlainOutput {
+            color,
+            quiet_reply: false,
+            state: Mutex::new((Section::None, String::new())),
+            write: print_stdout,
+        }
     }
 
     /// Progress to stderr, reply left to the caller (`ask`).
     pub fn stderr(color: bool) -> Self {
-        PlainOutput { color, quiet_reply: true, state: Mutex::new(Section::None), progress: Box::new(print_stderr) }
+        PlainOutput { color, quiet_reply: true, state: Mutex::new((Section::None, String::new())), write: print_stderr }
     }
 
     fn paint(&self, style: &str, text: &str) -> String {
@@ -58,13 +65,59 @@ impl PlainOutput {
         }
     }
 
-    /// Moves to a new section, ending the previous one's line.
-    fn enter(&self, section: Section) {
-        let Ok(mut state) = self.state.lock() else { return };
-        if *state != section && *state != Section::None {
-            (self.progress)("\n");
+    /// The text `event` prints, appended to `out`; `section` is where the output is.
+    fn render(&self, event: AgentEvent, section: &mut Section, out: &mut String) {
+        // Moves to a new section, ending the previous one's line.
+        let mut enter = |next: Section, out: &mut String| {
+            if *section != next && *section != Section::None {
+                out.push('\n');
+            }
+            *section = next;
+        };
+        match event {
+            AgentEvent::Delta(Delta::Thinking(text)) => {
+                enter(Section::Thinking, out);
+                out.push_str(&self.paint(DIM, &sanitize(&text)));
+            }
+            AgentEvent::Delta(Delta::Saying(text)) if !self.quiet_reply => {
+                enter(Section::Saying, out);
+                out.push_str(&sanitize(&text));
+            }
+            AgentEvent::ToolStarted { call, .. } => {
+                enter(Section::None, out);
+                out.push_str(&format!("+ {}\n", sanitize_visible(&call_line(&call.name, &call.arguments))));
+            }
+            AgentEvent::ToolFinished { result, .. } => {
+                if let Some(error) = result.error() {
+                    let first = error.lines().next().unwrap_or("");
+                    out.push_str(&format!("{}\n", self.paint(RED, &format!("  x {}", sanitize(first)))));
+                }
+            }
+            AgentEvent::Retrying { attempt, max, delay, reason } => {
+                enter(Section::None, out);
+                let line =
+                    format!("{}: retrying in {:.1}s (attempt {attempt}/{max})", sanitize(&reason), delay.as_secs_f64());
+                out.push_str(&format!("{}\n", self.paint(DIM, &line)));
+            }
+            AgentEvent::Error(message) => {
+                enter(Section::None, out);
+                out.push_str(&format!("{}\n", self.paint(RED, &format!("Error: {}", sanitize(&message)))));
+            }
+            AgentEvent::Info(text) => {
+                enter(Section::None, out);
+                out.push_str(&format!("{}\n", sanitize(&text)));
+            }
+            AgentEvent::Clipboard(text) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+                out.push_str(&crate::clipboard::osc52(&text));
+            }
+            AgentEvent::TurnFinished { end, .. } => {
+                enter(Section::None, out);
+                if end == TurnEnd::Interrupted {
+                    out.push_str(&format!("{}\n", self.paint(DIM, "[interrupted]")));
+                }
+            }
+            _ => {}
         }
-        *state = section;
     }
 }
 
@@ -91,49 +144,12 @@ pub fn call_line(name: &str, args: &serde_json::Value) -> String {
 
 impl Output for PlainOutput {
     fn emit(&self, event: AgentEvent) {
-        match event {
-            AgentEvent::Delta(Delta::Thinking(text)) => {
-                self.enter(Section::Thinking);
-                (self.progress)(&self.paint(DIM, &sanitize(&text)));
-            }
-            AgentEvent::Delta(Delta::Saying(text)) if !self.quiet_reply => {
-                self.enter(Section::Saying);
-                (self.progress)(&sanitize(&text));
-            }
-            AgentEvent::ToolStarted { call, .. } => {
-                self.enter(Section::None);
-                (self.progress)(&format!("+ {}\n", sanitize_visible(&call_line(&call.name, &call.arguments))));
-            }
-            AgentEvent::ToolFinished { result, .. } => {
-                if let Some(error) = result.error() {
-                    let first = error.lines().next().unwrap_or("");
-                    (self.progress)(&format!("{}\n", self.paint(RED, &format!("  x {}", sanitize(first)))));
-                }
-            }
-            AgentEvent::Retrying { attempt, max, delay, reason } => {
-                self.enter(Section::None);
-                let line =
-                    format!("{}: retrying in {:.1}s (attempt {attempt}/{max})", sanitize(&reason), delay.as_secs_f64());
-                (self.progress)(&format!("{}\n", self.paint(DIM, &line)));
-            }
-            AgentEvent::Error(message) => {
-                self.enter(Section::None);
-                (self.progress)(&format!("{}\n", self.paint(RED, &format!("Error: {}", sanitize(&message)))));
-            }
-            AgentEvent::Info(text) => {
-                self.enter(Section::None);
-                (self.progress)(&format!("{}\n", sanitize(&text)));
-            }
-            AgentEvent::Clipboard(text) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
-                print_stdout(&crate::clipboard::osc52(&text));
-            }
-            AgentEvent::TurnFinished { end, .. } => {
-                self.enter(Section::None);
-                if end == TurnEnd::Interrupted {
-                    (self.progress)(&format!("{}\n", self.paint(DIM, "[interrupted]")));
-                }
-            }
-            _ => {}
+        let Ok(mut state) = self.state.lock() else { return };
+        let (section, text) = &mut *state;
+        self.render(event, section, text);
+        if !text.is_empty() {
+            (self.write)(text);
+            text.clear();
         }
     }
 }
@@ -199,12 +215,21 @@ impl Approver for LineApprover {
             if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
                 print_stdout(&format!("{answer}\n")); // echo a piped answer, as a terminal would
             }
-            match answer.trim().to_ascii_lowercase().as_str() {
-                "y" | "yes" => Approval::Yes,
-                "a" | "always" => Approval::Always,
-                _ => Approval::No,
-            }
+            parse_answer(&answer)
         })
+    }
+}
+
+/// An answer typed to `Allow TOOL? [y/N/a]`: `y`, `a`, or no — `n <reason>` tells the
+/// model why.
+pub fn parse_answer(answer: &str) -> Approval {
+    let answer = answer.trim();
+    let (word, rest) = answer.split_once(char::is_whitespace).unwrap_or((answer, ""));
+    match (word.to_ascii_lowercase().as_str(), rest.trim()) {
+        ("y" | "yes", "") => Approval::Yes,
+        ("a" | "always", "") => Approval::Always,
+        ("n" | "no", reason) if !reason.is_empty() => Approval::NoBecause(reason.to_string()),
+        _ => Approval::No,
     }
 }
 
@@ -249,9 +274,26 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn n_with_words_after_it_is_a_refusal_with_a_reason() {
+        assert_eq!(parse_answer("y\n"), Approval::Yes);
+        assert_eq!(parse_answer(" Always "), Approval::Always);
+        assert_eq!(parse_answer(""), Approval::No);
+        assert_eq!(parse_answer("n"), Approval::No);
+        assert_eq!(parse_answer("n use the test helper"), Approval::NoBecause("use the test helper".into()));
+        assert_eq!(parse_answer("No  Not in prod "), Approval::NoBecause("Not in prod".into()));
+        assert_eq!(parse_answer("yes please"), Approval::No, "anything unclear is a no");
+    }
+
+    #[test]
     fn the_question_shows_the_command_then_asks() {
         let preview = Preview { kind: PreviewKind::Command, text: "cargo test".into() };
-        let request = ApprovalRequest { tool: "run".into(), args: json!({}), summary: String::new(), preview };
+        let request = ApprovalRequest {
+            call_id: "c1".into(),
+            tool: "run".into(),
+            args: json!({}),
+            summary: String::new(),
+            preview,
+        };
         assert_eq!(approval_question(&request, false), "run wants to run:\n  cargo test\nAllow run? [y/N/a] ");
     }
 
@@ -259,7 +301,13 @@ mod tests {
     fn a_diff_is_coloured_line_by_line() {
         let detail = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n".to_string();
         let preview = Preview { kind: PreviewKind::Diff, text: detail };
-        let request = ApprovalRequest { tool: "edit".into(), args: json!({}), summary: String::new(), preview };
+        let request = ApprovalRequest {
+            call_id: "c1".into(),
+            tool: "edit".into(),
+            args: json!({}),
+            summary: String::new(),
+            preview,
+        };
         assert_eq!(
             approval_question(&request, true),
             "edit wants to make this change:\n  --- a/f\n  +++ b/f\n  \x1b[2m@@ -1 +1 @@\x1b[0m\n  \

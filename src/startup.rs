@@ -1,7 +1,9 @@
 //! Startup, the one composition root: builds a `Session` the way DESIGN §2 says — the
-//! providers registry (stub included), the provider named by `-p` (or the default), the
-//! agent, then every plugin's setup block against the session. This is the only place that
-//! lists the built-in plugins and turns command-line options into their settings.
+//! providers registry (stub included), the agent, every plugin's setup block against the
+//! session (built-ins, then plugin files), and the provider named by `-p` (or the default):
+//! a name no built-in provider has is looked up again after the plugin files declared
+//! theirs. This is the only place that lists the built-in plugins, turns command-line
+//! options into their settings, and says how a declared provider's wire is built.
 
 use crate::agent::input::{Approver, Input};
 use crate::agent::output::Output;
@@ -10,12 +12,21 @@ use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::commands::BuiltinCommands;
+use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
-use crate::protocol::ProviderSettings;
+use crate::plugins::redact::RedactPlugin;
+use crate::plugins::trust::{Trust, TrustQuestion, TrustStore};
+use crate::protocol::{Provider, ProviderError, ProviderSettings};
+use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
+use crate::providers::http::HttpOptions;
+use crate::providers::ollama::{self, OllamaConfig, OllamaProvider};
+use crate::providers::openai::{self, OpenAiConfig, OpenAiProvider};
+use crate::tools::secret_env::SecretPolicy;
 use crate::tools::BuiltinTools;
 use anyhow::Context as _;
 use std::fmt;
+use std::path::Path;
 use std::sync::Arc;
 
 /// Options shared by every front end.
@@ -30,8 +41,14 @@ pub struct Options {
     pub yolo: bool,
     /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
     pub headless: bool,
-    /// The project is trusted (`--trust`): its `.agents/` may start MCP servers.
+    /// Trust the project's own `.agents/` settings for this run (`--trust`).
     pub trust: bool,
+    /// Model calls one turn may make (`--max-steps`, `ELELEM_MAX_STEPS`); `None`: the
+    /// kernel's default.
+    pub max_steps: Option<usize>,
+    /// Also print plugin load failures and notices on stderr (`ask --json`, whose stdout
+    /// is read by a program).
+    pub stderr_notices: bool,
     /// Plugins set up after the built-in ones (embedders and test harnesses).
     pub extra_plugins: ExtraPlugins,
     /// Which session to record into: a new one, the latest of this directory, or one by id.
@@ -66,9 +83,16 @@ impl fmt::Debug for ExtraPlugins {
 }
 
 /// The plugins every session starts with, in order. Permissions come after the tools so
-/// rules and `--allow` names written with an alias resolve to the tool.
+/// rules and `--allow` names written with an alias resolve to the tool; redaction comes
+/// last so its after hook sees what the others' hooks returned.
 pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
-    let flags = PermissionFlags { allow: options.allow.clone(), yolo: options.yolo, headless: options.headless };
+    let flags = PermissionFlags {
+        allow: options.allow.clone(),
+        yolo: options.yolo,
+        headless: options.headless,
+        trust: options.trust,
+    };
+    let secrets = SecretPolicy::from_env().secret_values();
     // TRUST: the project's MCP servers start only when the project is trusted.
     let mcp = McpSettings {
         trusted_project: options.trust,
@@ -81,7 +105,57 @@ pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
         Arc::new(McpPlugin::new(mcp)),
         Arc::new(PermissionsPlugin::new(flags)),
         Arc::new(BuiltinCommands),
+        Arc::new(RedactPlugin::new(secrets)),
     ]
+}
+
+/// The plugin that loads `~/.agents/plugins/*.lua` and, in a trusted project,
+/// `.agents/plugins/*.lua`.
+pub fn plugin_files(options: &Options, cwd: &Path) -> Arc<dyn Plugin> {
+    // TRUST: the one place that decides whether this project's plugin files load. The
+    // trust store (plugins/trust.rs) replaces `options.trust` here.
+    let trusted_project = options.trust;
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
+    let settings = LuaSettings {
+        folders: Folders::new(home.as_deref(), cwd, trusted_project),
+        cwd: cwd.to_path_buf(),
+        wires: Arc::new(wire),
+        limit: crate::plugins::lua::sandbox::limit_from_env(),
+        stderr_notices: options.stderr_notices,
+    };
+    Arc::new(PluginFiles::new(settings))
+}
+
+/// Builds a provider a plugin declared on one of the built-in wires (`-m` wins over the
+/// declared model; HTTP settings come from the environment as for the built-ins).
+fn wire(endpoint: &Endpoint, settings: &ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> {
+    let model = settings.model.clone().or_else(|| endpoint.model.clone());
+    let base = endpoint.base_url.as_deref();
+    let http = HttpOptions::from_env()?;
+    Ok(match endpoint.wire {
+        Wire::OpenAi => {
+            let model = model.unwrap_or_else(|| openai::DEFAULT_MODEL.into());
+            let key = endpoint.key();
+            let mut config = OpenAiConfig::new(base.unwrap_or(openai::DEFAULT_BASE_URL), key.as_deref(), &model);
+            config.http = http;
+            Arc::new(OpenAiProvider::new(config)?)
+        }
+        Wire::Anthropic => {
+            let key = endpoint.key().ok_or_else(|| endpoint.missing_key())?;
+            let model = model.unwrap_or_else(|| anthropic::DEFAULT_MODEL.into());
+            let mut config = AnthropicConfig::new(base.unwrap_or(anthropic::DEFAULT_BASE_URL), &key, &model);
+            config.thinking_budget = settings.thinking_budget;
+            config.http = http;
+            Arc::new(AnthropicProvider::new(config)?)
+        }
+        Wire::Ollama => {
+            let model = model.unwrap_or_else(|| ollama::DEFAULT_MODEL.into());
+            let mut config = OllamaConfig::new(base.unwrap_or(ollama::DEFAULT_HOST), &model);
+            config.think = settings.thinking_budget.is_some_and(|b| b > 0);
+            config.http = http;
+            Arc::new(OllamaProvider::new(config)?)
+        }
+    })
 }
 
 /// Builds the session with its plugins set up.
@@ -94,14 +168,24 @@ pub fn build_session(
     let providers = crate::providers::builtin()?;
     let settings = ProviderSettings { model: options.model.clone(), thinking_budget: options.thinking_budget };
     let name = options.provider.clone().unwrap_or_else(crate::providers::default_name);
-    let provider = providers.build(&name, &settings)?;
+    // A name no built-in has may be declared by a plugin file: start on the stub and look
+    // again once the files ran (DESIGN §2 step 4).
+    let declared_later = !providers.names().contains(&name.as_str());
+    let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
     let (recorded, output) = record(options, &cwd, output)?;
-    let agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
-    let mut session = Session::new(agent, input, providers, settings, approver);
-    for plugin in builtin_plugins(options).into_iter().chain(options.extra_plugins.0.iter().cloned()) {
+    let mut agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
+    if let Some(steps) = options.max_steps {
+        agent.set_max_steps(steps);
+    }
+    let mut session = Session::new(agent, input, providers, settings.clone(), approver);
+    let plugins = builtin_plugins(options).into_iter().chain(options.extra_plugins.0.iter().cloned());
+    for plugin in plugins.chain([plugin_files(options, &cwd)]) {
         session.add_plugin(plugin)?;
+    }
+    if declared_later {
+        session.switch_provider(&name, settings)?;
     }
     if let Some(resumed) = recorded {
         restore(&mut session, resumed, options.replay_history);
@@ -183,6 +267,15 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
         replayed.turns,
         session.conversation().len()
     )));
+}
+
+/// The question a chat front end asks before the first prompt when the project has a
+/// `.agents/` of its own that is not trusted yet (none with `--trust`). Answer it with
+/// `TrustQuestion::ask(session)`.
+pub fn trust_question(options: &Options) -> Option<TrustQuestion> {
+    let cwd = std::env::current_dir().ok()?;
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
+    Trust::new(TrustStore::from_env(), options.trust).question(&cwd, home.as_deref())
 }
 
 /// Panics inside tools are caught and reported as tool results; don't also print them.

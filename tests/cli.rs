@@ -362,3 +362,24 @@ fn a_request_larger_than_the_context_window_is_warned_about() {
     let warning = lines.iter().find(|l| l["type"] == "warning").expect("a warning line");
     assert!(warning["message"].as_str().unwrap().contains("-token context window"), "{warning}");
 }
+
+#[test]
+fn context_keep_keeps_a_tool_call_of_the_last_turn_in_native_shape() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [doing("r1", "read", json!({"path": "README.md"}))]},
+        {"events": [{"type": "saying", "text": "It is a demo."}]}
+    ]));
+    let out = run.elelem(&["chat", "--plain"], Some(&script), "read it\n/context\n/context keep k1\n/context json\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("  k1. read README.md (ok)"), "{stdout}");
+    assert!(stdout.contains("Kept read (k1) and its result in the conversation."), "{stdout}");
+    let json_start = stdout.find("> [\n").unwrap() + 2;
+    let json_end = stdout.rfind("\n]").unwrap() + 2;
+    let messages: Vec<Value> = serde_json::from_str(&stdout[json_start..json_end]).unwrap();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
+    assert_eq!(messages[2]["tool_calls"][0]["name"], "read");
+    assert_eq!(messages[3]["tool_call_id"], "r1");
+    assert_eq!(messages[4]["content"], "It is a demo.");
+}

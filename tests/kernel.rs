@@ -169,6 +169,47 @@ async fn a_provider_failure_ends_the_turn_with_an_error_reply_that_is_saved() {
     assert_eq!(agent.turn("again", CancellationToken::new()).await.reply, "fine now");
 }
 
+/// A model that asks for another tool call every time it is called.
+struct LoopingModel {
+    calls: Mutex<usize>,
+}
+
+impl Provider for LoopingModel {
+    fn name(&self) -> &str {
+        "looping"
+    }
+    fn model(&self) -> &str {
+        "looping-1"
+    }
+    fn fetch(&self, _request: Request) -> EventStream {
+        let mut calls = self.calls.lock().unwrap();
+        *calls += 1;
+        let id = format!("t{calls}");
+        futures::stream::iter(vec![Ok(say("again")), Ok(call(&id, "read", json!({"path": "x"})))]).boxed()
+    }
+}
+
+#[tokio::test]
+async fn a_model_that_never_stops_calling_tools_is_stopped_at_the_step_limit() {
+    let model = Arc::new(LoopingModel { calls: Mutex::new(0) });
+    let output = Arc::new(RecordingOutput::default());
+    let transcript = Transcript::new(SystemPrompt::new(std::env::temp_dir()).with_template("SYSTEM"));
+    let mut agent = Agent::new(model.clone(), toolbox(), output.clone(), transcript);
+    assert_eq!(agent.max_steps(), elelem::agent::agent::DEFAULT_MAX_STEPS);
+    agent.set_max_steps(5);
+    let outcome = agent.turn("loop", CancellationToken::new()).await;
+    let message = "stopped after 5 model calls in one turn, the step limit; the model was still asking for \
+                   tools (raise the limit with --max-steps or ELELEM_MAX_STEPS)";
+    assert_eq!(outcome.end, TurnEnd::Failed);
+    assert_eq!(outcome.reply, format!("Error: {message}"));
+    assert_eq!(*model.calls.lock().unwrap(), 5);
+    let events = output.events();
+    let ran = events.iter().filter(|e| matches!(e, AgentEvent::ToolFinished { .. })).count();
+    assert_eq!(ran, 4, "the tools of the last response do not run");
+    assert!(events.contains(&AgentEvent::Error(message.into())));
+    assert_eq!(agent.transcript().conversation.last().unwrap().content, outcome.reply);
+}
+
 #[tokio::test]
 async fn an_interrupted_turn_keeps_the_partial_reply_with_a_marker_and_drops_the_stream() {
     let model = Arc::new(ScriptedModel {

@@ -2,104 +2,13 @@
 //! `--allow`, `--yolo`, command prefixes, home vs project files, malformed file) through a
 //! real session's toolbox, then through the real binary with `ask --json`.
 
-use elelem::agent::input::{Approval, ApprovalRequest, Approver, Input};
-use elelem::agent::output::RecordingOutput;
-use elelem::agent::system_prompt::SystemPrompt;
-use elelem::agent::ToolContext;
-use elelem::agent::{Agent, Session, Toolbox, Transcript};
+mod permissions_support;
+
+use elelem::agent::input::{Approval, ApprovalRequest};
 use elelem::agent::{Preview, PreviewKind};
-use elelem::plugins::permissions::{PermissionFlags, PermissionsPlugin};
-use elelem::protocol::ProviderSettings;
 use elelem::startup::Options;
-use futures::future::BoxFuture;
+use permissions_support::*;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-
-/// Answers from a list and keeps every question.
-#[derive(Default)]
-struct Answers {
-    answers: Mutex<Vec<Approval>>,
-    asked: Mutex<Vec<ApprovalRequest>>,
-}
-
-impl Answers {
-    fn new(answers: &[Approval]) -> Arc<Self> {
-        Arc::new(Answers { answers: Mutex::new(answers.to_vec()), asked: Mutex::default() })
-    }
-    fn asked(&self) -> Vec<ApprovalRequest> {
-        self.asked.lock().unwrap().clone()
-    }
-}
-
-impl Approver for Answers {
-    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
-        self.asked.lock().unwrap().push(request);
-        let mut answers = self.answers.lock().unwrap();
-        let answer = if answers.is_empty() { Approval::No } else { answers.remove(0) };
-        Box::pin(async move { answer })
-    }
-}
-
-struct NoInput;
-impl Input for NoInput {
-    fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
-        Box::pin(async { None })
-    }
-}
-
-/// A temp home and project, with optional permission files.
-struct Dirs {
-    _root: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-}
-
-impl Dirs {
-    fn new(home_rules: Option<&str>, project_rules: Option<&str>) -> Dirs {
-        let root = tempfile::tempdir().unwrap();
-        let (home, project) = (root.path().join("home"), root.path().join("project"));
-        for (dir, rules) in [(&home, home_rules), (&project, project_rules)] {
-            std::fs::create_dir_all(dir.join(".agents")).unwrap();
-            if let Some(rules) = rules {
-                std::fs::write(dir.join(".agents/permissions.json"), rules).unwrap();
-            }
-        }
-        Dirs { _root: root, home, project }
-    }
-
-    fn file(&self, name: &str) -> String {
-        self.project.join(name).to_string_lossy().into_owned()
-    }
-
-    fn session(&self, options: Options, approver: Arc<dyn Approver>) -> anyhow::Result<Session> {
-        let providers = elelem::providers::builtin()?;
-        let settings = ProviderSettings::default();
-        let provider = providers.build("stub", &settings)?;
-        let transcript = Transcript::new(SystemPrompt::new(self.project.clone()));
-        let agent = Agent::new(provider, Toolbox::new(), Arc::new(RecordingOutput::default()), transcript);
-        let mut session = Session::new(agent, Box::new(NoInput), providers, settings, approver);
-        session.add_plugin(Arc::new(elelem::tools::BuiltinTools))?;
-        session.add_plugin(Arc::new(PermissionsPlugin::with_dirs(
-            Some(self.home.clone()),
-            self.project.clone(),
-            PermissionFlags { allow: options.allow.clone(), yolo: options.yolo, headless: options.headless },
-        )))?;
-        Ok(session)
-    }
-}
-
-fn interactive() -> Options {
-    Options::default()
-}
-
-fn headless() -> Options {
-    Options { headless: true, ..Options::default() }
-}
-
-async fn call(session: &mut Session, name: &str, args: Value) -> Value {
-    session.toolbox().run(name, args, ToolContext::detached()).await.to_value()
-}
 
 #[tokio::test]
 async fn read_only_tools_are_allowed_without_asking() {
@@ -140,6 +49,7 @@ async fn ask_yes_shows_the_diff_before_writing() {
     assert_eq!(
         answers.asked(),
         vec![ApprovalRequest {
+            call_id: String::new(),
             tool: "write".into(),
             args: json!({"path": path, "content": "one\n2\n"}),
             summary: path.clone(),
@@ -241,7 +151,7 @@ async fn yolo_allows_every_ask() {
 #[tokio::test]
 async fn command_prefixes_decide_execute() {
     let rules = r#"{"execute": {"allow": ["echo", "git status"], "deny": ["rm"]}}"#;
-    let dirs = Dirs::new(None, Some(rules));
+    let dirs = Dirs::new(Some(rules), None);
     let answers = Answers::new(&[Approval::No, Approval::No]);
     let mut session = dirs.session(interactive(), answers.clone()).unwrap();
     assert_eq!(call(&mut session, "execute", json!({"command": "echo ok"})).await["ok"], true);
@@ -258,7 +168,7 @@ async fn command_prefixes_decide_execute() {
 }
 
 #[tokio::test]
-async fn the_project_file_wins_over_the_home_file() {
+async fn a_project_file_may_tighten_the_home_file() {
     let dirs = Dirs::new(Some(r#"{"execute": "allow", "write": "allow"}"#), Some(r#"{"execute": "deny"}"#));
     let mut session = dirs.session(headless(), Answers::new(&[])).unwrap();
     assert_eq!(
@@ -283,38 +193,6 @@ async fn a_malformed_file_fails_setup_naming_it() {
 }
 
 // ---- the real binary ----
-
-/// Runs `elelem ask --json go` in a temp project with the script; returns stdout's
-/// `result` lines, stderr and the exit code.
-fn ask(project: &Path, home: &Path, script: Value, flags: &[&str]) -> (Vec<Value>, String, Option<i32>) {
-    let script_path = home.join("script.json");
-    std::fs::write(&script_path, script.to_string()).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
-        .args(["ask", "--json"])
-        .args(flags)
-        .arg("go")
-        .current_dir(project)
-        .env("HOME", home)
-        .env("ELELEM_STUB_SCRIPT", &script_path)
-        .env_remove("XDG_DATA_HOME")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    let results = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["type"] == "result")
-        .collect();
-    (results, String::from_utf8_lossy(&output.stderr).into_owned(), output.status.code())
-}
-
-fn doing(calls: &[(&str, &str, Value)]) -> Value {
-    let events: Vec<Value> = calls
-        .iter()
-        .map(|(id, name, args)| json!({"type": "doing", "id": id, "name": name, "arguments": args}))
-        .collect();
-    json!([{"events": events}, {"events": [{"type": "saying", "text": "done"}]}])
-}
 
 #[test]
 fn ask_json_denies_write_headless() {
@@ -459,7 +337,7 @@ fn chat_plain_asks_and_reads_the_answer_from_stdin() {
 #[test]
 fn permissions_command_shows_the_policy_of_each_tool() {
     use std::io::Write;
-    let dirs = Dirs::new(None, Some(r#"{"execute": {"allow": ["cargo test"], "default": "ask"}, "glob": "deny"}"#));
+    let dirs = Dirs::new(Some(r#"{"execute": {"allow": ["cargo test"], "default": "ask"}, "glob": "deny"}"#), None);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
         .args(["chat", "--plain", "--allow", "edit"])
         .current_dir(&dirs.project)

@@ -9,6 +9,7 @@ use elelem::protocol::ToolCall;
 use elelem::protocol::Usage;
 use elelem::protocol::{Provider, ProviderError, ProviderEvent, Request};
 use elelem::providers::anthropic::{AnthropicConfig, AnthropicProvider};
+use elelem::providers::frame::Framing;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -291,9 +292,21 @@ async fn a_stream_that_ends_without_message_stop_is_an_error() {
     let (_, error) = collect(provider(&server, None).fetch(request("q"))).await;
     assert_eq!(
         error,
-        Some(ProviderError::Network(
-            "anthropic: the connection closed before the reply was complete (no message_stop)".into()
+        Some(ProviderError::Protocol(
+            "anthropic: the server closed the stream before the end of the reply (no message_stop)".into()
         ))
+    );
+}
+
+#[tokio::test]
+async fn a_200_that_is_not_an_event_stream_says_what_came_back() {
+    let build: support::BuildProvider = Box::new(|server| Arc::new(provider(server, None)));
+    support::bad_200s_say_what_came_back("anthropic", Framing::Sse, build).await;
+    let server = Server::start(vec![Reply::sse(&sse(&[("message_stop", json!({"type": "message_stop"}))]))]).await;
+    let (_, error) = collect(provider(&server, None).fetch(request("q"))).await;
+    assert_eq!(
+        error.unwrap().to_string(),
+        "anthropic: the server ended the stream without a message (message_stop before message_start)"
     );
 }
 

@@ -7,6 +7,7 @@ use elelem::agent::output::TurnEnd;
 use elelem::protocol::Message;
 use elelem::protocol::Usage;
 use elelem::protocol::{Provider, ProviderEvent, Request};
+use elelem::providers::frame::Framing;
 use elelem::providers::ollama::{OllamaConfig, OllamaProvider};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -102,6 +103,12 @@ async fn a_tool_loop_sends_object_arguments_and_tool_results_back() {
 }
 
 #[tokio::test]
+async fn a_200_that_is_not_an_ndjson_stream_says_what_came_back() {
+    let build: support::BuildProvider = Box::new(|server| Arc::new(provider(server, false)));
+    support::bad_200s_say_what_came_back("ollama", Framing::Ndjson, build).await;
+}
+
+#[tokio::test]
 async fn errors_statuses_drops_and_malformed_lines() {
     let partial = line(json!({"role": "assistant", "content": "Half"}));
     let server = Server::start(vec![
@@ -124,7 +131,7 @@ async fn errors_statuses_drops_and_malformed_lines() {
     let (_, error) = collect(p.fetch(request())).await;
     assert!(message(error).starts_with("ollama: the connection was lost mid-reply"));
     let (_, error) = collect(p.fetch(request())).await;
-    assert_eq!(message(error), "ollama: the connection closed before the reply was complete (no done: true)");
+    assert_eq!(message(error), "ollama: the server closed the stream before the end of the reply (no done: true)");
     let (_, error) = collect(p.fetch(request())).await;
     assert!(message(error).starts_with("ollama: malformed stream at line 2: "));
     let (events, error) = collect(p.fetch(request())).await;

@@ -7,6 +7,7 @@ use elelem::agent::output::TurnEnd;
 use elelem::protocol::Message;
 use elelem::protocol::Usage;
 use elelem::protocol::{Provider, ProviderEvent, Request};
+use elelem::providers::frame::Framing;
 use elelem::providers::openai::{OpenAiConfig, OpenAiProvider};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -175,7 +176,61 @@ async fn a_dropped_connection_and_a_missing_done_are_errors() {
     assert_eq!(text_of(&events, false), "Half");
     assert!(error.unwrap().to_string().starts_with("openai: the connection was lost mid-reply"));
     let (_, error) = collect(provider(&server).fetch(request())).await;
-    assert_eq!(error.unwrap().to_string(), "openai: the connection closed before the reply was complete (no [DONE])");
+    assert_eq!(
+        error.unwrap().to_string(),
+        "openai: the server closed the stream before the end of the reply (no finish_reason or [DONE])"
+    );
+}
+
+#[tokio::test]
+async fn a_200_that_is_not_an_event_stream_says_what_came_back() {
+    let build: support::BuildProvider = Box::new(|server| Arc::new(provider(server)));
+    support::bad_200s_say_what_came_back("openai", Framing::Sse, build).await;
+    let server = Server::start(vec![
+        Reply::stream("application/json", r#"{"error": "quota exceeded"}"#),
+        Reply::sse("data: [DONE]\n\n"),
+    ])
+    .await;
+    let (_, error) = collect(provider(&server).fetch(request())).await;
+    assert_eq!(
+        error.unwrap().to_string(),
+        r#"openai: the server closed the stream without any event (HTTP 200, content-type "application/json"): "{\"error\": \"quota exceeded\"}""#
+    );
+    let (_, error) = collect(provider(&server).fetch(request())).await;
+    assert_eq!(error.unwrap().to_string(), "openai: the server ended the stream without any reply (only [DONE])");
+}
+
+#[tokio::test]
+async fn a_password_in_the_base_url_and_the_key_never_show_in_errors_or_debug() {
+    let server = Server::start(vec![
+        Reply::status(500, &format!("upstream http://me:hunter2@proxy.local/v1 rejected {KEY}")),
+        Reply::sse(&format!("data: {}\n\n", json!({"error": {"message": format!("bad key {KEY}")}}))),
+    ])
+    .await;
+    let with_password = |url: &str| {
+        let url = url.replace("http://", "http://me:hunter2@");
+        let mut config = OpenAiConfig::new(&format!("{url}/v1"), Some(KEY), "gpt-test");
+        config.http = fast_http();
+        config.http.retry.max_attempts = 1;
+        config
+    };
+    let config = with_password(&server.url);
+    let debug = format!("{config:?}");
+    assert!(!debug.contains("hunter2") && !debug.contains(KEY), "{debug}");
+    let p = OpenAiProvider::new(config).unwrap();
+    let (_, error) = collect(p.fetch(request())).await;
+    assert_eq!(error.unwrap().to_string(), "openai: 500 upstream http://***@proxy.local/v1 rejected ***");
+    let (_, error) = collect(p.fetch(request())).await;
+    assert_eq!(error.unwrap().to_string(), "openai: bad key ***");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let p = OpenAiProvider::new(with_password(&format!("http://{closed}"))).unwrap();
+    let (_, error) = collect(p.fetch(request())).await;
+    let message = error.unwrap().to_string();
+    assert!(
+        message.starts_with(&format!("openai: cannot connect to http://***@{closed}/v1/chat/completions")),
+        "{message}"
+    );
+    assert!(!message.contains("hunter2"), "{message}");
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@
 use elelem::agent::output::{AgentEvent, Delta, RecordingOutput};
 use elelem::agent::{ToolContext, Toolbox};
 use serde_json::{json, Value};
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,6 +31,19 @@ fn put(dir: &Path, rel: &str, text: &str) {
     let path = dir.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
+}
+
+/// Makes a FIFO (named pipe) at `dir/rel`; opening it for reading would block forever.
+fn fifo(dir: &Path, rel: &str) -> String {
+    let path = p(dir, rel);
+    let name = std::ffi::CString::new(path.clone()).unwrap();
+    // SAFETY: mkfifo(3) reads a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    path
+}
+
+fn not_regular(path: &str, kind: &str) -> String {
+    format!("{path} is {kind}, not a regular file; the tools only read and write regular files")
 }
 
 // ---- read ----
@@ -88,6 +102,36 @@ async fn read_cuts_big_files_at_the_byte_cap() {
 }
 
 #[tokio::test]
+async fn read_refuses_a_fifo_instead_of_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = fifo(dir.path(), "pipe");
+    assert_eq!(
+        run("read", json!({"path": pipe})).await,
+        json!({"error": not_regular(&pipe, "a FIFO (named pipe)"), "path": pipe, "ok": false})
+    );
+}
+
+#[tokio::test]
+async fn read_refuses_a_device_instead_of_reading_forever() {
+    assert_eq!(
+        run("read", json!({"path": "/dev/zero"})).await,
+        json!({"error": not_regular("/dev/zero", "a character device"), "path": "/dev/zero", "ok": false})
+    );
+}
+
+#[tokio::test]
+async fn read_far_into_a_big_file_counts_every_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=100_000).map(|i| format!("line {i}\n")).collect();
+    put(dir.path(), "big.txt", &text);
+    let path = p(dir.path(), "big.txt");
+    assert_eq!(
+        run("read", json!({"path": path, "offset": 99_999, "limit": 5})).await,
+        json!({"content": " 99999\tline 99999\n100000\tline 100000\n", "path": path, "lines": 100_000, "ok": true})
+    );
+}
+
+#[tokio::test]
 async fn a_missing_argument_names_the_property() {
     assert_eq!(
         run("read", json!({})).await,
@@ -130,6 +174,42 @@ async fn write_into_a_file_as_directory_fails_clearly() {
         result["error"].as_str().unwrap().starts_with(&format!("cannot create {}", p(dir.path(), "f"))),
         "{result}"
     );
+}
+
+#[tokio::test]
+async fn write_and_edit_refuse_a_fifo_instead_of_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = fifo(dir.path(), "pipe");
+    assert_eq!(
+        run("write", json!({"path": pipe, "content": "x"})).await,
+        json!({"error": not_regular(&pipe, "a FIFO (named pipe)"), "path": pipe, "ok": false})
+    );
+    assert_eq!(
+        run("edit", json!({"path": pipe, "old": "a", "new": "b"})).await,
+        json!({"error": not_regular(&pipe, "a FIFO (named pipe)"), "ok": false})
+    );
+    let preview = toolbox().get("write").unwrap().preview(&json!({"path": pipe, "content": "x"})).await;
+    assert_eq!(preview, Err(not_regular(&pipe, "a FIFO (named pipe)")));
+    assert!(std::fs::metadata(&pipe).unwrap().file_type().is_fifo(), "the FIFO is left as it was");
+}
+
+#[tokio::test]
+async fn writing_through_a_symlink_updates_the_file_it_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "real/target.txt", "old\n");
+    let link = p(dir.path(), "link.txt");
+    std::os::unix::fs::symlink("real/target.txt", &link).unwrap();
+    assert_eq!(run("write", json!({"path": link, "content": "new\n"})).await["ok"], true);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link is still a link");
+    assert_eq!(std::fs::read_to_string(dir.path().join("real/target.txt")).unwrap(), "new\n");
+    assert_eq!(run("edit", json!({"path": link, "old": "new", "new": "edited"})).await["ok"], true);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(dir.path().join("real/target.txt")).unwrap(), "edited\n");
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("real"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["target.txt"], "no temporary file is left behind");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -211,6 +291,34 @@ async fn edit_shows_the_nearest_lines_when_old_is_missing() {
             "ok": false
         })
     );
+}
+
+#[tokio::test]
+async fn edit_with_a_long_missing_old_points_at_the_nearest_long_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "let x = 1; ".repeat(200); // ~2,200 characters
+    let mut lines: Vec<String> = (1..=5000).map(|i| format!("line {i}")).collect();
+    lines[2499] = long.clone();
+    put(dir.path(), "f.rs", &(lines.join("\n") + "\n"));
+    let path = p(dir.path(), "f.rs");
+    let old = format!("{}\nline 2501 changed", long.replace("1;", "2;"));
+    assert_eq!(
+        run("edit", json!({"path": path, "old": old, "new": "y"})).await,
+        json!({
+            "error": format!("`old` was not found in {path}. The nearest lines are:\n  2500\t{long}\n  2501\tline 2501"),
+            "ok": false
+        })
+    );
+}
+
+#[tokio::test]
+async fn edit_planning_stops_when_the_call_is_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "f.txt", &"abcdefgh ".repeat(1000));
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let args = json!({"path": p(dir.path(), "f.txt"), "old": "zzz", "new": "y"});
+    assert_eq!(elelem::tools::edit::plan(&args, &cancel).await, Err("interrupted".to_string()));
 }
 
 #[tokio::test]

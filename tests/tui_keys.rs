@@ -4,6 +4,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKi
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::tui::app::{Action, App, Focus, APPROVAL_GUARD};
 use elelem::tui::clock::ManualClock;
+use elelem::tui::notify::NotifyMode;
 use elelem::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -149,6 +150,7 @@ fn an_approval_takes_every_key_until_answered() {
     let mut app = app();
     let (tx, mut rx) = tokio::sync::oneshot::channel();
     let request = elelem::agent::input::ApprovalRequest {
+        call_id: "c1".into(),
         tool: "execute".into(),
         args: serde_json::json!({"command": "ls"}),
         summary: "ls".into(),
@@ -174,6 +176,7 @@ fn keys_typed_ahead_of_the_dialog_are_kept_as_text_not_taken_as_answers() {
     type_text(&mut app, "make it f");
     let (tx, mut rx) = tokio::sync::oneshot::channel();
     let request = elelem::agent::input::ApprovalRequest {
+        call_id: "c1".into(),
         tool: "execute".into(),
         args: serde_json::json!({"command": "ls"}),
         summary: "ls".into(),
@@ -204,4 +207,296 @@ fn the_status_spinner_turns_while_a_turn_runs() {
     let frames: std::collections::HashSet<String> =
         (0..4).map(|i| status(&mut app, start + std::time::Duration::from_millis(150 * i))).collect();
     assert_eq!(frames.len(), 4, "{frames:?}");
+}
+
+/// The text inside a pane drawn at `r`.
+fn pane(screen: &str, r: Rect) -> String {
+    let rows = screen.lines().skip(usize::from(r.y)).take(usize::from(r.height));
+    rows.map(|l| l.chars().skip(usize::from(r.x)).take(usize::from(r.width)).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tool_call(id: &str, command: &str) -> elelem::protocol::ToolCall {
+    elelem::protocol::ToolCall {
+        id: id.into(),
+        name: "execute".into(),
+        arguments: serde_json::json!({"command": command}),
+    }
+}
+
+/// A turn that runs `calls` commands, then replies with `reply_lines` lines.
+fn turn_with_calls(app: &mut App, calls: usize, reply_lines: usize) {
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    for n in 1..=calls {
+        let call = tool_call(&format!("c{n}"), &format!("step {n}"));
+        app.handle_agent(AgentEvent::ToolStarted { call: call.clone(), summary: format!("step {n}") });
+        let result = serde_json::json!({"exit_status": 0, "content": format!("out {n}")}).into();
+        app.handle_agent(AgentEvent::ToolFinished { call, result });
+    }
+    app.handle_agent(AgentEvent::saying((0..reply_lines).map(|i| format!("reply line {i}\n\n")).collect::<String>()));
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+}
+
+#[test]
+fn calls_are_numbered_in_both_panes() {
+    let mut app = app();
+    turn_with_calls(&mut app, 3, 0);
+    let screen = draw(&mut app);
+    assert!(pane(&screen, app.rects.conversation).contains("+ #3 execute step 3"), "{screen}");
+    assert!(pane(&screen, app.rects.tools).contains("+ #3 execute step 3"), "{screen}");
+}
+
+#[test]
+fn selecting_a_tool_row_brings_its_line_in_the_conversation_into_view() {
+    let mut app = app();
+    turn_with_calls(&mut app, 2, 100);
+    let screen = draw(&mut app);
+    let conversation = app.rects.conversation;
+    assert!(!pane(&screen, conversation).contains("#1 execute"), "the first call starts off-screen:\n{screen}");
+    app.focus = Focus::Tools;
+    app.handle_key(key(KeyCode::Up)); // #2, the newest
+    app.handle_key(key(KeyCode::Up)); // #1
+    let screen = draw(&mut app);
+    assert!(pane(&screen, conversation).contains("#1 execute step 1"), "{screen}");
+}
+
+#[test]
+fn enter_on_a_tool_line_in_the_conversation_opens_its_details() {
+    let mut app = app();
+    turn_with_calls(&mut app, 3, 2);
+    draw(&mut app);
+    app.focus = Focus::Conversation;
+    app.handle_key(key(KeyCode::Up)); // the last tool line on screen: #3
+    app.handle_key(key(KeyCode::Up)); // #2
+    assert_eq!(app.history.selected_tool(), Some("c2"));
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(app.focus, Focus::Tools);
+    assert_eq!(app.tools.selected_id(), Some("c2"));
+    let screen = draw(&mut app);
+    assert!(screen.contains("arguments:") && screen.contains("out 2"), "{screen}");
+}
+
+#[test]
+fn space_shows_a_commands_whole_output_in_the_conversation() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    let call = tool_call("c1", "make");
+    app.handle_agent(AgentEvent::ToolStarted { call: call.clone(), summary: "make".into() });
+    let output: String = (1..=8).map(|i| format!("build line {i}\n")).collect();
+    let result = serde_json::json!({"exit_status": 2, "content": output}).into();
+    app.handle_agent(AgentEvent::ToolFinished { call, result });
+    let screen = draw(&mut app);
+    assert!(screen.contains("x #1 execute make · exit 2"), "{screen}");
+    assert!(screen.contains("build line 8") && !screen.contains("build line 5"), "only the tail:\n{screen}");
+    assert!(screen.contains("5 earlier lines"), "{screen}");
+    app.focus = Focus::Conversation;
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Char(' ')));
+    let screen = draw(&mut app);
+    assert!(screen.contains("build line 1") && screen.contains("build line 8"), "{screen}");
+}
+
+fn start_call(app: &mut App, n: usize) {
+    let call = tool_call(&format!("c{n}"), &format!("step {n}"));
+    app.handle_agent(AgentEvent::ToolStarted { call, summary: format!("step {n}") });
+}
+
+#[test]
+fn the_tool_log_follows_new_rows_unless_scrolled_and_end_follows_again() {
+    let mut app = app();
+    turn_with_calls(&mut app, 30, 0);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "again".into() });
+    draw(&mut app);
+    app.focus = Focus::Tools;
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(app.tools.selected_id(), Some("c29"));
+    start_call(&mut app, 31);
+    let screen = draw(&mut app);
+    assert!(
+        pane(&screen, app.rects.tools).contains("#31 execute step 31"),
+        "selecting a row does not stop following:\n{screen}"
+    );
+
+    app.handle_key(key(KeyCode::PageUp));
+    start_call(&mut app, 32);
+    start_call(&mut app, 33);
+    let screen = draw(&mut app);
+    let tools = pane(&screen, app.rects.tools);
+    assert!(!tools.contains("#33 execute"), "{screen}");
+    assert!(screen.contains("↓ 2 new (End)"), "{screen}");
+
+    app.handle_key(key(KeyCode::End));
+    assert_eq!(app.tools.selected_id(), Some("c33"), "End selects the newest row");
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(app.tools.selected_id(), Some("c33"), "and Down does not jump back");
+    start_call(&mut app, 34);
+    assert_eq!(app.tools.selected_id(), Some("c34"), "the selection follows new rows again");
+    let screen = draw(&mut app);
+    assert!(
+        pane(&screen, app.rects.tools).contains("#34 execute step 34") && !screen.contains("new (End)"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn question_mark_and_slash_help_open_the_help_overlay_and_esc_closes_it() {
+    let mut app = app();
+    app.handle_key(key(KeyCode::Char('?')));
+    assert!(app.help.is_some() && app.composer.is_empty());
+    let screen = draw(&mut app);
+    let row = screen.lines().find(|l| l.contains("Ctrl+J")).unwrap_or_default();
+    assert!(row.contains("new line"), "a key and its meaning share a row:\n{screen}");
+    app.handle_key(key(KeyCode::Esc));
+    assert!(app.help.is_none());
+    assert!(!draw(&mut app).contains("Ctrl+J"), "help does not print into the conversation");
+
+    type_text(&mut app, "/help");
+    assert!(app.handle_key(key(KeyCode::Enter)).is_empty(), "/help is not sent to the agent");
+    assert!(app.help.is_some());
+    app.handle_key(key(KeyCode::Esc));
+    type_text(&mut app, "why?");
+    assert_eq!(app.composer.text(), "why?", "? in a prompt is just a character");
+}
+
+#[test]
+fn end_on_an_empty_prompt_goes_to_the_bottom_and_the_badge_hides_no_text() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "long".into() });
+    app.handle_agent(AgentEvent::saying((0..200).map(|i| format!("line {i}\n\n")).collect::<String>()));
+    draw(&mut app);
+    app.handle_key(key(KeyCode::PageUp));
+    app.handle_agent(AgentEvent::saying("more output\n"));
+    let screen = draw(&mut app);
+    let area = app.rects.conversation;
+    let rows: Vec<&str> = screen.lines().collect();
+    let bottom_border = rows[usize::from(area.y + area.height - 1)];
+    let last_row = rows[usize::from(area.y + area.height - 2)];
+    assert!(bottom_border.contains("new output (End)"), "the badge sits on the border:\n{screen}");
+    assert!(!last_row.contains("new output"), "{screen}");
+    app.handle_key(key(KeyCode::End));
+    let screen = draw(&mut app);
+    assert!(screen.contains("more output") && !screen.contains("new output"), "{screen}");
+
+    type_text(&mut app, "draft");
+    app.handle_key(key(KeyCode::Home));
+    app.handle_key(key(KeyCode::End));
+    app.handle_key(key(KeyCode::Char('!')));
+    assert_eq!(app.composer.text(), "draft!", "End in a prompt moves the cursor first");
+}
+
+#[test]
+fn a_recalled_command_does_not_open_the_popup_or_trap_recall() {
+    let mut app = app();
+    type_text(&mut app, "/permissions");
+    app.handle_key(key(KeyCode::Esc)); // close the popup, keep the text
+    assert_eq!(app.composer.text(), "/permissions", "Esc on the popup keeps the prompt");
+    assert!(app.composer.popup().is_empty());
+    app.handle_key(key(KeyCode::Enter));
+    for _ in 0..3 {
+        app.handle_key(key(KeyCode::Up));
+        assert!(app.composer.popup().is_empty(), "recall does not open the popup");
+    }
+    assert_eq!(app.composer.text(), "first prompt");
+    app.handle_key(key(KeyCode::Down));
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(app.composer.text(), "/permissions");
+    app.composer.clear();
+    type_text(&mut app, "/co");
+    assert!(!app.composer.popup().is_empty(), "typing a command still opens it");
+}
+
+fn click(app: &mut App, column: u16, row: u16) {
+    let down = MouseEventKind::Down(crossterm::event::MouseButton::Left);
+    app.handle_mouse(MouseEvent { kind: down, column, row, modifiers: KeyModifiers::NONE });
+}
+
+#[test]
+fn a_click_focuses_a_pane_and_selects_the_row_under_it() {
+    let mut app = app();
+    turn_with_calls(&mut app, 3, 0);
+    draw(&mut app);
+    let tools = app.rects.tools;
+    click(&mut app, tools.x + 3, tools.y + 2); // the second row
+    assert_eq!(app.focus, Focus::Tools);
+    assert_eq!(app.tools.selected_id(), Some("c2"));
+    assert_eq!(app.history.selected_tool(), Some("c2"), "and its line in the conversation");
+    let screen = draw(&mut app);
+    let conversation = app.rects.conversation;
+    let row = screen.lines().position(|l| l.starts_with("│+ #1 execute step 1")).unwrap();
+    click(&mut app, conversation.x + 3, row as u16);
+    assert_eq!(app.focus, Focus::Conversation);
+    assert_eq!(app.history.selected_tool(), Some("c1"));
+    let composer = app.rects.composer;
+    click(&mut app, composer.x + 3, composer.y + 1);
+    assert_eq!(app.focus, Focus::Composer);
+}
+
+#[test]
+fn the_layout_choice_is_saved_privately_and_loaded_again() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("elelem/tui.json");
+    let mut app = app();
+    app.use_layout_prefs(path.clone());
+    app.focus = Focus::Tools;
+    app.handle_key(key(KeyCode::Char('<')));
+    app.handle_key(ctrl('z'));
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(saved, serde_json::json!({"split": 40, "zoom": "tools"}));
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    let mut again = self::app();
+    again.use_layout_prefs(path);
+    assert_eq!(again.zoomed(), Some(elelem::tui::prefs::Zoom::Tools));
+    draw(&mut again);
+    assert_eq!(again.rects.tools.width, 100, "the tool log fills the screen");
+}
+
+#[test]
+fn a_long_paste_shows_as_one_line_and_is_sent_whole() {
+    let mut app = app();
+    type_text(&mut app, "explain this: ");
+    let pasted: String = (1..=500).map(|i| format!("log line {i}\n")).collect();
+    app.handle_paste(&pasted);
+    assert_eq!(app.composer.text(), "explain this: [pasted 500 lines]");
+    let sent = format!("explain this: {}", pasted.trim_end());
+    assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Submit(sent.clone())]);
+
+    app.handle_agent(AgentEvent::TurnStarted { prompt: sent });
+    let screen = draw(&mut app);
+    assert!(screen.contains("› explain this: [pasted 500 lines]"), "{screen}");
+    assert!(!screen.contains("log line 1"), "{screen}");
+    app.focus = Focus::Conversation;
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Enter)); // expands it
+    let screen = draw(&mut app);
+    assert!(screen.contains("log line 1") && !screen.contains("[pasted"), "{screen}");
+}
+
+#[test]
+fn a_short_paste_is_inserted_as_it_is() {
+    let mut app = app();
+    app.handle_paste("one\ntwo\n");
+    assert_eq!(app.composer.text(), "one\ntwo\n");
+}
+
+#[test]
+fn a_long_turn_that_ends_while_the_terminal_is_unfocused_rings_the_bell() {
+    let run = |mode: NotifyMode, focused: bool, took: u64| {
+        let mut app = app();
+        let clock = ManualClock::default();
+        app.set_clock(std::sync::Arc::new(clock.clone()));
+        app.notify_mode = mode;
+        app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+        app.terminal_focused = focused;
+        clock.advance(std::time::Duration::from_secs(took));
+        app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+        app.alert.take()
+    };
+    assert_eq!(run(NotifyMode::Bell, false, 6).as_deref(), Some("\x07"));
+    assert_eq!(run(NotifyMode::Bell, false, 2), None, "a short turn does not notify");
+    assert_eq!(run(NotifyMode::Bell, true, 60), None, "nor one the user watched");
+    assert_eq!(run(NotifyMode::Osc9, false, 6).as_deref(), Some("\x1b]9;elelem: done after 6s\x07"));
+    assert_eq!(run(NotifyMode::Off, false, 60), None);
 }

@@ -12,13 +12,20 @@ use std::time::{Duration, Instant};
 /// A little more than the app's guard against typed-ahead answers.
 const APPROVAL_GUARD: Duration = Duration::from_millis(400);
 
-/// Titles the app set (`.0`) and what it put on the clipboard through OSC 52 (`.1`, base64).
+/// What the app asked of the terminal besides drawing: window titles (never allowed, `.0`),
+/// what it put on the clipboard through OSC 52 (`.1`, base64) and whether focus reporting
+/// (`CSI ? 1004 h/l`) is on (`.2`).
 #[derive(Default)]
-struct Titles(Vec<Vec<u8>>, Vec<Vec<u8>>);
+struct Titles(Vec<Vec<u8>>, Vec<Vec<u8>>, Option<bool>);
 
 impl vt100::Callbacks for Titles {
     fn copy_to_clipboard(&mut self, _: &mut vt100::Screen, _ty: &[u8], data: &[u8]) {
         self.1.push(data.to_vec());
+    }
+    fn unhandled_csi(&mut self, _: &mut vt100::Screen, i1: Option<u8>, _: Option<u8>, params: &[&[u16]], c: char) {
+        if i1 == Some(b'?') && params.contains(&&[1004u16][..]) {
+            self.2 = Some(c == 'h');
+        }
     }
     fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
         self.0.push(title.to_vec());
@@ -157,6 +164,7 @@ impl Tui {
     /// Alternate screen, bracketed paste, mouse reporting and raw mode are all off again.
     fn assert_restored(&self) {
         let parser = self.screen.lock().unwrap();
+        assert_ne!(parser.callbacks().2, Some(true), "focus reporting still on");
         let screen = parser.screen();
         assert!(!screen.alternate_screen(), "still on the alternate screen");
         assert!(!screen.bracketed_paste(), "bracketed paste still on");
@@ -196,7 +204,7 @@ fn chat_shows_reply_tool_row_thinking_and_context_panel() {
     let screen = tui.contents();
     assert!(screen.contains("what is this?"), "{screen}");
     assert!(screen.contains("Pondering the readme deeply."), "{screen}");
-    assert!(screen.contains("+ read README.md"), "{screen}");
+    assert!(screen.contains("+ #1 read README.md"), "{screen}");
     assert!(screen.contains("Pty demo"), "{screen}");
     tui.send("\x0f"); // Ctrl+O
     tui.wait_for("tokens next call");
@@ -330,7 +338,7 @@ fn a_panic_in_a_blocking_tool_fails_the_call_and_the_app_keeps_running() {
     tui.wait_for("Ask elelem");
     tui.send("go\r");
     tui.wait_for("still here after the panic");
-    assert!(tui.contents().contains("x explode"), "{}", tui.contents());
+    assert!(tui.contents().contains("x #1 explode"), "{}", tui.contents());
     assert!(tui.child.try_wait().unwrap().is_none(), "the app exited");
     {
         let parser = tui.screen.lock().unwrap();
@@ -357,6 +365,7 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     tui.wait_for("Ask elelem");
     tui.send("write a file\r");
     tui.wait_for("Allow write?");
+    tui.wait_for("waiting for approval"); // the row of the call asked about
     std::thread::sleep(APPROVAL_GUARD); // an answer typed at once would be typing, not an answer
     tui.send("y");
     tui.wait_for("first done");
@@ -367,7 +376,7 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     tui.send("n");
     tui.wait_for("second done");
     assert!(!tui._dir.path().join("other.txt").exists());
-    assert!(tui.contents().contains("x write other.txt"), "{}", tui.contents());
+    assert!(tui.contents().contains("x #2 write other.txt"), "{}", tui.contents());
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
@@ -406,4 +415,67 @@ fn copy_puts_the_last_reply_on_the_clipboard_through_osc52() {
     tui.wait_for("Copied 1 lines");
     let copied = tui.screen.lock().unwrap().callbacks().1.clone();
     assert_eq!(copied, vec![b"Y29weSBtZQ==".to_vec()], "base64 of the reply");
+}
+
+#[test]
+fn a_refusal_with_a_reason_reaches_the_model() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "new.txt", "content": "hi\n"}}]},
+        {"events": [{"type": "saying", "text": "understood"}]}
+    ]);
+    let mut tui = Tui::start(script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("write a file\r");
+    tui.wait_for("Allow write?");
+    std::thread::sleep(APPROVAL_GUARD);
+    tui.send("r");
+    tui.wait_for("Reason:");
+    tui.send("not in this repo\r");
+    tui.wait_for("understood");
+    // The failed call's line shows the refusal the model got, reason included.
+    tui.wait_for("User denied permission: write. Reason: not in this repo");
+    assert!(!tui._dir.path().join("new.txt").exists());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+#[test]
+fn a_zoomed_pane_is_remembered_in_the_data_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().to_str().unwrap();
+    let mut tui = Tui::start(steps_with_tool(), 40, 120, &[("XDG_DATA_HOME", data_dir)]);
+    tui.wait_for("Ask elelem");
+    tui.send("\t\t"); // focus the tool log
+    tui.send("\x1a"); // Ctrl+Z: zoom it
+    tui.wait_for("no tool calls yet");
+    let path = data.path().join("elelem/tui.json");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !path.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let first = tui.contents().lines().next().unwrap_or("").to_string();
+    assert!(first.contains("tools") && !first.contains("conversation"), "{}", tui.contents());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+
+    let mut again = Tui::start(steps_with_tool(), 40, 120, &[("XDG_DATA_HOME", data_dir)]);
+    again.wait_for("Ask elelem");
+    let first = again.contents().lines().next().unwrap_or("").to_string();
+    assert!(first.contains("tools") && !first.contains("conversation"), "{}", again.contents());
+    again.send("\x04");
+    assert!(again.wait_exit().success());
+}
+
+#[test]
+fn focus_reporting_is_on_while_the_app_runs_and_off_after() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    assert_eq!(tui.screen.lock().unwrap().callbacks().2, Some(true), "the app asks for focus events");
+    tui.send("\x1b[O\x1b[I"); // focus lost, gained: events the app takes quietly
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+    assert_eq!(tui.screen.lock().unwrap().callbacks().2, Some(false));
 }

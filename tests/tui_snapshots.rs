@@ -183,6 +183,7 @@ fn tool_log_with_an_expanded_call_120x40() {
     let mut app = app();
     with_turn(&mut app);
     app.focus = Focus::Tools;
+    app.tools.select_next(-1); // the newest call
     app.tools.select_next(-1); // the execute call
     app.tools.toggle_selected();
     let buf = frame(&mut app, 120, 40);
@@ -207,6 +208,7 @@ fn approval_dialog_cannot_be_missed() {
     let (tx, _rx) = tokio::sync::oneshot::channel();
     app.ask(
         ApprovalRequest {
+            call_id: "t9".into(),
             tool: "execute".into(),
             args: json!({"command": "rm -rf target"}),
             summary: "rm -rf target".into(),
@@ -234,4 +236,205 @@ fn interrupted_turn_and_error_are_marked() {
     app.handle_agent(AgentEvent::Error("anthropic: 401 authentication_error: invalid x-api-key".into()));
     app.handle_agent(AgentEvent::TurnFinished { reply: "Error: ...".into(), end: TurnEnd::Failed });
     insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
+}
+
+/// A command that exits 1 with some output, and a read that fails.
+fn with_failures(app: &mut App) {
+    app.set_clock(std::sync::Arc::new(ManualClock::default()));
+    let test = call("f1", "execute", json!({"command": "./test.sh"}));
+    let missing = call("f2", "read", json!({"path": "src/missing.py"}));
+    let output = "running 5 tests\ntest a ... ok\ntest b ... ok\ntest c ... FAILED\n\nfailures: c\ntest result: FAILED";
+    for event in [
+        AgentEvent::TurnStarted { prompt: "run the tests".into() },
+        AgentEvent::ToolStarted { call: test.clone(), summary: "./test.sh".into() },
+        AgentEvent::ToolFinished { call: test, result: json!({"exit_status": 1, "content": output}).into() },
+        AgentEvent::ToolStarted { call: missing.clone(), summary: "src/missing.py".into() },
+        AgentEvent::ToolFinished {
+            call: missing,
+            result: json!({"error": "no such file: src/missing.py\n(looked in /work/demo)"}).into(),
+        },
+        AgentEvent::saying("One test fails."),
+        AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done },
+    ] {
+        app.handle_agent(event);
+    }
+}
+
+#[test]
+fn failures_are_marked_in_the_conversation() {
+    let mut app = app();
+    with_failures(&mut app);
+    insta::assert_snapshot!("failures_are_marked_120x40", text(&frame(&mut app, 120, 40)));
+    insta::assert_snapshot!("failures_are_marked_80x24", text(&frame(&mut app, 80, 24)));
+    let buf = frame(&mut app, 120, 40);
+    let pane = app.rects.conversation;
+    let rows = Rect { x: pane.x + 1, y: pane.y + 3, width: pane.width - 2, height: 8 };
+    insta::assert_snapshot!("failures_are_marked_styles", styled(&buf, rows));
+}
+
+#[test]
+fn a_call_waiting_for_approval_says_so_and_the_wait_is_not_run_time() {
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    let edit = call("e1", "edit", json!({"path": "src/calc.py"}));
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "fix calc".into() });
+    app.handle_agent(AgentEvent::ToolStarted { call: edit.clone(), summary: "src/calc.py".into() });
+    let (tx, _rx) = tokio::sync::oneshot::channel();
+    let preview = Preview { kind: PreviewKind::Diff, text: "@@ -1 +1 @@\n-x = 1\n+x = 2\n".into() };
+    let request = ApprovalRequest {
+        call_id: "e1".into(),
+        tool: "edit".into(),
+        args: json!({"path": "src/calc.py"}),
+        summary: "src/calc.py".into(),
+        preview,
+    };
+    app.ask(request, tx);
+    clock.advance(Duration::from_secs(6));
+    let buf = frame(&mut app, 120, 40);
+    insta::assert_snapshot!("waiting_for_approval_120x40", text(&buf));
+    clock.advance(elelem::tui::app::APPROVAL_GUARD);
+    app.handle_key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('y')));
+    clock.advance(Duration::from_millis(200));
+    app.handle_agent(AgentEvent::ToolFinished { call: edit, result: json!({"diff": "…"}).into() });
+    let screen = text(&frame(&mut app, 120, 40));
+    let row = screen.lines().find(|l| l.contains("#1 edit")).unwrap_or_default().to_string();
+    assert!(row.contains(" 0.2s"), "only the run is timed: {row}");
+}
+
+/// A diff of `n` changed lines.
+fn long_diff(n: usize) -> String {
+    let mut diff = format!("--- a/src/calc.py\n+++ b/src/calc.py\n@@ -1,{n} +1,{n} @@\n");
+    for i in 0..n {
+        diff.push_str(&format!("-x{i} = {i}\n+x{i} = {}\n", i * 2));
+    }
+    diff
+}
+
+fn ask_edit(app: &mut App, diff: String) -> tokio::sync::oneshot::Receiver<elelem::agent::input::Approval> {
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let request = ApprovalRequest {
+        call_id: "e1".into(),
+        tool: "edit".into(),
+        args: json!({"path": "src/calc.py"}),
+        summary: "src/calc.py".into(),
+        preview: Preview { kind: PreviewKind::Diff, text: diff },
+    };
+    app.ask(request, tx);
+    clock.advance(elelem::tui::app::APPROVAL_GUARD);
+    rx
+}
+
+fn press(app: &mut App, code: crossterm::event::KeyCode) {
+    app.handle_key(crossterm::event::KeyEvent::from(code));
+}
+
+#[test]
+fn the_approval_diff_is_coloured_scrolls_and_opens_full_screen_80x24() {
+    let mut app = app();
+    let _rx = ask_edit(&mut app, long_diff(12));
+    let buf = frame(&mut app, 80, 24);
+    insta::assert_snapshot!("approval_diff_80x24", text(&buf));
+    insta::assert_snapshot!("approval_diff_styles", styled(&buf, Rect { x: 8, y: 2, width: 64, height: 5 }));
+    for _ in 0..3 {
+        press(&mut app, crossterm::event::KeyCode::Down);
+    }
+    insta::assert_snapshot!("approval_diff_scrolled_80x24", text(&frame(&mut app, 80, 24)));
+    press(&mut app, crossterm::event::KeyCode::Char('f'));
+    insta::assert_snapshot!("approval_diff_full_screen_80x24", text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn r_asks_for_a_reason_and_the_refusal_carries_it() {
+    let mut app = app();
+    let mut rx = ask_edit(&mut app, long_diff(1));
+    press(&mut app, crossterm::event::KeyCode::Char('r'));
+    for c in "use the helper".chars() {
+        press(&mut app, crossterm::event::KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("approval_reason_120x40", text(&frame(&mut app, 120, 40)));
+    press(&mut app, crossterm::event::KeyCode::Enter);
+    assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::NoBecause("use the helper".into()));
+    assert!(app.approval.is_none());
+}
+
+#[test]
+fn the_expanded_tool_view_colours_a_diff() {
+    let mut app = app();
+    app.set_clock(std::sync::Arc::new(ManualClock::default()));
+    let edit = call("e1", "edit", json!({"path": "src/calc.py"}));
+    app.handle_agent(AgentEvent::ToolStarted { call: edit.clone(), summary: "src/calc.py".into() });
+    app.handle_agent(AgentEvent::ToolFinished {
+        call: edit,
+        result: json!({"path": "src/calc.py", "diff": long_diff(1)}).into(),
+    });
+    app.focus = Focus::Tools;
+    app.tools.select_next(-1);
+    app.tools.toggle_selected();
+    let buf = frame(&mut app, 120, 40);
+    let tools = app.rects.tools;
+    insta::assert_snapshot!("expanded_diff_styles", styled(&buf, Rect { height: 14, ..tools }));
+}
+
+#[test]
+fn help_is_an_overlay_listing_keys_and_commands_80x24() {
+    let mut app = app();
+    press(&mut app, crossterm::event::KeyCode::Char('?'));
+    insta::assert_snapshot!("help_overlay_80x24", text(&frame(&mut app, 80, 24)));
+    press(&mut app, crossterm::event::KeyCode::PageDown);
+    insta::assert_snapshot!("help_overlay_scrolled_80x24", text(&frame(&mut app, 80, 24)));
+    insta::assert_snapshot!("help_overlay_120x40", text(&frame(&mut app, 120, 40)));
+}
+
+fn ctrl_key(app: &mut App, code: crossterm::event::KeyCode) {
+    app.handle_key(crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::CONTROL));
+}
+
+#[test]
+fn the_split_resizes_and_the_focused_pane_zooms_120x40() {
+    let mut app = app();
+    with_turn(&mut app);
+    app.focus = Focus::Tools;
+    for _ in 0..3 {
+        ctrl_key(&mut app, crossterm::event::KeyCode::Left);
+    }
+    insta::assert_snapshot!("side_column_widened_120x40", text(&frame(&mut app, 120, 40)));
+    ctrl_key(&mut app, crossterm::event::KeyCode::Char('z'));
+    insta::assert_snapshot!("tools_zoomed_120x40", text(&frame(&mut app, 120, 40)));
+    ctrl_key(&mut app, crossterm::event::KeyCode::Char('z'));
+    assert!(app.zoomed().is_none());
+}
+
+#[test]
+fn a_long_paste_is_collapsed_in_the_prompt_and_the_conversation_80x24() {
+    let mut app = app();
+    let pasted: String = (1..=500).map(|i| format!("log line {i}\n")).collect();
+    app.handle_paste(&pasted);
+    insta::assert_snapshot!("paste_in_the_prompt_80x24", text(&frame(&mut app, 80, 24)));
+    press(&mut app, crossterm::event::KeyCode::Enter);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: pasted.trim_end().to_string() });
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    insta::assert_snapshot!("paste_in_the_conversation_80x24", text(&frame(&mut app, 80, 24)));
+}
+
+#[test]
+fn the_status_line_shows_the_turns_and_the_sessions_tokens_and_the_turns_time() {
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    let usage =
+        |input, output| AgentEvent::Usage(elelem::protocol::Usage { input_tokens: input, output_tokens: output });
+    for (prompt, calls, secs) in [("first", vec![(12_000, 800)], 3), ("second", vec![(1_500, 200), (1_700, 140)], 4)] {
+        app.handle_agent(AgentEvent::TurnStarted { prompt: prompt.into() });
+        for (input, output) in calls {
+            app.handle_agent(usage(input, output));
+        }
+        clock.advance(Duration::from_millis(secs * 1000 + 200));
+        app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    }
+    let status = |app: &mut App, w: u16, h: u16| text(&frame(app, w, h)).lines().last().unwrap_or_default().to_string();
+    insta::assert_snapshot!("status_tokens_120x40", status(&mut app, 120, 40));
+    insta::assert_snapshot!("status_tokens_80x24", status(&mut app, 80, 24));
 }

@@ -3,7 +3,9 @@
 //!
 //! Only the prompt and the final reply are kept in the conversation; tool traffic lives in
 //! the turn's scratch list. A provider failure ends the turn with `Error: <message>`; a
-//! cancelled turn drops the stream, cancels running tools and saves no reply.
+//! cancelled turn drops the stream, cancels running tools and saves no reply. A turn makes
+//! at most `max_steps` model calls: a model that keeps asking for tools is stopped there,
+//! like a provider failure.
 
 use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 use super::tool::ToolContext;
@@ -12,13 +14,19 @@ use super::transcript::Transcript;
 use crate::protocol::{
     Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
 };
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
+/// Model calls one turn may make unless set otherwise.
+pub const DEFAULT_MAX_STEPS: usize = 100;
+
 /// How long a cancelled tool gets to clean up (kill its processes) before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
+/// Provider events already waiting that are taken together before their text is shown
+/// (bounded, so a fast stream still shows progress and lets an interrupt in).
+const EVENT_BATCH: usize = 256;
 
 /// What a turn returned.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,11 +49,44 @@ pub struct Agent {
     toolbox: Toolbox,
     output: Arc<dyn Output>,
     transcript: Transcript,
+    /// The tool traffic of the last turn, which the user may still keep.
+    last_turn: Vec<Message>,
+    max_steps: usize,
 }
 
 impl Agent {
     pub fn new(provider: Arc<dyn Provider>, toolbox: Toolbox, output: Arc<dyn Output>, transcript: Transcript) -> Self {
-        Agent { provider, toolbox, output, transcript }
+        Agent { provider, toolbox, output, transcript, last_turn: Vec::new(), max_steps: DEFAULT_MAX_STEPS }
+    }
+
+    /// The tool traffic of the last finished turn (assistant tool calls and results).
+    pub fn last_turn(&self) -> &[Message] {
+        &self.last_turn
+    }
+
+    /// Keeps a call of the last turn and its result in the conversation, before that turn's
+    /// reply. `false` when there is no such call.
+    pub fn keep(&mut self, call_id: &str) -> bool {
+        let Some(kept) = super::kept::keep(&self.last_turn, call_id) else { return false };
+        let conversation = &mut self.transcript.conversation;
+        let at = match conversation.last() {
+            Some(last) if last.role == Role::Assistant => conversation.len() - 1,
+            _ => conversation.len(),
+        };
+        conversation.insert_at(at, kept);
+        self.last_turn.retain(|m| m.tool_call_id.as_deref() != Some(call_id));
+        for message in &mut self.last_turn {
+            message.tool_calls.retain(|c| c.id != call_id);
+        }
+        true
+    }
+
+    /// Model calls one turn may make (at least one).
+    pub fn max_steps(&self) -> usize {
+        self.max_steps
+    }
+    pub fn set_max_steps(&mut self, steps: usize) {
+        self.max_steps = steps.max(1);
     }
 
     pub fn provider(&self) -> &Arc<dyn Provider> {
@@ -62,6 +103,9 @@ impl Agent {
     }
     pub fn output(&self) -> &Arc<dyn Output> {
         &self.output
+    }
+    pub fn set_output(&mut self, output: Arc<dyn Output>) {
+        self.output = output;
     }
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
@@ -98,7 +142,9 @@ impl Agent {
         let _ = self.transcript.conversation.push(Message::user(prompt));
         self.publish_context();
         let mut scratch: Vec<Message> = Vec::new();
+        let mut steps = 0;
         let outcome = loop {
+            steps += 1;
             let request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
             self.warn_if_too_big(&request);
             let mut shown = String::new();
@@ -113,6 +159,9 @@ impl Agent {
             };
             if response.calls.is_empty() {
                 break self.finish(response.text);
+            }
+            if steps >= self.max_steps {
+                break self.stopped_at_step_limit();
             }
             let mut assistant = Message::assistant(response.text);
             assistant.thinking = response.thinking;
@@ -130,49 +179,94 @@ impl Agent {
                 break self.interrupted("", &scratch);
             }
         };
-        self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
+        self.last_turn = scratch;
+        // The context first, so whoever sees the turn end sees the reply in it.
         self.publish_context();
+        self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
         outcome
     }
 
-    /// Streams one model response, showing it as it arrives.
-    /// `shown` collects the reply text shown so far, which an interrupt keeps.
-    async fn call_provider(&self, request: Request, shown: &mut String) -> Result<Response, ProviderError> {
-        let mut stream = self.provider.fetch(request);
+    /// Streams one model response, showing it as it arrives. Every event already waiting
+    /// is taken in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
+    /// as one delta: a fast stream costs one output call per batch, not one per event.
+    /// `shown_text` collects the reply text shown so far, which an interrupt keeps.
+    async fn call_provider(&self, request: Request, shown_text: &mut String) -> Result<Response, ProviderError> {
+        let mut stream = self.provider.fetch(request).fuse();
         let mut response = Response::default();
-        while let Some(event) = stream.next().await {
-            match event? {
-                ProviderEvent::Saying(text) => {
-                    shown.push_str(&text);
-                    response.text.push_str(&text);
-                    self.output.emit(AgentEvent::Delta(Delta::Saying(text)));
-                }
-                ProviderEvent::Thinking(text) => {
-                    match response.thinking.last_mut() {
-                        Some(block) if block.signature.is_none() && block.redacted.is_none() => {
-                            block.text.push_str(&text)
+        while let Some(first) = stream.next().await {
+            let mut shown: Option<Delta> = None;
+            let mut next = Some(first);
+            let mut taken = 0;
+            while let Some(event) = next.take() {
+                match event {
+                    Ok(event) => {
+                        if let ProviderEvent::Saying(text) = &event {
+                            shown_text.push_str(text);
                         }
-                        _ => response.thinking.push(ThinkingBlock { text: text.clone(), ..Default::default() }),
+                        self.take(event, &mut response, &mut shown)
                     }
-                    self.output.emit(AgentEvent::Delta(Delta::Thinking(text)));
-                }
-                ProviderEvent::ThinkingSignature(signature) => match response.thinking.last_mut() {
-                    Some(block) if block.signature.is_none() && block.redacted.is_none() => {
-                        block.signature = Some(signature)
+                    Err(error) => {
+                        self.show(None, &mut shown);
+                        return Err(error);
                     }
-                    _ => response.thinking.push(ThinkingBlock { signature: Some(signature), ..Default::default() }),
-                },
-                ProviderEvent::RedactedThinking(data) => {
-                    response.thinking.push(ThinkingBlock { redacted: Some(data), ..Default::default() })
                 }
-                ProviderEvent::Doing(call) => response.calls.push(call),
-                ProviderEvent::Usage(usage) => self.output.emit(AgentEvent::Usage(usage)),
-                ProviderEvent::Retrying { attempt, max, delay, reason } => {
-                    self.output.emit(AgentEvent::Retrying { attempt, max, delay, reason })
+                taken += 1;
+                if taken < EVENT_BATCH {
+                    next = stream.next().now_or_never().flatten();
                 }
             }
+            self.show(None, &mut shown);
         }
         Ok(response)
+    }
+
+    /// Adds one provider event to the response; text goes to `shown` (merged), anything
+    /// else is emitted after the text before it.
+    fn take(&self, event: ProviderEvent, response: &mut Response, shown: &mut Option<Delta>) {
+        match event {
+            ProviderEvent::Saying(text) => {
+                response.text.push_str(&text);
+                self.show(Some(Delta::Saying(text)), shown);
+            }
+            ProviderEvent::Thinking(text) => {
+                match response.thinking.last_mut() {
+                    Some(block) if block.signature.is_none() && block.redacted.is_none() => block.text.push_str(&text),
+                    _ => response.thinking.push(ThinkingBlock { text: text.clone(), ..Default::default() }),
+                }
+                self.show(Some(Delta::Thinking(text)), shown);
+            }
+            ProviderEvent::ThinkingSignature(signature) => match response.thinking.last_mut() {
+                Some(block) if block.signature.is_none() && block.redacted.is_none() => {
+                    block.signature = Some(signature)
+                }
+                _ => response.thinking.push(ThinkingBlock { signature: Some(signature), ..Default::default() }),
+            },
+            ProviderEvent::RedactedThinking(data) => {
+                response.thinking.push(ThinkingBlock { redacted: Some(data), ..Default::default() })
+            }
+            ProviderEvent::Doing(call) => response.calls.push(call),
+            ProviderEvent::Usage(usage) => {
+                self.show(None, shown);
+                self.output.emit(AgentEvent::Usage(usage))
+            }
+            ProviderEvent::Retrying { attempt, max, delay, reason } => {
+                self.show(None, shown);
+                self.output.emit(AgentEvent::Retrying { attempt, max, delay, reason })
+            }
+        }
+    }
+
+    /// Merges `delta` into the text waiting in `shown`, emitting what cannot merge; `None`
+    /// emits what is waiting.
+    fn show(&self, delta: Option<Delta>, shown: &mut Option<Delta>) {
+        let ready = match (shown.as_mut(), delta) {
+            (Some(waiting), Some(delta)) => waiting.merge(delta).err().and_then(|next| shown.replace(next)),
+            (None, Some(delta)) => shown.replace(delta),
+            (_, None) => shown.take(),
+        };
+        if let Some(delta) = ready {
+            self.output.emit(AgentEvent::Delta(delta));
+        }
     }
 
     /// Runs one tool call through the toolbox, showing its start and result.
@@ -251,6 +345,22 @@ impl Agent {
     fn failed(&mut self, error: &ProviderError) -> TurnOutcome {
         let message = error.to_string();
         self.output.emit(AgentEvent::Warning(format!("provider {} failed: {message}", self.provider.name())));
+        self.end_with_error(message)
+    }
+
+    /// The model asked for more tools after `max_steps` calls: the turn ends like a
+    /// provider failure, and the tools of that last response do not run.
+    fn stopped_at_step_limit(&mut self) -> TurnOutcome {
+        let message = format!(
+            "stopped after {} model calls in one turn, the step limit; the model was still asking \
+             for tools (raise the limit with --max-steps or ELELEM_MAX_STEPS)",
+            self.max_steps
+        );
+        self.end_with_error(message)
+    }
+
+    /// Shows `message` as an error and saves `Error: <message>` as the reply.
+    fn end_with_error(&mut self, message: String) -> TurnOutcome {
         self.output.emit(AgentEvent::Error(message.clone()));
         let reply = format!("Error: {message}");
         let _ = self.transcript.conversation.push(Message::assistant(reply.clone()));

@@ -50,6 +50,14 @@ impl Conversation {
     pub fn is_empty(&self) -> bool {
         self.messages.is_empty()
     }
+    /// Inserts `messages` before message `at` (from 0); at the end when `at` is past it.
+    /// System messages are dropped.
+    pub fn insert_at(&mut self, at: usize, messages: Vec<Message>) {
+        let at = at.min(self.messages.len());
+        let messages = messages.into_iter().filter(|m| m.role != Role::System);
+        self.messages.splice(at..at, messages);
+    }
+
     /// Removes message `i` (from 0).
     pub fn remove(&mut self, i: usize) -> Option<Message> {
         (i < self.messages.len()).then(|| self.messages.remove(i))

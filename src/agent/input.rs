@@ -14,6 +14,8 @@ pub trait Input: Send {
 /// A question to the user: may this tool call run?
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApprovalRequest {
+    /// The id of the tool call asked about, so a front end can show which call waits.
+    pub call_id: String,
     /// Canonical tool name.
     pub tool: String,
     pub args: Value,
@@ -25,10 +27,12 @@ pub struct ApprovalRequest {
 }
 
 /// The user's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Approval {
     Yes,
     No,
+    /// No, and the model is told why (the user's words).
+    NoBecause(String),
     /// Yes, and do not ask again for this tool in this session.
     Always,
 }

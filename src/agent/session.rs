@@ -1,6 +1,7 @@
 //! The `Session`: an agent, an input and the slash commands, plus the plugins whose setup
 //! blocks filled them. Dispatches a line (command or turn) and forwards the agent's parts
-//! so plugin code rarely touches the agent directly.
+//! so plugin code rarely touches the agent directly. Plugins may observe every event the
+//! output shows and queue lines as if the user had typed them.
 
 use super::agent::{Agent, TurnOutcome};
 use super::caught::catch_sync;
@@ -12,8 +13,34 @@ use super::plugin::Plugin;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use crate::protocol::{Provider, ProviderError, ProviderSettings, Providers};
-use std::sync::{Arc, Mutex};
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, RwLock};
 use tokio_util::sync::CancellationToken;
+
+/// Sees every event the session's output shows, just after the front end does. Observers
+/// are plugin state: `reload` forgets them before the setup blocks run again.
+pub type Observer = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
+
+/// The front end's output with the observers behind it.
+struct Observed {
+    front: Arc<dyn Output>,
+    observers: Arc<RwLock<Vec<Observer>>>,
+}
+
+impl Output for Observed {
+    fn emit(&self, event: AgentEvent) {
+        let observers = self.observers.read().map(|o| o.clone()).unwrap_or_default();
+        if observers.is_empty() {
+            return self.front.emit(event);
+        }
+        self.front.emit(event.clone());
+        for observer in observers {
+            observer(&event);
+        }
+    }
+}
 
 /// Cancels whatever turn is running; shared between a session loop and its front end.
 #[derive(Clone, Default)]
@@ -63,20 +90,31 @@ pub struct Session {
     shell_runs: usize,
     /// Run before each turn and each slash command (plugins that bring tools in late).
     before_line: Vec<BeforeLine>,
+    /// Awaited before each turn (set-up a headless run must not race).
+    settlers: Vec<Settler>,
+    observers: Arc<RwLock<Vec<Observer>>>,
+    /// Lines to dispatch before reading the input again.
+    queued: VecDeque<String>,
 }
 
 /// A plugin's refresh, run before each turn and each slash command: e.g. adding the tools
 /// of a server that became ready in the background.
 pub type BeforeLine = Arc<dyn Fn(&mut Session) + Send + Sync>;
 
+/// A plugin's wait before each turn: e.g. a headless run waiting for servers that start in
+/// the background. A future, so it works on a current-thread runtime too.
+pub type Settler = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
 impl Session {
     pub fn new(
-        agent: Agent,
+        mut agent: Agent,
         input: Box<dyn Input>,
         providers: Providers,
         settings: ProviderSettings,
         approver: Arc<dyn Approver>,
     ) -> Self {
+        let observers = Arc::new(RwLock::new(Vec::new()));
+        agent.set_output(Arc::new(Observed { front: agent.output().clone(), observers: observers.clone() }));
         Session {
             agent,
             input,
@@ -89,6 +127,9 @@ impl Session {
             notes: Vec::new(),
             shell_runs: 0,
             before_line: Vec::new(),
+            settlers: Vec::new(),
+            observers,
+            queued: VecDeque::new(),
         }
     }
 
@@ -130,6 +171,10 @@ impl Session {
     pub fn providers(&self) -> &Providers {
         &self.providers
     }
+    /// The registry, for plugins that declare providers.
+    pub fn providers_mut(&mut self) -> &mut Providers {
+        &mut self.providers
+    }
     /// What the current provider was built with.
     pub fn settings(&self) -> &ProviderSettings {
         &self.settings
@@ -152,12 +197,33 @@ impl Session {
         self.before_line.push(Arc::new(refresh));
     }
 
+    /// Awaits `settle()` before each turn, ahead of the refreshes (cleared by `reload`).
+    pub fn settle_before_turn(
+        &mut self,
+        settle: impl Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync + 'static,
+    ) {
+        self.settlers.push(Arc::new(settle));
+    }
+
     fn refresh(&mut self) {
         for refresh in self.before_line.clone() {
             if let Err(panic) = catch_sync(|| refresh(self)) {
                 self.agent.output().emit(AgentEvent::Error(panic));
             }
         }
+    }
+
+    /// Adds an observer of every event shown from now on.
+    pub fn observe(&mut self, observer: Observer) {
+        if let Ok(mut observers) = self.observers.write() {
+            observers.push(observer);
+        }
+    }
+
+    /// Queues a line to dispatch as if the user had typed it, before the input is read
+    /// again (`run` only; a command that wants a turn uses this).
+    pub fn queue_line(&mut self, line: impl Into<String>) {
+        self.queued.push_back(line.into());
     }
 
     /// Shows text (command output).
@@ -168,6 +234,9 @@ impl Session {
     /// Runs one turn. Notes of `!command` runs since the last turn go before the prompt;
     /// files it mentions (`@src/main.rs`) are attached after it.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        for settle in self.settlers.clone() {
+            settle().await;
+        }
         self.refresh();
         let prompt = match prompt.contains('@') {
             true => super::mentions::attach(prompt, self.agent.transcript().system_prompt.cwd()),
@@ -180,6 +249,20 @@ impl Session {
         full.push_str("\n\n");
         full.push_str(&prompt);
         self.agent.turn(&full, cancel).await
+    }
+
+    /// The tool traffic of the last finished turn.
+    pub fn last_turn(&self) -> &[crate::protocol::Message] {
+        self.agent.last_turn()
+    }
+
+    /// Keeps a tool call of the last turn (and its result) in the conversation.
+    pub fn keep(&mut self, call_id: &str) -> bool {
+        let kept = self.agent.keep(call_id);
+        if kept {
+            self.publish_context();
+        }
+        kept
     }
 
     /// `!command`: runs it as the user and keeps a note of it for the next prompt.
@@ -228,11 +311,15 @@ impl Session {
         plugin.setup(self).map_err(|e| e.context(format!("plugin {}", plugin.name())))
     }
 
-    /// Empties the toolbox and commands and runs every setup block again.
+    /// Empties the toolbox, commands and observers and runs every setup block again.
     pub fn reload(&mut self) -> anyhow::Result<()> {
         *self.agent.toolbox_mut() = Toolbox::new();
         self.commands.clear();
         self.before_line.clear();
+        self.settlers.clear();
+        if let Ok(mut observers) = self.observers.write() {
+            observers.clear();
+        }
         for plugin in self.plugins.clone() {
             plugin.setup(self).map_err(|e| e.context(format!("plugin {}", plugin.name())))?;
         }
@@ -244,7 +331,13 @@ impl Session {
     /// Each line gets a fresh cancellation token from the interrupter.
     pub async fn run(&mut self) {
         loop {
-            let Some(line) = self.input.read_line("> ").await else { break };
+            let line = match self.queued.pop_front() {
+                Some(line) => line,
+                None => match self.input.read_line("> ").await {
+                    Some(line) => line,
+                    None => break,
+                },
+            };
             let cancel = self.interrupter.begin();
             let flow = self.dispatch(&line, cancel).await;
             self.interrupter.end();

@@ -2,8 +2,8 @@
 //! (compiled once), description, aliases and handler, a tool describes itself so that
 //! permissions, the tool log, the line REPL and the approval dialog never need to know
 //! which tool they are looking at: whether it only reads, a one-line summary of a call, a
-//! preview of what a call would do (the command, the diff), and which argument holds a
-//! shell command, if any.
+//! preview of what a call would do (the command, the diff), which argument holds a
+//! shell command, if any, and which arguments name files or directories.
 
 use super::output::{AgentEvent, Delta, Output};
 use futures::future::BoxFuture;
@@ -90,6 +90,8 @@ pub struct Tool {
     pub read_only: bool,
     /// The argument that holds a shell command (permission rules match it).
     command_arg: Option<String>,
+    /// The arguments that name files or directories (permissions check where they point).
+    path_args: Vec<String>,
     summary: Option<Summarizer>,
     preview: Option<Previewer>,
     handler: Handler,
@@ -111,6 +113,7 @@ impl Tool {
             aliases: Vec::new(),
             read_only: false,
             command_arg: None,
+            path_args: Vec::new(),
             summary: None,
             preview: None,
             handler: Arc::new(move |args, ctx| handler(args, ctx).boxed()),
@@ -152,6 +155,13 @@ impl Tool {
         self
     }
 
+    /// Declares the arguments that name files or directories the call reads or changes
+    /// (`path`): the permissions gate asks before the tool reaches outside the project.
+    pub fn touches_paths(mut self, args: &[&str]) -> Self {
+        self.path_args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
+
     /// Shows what a call would do before it is approved.
     pub fn with_preview<F, Fut>(mut self, f: F) -> Self
     where
@@ -187,6 +197,12 @@ impl Tool {
     /// The shell command a call would run, for tools that run commands.
     pub fn shell_command<'a>(&self, args: &'a Value) -> Option<&'a str> {
         self.command_arg.as_deref().map(|arg| args.get(arg).and_then(Value::as_str).unwrap_or_default())
+    }
+
+    /// The files or directories a call names, as given (relative to the working directory
+    /// or absolute); arguments left out are not listed.
+    pub fn paths<'a>(&self, args: &'a Value) -> Vec<&'a str> {
+        self.path_args.iter().filter_map(|arg| args.get(arg).and_then(Value::as_str)).collect()
     }
 
     /// Whether permission rules with command prefixes apply to this tool.

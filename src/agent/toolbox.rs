@@ -31,8 +31,18 @@ impl HookCall {
     }
 }
 
-/// A before hook: `Ok(())` lets the call through, `Err(message)` refuses it.
-pub type BeforeHook = Arc<dyn Fn(HookCall) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+/// Why a before hook stopped a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookStop {
+    /// The hook's answer: the call may not run; the result is just this message.
+    Refuse(String),
+    /// The hook itself failed: reported like a failing handler, with the tool name and
+    /// the arguments.
+    Fail(String),
+}
+
+/// A before hook: `Ok(())` lets the call through, `Err(stop)` refuses it or fails it.
+pub type BeforeHook = Arc<dyn Fn(HookCall) -> BoxFuture<'static, Result<(), HookStop>> + Send + Sync>;
 /// An after hook: receives the result so far and returns the result to keep.
 pub type AfterHook = Arc<dyn Fn(HookCall, Value) -> BoxFuture<'static, anyhow::Result<Value>> + Send + Sync>;
 
@@ -81,11 +91,22 @@ impl Toolbox {
         }
     }
 
-    /// A before hook for every tool (`None`) or for one tool by canonical name.
+    /// A before hook for every tool (`None`) or for one tool by canonical name;
+    /// `Err(message)` refuses the call.
     pub fn before<F, Fut>(&mut self, tool: Option<&str>, hook: F)
     where
         F: Fn(HookCall) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<(), String>> + Send + 'static,
+    {
+        self.before_stopping(tool, move |c| hook(c).map(|r| r.map_err(HookStop::Refuse)));
+    }
+
+    /// A before hook that can also fail in its own right (`HookStop::Fail`), e.g. one
+    /// written in a plugin language whose code may raise.
+    pub fn before_stopping<F, Fut>(&mut self, tool: Option<&str>, hook: F)
+    where
+        F: Fn(HookCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), HookStop>> + Send + 'static,
     {
         self.before.push((tool.map(str::to_string), Arc::new(move |c| hook(c).boxed())));
     }
@@ -148,7 +169,8 @@ impl Toolbox {
         for hook in self.hooks_for(&self.before, &tool.name) {
             match catch(hook(call.clone())).await {
                 Ok(Ok(())) => {}
-                Ok(Err(refusal)) => return ToolResult::failure(refusal),
+                Ok(Err(HookStop::Refuse(refusal))) => return ToolResult::failure(refusal),
+                Ok(Err(HookStop::Fail(message))) => return fail(message),
                 Err(panic) => return fail(panic),
             }
         }

@@ -48,6 +48,7 @@ pub fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
         "" => list(session),
         "json" => session.show(serde_json::to_string_pretty(&session.transcript().messages(&[]))?),
         "delete" => delete(session, rest)?,
+        "keep" => keep(session, rest)?,
         "edit" => edit(session, rest)?,
         n => {
             let messages = session.transcript().messages(&[]);
@@ -70,7 +71,36 @@ fn list(session: &Session) {
         let more = if body.lines().nth(1).is_some() { " …" } else { "" };
         let _ = writeln!(text, "{:>3}. {}: {first}{more}", i + 1, m.role);
     }
+    let calls = crate::agent::kept::calls(session.last_turn());
+    if !calls.is_empty() {
+        let _ = writeln!(text, "Tool calls of the last turn (not sent again; /context keep K keeps one):");
+        for (k, (call, result)) in calls.iter().enumerate() {
+            let how = match result.and_then(|r| r.result.as_ref()) {
+                Some(r) if r.is_ok() => "ok",
+                Some(_) => "failed",
+                None => "no result",
+            };
+            let summary = session.toolbox().summarize(&call.name, &call.arguments);
+            let _ = writeln!(text, "  k{}. {} {summary} ({how})", k + 1, call.name);
+        }
+    }
     session.show(text.trim_end());
+}
+
+/// `/context keep K`: the K-th tool call of the last turn (`k1`, `K` or `kK`).
+fn keep(session: &mut Session, which: &str) -> anyhow::Result<()> {
+    let which = which.trim().trim_start_matches(['k', 'K']);
+    let k: usize = which.parse().with_context(|| format!("usage: /context keep K, not {which:?}"))?;
+    let calls = crate::agent::kept::calls(session.last_turn());
+    let Some((call, _)) = k.checked_sub(1).and_then(|i| calls.get(i)) else {
+        bail!("no tool call k{k} in the last turn: there are {}", calls.len());
+    };
+    let (id, name) = (call.id.clone(), call.name.clone());
+    if !session.keep(&id) {
+        bail!("k{k} ({name}) has no result to keep");
+    }
+    session.show(format!("Kept {name} (k{k}) and its result in the conversation."));
+    Ok(())
 }
 
 /// A message number as the user typed it, as an index into the conversation.

@@ -1,9 +1,13 @@
-//! The built-in plugins that are not tools: the slash commands and the permissions gate.
-//! Each is a kernel `Plugin` (a setup block run against the `Session`); `startup.rs`
-//! lists them.
+//! The built-in plugins that are not tools: the slash commands, the permissions gate and
+//! the redaction of secrets from tool results, plus the project trust they (and plugin
+//! files and MCP servers) consult. Each plugin is a kernel `Plugin` (a setup block run
+//! against the `Session`); `startup.rs` lists them.
 
 pub mod commands;
 pub mod context_commands;
+pub mod lua;
 pub mod mcp;
 pub mod permissions;
+pub mod redact;
 pub mod transcript_export;
+pub mod trust;

@@ -3,6 +3,7 @@
 //! parser (`message_start` … `message_stop`, in-stream `error`).
 
 use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::redact::Endpoint;
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
@@ -22,7 +23,7 @@ const NAME: &str = "anthropic";
 #[derive(Clone, Debug)]
 pub struct AnthropicConfig {
     /// Without `/v1/messages`.
-    pub base_url: String,
+    pub base_url: Endpoint,
     pub api_key: ApiKey,
     pub model: String,
     pub max_tokens: u32,
@@ -33,7 +34,7 @@ pub struct AnthropicConfig {
 impl AnthropicConfig {
     pub fn new(base_url: &str, api_key: &str, model: &str) -> Self {
         AnthropicConfig {
-            base_url: base_url.trim_end_matches('/').to_string(),
+            base_url: Endpoint::new(base_url.trim_end_matches('/')),
             api_key: ApiKey::new(api_key),
             model: model.to_string(),
             max_tokens: DEFAULT_MAX_TOKENS,
@@ -191,7 +192,7 @@ impl Provider for AnthropicProvider {
         let call = HttpCall {
             provider: NAME,
             client: self.client.clone(),
-            url: format!("{}/v1/messages", self.config.base_url),
+            url: format!("{}/v1/messages", self.config.base_url.as_str()),
             headers,
             body,
             framing: Framing::Sse,
@@ -217,6 +218,8 @@ struct Parser {
     input_tokens: u64,
     output_tokens: u64,
     usage_seen: bool,
+    /// `message_start` came (a `message_stop` alone is not a reply).
+    started: bool,
     done: bool,
 }
 
@@ -257,7 +260,10 @@ impl WireParser for Parser {
         let data = http::parse_json(NAME, &frame)?;
         let kind = data.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or("");
         match kind {
-            "message_start" => self.usage(data.pointer("/message/usage")),
+            "message_start" => {
+                self.started = true;
+                self.usage(data.pointer("/message/usage"))
+            }
             "content_block_start" => {
                 let index = data.get("index").and_then(Value::as_u64).ok_or_else(|| protocol(&frame, "no index"))?;
                 let block = data.get("content_block").ok_or_else(|| protocol(&frame, "no content_block"))?;
@@ -313,6 +319,11 @@ impl WireParser for Parser {
                 }
             }
             "message_delta" => self.usage(data.get("usage")),
+            "message_stop" if !self.started => {
+                let error =
+                    "anthropic: the server ended the stream without a message (message_stop before message_start)";
+                return Err(ProviderError::Protocol(error.into()).into());
+            }
             "message_stop" => {
                 if self.usage_seen {
                     out.push(ProviderEvent::Usage(Usage {
@@ -339,8 +350,8 @@ impl WireParser for Parser {
     }
 
     fn finish(&mut self, _out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
-        Err(Fault::from(ProviderError::Network(
-            "anthropic: the connection closed before the reply was complete (no message_stop)".into(),
+        Err(Fault::from(ProviderError::Protocol(
+            "anthropic: the server closed the stream before the end of the reply (no message_stop)".into(),
         )))
     }
 }

@@ -1,20 +1,16 @@
 //! The HTTP side shared by the network providers: the client and its timeouts, API keys that
-//! never print, status → error mapping, and the driver that turns one POST into an
-//! `EventStream` (framing, idle timeout, retries before the first shown byte).
-//!
-//! The stream is a plain `unfold` over the driver's state: no task is spawned, so dropping
-//! the stream drops the request and its connection at once.
+//! never print, one model call (`HttpCall`) and the redaction of its secrets from every
+//! error, the parser interface, and status → error mapping. The driver that runs a call
+//! lives in `driver.rs`.
 
+pub use super::driver::{failed, stream};
 pub use super::frame::{Frame, Framing};
-use super::ndjson::NdjsonDecoder;
+use super::redact;
 use super::retry::RetryPolicy;
-use super::sse::SseDecoder;
-use crate::protocol::{EventStream, ProviderError, ProviderEvent};
-use futures::stream::BoxStream;
-use futures::StreamExt;
+use crate::protocol::ProviderError;
+use crate::protocol::ProviderEvent;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
-use std::collections::VecDeque;
 use std::fmt;
 use std::time::Duration;
 
@@ -155,227 +151,16 @@ pub struct HttpCall {
     pub key: Option<ApiKey>,
 }
 
-enum Decoder {
-    Sse(SseDecoder),
-    Ndjson(NdjsonDecoder),
-}
-
-impl Decoder {
-    fn new(framing: Framing) -> Self {
-        match framing {
-            Framing::Sse => Decoder::Sse(SseDecoder::new()),
-            Framing::Ndjson => Decoder::Ndjson(NdjsonDecoder::new()),
-        }
-    }
-    fn push(&mut self, bytes: &[u8]) -> Result<Vec<Frame>, String> {
-        match self {
-            Decoder::Sse(d) => d.push(bytes),
-            Decoder::Ndjson(d) => d.push(bytes),
-        }
-    }
-    fn finish(&mut self) -> Result<Vec<Frame>, String> {
-        match self {
-            Decoder::Sse(d) => d.finish(),
-            Decoder::Ndjson(d) => d.finish(),
-        }
-    }
-}
-
-type Body = BoxStream<'static, reqwest::Result<Vec<u8>>>;
-type Item = Result<ProviderEvent, ProviderError>;
-
-/// The state of one call: attempts, the open body, and events not yet handed out.
-struct Driver {
-    call: HttpCall,
-    new_parser: ParserFactory,
-    parser: Box<dyn WireParser>,
-    decoder: Decoder,
-    attempt: u32,
-    body: Option<Body>,
-    queue: VecDeque<Item>,
-    wait: Option<Duration>,
-    /// This attempt has produced text, thinking or a tool call: no more retries.
-    produced: bool,
-    finished: bool,
-}
-
-/// Streams the events of `call`, parsed by parsers from `new_parser` (a fresh one per attempt).
-pub fn stream(call: HttpCall, new_parser: ParserFactory) -> EventStream {
-    let driver = Driver {
-        parser: new_parser(),
-        decoder: Decoder::new(call.framing),
-        call,
-        new_parser,
-        attempt: 0,
-        body: None,
-        queue: VecDeque::new(),
-        wait: None,
-        produced: false,
-        finished: false,
-    };
-    futures::stream::unfold(driver, |mut driver| async move { driver.next().await.map(|item| (item, driver)) }).boxed()
-}
-
-impl Driver {
-    async fn next(&mut self) -> Option<Item> {
-        loop {
-            if let Some(item) = self.queue.pop_front() {
-                if item.is_err() {
-                    self.stop();
-                }
-                return Some(item);
-            }
-            if self.finished {
-                return None;
-            }
-            if let Some(delay) = self.wait.take() {
-                tokio::time::sleep(delay).await;
-            }
-            if self.body.is_none() {
-                self.connect().await;
-            } else {
-                self.read().await;
-            }
-        }
+impl HttpCall {
+    /// `text` without the key or the user and password of any URL in it.
+    pub fn redact(&self, text: &str) -> String {
+        redact::redact(text, self.key.as_ref())
     }
 
-    fn stop(&mut self) {
-        self.finished = true;
-        self.body = None;
-        self.queue.clear();
+    /// `error` with its text redacted.
+    pub fn redact_error(&self, error: ProviderError) -> ProviderError {
+        redact::redact_error(error, self.key.as_ref())
     }
-
-    fn fail(&mut self, error: ProviderError) {
-        self.queue.push_back(Err(error));
-    }
-
-    fn name(&self) -> &'static str {
-        self.call.provider
-    }
-
-    /// Schedules another attempt if the policy allows; returns false when it does not.
-    fn retry(&mut self, reason: &str, headers: Option<&HeaderMap>) -> bool {
-        let max = self.call.options.retry.max_attempts;
-        if self.attempt >= max || self.produced {
-            return false;
-        }
-        let next = self.attempt + 1;
-        let delay = self.call.options.retry.delay(next, headers);
-        self.body = None;
-        self.queue.retain(|item| !matches!(item, Ok(ProviderEvent::Usage(_))));
-        self.queue.push_back(Ok(ProviderEvent::Retrying { attempt: next, max, delay, reason: reason.to_string() }));
-        self.wait = Some(delay);
-        true
-    }
-
-    async fn connect(&mut self) {
-        self.attempt += 1;
-        self.produced = false;
-        self.parser = (self.new_parser)();
-        self.decoder = Decoder::new(self.call.framing);
-        let idle = self.call.options.idle_timeout;
-        let request =
-            self.call.client.post(&self.call.url).headers(self.call.headers.clone()).body(self.call.body.clone());
-        let response = match tokio::time::timeout(idle, request.send()).await {
-            Err(_) => {
-                let error = format!("{}: no response from {} within {}s", self.name(), self.call.url, idle.as_secs());
-                return self.fail(ProviderError::Network(error));
-            }
-            Ok(Err(e)) => {
-                let what = if e.is_connect() { "cannot connect to" } else { "request failed:" };
-                let error = format!("{}: {what} {}: {}", self.name(), self.call.url, self.redact(&chain(&e)));
-                return self.fail(ProviderError::Network(error));
-            }
-            Ok(Ok(response)) => response,
-        };
-        let status = response.status().as_u16();
-        if response.status().is_success() {
-            self.body = Some(response.bytes_stream().map(|chunk| chunk.map(|b| b.to_vec())).boxed());
-            return;
-        }
-        let headers = response.headers().clone();
-        let text = match tokio::time::timeout(idle, response.text()).await {
-            Ok(Ok(text)) => text,
-            _ => String::new(),
-        };
-        let message = self.redact(&status_error(self.name(), status, &text));
-        if RetryPolicy::retryable_status(status) && self.retry(&message, Some(&headers)) {
-            return;
-        }
-        let message = if RetryPolicy::retryable_status(status) && self.attempt > 1 {
-            format!("{message} (gave up after {} attempts)", self.attempt)
-        } else {
-            message
-        };
-        self.fail(ProviderError::Api(message));
-    }
-
-    async fn read(&mut self) {
-        let idle = self.call.options.idle_timeout;
-        let Some(body) = self.body.as_mut() else { return };
-        let chunk = match tokio::time::timeout(idle, body.next()).await {
-            Err(_) => {
-                let error = format!(
-                    "{}: the stream stalled: no data for {}s (ELELEM_IDLE_TIMEOUT_SECS)",
-                    self.name(),
-                    idle.as_secs()
-                );
-                return self.fail(ProviderError::Network(error));
-            }
-            Ok(Some(Err(e))) => {
-                let error = format!("{}: the connection was lost mid-reply: {}", self.name(), self.redact(&chain(&e)));
-                return self.fail(ProviderError::Network(error));
-            }
-            Ok(None) => None,
-            Ok(Some(Ok(chunk))) => Some(chunk),
-        };
-        let frames = match &chunk {
-            Some(bytes) => self.decoder.push(bytes),
-            None => self.decoder.finish(),
-        };
-        let frames = match frames {
-            Ok(frames) => frames,
-            Err(e) => return self.fail(ProviderError::Protocol(format!("{}: malformed stream: {e}", self.name()))),
-        };
-        let mut out = Vec::new();
-        let mut result = Ok(());
-        for frame in frames {
-            result = self.parser.frame(frame, &mut out);
-            if result.is_err() || self.parser.done() {
-                break;
-            }
-        }
-        if result.is_ok() && chunk.is_none() && !self.parser.done() {
-            result = self.parser.finish(&mut out);
-        }
-        self.produced |= out.iter().any(|e| !matches!(e, ProviderEvent::Usage(_) | ProviderEvent::Retrying { .. }));
-        self.queue.extend(out.into_iter().map(Ok));
-        match result {
-            Err(fault) => {
-                let reason = fault.error.to_string();
-                if !(fault.retryable && self.retry(&reason, None)) {
-                    self.fail(fault.error);
-                }
-            }
-            Ok(()) if self.parser.done() || chunk.is_none() => {
-                self.body = None;
-                self.finished = true;
-            }
-            Ok(()) => {}
-        }
-    }
-
-    fn redact(&self, text: &str) -> String {
-        match &self.call.key {
-            Some(key) => key.redact(text),
-            None => text.to_string(),
-        }
-    }
-}
-
-/// A stream that fails at once (e.g. a request that cannot even be built).
-pub fn failed(error: ProviderError) -> EventStream {
-    futures::stream::once(async move { Err(error) }).boxed()
 }
 
 /// An error and its causes, joined (reqwest's own message hides the interesting part).
@@ -425,6 +210,20 @@ pub fn error_detail(value: &Value) -> Option<String> {
         (Some(kind), None) => Some(kind.to_string()),
         (None, None) => None,
     }
+}
+
+/// `text` as one line of printable characters (controls and runs of whitespace become one
+/// space), at most `max` characters: the start of a body that was not what it should be.
+pub fn snippet(text: &str, max: usize) -> String {
+    let mut line = String::new();
+    for c in text.trim().chars() {
+        let c = if c.is_control() || c.is_whitespace() { ' ' } else { c };
+        if c == ' ' && line.ends_with(' ') {
+            continue;
+        }
+        line.push(c);
+    }
+    truncate(&line, max)
 }
 
 /// At most `max` characters, with `…` when cut.

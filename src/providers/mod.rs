@@ -6,15 +6,16 @@
 //! `thinking` and `doing` events. It knows nothing about the terminal or the toolbox.
 
 pub mod anthropic;
+mod driver;
+pub mod frame;
 pub mod http;
 pub mod ndjson;
 pub mod ollama;
 pub mod openai;
+pub mod redact;
 pub mod retry;
 pub mod sse;
 pub mod stub;
-
-pub mod frame;
 
 use crate::protocol::{ProviderError, Providers};
 use std::sync::Arc;

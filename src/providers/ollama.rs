@@ -6,6 +6,7 @@
 //! `think: true`; otherwise `think` is not sent and the model's own default applies.
 
 use super::http::{self, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::redact::Endpoint;
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
@@ -23,7 +24,7 @@ const NAME: &str = "ollama";
 #[derive(Clone, Debug)]
 pub struct OllamaConfig {
     /// `http://host:port`, without `/api/chat`.
-    pub host: String,
+    pub host: Endpoint,
     pub model: String,
     /// Send `think: true`.
     pub think: bool,
@@ -33,7 +34,7 @@ pub struct OllamaConfig {
 impl OllamaConfig {
     pub fn new(host: &str, model: &str) -> Self {
         OllamaConfig {
-            host: normalize_host(host),
+            host: Endpoint::new(normalize_host(host)),
             model: model.to_string(),
             think: false,
             http: HttpOptions::default(),
@@ -179,7 +180,7 @@ impl Provider for OllamaProvider {
         let call = HttpCall {
             provider: NAME,
             client: self.client.clone(),
-            url: format!("{}/api/chat", self.config.host),
+            url: format!("{}/api/chat", self.config.host.as_str()),
             headers,
             body,
             framing: Framing::Ndjson,
@@ -249,8 +250,8 @@ impl WireParser for Parser {
     }
 
     fn finish(&mut self, _out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
-        Err(ProviderError::Network(
-            "ollama: the connection closed before the reply was complete (no done: true)".into(),
+        Err(ProviderError::Protocol(
+            "ollama: the server closed the stream before the end of the reply (no done: true)".into(),
         )
         .into())
     }

@@ -4,6 +4,7 @@
 //! index, usage, `[DONE]`).
 
 use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::redact::Endpoint;
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
@@ -19,7 +20,7 @@ const NAME: &str = "openai";
 #[derive(Clone, Debug)]
 pub struct OpenAiConfig {
     /// Up to and including `/v1`; `/chat/completions` is appended.
-    pub base_url: String,
+    pub base_url: Endpoint,
     /// Optional for compatible servers that need none.
     pub api_key: Option<ApiKey>,
     pub model: String,
@@ -29,7 +30,7 @@ pub struct OpenAiConfig {
 impl OpenAiConfig {
     pub fn new(base_url: &str, api_key: Option<&str>, model: &str) -> Self {
         OpenAiConfig {
-            base_url: base_url.trim_end_matches('/').to_string(),
+            base_url: Endpoint::new(base_url.trim_end_matches('/')),
             api_key: api_key.map(ApiKey::new),
             model: model.to_string(),
             http: HttpOptions::default(),
@@ -143,7 +144,7 @@ impl Provider for OpenAiProvider {
         let call = HttpCall {
             provider: NAME,
             client: self.client.clone(),
-            url: format!("{}/chat/completions", self.config.base_url),
+            url: format!("{}/chat/completions", self.config.base_url.as_str()),
             headers,
             body,
             framing: Framing::Sse,
@@ -166,6 +167,8 @@ struct PartialCall {
 #[derive(Default)]
 struct Parser {
     calls: BTreeMap<u64, PartialCall>,
+    /// A completion chunk came (`[DONE]` alone is not a reply).
+    chunks: bool,
     finished: bool,
     done: bool,
 }
@@ -185,11 +188,16 @@ impl Parser {
 impl WireParser for Parser {
     fn frame(&mut self, frame: Frame, out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
         if frame.data.trim() == "[DONE]" {
+            if !self.chunks {
+                let error = "openai: the server ended the stream without any reply (only [DONE])";
+                return Err(ProviderError::Protocol(error.into()).into());
+            }
             self.flush_calls(out)?;
             self.done = true;
             return Ok(());
         }
         let data = http::parse_json(NAME, &frame)?;
+        self.chunks = true;
         if data.get("error").is_some_and(|e| !e.is_null()) {
             let detail = http::error_detail(&data).unwrap_or_else(|| http::truncate(&frame.data, 300));
             return Err(ProviderError::Api(format!("openai: {detail}")).into());
@@ -248,8 +256,10 @@ impl WireParser for Parser {
             self.done = true;
             return Ok(());
         }
-        Err(ProviderError::Network("openai: the connection closed before the reply was complete (no [DONE])".into())
-            .into())
+        Err(ProviderError::Protocol(
+            "openai: the server closed the stream before the end of the reply (no finish_reason or [DONE])".into(),
+        )
+        .into())
     }
 }
 

@@ -1,18 +1,20 @@
 //! The `edit` tool: replaces an exact piece of a file (`old` → `new`), once or everywhere
 //! (`replace_all`), and returns the unified diff. A missing `old` fails with the nearest
-//! lines of the file; an ambiguous one fails with where it was found. `preview` computes the
-//! diff without writing, for approval questions.
+//! lines of the file (`nearest`, bounded); an ambiguous one fails with where it was found.
+//! `preview` plans the same edit without writing, for approval questions. Planning runs off
+//! the async threads and stops when the call is cancelled.
 
-use super::{diff, write::write_atomic};
+use super::regular::{self, TEXT_CAP};
+use super::{diff, nearest, write::write_atomic};
+use crate::agent::caught::run_blocking;
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
+use tokio_util::sync::CancellationToken;
 
 /// Ambiguous matches listed in an error at most.
 const MATCHES_SHOWN: usize = 10;
-/// Lines compared when looking for the nearest lines (bigger files: the first ones).
-const NEAREST_SCAN: usize = 20_000;
 
 pub fn tool() -> Result<Tool, ToolboxError> {
     Tool::new(
@@ -35,9 +37,12 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         edit,
     )
     .map(|t| {
-        t.with_aliases(&["str_replace", "replace", "edit_file"]).summarized_by("path").with_preview(|args| async move {
-            preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text })
-        })
+        t.with_aliases(&["str_replace", "replace", "edit_file"])
+            .summarized_by("path")
+            .touches_paths(&["path"])
+            .with_preview(
+                |args| async move { preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text }) },
+            )
     })
 }
 
@@ -45,72 +50,87 @@ pub fn tool() -> Result<Tool, ToolboxError> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Planned {
     pub path: String,
-    pub before: String,
     pub after: String,
     pub replacements: usize,
+    /// The unified diff of the change.
+    pub diff: String,
 }
 
-impl Planned {
-    pub fn diff(&self) -> String {
-        diff::unified(&self.path, Some(&self.before), &self.after)
-    }
-}
-
-async fn edit(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {
-    let planned = match plan(&args).await {
+async fn edit(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
+    let planned = match plan(&args, &ctx.cancel).await {
         Ok(planned) => planned,
         Err(message) => return Ok(json!({"error": message})),
     };
     if let Err(e) = write_atomic(Path::new(&planned.path), planned.after.as_bytes()).await {
         return Ok(json!({"error": format!("{e:#}")}));
     }
-    Ok(json!({"path": planned.path, "replacements": planned.replacements, "diff": planned.diff()}))
+    Ok(json!({"path": planned.path, "replacements": planned.replacements, "diff": planned.diff}))
 }
 
 /// The diff this call would make, or why it would fail (for the approval question).
 pub async fn preview(args: &Value) -> Result<String, String> {
-    plan(args).await.map(|p| p.diff())
+    plan(args, &CancellationToken::new()).await.map(|p| p.diff)
 }
 
-/// Works out the edit without writing; the error is the message the model gets.
-pub async fn plan(args: &Value) -> Result<Planned, String> {
-    let path = args["path"].as_str().ok_or("missing string argument \"path\"")?.to_string();
-    let old = args["old"].as_str().ok_or("missing string argument \"old\"")?;
-    let new = args["new"].as_str().ok_or("missing string argument \"new\"")?;
-    let replace_all = args["replace_all"].as_bool().unwrap_or(false);
-    if old.is_empty() {
-        return Err(format!("`old` is empty; to create or overwrite {path} use write"));
+/// The arguments of one edit.
+struct Request {
+    path: String,
+    old: String,
+    new: String,
+    replace_all: bool,
+}
+
+/// Works out the edit without writing, on the blocking pool; the error is the message the
+/// model gets. Answers `interrupted` as soon as `cancel` fires.
+pub async fn plan(args: &Value, cancel: &CancellationToken) -> Result<Planned, String> {
+    let arg = |name: &str| args[name].as_str().map(str::to_string).ok_or(format!("missing string argument {name:?}"));
+    let request =
+        Request { path: arg("path")?, old: arg("old")?, new: arg("new")?, replace_all: args["replace_all"] == true };
+    if request.old.is_empty() {
+        return Err(format!("`old` is empty; to create or overwrite {} use write", request.path));
     }
-    if old == new {
+    if request.old == request.new {
         return Err("`old` and `new` are the same; nothing to change".to_string());
     }
-    let bytes = tokio::fs::read(&path).await.map_err(|e| format!("cannot read {path}: {e}"))?;
+    let watched = cancel.clone();
+    let work = run_blocking(move || plan_blocking(request, &watched));
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => Err("interrupted".to_string()),
+        planned = work => planned.map_err(|e| format!("{e:#}"))?,
+    }
+}
+
+fn plan_blocking(request: Request, cancel: &CancellationToken) -> Result<Planned, String> {
+    let Request { path, old, new, replace_all } = request;
+    let bytes = regular::read_capped(Path::new(&path), TEXT_CAP).map_err(|e| e.to_string())?;
     let before = String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text; edit cannot change it"))?;
-    let found: Vec<usize> = before.match_indices(old).map(|(i, _)| i).collect();
+    let found: Vec<usize> = before.match_indices(&old).map(|(i, _)| i).collect();
     match found.len() {
-        0 => Err(format!("`old` was not found in {path}. {}", nearest_lines(&before, old))),
+        0 => {
+            let hint = nearest::hint(&before, &old, cancel).ok_or("interrupted")?;
+            Err(format!("`old` was not found in {path}. {hint}"))
+        }
         n if n > 1 && !replace_all => Err(ambiguous(&path, &before, &found)),
         n => {
-            let after = if replace_all { before.replace(old, new) } else { before.replacen(old, new, 1) };
-            Ok(Planned { path, before, after, replacements: n })
+            let after = if replace_all { before.replace(&old, &new) } else { before.replacen(&old, &new, 1) };
+            let diff = diff::unified(&path, Some(&before), &after);
+            Ok(Planned { path, after, replacements: n, diff })
         }
     }
 }
 
-fn line_of(text: &str, byte: usize) -> usize {
-    text[..byte].matches('\n').count() + 1
-}
-
 fn ambiguous(path: &str, text: &str, found: &[usize]) -> String {
-    let lines: Vec<&str> = text.lines().collect();
     let mut message = format!(
         "`old` was found {} times in {path}; include more surrounding lines to make it unique, \
          or pass replace_all: true. Found at:",
         found.len()
     );
+    let (mut line, mut counted) = (1, 0);
     for &at in found.iter().take(MATCHES_SHOWN) {
-        let n = line_of(text, at);
-        let _ = write!(message, "\n{n:>6}\t{}", lines.get(n - 1).unwrap_or(&""));
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..at]).count();
+        counted = at;
+        let _ = write!(message, "\n{line:>6}\t{}", line_around(text, at));
     }
     if found.len() > MATCHES_SHOWN {
         let _ = write!(message, "\n[... {} more]", found.len() - MATCHES_SHOWN);
@@ -118,29 +138,12 @@ fn ambiguous(path: &str, text: &str, found: &[usize]) -> String {
     message
 }
 
-/// The lines of `text` most like the start of `old`, numbered, as a hint.
-fn nearest_lines(text: &str, old: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let wanted = old.lines().find(|l| !l.trim().is_empty()).unwrap_or(old).trim();
-    let skipped = old.lines().take_while(|l| l.trim().is_empty()).count();
-    let best = lines
-        .iter()
-        .take(NEAREST_SCAN)
-        .enumerate()
-        .map(|(i, line)| (i, diff::similarity(line.trim(), wanted)))
-        .filter(|&(_, score)| score >= 0.5)
-        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-    let Some((at, _)) = best else {
-        return "No similar lines; read the file to see its current text.".to_string();
-    };
-    let span = old.lines().count().max(1);
-    let start = at.saturating_sub(skipped);
-    let end = (start + span).min(lines.len());
-    let mut hint = String::from("The nearest lines are:");
-    for (i, line) in lines.iter().enumerate().take(end).skip(start) {
-        let _ = write!(hint, "\n{:>6}\t{line}", i + 1);
-    }
-    hint
+/// The line of `text` that byte `at` is on, without its line break.
+fn line_around(text: &str, at: usize) -> &str {
+    let bytes = text.as_bytes();
+    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i);
+    text[start..end].strip_suffix('\r').unwrap_or(&text[start..end])
 }
 
 #[cfg(test)]
@@ -148,20 +151,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nearest_lines_points_at_the_closest_line() {
-        let text = "fn a() {}\nfn main() {\n    println!(\"hi\");\n}\n";
-        let hint = nearest_lines(text, "fn main () {\n    println!(\"hello\");");
-        assert_eq!(hint, "The nearest lines are:\n     2\tfn main() {\n     3\t    println!(\"hi\");");
-    }
-
-    #[test]
-    fn nothing_alike_says_so() {
-        assert_eq!(nearest_lines("abc\n", "zzzzzzzzzz"), "No similar lines; read the file to see its current text.");
-    }
-
-    #[test]
-    fn line_numbers_count_from_one() {
-        assert_eq!(line_of("a\nb\nc", 4), 3);
-        assert_eq!(line_of("a", 0), 1);
+    fn ambiguous_matches_are_listed_with_their_line_numbers() {
+        let text = "a x\nb\nc x\r\nx";
+        let found: Vec<usize> = text.match_indices('x').map(|(i, _)| i).collect();
+        assert_eq!(
+            ambiguous("f", text, &found),
+            "`old` was found 3 times in f; include more surrounding lines to make it unique, or pass \
+             replace_all: true. Found at:\n     1\ta x\n     3\tc x\n     4\tx"
+        );
     }
 }

@@ -1,8 +1,10 @@
 //! The `execute` tool: runs `bash -c COMMAND` in its own process group, streams the merged
 //! stdout/stderr live, keeps a capped copy for the model, and kills the whole group on
-//! timeout, on cancel, or if the call is dropped, so no process is left behind.
+//! timeout, on cancel, or if the call is dropped, so no process is left behind. The
+//! command starts without secret-bearing environment variables (`secret_env`).
 
 use super::capped::CappedText;
+use super::secret_env::SecretPolicy;
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
 use serde_json::{json, Value};
 use std::os::fd::OwnedFd;
@@ -66,6 +68,9 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         .kill_on_drop(true);
     if let Some(cwd) = args["cwd"].as_str() {
         cmd.current_dir(cwd);
+    }
+    for name in SecretPolicy::from_env().removed_names() {
+        cmd.env_remove(name);
     }
     let spawned = cmd.spawn();
     drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive

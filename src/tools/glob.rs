@@ -26,7 +26,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         glob,
     )
-    .map(|t| t.with_aliases(&["find", "find_files"]).read_only().summarized_by("pattern"))
+    .map(|t| t.with_aliases(&["find", "find_files"]).read_only().summarized_by("pattern").touches_paths(&["path"]))
 }
 
 /// A glob matched against a file name (pattern without `/`) or a relative path.

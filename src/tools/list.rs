@@ -25,7 +25,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
         }),
         list,
     )
-    .map(|t| t.with_aliases(&["ls", "tree", "list_dir"]).read_only().summarized_by("path"))
+    .map(|t| t.with_aliases(&["ls", "tree", "list_dir"]).read_only().summarized_by("path").touches_paths(&["path"]))
 }
 
 async fn list(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {

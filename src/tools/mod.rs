@@ -10,8 +10,11 @@ pub mod execute;
 pub mod glob;
 pub mod grep;
 pub mod list;
+pub mod nearest;
 pub mod process_groups;
 pub mod read;
+pub mod regular;
+pub mod secret_env;
 pub mod write;
 
 use crate::agent::{Plugin, Session, Tool, ToolboxError};

@@ -1,6 +1,6 @@
 //! `App`: the TUI's state — panes, focus, the running turn's state, token usage, a pending
-//! approval — and how agent events change it. Keys are handled in `keys.rs`, drawing in
-//! `view.rs`. `App` never talks to the terminal or the agent directly: it returns
+//! approval (`approval.rs`) — and how agent events change it. Keys are handled in
+//! `keys.rs`, drawing in `view.rs`. `App` never talks to the terminal or the agent directly: it returns
 //! `Action`s for the event loop to carry out, which keeps it testable with `TestBackend`.
 
 use super::clock::{SharedClock, SystemClock};
@@ -9,12 +9,10 @@ use super::context_panel::ContextPanel;
 use super::history::History;
 use super::theme::Theme;
 use super::tool_log::ToolLog;
-use crate::agent::input::{Approval, ApprovalRequest};
 use crate::agent::output::{AgentEvent, Delta, TurnEnd};
 use crate::protocol::Usage;
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant};
-use tokio::sync::oneshot;
 
 /// What the event loop must do after the app handled something.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,17 +45,7 @@ pub enum Activity {
     Approving,
 }
 
-/// A question waiting for the user's y / n / a.
-pub struct PendingApproval {
-    pub request: ApprovalRequest,
-    pub reply: oneshot::Sender<Approval>,
-    /// When the dialog opened: keys typed within `APPROVAL_GUARD` of it are not answers.
-    pub opened: Instant,
-}
-
-/// How long after an approval dialog opens its keys are still taken as typing meant for
-/// the prompt: an answer must be a deliberate act, not the next letter of a sentence.
-pub const APPROVAL_GUARD: Duration = Duration::from_millis(300);
+pub use super::approval::{PendingApproval, APPROVAL_GUARD};
 
 /// Where each pane was drawn last, for mouse hit-testing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -83,8 +71,28 @@ pub struct App {
     pub busy: bool,
     /// Lines submitted while busy, not yet started.
     pub queued: usize,
+    /// Prompts sent with long pastes, (sent text, text with placeholders), until their turn
+    /// starts and shows them collapsed.
+    pub pasted_prompts: std::collections::VecDeque<(String, String)>,
+    /// Tokens of the whole session, and of the running (or last) turn.
     pub usage: Usage,
+    pub turn_usage: Usage,
+    /// How long the last turn took.
+    pub last_turn: Option<Duration>,
     pub approval: Option<PendingApproval>,
+    /// The layout the user chose (split, zoom) and where it is remembered.
+    pub prefs: super::prefs::LayoutPrefs,
+    pub prefs_path: Option<std::path::PathBuf>,
+    /// The terminal has focus (focus events; assumed until told otherwise).
+    pub terminal_focused: bool,
+    /// How to tell the user a long turn finished while they looked away.
+    pub notify_mode: super::notify::NotifyMode,
+    /// A notification for the event loop to write to the terminal.
+    pub alert: Option<String>,
+    /// When the running turn started.
+    pub turn_started: Option<Instant>,
+    /// The help overlay, while open.
+    pub help: Option<super::help::HelpOverlay>,
     pub yolo: bool,
     pub mouse: bool,
     pub quit: bool,
@@ -126,8 +134,18 @@ impl App {
             activity: Activity::Idle,
             busy: false,
             queued: 0,
+            pasted_prompts: std::collections::VecDeque::new(),
             usage: Usage::default(),
+            turn_usage: Usage::default(),
+            last_turn: None,
             approval: None,
+            help: None,
+            terminal_focused: true,
+            notify_mode: super::notify::NotifyMode::Bell,
+            alert: None,
+            turn_started: None,
+            prefs: super::prefs::LayoutPrefs::default(),
+            prefs_path: None,
             yolo: false,
             mouse: true,
             quit: false,
@@ -158,6 +176,17 @@ impl App {
         self.clock = clock;
     }
 
+    /// A turn ended: a long one, finished while the user looked elsewhere, rings or
+    /// notifies (`notify.rs`).
+    fn turn_finished(&mut self) {
+        let Some(started) = self.turn_started.take() else { return };
+        let took = self.clock.now().saturating_duration_since(started);
+        self.last_turn = Some(took);
+        if !self.terminal_focused && took >= super::notify::NOTIFY_AFTER {
+            self.alert = self.notify_mode.sequence(&format!("elelem: done after {}s", took.as_secs()));
+        }
+    }
+
     /// Something on screen changes with time (spinner, elapsed time, retry countdown).
     pub fn animating(&self) -> bool {
         self.busy || self.tools.running() > 0
@@ -167,32 +196,21 @@ impl App {
         self.notice = Some((text.into(), Instant::now() + Duration::from_secs(4)));
     }
 
-    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        self.approval = Some(PendingApproval { request, reply, opened: self.clock.now() });
-        self.activity = Activity::Approving;
-    }
-
-    /// Answers the pending approval.
-    pub fn answer(&mut self, approval: Approval) {
-        if let Some(pending) = self.approval.take() {
-            let word = match approval {
-                Approval::Yes => "allowed",
-                Approval::No => "denied",
-                Approval::Always => "always allowed",
-            };
-            self.notify(format!("{} {word}", pending.request.tool));
-            let _ = pending.reply.send(approval);
-            self.activity = if self.busy { Activity::RunningTool(pending.request.tool) } else { Activity::Idle };
-        }
-    }
-
     pub fn handle_agent(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TurnStarted { prompt } => {
                 self.busy = true;
+                self.turn_started = Some(self.clock.now());
+                self.turn_usage = Usage::default();
                 self.queued = self.queued.saturating_sub(1);
                 self.activity = Activity::Thinking;
-                self.history.user(&prompt);
+                match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
+                    Some(i) => {
+                        let (sent, shown) = self.pasted_prompts.remove(i).unwrap_or_default();
+                        self.history.user_pasted(&shown, &sent);
+                    }
+                    None => self.history.user(&prompt),
+                }
             }
             AgentEvent::Delta(Delta::Thinking(delta)) => {
                 self.activity = Activity::Thinking;
@@ -204,20 +222,26 @@ impl App {
             }
             AgentEvent::ToolStarted { call, summary } => {
                 self.activity = Activity::RunningTool(call.name.clone());
-                let label =
-                    format!("{} {}", call.name, crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ "));
+                let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
+                let name = crate::sanitize::sanitize_visible(&call.name);
+                let label = format!("#{} {name} {summary_line}", self.tools.next_number());
                 self.history.tool_started(&call.id, label.trim_end());
                 self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }
-            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => self.tools.output(&id, &chunk),
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {
+                self.history.tool_streamed(&id);
+                self.tools.output(&id, &chunk);
+            }
             AgentEvent::ToolFinished { call, result } => {
-                self.history.tool_finished(&call.id, result.is_ok());
+                self.history.tool_finished(&call.id, &result);
                 self.tools.finished(&call.id, &result);
                 self.activity = Activity::Thinking;
             }
             AgentEvent::Usage(usage) => {
-                self.usage.input_tokens += usage.input_tokens;
-                self.usage.output_tokens += usage.output_tokens;
+                for total in [&mut self.usage, &mut self.turn_usage] {
+                    total.input_tokens += usage.input_tokens;
+                    total.output_tokens += usage.output_tokens;
+                }
             }
             AgentEvent::Retrying { attempt, max, delay, reason } => {
                 self.activity = Activity::Retrying { attempt, max, until: Instant::now() + delay };
@@ -239,6 +263,7 @@ impl App {
             }
             AgentEvent::TurnFinished { end, .. } => {
                 self.busy = false;
+                self.turn_finished();
                 self.activity = Activity::Idle;
                 self.history.close();
                 if end == TurnEnd::Interrupted {

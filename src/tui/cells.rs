@@ -5,6 +5,7 @@
 
 use super::markdown::MarkdownDoc;
 use super::theme::Theme;
+use super::tool_line::ToolLine;
 use super::wrap::wrap;
 use crate::sanitize::sanitize;
 use ratatui::style::Style;
@@ -13,19 +14,20 @@ use ratatui::text::{Line, Span};
 /// Lines of collapsed thinking shown once the reply has started.
 pub const THINKING_TAIL: usize = 3;
 
-/// Status of a tool call marker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolMark {
-    Running,
-    Ok,
-    Failed,
-}
-
 pub enum CellKind {
     User(String),
-    Thinking { text: String, collapsed: bool },
+    /// A prompt with long pastes: shown with their placeholders until expanded.
+    PastedPrompt {
+        shown: String,
+        full: String,
+        expanded: bool,
+    },
+    Thinking {
+        text: String,
+        collapsed: bool,
+    },
     Reply(Box<MarkdownDoc>),
-    Tool { id: String, label: String, mark: ToolMark },
+    Tool(ToolLine),
     Info(String),
     Error(String),
     Notice(String),
@@ -40,6 +42,11 @@ impl HistoryCell {
     pub fn new(kind: CellKind) -> Self {
         let kind = match kind {
             CellKind::User(t) => CellKind::User(sanitize(&t).into_owned()),
+            CellKind::PastedPrompt { shown, full, expanded } => CellKind::PastedPrompt {
+                shown: sanitize(&shown).into_owned(),
+                full: sanitize(&full).into_owned(),
+                expanded,
+            },
             CellKind::Info(t) => CellKind::Info(sanitize(&t).into_owned()),
             CellKind::Error(t) => CellKind::Error(sanitize(&t).into_owned()),
             other => other,
@@ -63,6 +70,21 @@ impl HistoryCell {
         if let CellKind::Reply(doc) = &mut self.kind {
             doc.push_str(delta);
         }
+    }
+
+    /// Up/Down in the conversation stop at this cell (a tool line).
+    pub fn selectable(&self) -> bool {
+        matches!(self.kind, CellKind::Tool(_) | CellKind::PastedPrompt { .. })
+    }
+
+    /// Expands or collapses what the cell hides (a command's whole output).
+    pub fn toggle(&mut self) {
+        match &mut self.kind {
+            CellKind::Tool(line) => line.expanded = !line.expanded,
+            CellKind::PastedPrompt { expanded, .. } => *expanded = !*expanded,
+            _ => return,
+        }
+        self.cache = None;
     }
 
     /// Rows this cell takes at `width` (including its blank separator line).
@@ -108,6 +130,10 @@ impl HistoryCell {
     fn render(&self, width: u16, theme: &Theme, expand_thinking: bool) -> Vec<Line<'static>> {
         match &self.kind {
             CellKind::User(text) => wrap(text, width, theme.user(), "› ", "  ", theme.user()),
+            CellKind::PastedPrompt { shown, full, expanded } => {
+                let text = if *expanded { full } else { shown };
+                wrap(text, width, theme.user(), "› ", "  ", theme.user())
+            }
             CellKind::Thinking { text, collapsed } => {
                 let all = wrap(text.trim(), width, theme.thinking(), "", "", theme.thinking());
                 if *collapsed && !expand_thinking && all.len() > THINKING_TAIL + 1 {
@@ -123,16 +149,7 @@ impl HistoryCell {
                 }
             }
             CellKind::Reply(_) => Vec::new(),
-            CellKind::Tool { label, mark, .. } => {
-                let (glyph, style) = match mark {
-                    ToolMark::Running => ("⋯ ", theme.running()),
-                    ToolMark::Ok => ("+ ", theme.ok()),
-                    ToolMark::Failed => ("x ", theme.error()),
-                };
-                let mut lines = wrap(label, width, theme.dim(), glyph, "  ", style);
-                lines.truncate(2);
-                lines
-            }
+            CellKind::Tool(line) => line.render(width, theme),
             CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),

@@ -12,6 +12,8 @@ use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 /// Most rows the editor grows to before it scrolls.
 const MAX_ROWS: u16 = 8;
+/// A paste of more lines than this shows as `[pasted N lines]`.
+pub const PASTE_LINES: usize = 10;
 
 pub struct Composer {
     textarea: TextArea<'static>,
@@ -21,6 +23,10 @@ pub struct Composer {
     draft: String,
     commands: Vec<(String, String)>,
     pub popup_selected: usize,
+    /// Esc closed the command popup; typing opens it again.
+    popup_dismissed: bool,
+    /// Long pastes shown as a placeholder in the text: (placeholder, pasted text).
+    pastes: Vec<(String, String)>,
 }
 
 impl Composer {
@@ -43,6 +49,8 @@ impl Composer {
             draft: String::new(),
             commands,
             popup_selected: 0,
+            popup_dismissed: false,
+            pastes: Vec::new(),
         };
         composer.reset();
         composer
@@ -66,16 +74,22 @@ impl Composer {
     pub fn set_text(&mut self, text: &str) {
         self.reset();
         self.textarea.insert_str(text);
+        self.popup_dismissed = false;
     }
 
     pub fn clear(&mut self) {
         self.reset();
         self.recall = None;
+        self.pastes.clear();
     }
 
-    /// Takes the text to submit, remembering it for recall.
+    /// Takes the text to submit, each paste placeholder replaced by what was pasted,
+    /// remembering it for recall.
     pub fn take(&mut self) -> String {
-        let text = self.text();
+        let mut text = self.text();
+        for (placeholder, pasted) in &self.pastes {
+            text = text.replacen(placeholder.as_str(), pasted, 1);
+        }
         if !text.trim().is_empty() && self.history.last() != Some(&text) {
             self.history.push(text.clone());
         }
@@ -83,19 +97,56 @@ impl Composer {
         text
     }
 
+    /// Whether the text holds a long paste's placeholder.
+    pub fn has_pastes(&self) -> bool {
+        let text = self.text();
+        self.pastes.iter().any(|(placeholder, _)| text.contains(placeholder.as_str()))
+    }
+
     pub fn insert_newline(&mut self) {
         self.textarea.insert_newline();
     }
 
-    /// Inserts pasted text as-is (newlines kept).
+    /// Inserts pasted text as-is (newlines kept); a long paste shows as a placeholder
+    /// (`[pasted 500 lines]`) and is put back whole when the prompt is sent.
     pub fn paste(&mut self, text: &str) {
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
-        self.textarea.insert_str(text);
+        let lines = text.trim_end_matches('\n').lines().count();
+        if lines <= PASTE_LINES {
+            self.textarea.insert_str(text);
+            return;
+        }
+        let mut placeholder = format!("[pasted {lines} lines]");
+        let mut n = 1;
+        while self.text().contains(&placeholder) || self.pastes.iter().any(|(p, _)| *p == placeholder) {
+            n += 1;
+            placeholder = format!("[pasted {lines} lines #{n}]");
+        }
+        self.textarea.insert_str(&placeholder);
+        self.pastes.push((placeholder, text));
     }
 
+    /// A key for the editor. Editing a recalled prompt makes it a new one (no longer a
+    /// place in the history) and brings the command popup back.
     pub fn input(&mut self, key: KeyEvent) {
-        self.textarea.input(key);
-        self.popup_selected = 0;
+        if self.textarea.input(key) {
+            self.recall = None;
+            self.popup_dismissed = false;
+            self.popup_selected = 0;
+        }
+    }
+
+    /// Esc on the command popup: close it, keep the text.
+    pub fn dismiss_popup(&mut self) {
+        self.popup_dismissed = true;
+    }
+
+    /// The cursor is after the last character.
+    pub fn cursor_at_end(&self) -> bool {
+        let cursor = self.textarea.cursor();
+        let (row, col) = (cursor.0, cursor.1);
+        let lines = self.textarea.lines();
+        row + 1 >= lines.len() && lines.last().is_none_or(|l| col >= l.chars().count())
     }
 
     fn cursor_row(&self) -> usize {
@@ -140,10 +191,17 @@ impl Composer {
         true
     }
 
-    /// Commands matching what is typed, when typing a command name.
+    /// Every command offered: (`/name`, description).
+    pub fn commands(&self) -> &[(String, String)] {
+        &self.commands
+    }
+
+    /// Commands matching what is typed, when typing a command name (not when a prompt
+    /// was recalled, so Up keeps walking the history, nor after Esc).
     pub fn popup(&self) -> Vec<&(String, String)> {
         let text = self.text();
-        if !text.starts_with('/') || text.contains(char::is_whitespace) {
+        if self.recall.is_some() || self.popup_dismissed || !text.starts_with('/') || text.contains(char::is_whitespace)
+        {
             return Vec::new();
         }
         self.commands.iter().filter(|(name, _)| name.starts_with(&text)).collect()

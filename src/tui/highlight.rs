@@ -128,10 +128,12 @@ impl LineHighlighter {
     /// One line (without its `\n`, tabs expanded), highlighted from the current state, which it
     /// advances. Plain once a line failed to parse, and for lines too long to highlight.
     pub fn line(&mut self, text: &str) -> Line<'static> {
-        let plain = Line::from(Span::styled(text.to_string(), plain_code_style(self.color)));
-        let Some(state) = self.state.as_mut().filter(|_| !self.failed && !self.panicked) else { return plain };
+        let plain = |color| Line::from(Span::styled(text.to_string(), plain_code_style(color)));
+        let Some(state) = self.state.as_mut().filter(|_| !self.failed && !self.panicked) else {
+            return plain(self.color);
+        };
         if text.len() > MAX_HIGHLIGHT_LINE {
-            return plain;
+            return plain(self.color);
         }
         self.buf.clear();
         self.buf.push_str(text);
@@ -148,11 +150,11 @@ impl LineHighlighter {
             Some(Some(line)) => line,
             Some(None) => {
                 self.failed = true;
-                plain
+                plain(self.color)
             }
             None => {
                 self.panicked = true;
-                plain
+                plain(self.color)
             }
         }
     }

@@ -3,10 +3,12 @@
 //! `RowIndex`) and lays out only the visible rows, so a frame costs the same with 10 or
 //! 10,000 cells.
 
-use super::cells::{CellKind, HistoryCell, ToolMark};
+use super::cells::{CellKind, HistoryCell};
 use super::markdown::{MarkdownDoc, RenderOptions};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
+use super::tool_line::ToolLine;
+use crate::protocol::ToolResult;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -22,9 +24,14 @@ pub struct History {
     pub new_output: bool,
     open_thinking: Option<usize>,
     open_reply: Option<usize>,
+    /// Tool call id → its cell, for linking with the tool log.
     tools: HashMap<String, usize>,
+    /// The selected cell (a tool line or a collapsed paste), moved with Up/Down.
+    pub selected: Option<usize>,
     /// Rows in the viewport at the last draw (for page-sized scrolling).
     pub view_rows: usize,
+    /// Where the rows were drawn last, for mouse clicks.
+    inner: Rect,
     /// Colour in rendered Markdown (off with `NO_COLOR`).
     pub color: bool,
 }
@@ -51,6 +58,12 @@ impl History {
     pub fn user(&mut self, text: &str) {
         self.close();
         self.push(CellKind::User(text.to_string()));
+    }
+
+    /// A prompt holding long pastes: `shown` has their placeholders, `full` all of it.
+    pub fn user_pasted(&mut self, shown: &str, full: &str) {
+        self.close();
+        self.push(CellKind::PastedPrompt { shown: shown.to_string(), full: full.to_string(), expanded: false });
     }
 
     pub fn thinking(&mut self, delta: &str) {
@@ -90,14 +103,22 @@ impl History {
 
     pub fn tool_started(&mut self, id: &str, label: &str) {
         self.close();
-        let i = self.push(CellKind::Tool { id: id.to_string(), label: label.to_string(), mark: ToolMark::Running });
+        let i = self.push(CellKind::Tool(ToolLine::new(id, label)));
         self.tools.insert(id.to_string(), i);
     }
 
-    pub fn tool_finished(&mut self, id: &str, ok: bool) {
-        if let Some(i) = self.tools.remove(id) {
-            if let CellKind::Tool { mark, .. } = &mut self.cells[i].kind {
-                *mark = if ok { ToolMark::Ok } else { ToolMark::Failed };
+    /// The call streamed output while it ran: it is a command, whose tail is shown.
+    pub fn tool_streamed(&mut self, id: &str) {
+        if let Some(CellKind::Tool(line)) = self.tools.get(id).and_then(|&i| self.cells.get_mut(i)).map(|c| &mut c.kind)
+        {
+            line.streamed = true;
+        }
+    }
+
+    pub fn tool_finished(&mut self, id: &str, result: &ToolResult) {
+        if let Some(&i) = self.tools.get(id) {
+            if let CellKind::Tool(line) = &mut self.cells[i].kind {
+                line.finish(result);
             }
             self.cells[i].touch();
             self.changed(i);
@@ -130,6 +151,95 @@ impl History {
         self.index.reset();
     }
 
+    /// The selected cell's tool call, if it is one.
+    pub fn selected_tool(&self) -> Option<&str> {
+        match &self.cells.get(self.selected?)?.kind {
+            CellKind::Tool(line) => Some(&line.id),
+            _ => None,
+        }
+    }
+
+    /// Selects the line of tool call `id` and scrolls it into view.
+    pub fn select_tool(&mut self, id: &str) {
+        if let Some(&i) = self.tools.get(id) {
+            self.selected = Some(i);
+            self.reveal(i);
+        }
+    }
+
+    /// Moves the selection to the previous (`-1`) or next (`1`) selectable cell; with
+    /// nothing selected, starts from what is on screen. `false` when there is none that way.
+    pub fn select_step(&mut self, delta: isize) -> bool {
+        let selectable = |cell: &HistoryCell| cell.selectable();
+        let found = match (self.selected, delta < 0) {
+            (Some(i), true) => self.cells[..i.min(self.cells.len())].iter().rposition(selectable),
+            (Some(i), false) => self.cells.iter().skip(i + 1).position(selectable).map(|p| p + i + 1),
+            (None, up) => {
+                let (top, view) = (self.scroll.top, self.view_rows.max(1));
+                let anchor = if up { top + view } else { top };
+                let first = self.index.locate(anchor).map_or(self.cells.len(), |(i, _)| i);
+                if up {
+                    self.cells[..(first + 1).min(self.cells.len())].iter().rposition(selectable)
+                } else {
+                    self.cells.iter().skip(first).position(selectable).map(|p| p + first)
+                }
+            }
+        };
+        match found {
+            Some(i) => {
+                self.selected = Some(i);
+                self.reveal(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A click at `at` selects the tool line there.
+    pub fn click(&mut self, at: ratatui::layout::Position) {
+        if !self.inner.contains(at) {
+            return;
+        }
+        let row = self.scroll.top + usize::from(at.y - self.inner.y);
+        if let Some((i, _)) =
+            self.index.locate(row).filter(|(i, _)| self.cells.get(*i).is_some_and(HistoryCell::selectable))
+        {
+            self.selected = Some(i);
+        }
+    }
+
+    /// Expands or collapses the selected cell (a command's whole output, a paste).
+    pub fn toggle_selected(&mut self) {
+        if let Some(i) = self.selected.filter(|&i| i < self.cells.len()) {
+            self.cells[i].toggle();
+            self.index.invalidate(i);
+            // Keep the cell's first line where the user is looking, if it is on screen.
+            let start = self.index.start_of(i);
+            let top = self.scroll.top;
+            if start < top || start >= top + self.view_rows.max(1) {
+                self.scroll.top = start;
+            }
+            self.scroll.follow = false;
+        }
+    }
+
+    /// Scrolls so cell `i` is on screen (its first rows, as many as fit).
+    pub fn reveal(&mut self, i: usize) {
+        let start = self.index.start_of(i);
+        let end = self.index.start_of(i + 1).max(start + 1);
+        let view = self.view_rows.max(1);
+        let top = self.scroll.resolve(self.index.total(), view);
+        let new_top = if start < top {
+            start
+        } else if end > top + view {
+            end.saturating_sub(view).min(start)
+        } else {
+            return;
+        };
+        self.scroll.top = new_top;
+        self.scroll.follow = new_top >= self.index.total().saturating_sub(view);
+    }
+
     /// Rows in all at `width`, measuring what changed.
     pub fn total_rows(&mut self, width: u16, theme: &Theme) -> usize {
         let expand = self.expand_thinking;
@@ -157,7 +267,7 @@ impl History {
     }
 
     /// The visible rows for a viewport of `rows` at `width`.
-    pub fn visible(&mut self, width: u16, rows: usize, theme: &Theme) -> Vec<Line<'static>> {
+    pub fn visible(&mut self, width: u16, rows: usize, theme: &Theme, highlight: bool) -> Vec<Line<'static>> {
         let total = self.total_rows(width, theme);
         self.view_rows = rows;
         let top = self.scroll.resolve(total, rows);
@@ -169,7 +279,13 @@ impl History {
         let expand = self.expand_thinking;
         while out.len() < rows && i < self.cells.len() {
             let want = rows - out.len();
-            out.extend(self.cells[i].lines(width, theme, expand, offset, want));
+            let mut lines = self.cells[i].lines(width, theme, expand, offset, want);
+            if highlight && offset == 0 && self.selected == Some(i) {
+                if let Some(first) = lines.first_mut() {
+                    *first = std::mem::take(first).patch_style(theme.selected());
+                }
+            }
+            out.extend(lines);
             offset = 0;
             i += 1;
         }
@@ -177,22 +293,21 @@ impl History {
         out
     }
 
-    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, title: &str) {
+    /// Draws the pane; the selected cell is highlighted when `highlight` (this pane or the
+    /// tool log has focus).
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, highlight: bool, title: &str) {
         let inner = theme.draw_pane(area, buf, title, focused);
+        self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
         }
-        let lines = self.visible(inner.width, usize::from(inner.height), theme);
+        let lines = self.visible(inner.width, usize::from(inner.height), theme, highlight);
         for (row, line) in lines.iter().enumerate() {
             buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
         }
         if !self.scroll.follow && self.new_output {
-            let hint = " ↓ new output (End) ";
-            let w = hint.chars().count() as u16;
-            if inner.width > w {
-                let x = inner.x + inner.width - w;
-                buf.set_string(x, inner.y + inner.height - 1, hint, theme.approval());
-            }
+            // On the bottom border, where it hides no text.
+            theme.draw_badge(area, buf, " ↓ new output (End) ");
         }
     }
 }

@@ -3,25 +3,14 @@
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
 //! recall prompts, Tab / Shift+Tab move focus (or complete a command), PgUp/PgDn/Home/End
 //! scroll the focused pane, Esc interrupts, Ctrl+C clears (twice quits), Ctrl+D on an
-//! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking.
+//! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
+//! opens the help overlay. `help::KEYS` lists them all for the user.
 
 use super::app::{Action, App, Focus, DOUBLE_CTRL_C};
-use crate::agent::input::Approval;
+use super::help::HelpOverlay;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 use std::time::Instant;
-
-/// Key bindings, shown by `?` and `/help`.
-pub const KEY_HELP: &str = "Keys:
-  Enter               send            Shift+Enter, Alt+Enter, Ctrl+J   new line
-  Up / Down           recall earlier prompts (or move in a pane)
-  Tab / Shift+Tab     move focus: prompt → conversation → tools → context
-  PgUp PgDn Home End  scroll the focused pane (mouse wheel too)
-  Enter (tools pane)  expand / collapse the selected call
-  Esc                 interrupt the running turn
-  Ctrl+C              clear the prompt; twice quits      Ctrl+D (empty prompt)  quit
-  Ctrl+O or /context  toggle the context panel           Ctrl+T  expand thinking
-  /mouse              toggle mouse capture (off: the terminal's own selection works)";
 
 impl App {
     pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Action> {
@@ -32,6 +21,10 @@ impl App {
             self.approval_key(key);
             return vec![];
         }
+        if self.help.is_some() {
+            self.help_key(key);
+            return vec![];
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -40,11 +33,14 @@ impl App {
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => return vec![Action::Quit],
             KeyCode::Char('o') if ctrl => self.toggle_context(),
             KeyCode::Char('t') if ctrl => self.history.toggle_thinking(),
+            KeyCode::Char('z') if ctrl => self.toggle_zoom(),
+            KeyCode::Left if ctrl && self.focus != Focus::Composer => self.resize_split(1),
+            KeyCode::Right if ctrl && self.focus != Focus::Composer => self.resize_split(-1),
             KeyCode::Char('j') if ctrl => self.composer.insert_newline(),
             KeyCode::Enter if shift || alt => self.composer.insert_newline(),
             KeyCode::Esc => {
                 if !self.composer.popup().is_empty() {
-                    self.composer.clear();
+                    self.composer.dismiss_popup();
                 } else if self.busy {
                     return vec![Action::Interrupt];
                 } else {
@@ -59,7 +55,9 @@ impl App {
             KeyCode::PageUp => self.scroll(Scrolled::Up(self.page())),
             KeyCode::PageDown => self.scroll(Scrolled::Down(self.page())),
             KeyCode::Home if ctrl || self.focus != Focus::Composer => self.scroll(Scrolled::Home),
-            KeyCode::End if ctrl || self.focus != Focus::Composer => self.scroll(Scrolled::End),
+            KeyCode::End if ctrl || self.focus != Focus::Composer || self.composer.cursor_at_end() => {
+                self.scroll(Scrolled::End)
+            }
             _ => return self.focused_key(key),
         }
         vec![]
@@ -67,11 +65,19 @@ impl App {
 
     fn focused_key(&mut self, key: KeyEvent) -> Vec<Action> {
         match (self.focus, key.code) {
-            (Focus::Tools, KeyCode::Up) => self.tools.select_next(-1),
-            (Focus::Tools, KeyCode::Down) => self.tools.select_next(1),
+            (Focus::Tools, KeyCode::Up) => self.select_tool_row(-1),
+            (Focus::Tools, KeyCode::Down) => self.select_tool_row(1),
             (Focus::Tools, KeyCode::Enter) => self.tools.toggle_selected(),
-            (Focus::Conversation | Focus::Context, KeyCode::Up) => self.scroll(Scrolled::Up(1)),
-            (Focus::Conversation | Focus::Context, KeyCode::Down) => self.scroll(Scrolled::Down(1)),
+            (Focus::Conversation, KeyCode::Up) if !self.history.select_step(-1) => self.scroll(Scrolled::Up(1)),
+            (Focus::Conversation, KeyCode::Down) if !self.history.select_step(1) => self.scroll(Scrolled::Down(1)),
+            (Focus::Conversation, KeyCode::Enter) => self.open_selected_call(),
+            (Focus::Conversation, KeyCode::Char(' ')) if self.history.selected.is_some() => {
+                self.history.toggle_selected();
+            }
+            (Focus::Tools | Focus::Context, KeyCode::Char('<')) => self.resize_split(1),
+            (Focus::Tools | Focus::Context, KeyCode::Char('>')) => self.resize_split(-1),
+            (Focus::Context, KeyCode::Up) => self.scroll(Scrolled::Up(1)),
+            (Focus::Context, KeyCode::Down) => self.scroll(Scrolled::Down(1)),
             (Focus::Composer, KeyCode::Enter) => return self.submit(),
             (Focus::Composer, KeyCode::Up) => {
                 if !self.composer.popup().is_empty() {
@@ -87,7 +93,9 @@ impl App {
                     self.composer.input(key);
                 }
             }
-            (Focus::Composer, KeyCode::Char('?')) if self.composer.is_empty() => return self.run_line("/help"),
+            (Focus::Composer, KeyCode::Char('?')) if self.composer.is_empty() => {
+                self.help = Some(HelpOverlay::new());
+            }
             (Focus::Composer, _) => self.composer.input(key),
             (_, KeyCode::Char(_)) => {
                 // Typing anywhere goes to the prompt.
@@ -99,26 +107,41 @@ impl App {
         vec![]
     }
 
-    fn approval_key(&mut self, key: KeyEvent) {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let typed_ahead = self
-            .approval
-            .as_ref()
-            .is_some_and(|p| self.clock.now().duration_since(p.opened) < super::app::APPROVAL_GUARD);
-        if typed_ahead {
-            // Typing that was under way when the dialog opened: keep it in the prompt.
-            if let KeyCode::Char(_) = key.code {
-                if !ctrl {
-                    self.composer.input(key);
-                }
-            }
-            return;
+    /// Moves the tool log's selection and brings the call's line in the conversation into
+    /// view.
+    fn select_tool_row(&mut self, delta: isize) {
+        self.tools.select_next(delta);
+        self.link_selected_row();
+    }
+
+    fn link_selected_row(&mut self) {
+        if let Some(id) = self.tools.selected_id().map(str::to_string) {
+            self.history.select_tool(&id);
         }
+    }
+
+    /// Enter on a tool line in the conversation: its details in the tool log.
+    fn open_selected_call(&mut self) {
+        if let Some(id) = self.history.selected_tool().map(str::to_string) {
+            self.tools.open(&id);
+            self.focus = Focus::Tools;
+        } else {
+            self.history.toggle_selected();
+        }
+    }
+
+    /// Keys while the help overlay is open: scroll, or close it.
+    fn help_key(&mut self, key: KeyEvent) {
+        let Some(help) = self.help.as_mut() else { return };
         match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => self.answer(Approval::Yes),
-            KeyCode::Char('a') | KeyCode::Char('A') => self.answer(Approval::Always),
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => self.answer(Approval::No),
-            KeyCode::Char('c') if ctrl => self.answer(Approval::No),
+            KeyCode::Esc | KeyCode::Char('q' | '?') | KeyCode::Enter => self.help = None,
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.help = None,
+            KeyCode::Up => help.scroll_up(1),
+            KeyCode::Down => help.scroll_down(1),
+            KeyCode::PageUp => help.scroll_up(help.page()),
+            KeyCode::PageDown => help.scroll_down(help.page()),
+            KeyCode::Home => help.scroll_up(usize::MAX),
+            KeyCode::End => help.scroll_down(usize::MAX),
             _ => {}
         }
     }
@@ -145,8 +168,12 @@ impl App {
         if !self.composer.popup().is_empty() {
             self.composer.complete();
         }
+        let shown = self.composer.has_pastes().then(|| self.composer.text().trim_end().to_string());
         let line = self.composer.take();
         let line = line.trim_end().to_string();
+        if let Some(shown) = shown.filter(|_| !line.starts_with('/')) {
+            self.pasted_prompts.push_back((line.clone(), shown));
+        }
         if line.trim().is_empty() {
             return vec![];
         }
@@ -168,8 +195,8 @@ impl App {
             }
             "/exit" | "/quit" => vec![Action::Quit],
             "/help" | "?" => {
-                self.history.push(super::cells::CellKind::Info(KEY_HELP.to_string()));
-                vec![Action::Submit("/help".into())]
+                self.help = Some(HelpOverlay::new());
+                vec![]
             }
             _ => {
                 if line.starts_with('/') {
@@ -184,7 +211,9 @@ impl App {
     }
 
     pub fn handle_paste(&mut self, text: &str) {
-        if self.approval.is_none() {
+        if self.approval.is_some() {
+            self.approval_paste(text);
+        } else {
             self.focus = Focus::Composer;
             self.composer.paste(text);
         }
@@ -199,6 +228,8 @@ impl App {
             Some(Focus::Tools)
         } else if hit(self.rects.conversation) {
             Some(Focus::Conversation)
+        } else if hit(self.rects.composer) {
+            Some(Focus::Composer)
         } else {
             None
         };
@@ -206,7 +237,15 @@ impl App {
         match mouse.kind {
             MouseEventKind::ScrollUp => self.scroll_pane(pane, Scrolled::Up(3)),
             MouseEventKind::ScrollDown => self.scroll_pane(pane, Scrolled::Down(3)),
-            MouseEventKind::Down(_) => self.focus = pane,
+            MouseEventKind::Down(_) => {
+                self.focus = pane;
+                // A click on a row selects it.
+                match pane {
+                    Focus::Tools if self.tools.click(at) => self.link_selected_row(),
+                    Focus::Conversation => self.history.click(at),
+                    _ => {}
+                }
+            }
             _ => {}
         }
     }
@@ -222,6 +261,15 @@ impl App {
         let mut order = vec![Focus::Composer, Focus::Conversation, Focus::Tools];
         if self.show_context {
             order.push(Focus::Context);
+        }
+        if let Some(zoom) = self.zoomed() {
+            // Only the zoomed pane is on screen.
+            let pane = match zoom {
+                super::prefs::Zoom::Conversation => Focus::Conversation,
+                super::prefs::Zoom::Tools => Focus::Tools,
+                super::prefs::Zoom::Context => Focus::Context,
+            };
+            order = vec![Focus::Composer, pane];
         }
         let i = order.iter().position(|f| *f == self.focus).unwrap_or(0) as isize;
         self.focus = order[(i + step).rem_euclid(order.len() as isize) as usize];
@@ -246,7 +294,10 @@ impl App {
             (Focus::Tools, Scrolled::Up(n)) => self.tools.scroll_up(n),
             (Focus::Tools, Scrolled::Down(n)) => self.tools.scroll_down(n),
             (Focus::Tools, Scrolled::Home) => self.tools.scroll.home(),
-            (Focus::Tools, Scrolled::End) => self.tools.scroll.end(),
+            (Focus::Tools, Scrolled::End) => {
+                self.tools.select_last();
+                self.link_selected_row();
+            }
             (Focus::Context, Scrolled::Up(n)) => self.context.scroll_up(n),
             (Focus::Context, Scrolled::Down(n)) => self.context.scroll_down(n),
             (Focus::Context, Scrolled::Home) => self.context.scroll.home(),

@@ -3,20 +3,28 @@
 //! background task and talks to the UI over channels (see `channel.rs`).
 
 pub mod app;
+pub mod approval;
 pub mod cells;
 pub mod channel;
 pub mod clock;
 pub mod composer;
 pub mod context_panel;
+pub mod diff;
+pub mod help;
 pub mod highlight;
 pub mod history;
 pub mod keys;
+pub mod layout;
 pub mod markdown;
+pub mod notify;
+pub mod outcome;
+pub mod prefs;
 pub mod prompt_history;
 pub mod rows;
 pub mod scheduler;
 pub mod terminal;
 pub mod theme;
+pub mod tool_line;
 pub mod tool_log;
 pub mod view;
 pub mod wrap;
@@ -64,6 +72,10 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let mut app = App::new(theme::Theme::new(tui.color), &placeholder, "", local_commands(), Vec::new());
     app.yolo = tui.yolo;
     app.mouse = tui.mouse;
+    app.notify_mode = notify::NotifyMode::from_env();
+    if let Some(path) = prefs::LayoutPrefs::path() {
+        app.use_layout_prefs(path);
+    }
 
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
@@ -96,6 +108,7 @@ async fn start_session(
 ) {
     let output = Arc::new(ChannelOutput(ui_tx.clone()));
     let approver = Arc::new(ChannelApprover(ui_tx.clone()));
+    let trust = crate::startup::trust_question(&options);
     let built = tokio::task::spawn_blocking(move || {
         let session = build_session(&options, output, Box::new(ChannelInput(line_rx)), approver)?;
         Ok::<_, anyhow::Error>((session, prompt_history::load()))
@@ -125,6 +138,9 @@ async fn start_session(
     };
     let _ = ui_tx.send(UiMessage::Ready(Box::new(ready)));
     session.publish_context();
+    if let Some(question) = trust {
+        question.ask(&mut session).await;
+    }
     session.run().await;
 }
 
@@ -178,6 +194,9 @@ async fn event_loop(
                         Err(_) => break,
                     }
                 }
+                if let Some(alert) = app.alert.take() {
+                    app.terminal_writes.push(alert);
+                }
                 for sequence in app.terminal_writes.drain(..) {
                     use std::io::Write as _;
                     term.backend_mut().write_all(sequence.as_bytes())?;
@@ -206,6 +225,10 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
             app.handle_mouse(mouse);
             vec![]
         }
+        Event::FocusGained | Event::FocusLost => {
+            app.terminal_focused = matches!(event, Event::FocusGained);
+            vec![]
+        }
         _ => vec![],
     }
 }
@@ -222,6 +245,9 @@ fn handle_message(app: &mut App, message: UiMessage) -> anyhow::Result<()> {
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
 fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
+    if !terminal::active() {
+        return Ok(());
+    }
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
     crossterm::queue!(term.backend_mut(), BeginSynchronizedUpdate)?;
     term.draw(|frame| app.draw(frame))?;

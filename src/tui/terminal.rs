@@ -1,11 +1,11 @@
 //! Terminal setup and, above all, restoring it: raw mode, the alternate screen, bracketed
-//! paste, mouse capture and keyboard-enhancement flags are undone on every exit path —
+//! paste, focus reporting, mouse capture and keyboard-enhancement flags are undone on every exit path —
 //! normal quit, error (the guard's `Drop`), panic (the hook restores first, then prints),
 //! and SIGTERM/SIGHUP (the event loop quits, then the guard drops).
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, KeyboardEnhancementFlags,
-    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste, EnableFocusChange,
+    EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute};
@@ -26,6 +26,7 @@ impl TerminalGuard {
             out,
             EnterAlternateScreen,
             EnableBracketedPaste,
+            EnableFocusChange,
             PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
             cursor::Hide
         )?;
@@ -52,11 +53,21 @@ pub fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
         return;
     }
+    undo_modes();
+}
+
+/// Whether the app owns the terminal (not yet restored); frames are drawn only then.
+pub fn active() -> bool {
+    ACTIVE.load(Ordering::SeqCst)
+}
+
+fn undo_modes() {
     let mut out = std::io::stdout();
     let _ = execute!(
         out,
         DisableMouseCapture,
         PopKeyboardEnhancementFlags,
+        DisableFocusChange,
         DisableBracketedPaste,
         LeaveAlternateScreen,
         cursor::Show
@@ -79,6 +90,8 @@ pub fn install_panic_hook() {
         restore();
         previous(info);
         crate::startup::shutdown();
+        // Another thread may have drawn a frame since: undo the modes once more.
+        undo_modes();
         std::process::exit(101);
     }));
 }

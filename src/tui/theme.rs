@@ -46,6 +46,14 @@ impl Theme {
     pub fn ok(&self) -> Style {
         self.fg(Color::Green)
     }
+    /// A diff's added lines.
+    pub fn added(&self) -> Style {
+        self.fg(Color::Green)
+    }
+    /// A diff's removed lines.
+    pub fn removed(&self) -> Style {
+        self.fg(Color::Red)
+    }
     pub fn running(&self) -> Style {
         self.fg(Color::Yellow)
     }
@@ -82,6 +90,25 @@ impl Theme {
             .borders(Borders::ALL)
             .border_style(self.border(focused))
             .title(Span::styled(format!(" {title} "), self.title()))
+    }
+
+    /// A short notice on the right of a pane's bottom border (`↓ 3 new (End)`), where it
+    /// covers no content.
+    pub fn draw_badge(&self, area: Rect, buf: &mut Buffer, text: &str) {
+        let width = unicode_width::UnicodeWidthStr::width(text) as u16;
+        if area.height < 2 || area.width < width + 2 {
+            return;
+        }
+        let x = area.x + area.width - width - 1;
+        buf.set_string(x, area.y + area.height - 1, text, self.approval());
+    }
+
+    /// A pane with only a top border (a title rule): the compact tool log strip.
+    pub fn draw_strip(&self, area: Rect, buf: &mut Buffer, title: &str, focused: bool) -> Rect {
+        let block = self.pane(title, focused).borders(Borders::TOP);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        inner
     }
 
     /// Draws a pane's frame and returns the area inside it.

@@ -4,6 +4,8 @@
 //! arguments and the full result JSON.
 
 use super::clock::{SharedClock, SystemClock};
+use super::diff::{diff_lines, is_diff};
+use super::outcome::{exit_status, outcome};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
 use super::wrap::{truncate, wrap};
@@ -27,11 +29,18 @@ const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 pub struct ToolRow {
     pub id: String,
+    /// The call's number in the session (`#3`), shown in both panes.
+    pub number: usize,
     pub name: String,
     pub summary: String,
     pub args: Value,
     started: Instant,
+    /// How long it ran, once finished (approval waits excluded).
     pub elapsed: Option<Duration>,
+    /// Since when the user has been asked about it (the approval dialog is open).
+    waiting_since: Option<Instant>,
+    /// Time spent waiting for approval so far, which is not run time.
+    waited: Duration,
     pub result: Option<ToolResult>,
     output: String,
     pub expanded: bool,
@@ -39,8 +48,16 @@ pub struct ToolRow {
 }
 
 impl ToolRow {
+    /// `None` while running, then whether it succeeded (a command that exited non-zero
+    /// did not).
     pub fn ok(&self) -> Option<bool> {
-        self.result.as_ref().map(ToolResult::is_ok)
+        self.result.as_ref().map(|r| !outcome(r).failed)
+    }
+
+    /// Time it has run until `now`: since it started, less any wait for approval.
+    fn run_time(&self, now: Instant) -> Duration {
+        let waiting = self.waiting_since.map_or(Duration::ZERO, |since| now.saturating_duration_since(since));
+        now.saturating_duration_since(self.started).saturating_sub(self.waited + waiting)
     }
 
     fn live_lines(&self) -> Vec<&str> {
@@ -58,11 +75,17 @@ impl ToolRow {
     fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
         if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
             let mut text = format!("arguments:\n{}", fields(&self.args));
-            match &self.result {
-                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(&result.to_value()))),
+            let result = self.result.as_ref().map(ToolResult::to_value);
+            match &result {
+                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(result))),
                 None => text.push_str("\n(running)"),
             }
             let mut lines = wrap(&sanitize(&text), width, theme.dim(), "  ", "  ", theme.dim());
+            // Diffs come last, in colour.
+            for (key, diff) in result.as_ref().and_then(Value::as_object).into_iter().flatten().filter_map(diff_field) {
+                lines.extend(wrap(&format!("{key}:"), width, theme.dim(), "  ", "  ", theme.dim()));
+                lines.extend(diff_lines(&sanitize(diff), width, theme, "  │ "));
+            }
             if lines.len() > DETAIL_CAP {
                 let more = lines.len() - DETAIL_CAP;
                 lines.truncate(DETAIL_CAP);
@@ -74,24 +97,28 @@ impl ToolRow {
     }
 
     fn head_line(&self, width: u16, theme: &Theme, selected: bool, now: Instant) -> Line<'static> {
-        let elapsed = self.elapsed.unwrap_or_else(|| now.duration_since(self.started));
+        let elapsed = self.elapsed.unwrap_or_else(|| self.run_time(now));
         let (glyph, style) = match self.ok() {
+            None if self.waiting_since.is_some() => ("?", theme.approval()),
             None => (SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()], theme.running()),
             Some(true) => ("+", theme.ok()),
             Some(false) => ("x", theme.error()),
         };
-        let mut right = format!(" {:.1}s", elapsed.as_secs_f64());
-        if let Some(code) = self.result.as_ref().and_then(|r| r.get("exit_status")?.as_i64()).filter(|c| *c != 0) {
+        let mut right = match self.waiting_since {
+            Some(_) => " waiting for approval".to_string(),
+            None => format!(" {:.1}s", elapsed.as_secs_f64()),
+        };
+        if let Some(code) = self.result.as_ref().and_then(exit_status).filter(|c| *c != 0) {
             right = format!(" exit {code}{right}");
         }
         let left_width = usize::from(width).saturating_sub(right.width() + 2);
-        let left = truncate(&format!("{} {}", self.name, self.summary), left_width);
+        let left = truncate(&format!("#{} {} {}", self.number, self.name, self.summary), left_width);
         let pad = usize::from(width).saturating_sub(2 + left.width() + right.width());
         let mut line = Line::from(vec![
             Span::styled(format!("{glyph} "), style),
             Span::raw(left),
             Span::raw(" ".repeat(pad)),
-            Span::styled(right, theme.dim()),
+            Span::styled(right, if self.waiting_since.is_some() { theme.approval() } else { theme.dim() }),
         ]);
         if selected {
             line = line.patch_style(theme.selected());
@@ -114,14 +141,23 @@ impl ToolRow {
     }
 }
 
+/// A field holding a unified diff.
+fn diff_field<'a>((key, value): (&'a String, &'a Value)) -> Option<(&'a String, &'a str)> {
+    value.as_str().filter(|text| is_diff(text)).map(|text| (key, text))
+}
+
 /// A JSON object as readable lines: one `key: value` per field, with multi-line strings
-/// (file contents, command output) shown as text blocks rather than escaped JSON.
+/// (file contents, command output) shown as text blocks rather than escaped JSON. Diffs
+/// are left out: the caller shows them in colour.
 fn fields(value: &Value) -> String {
     let Some(object) = value.as_object() else {
         return serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
     };
     let mut out = String::new();
     for (key, value) in object {
+        if diff_field((key, value)).is_some() {
+            continue;
+        }
         match value {
             Value::String(text) if text.contains('\n') => {
                 out.push_str(&format!("{key}:\n"));
@@ -148,6 +184,10 @@ pub struct ToolLog {
     pub scroll: Scroll,
     pub selected: Option<usize>,
     view_rows: usize,
+    /// Rows added while the view was not following.
+    unseen: usize,
+    /// Where the rows were drawn last, for mouse clicks.
+    inner: Rect,
 }
 
 impl Default for ToolLog {
@@ -166,6 +206,8 @@ impl ToolLog {
             scroll: Scroll::default(),
             selected: None,
             view_rows: 0,
+            unseen: 0,
+            inner: Rect::default(),
         }
     }
 
@@ -173,15 +215,21 @@ impl ToolLog {
         self.rows.iter().rev().take_while(|r| r.result.is_none()).count()
     }
 
-    /// A call began; `summary` is the tool's own one-line description of it.
+    /// A call began; `summary` is the tool's own one-line description of it. While the
+    /// view follows, a selection on the newest row moves on to this one; otherwise the row
+    /// counts as unseen (`↓ N new`).
     pub fn started(&mut self, id: &str, name: &str, summary: &str, args: &Value) {
+        let on_newest = self.selected.is_some_and(|s| s + 1 == self.rows.len());
         self.rows.push(ToolRow {
             id: id.to_string(),
+            number: self.rows.len() + 1,
             name: sanitize(name).into_owned(),
             summary: one_line(summary),
             args: args.clone(),
             started: self.clock.now(),
             elapsed: None,
+            waiting_since: None,
+            waited: Duration::ZERO,
             result: None,
             output: String::new(),
             expanded: false,
@@ -190,6 +238,11 @@ impl ToolLog {
         let i = self.rows.len() - 1;
         self.by_id.insert(id.to_string(), i);
         self.index.invalidate(i);
+        if !self.scroll.follow {
+            self.unseen += 1;
+        } else if on_newest {
+            self.selected = Some(i);
+        }
     }
 
     pub fn output(&mut self, id: &str, chunk: &str) {
@@ -211,7 +264,8 @@ impl ToolLog {
         let now = self.clock.now();
         if let Some(i) = self.by_id.remove(id) {
             let row = &mut self.rows[i];
-            row.elapsed = Some(now.duration_since(row.started));
+            row.elapsed = Some(row.run_time(now));
+            row.waiting_since = None;
             row.result = Some(result.clone());
             row.output = String::new();
             row.detail = None;
@@ -219,15 +273,77 @@ impl ToolLog {
         }
     }
 
+    /// The approval dialog for call `id` opened (`true`) or was answered: the time in
+    /// between is shown as `waiting for approval` and is not run time.
+    pub fn waiting(&mut self, id: &str, waiting: bool) {
+        let now = self.clock.now();
+        let Some(&i) = self.by_id.get(id) else { return };
+        let row = &mut self.rows[i];
+        match (waiting, row.waiting_since) {
+            (true, None) => row.waiting_since = Some(now),
+            (false, Some(since)) => {
+                row.waited += now.saturating_duration_since(since);
+                row.waiting_since = None;
+            }
+            _ => {}
+        }
+        self.index.invalidate(i);
+    }
+
     pub fn select_next(&mut self, delta: isize) {
         if self.rows.is_empty() {
             return;
         }
         let last = self.rows.len() - 1;
-        let current = self.selected.unwrap_or(last) as isize;
-        let next = (current + delta).clamp(0, last as isize) as usize;
-        self.selected = Some(next);
-        self.reveal(next);
+        let next = match self.selected {
+            // The first key selects the newest row.
+            None => last,
+            Some(current) => (current as isize + delta).clamp(0, last as isize) as usize,
+        };
+        if next == last {
+            self.select_last();
+        } else {
+            self.selected = Some(next);
+            self.reveal(next);
+        }
+    }
+
+    /// Selects the newest row and follows new ones again (End).
+    pub fn select_last(&mut self) {
+        self.selected = self.rows.len().checked_sub(1);
+        self.scroll.end();
+        self.unseen = 0;
+    }
+
+    /// Rows added since the view stopped following.
+    pub fn unseen(&self) -> usize {
+        if self.scroll.follow {
+            0
+        } else {
+            self.unseen
+        }
+    }
+
+    /// The number the next call gets.
+    pub fn next_number(&self) -> usize {
+        self.rows.len() + 1
+    }
+
+    /// The selected row's call id.
+    pub fn selected_id(&self) -> Option<&str> {
+        self.rows.get(self.selected?).map(|r| r.id.as_str())
+    }
+
+    /// Selects call `id`, expanded, and scrolls it into view (the conversation's Enter).
+    pub fn open(&mut self, id: &str) {
+        if let Some(i) = self.rows.iter().position(|r| r.id == id) {
+            self.selected = Some(i);
+            if !self.rows[i].expanded {
+                self.toggle_selected();
+            } else {
+                self.reveal(i);
+            }
+        }
     }
 
     pub fn toggle_selected(&mut self) {
@@ -239,6 +355,21 @@ impl ToolLog {
                 self.scroll.top = self.index.start_of(i);
                 self.scroll.follow = false;
             }
+        }
+    }
+
+    /// A click at `at`: selects the row there. `false` when no row is there.
+    pub fn click(&mut self, at: ratatui::layout::Position) -> bool {
+        if !self.inner.contains(at) {
+            return false;
+        }
+        let row = self.scroll.top + usize::from(at.y - self.inner.y);
+        match self.index.locate(row) {
+            Some((i, _)) if i < self.rows.len() => {
+                self.selected = Some(i);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -261,6 +392,9 @@ impl ToolLog {
 
     pub fn scroll_down(&mut self, rows: usize) {
         self.scroll.down(rows, self.index.total(), self.view_rows);
+        if self.scroll.follow {
+            self.unseen = 0;
+        }
     }
 
     pub fn view_rows(&self) -> usize {
@@ -269,9 +403,20 @@ impl ToolLog {
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, now: Instant) {
         let running = self.running();
-        let title =
+        let mut title =
             if running > 0 { format!("tools · {running} running") } else { format!("tools · {}", self.rows.len()) };
-        let inner = theme.draw_pane(area, buf, &title, focused);
+        // A strip (the stacked layout) has no bottom border for the badge: it joins the title.
+        let strip = area.height <= super::layout::STRIP;
+        let unseen = self.unseen();
+        if strip && unseen > 0 {
+            title.push_str(&format!(" · ↓ {unseen} new (End)"));
+        }
+        let inner = if strip {
+            theme.draw_strip(area, buf, &title, focused)
+        } else {
+            theme.draw_pane(area, buf, &title, focused)
+        };
+        self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
         }
@@ -297,6 +442,9 @@ impl ToolLog {
             }
             offset = 0;
             i += 1;
+        }
+        if !strip && unseen > 0 {
+            theme.draw_badge(area, buf, &format!(" ↓ {unseen} new (End) "));
         }
     }
 }

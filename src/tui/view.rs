@@ -1,20 +1,15 @@
-//! Drawing `App`: the layout (conversation, tool log and context panes, composer, status
-//! line), the command popup and the approval dialog. Wide terminals (≥ 100 columns) get a
-//! side column; narrow ones stack the panes.
+//! Drawing `App`: the panes where `layout.rs` puts them, the composer, the status line and
+//! the command popup; the help overlay and the approval dialog draw themselves on top.
 
-use super::app::{Activity, App, Focus, PaneRects};
+use super::app::{Activity, App, Focus};
 use super::context_panel::short_count;
-use super::wrap::{truncate, wrap};
+use super::wrap::truncate;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
+use ratatui::widgets::{Clear, Widget};
 use ratatui::Frame;
 use std::time::Instant;
 use unicode_width::UnicodeWidthStr;
-
-/// Columns from which the tool log and context panel sit beside the conversation.
-const WIDE: u16 = 100;
 
 impl App {
     pub fn draw(&mut self, frame: &mut Frame) {
@@ -32,13 +27,20 @@ impl App {
         let composer_h = self.composer.height().min(area.height.saturating_sub(6));
         let [main, composer, status] =
             Layout::vertical([Constraint::Min(3), Constraint::Length(composer_h), Constraint::Length(1)]).areas(area);
-        let rects = self.pane_rects(main, composer);
+        let rects = self.pane_rects(main, composer, area.height);
         self.rects = rects;
         let theme = self.theme;
         let title = if self.busy { "conversation · Esc interrupts" } else { "conversation" };
-        self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, title);
-        self.tools.render(rects.tools, buf, &theme, self.focus == Focus::Tools, now);
+        let highlight = matches!(self.focus, Focus::Conversation | Focus::Tools);
+        if !rects.conversation.is_empty() {
+            self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, highlight, title);
+        }
+        if !rects.tools.is_empty() {
+            self.tools.render(rects.tools, buf, &theme, self.focus == Focus::Tools, now);
+        }
         if let Some(context) = rects.context {
+            // Over the other panes when the screen is small.
+            Clear.render(context, buf);
             self.context.render(context, buf, &theme, self.focus == Focus::Context);
         }
         let prompt_title = if self.queued > 0 { format!("prompt · {} queued", self.queued) } else { "prompt".into() };
@@ -47,37 +49,10 @@ impl App {
         if self.focus == Focus::Composer {
             self.composer.render_popup(composer, buf, &theme);
         }
-        self.render_approval(area, buf);
-    }
-
-    fn pane_rects(&self, main: Rect, composer: Rect) -> PaneRects {
-        if main.width >= WIDE {
-            let side = (main.width * 36 / 100).clamp(32, 64);
-            let [conversation, right] = Layout::horizontal([Constraint::Min(20), Constraint::Length(side)]).areas(main);
-            if self.show_context {
-                let tools_h = (right.height * 2 / 5).max(5);
-                let [tools, context] = Layout::vertical([Constraint::Length(tools_h), Constraint::Min(3)]).areas(right);
-                PaneRects { conversation, tools, context: Some(context), composer }
-            } else {
-                PaneRects { conversation, tools: right, context: None, composer }
-            }
-        } else {
-            let tools_h = (main.height / 3).clamp(3, 7);
-            if self.show_context {
-                let context_h = main.height / 2;
-                let [conversation, tools, context] = Layout::vertical([
-                    Constraint::Min(3),
-                    Constraint::Length(tools_h.min(4)),
-                    Constraint::Length(context_h),
-                ])
-                .areas(main);
-                PaneRects { conversation, tools, context: Some(context), composer }
-            } else {
-                let [conversation, tools] =
-                    Layout::vertical([Constraint::Min(3), Constraint::Length(tools_h)]).areas(main);
-                PaneRects { conversation, tools, context: None, composer }
-            }
+        if let Some(help) = self.help.as_mut() {
+            help.render(area, buf, &theme, self.composer.commands());
         }
+        self.render_approval(area, buf);
     }
 
     fn activity_text(&self, now: Instant) -> String {
@@ -103,11 +78,8 @@ impl App {
             self.notice = None;
         }
         let tokens = if self.usage.input_tokens + self.usage.output_tokens > 0 {
-            format!(
-                "↑{} ↓{} tok",
-                short_count(self.usage.input_tokens as usize),
-                short_count(self.usage.output_tokens as usize)
-            )
+            let took = self.last_turn.filter(|_| !self.busy).map(|d| format!(" {}", duration(d))).unwrap_or_default();
+            format!("turn {}{took} · session {}", in_out(&self.turn_usage), in_out(&self.usage))
         } else {
             format!("ctx ~{} tok", short_count(self.context.total_tokens()))
         };
@@ -130,42 +102,19 @@ impl App {
             buf.set_string(area.x + (width - hints.width()) as u16, area.y, hints, theme.status());
         }
     }
+}
 
-    fn render_approval(&self, area: Rect, buf: &mut Buffer) {
-        let Some(pending) = &self.approval else { return };
-        let theme = self.theme;
-        let width = (area.width * 4 / 5).clamp(20, 100).min(area.width);
-        let inner_w = width.saturating_sub(2);
-        let preview = crate::sanitize::sanitize_visible(&pending.request.preview.text);
-        let mut body = wrap(&preview, inner_w, theme.text(), "", "", theme.text());
-        let max_body = usize::from(area.height.saturating_sub(6)).max(1);
-        if body.len() > max_body {
-            let more = body.len() - max_body + 1;
-            body.truncate(max_body - 1);
-            body.push(Line::from(Span::styled(format!("… {more} more lines"), theme.dim())));
-        }
-        let height = (body.len() as u16 + 4).min(area.height);
-        let x = area.x + (area.width - width) / 2;
-        let y = area.y + (area.height.saturating_sub(height)) / 2;
-        let rect = Rect { x, y, width, height };
-        Clear.render(rect, buf);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.approval())
-            .title(Span::styled(format!(" Allow {}? ", pending.request.tool), theme.approval()));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        for (row, line) in body.iter().enumerate() {
-            buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
-        }
-        let choices = Line::from(vec![
-            Span::styled("[y]", theme.approval()),
-            Span::raw(" yes   "),
-            Span::styled("[n]", theme.approval()),
-            Span::raw(" no   "),
-            Span::styled("[a]", theme.approval()),
-            Span::raw(" always for this session"),
-        ]);
-        buf.set_line(inner.x, inner.y + inner.height.saturating_sub(1), &choices, inner.width);
+/// `↑1.2k ↓340`: tokens in and out.
+fn in_out(usage: &crate::protocol::Usage) -> String {
+    format!("↑{} ↓{}", short_count(usage.input_tokens as usize), short_count(usage.output_tokens as usize))
+}
+
+/// `4.2s`, `2m05s`.
+fn duration(d: std::time::Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs < 60.0 {
+        format!("{secs:.1}s")
+    } else {
+        format!("{}m{:02}s", d.as_secs() / 60, d.as_secs() % 60)
     }
 }

@@ -12,13 +12,15 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-/// Columns a tab takes: every tab becomes this many spaces before text is measured.
-pub const TAB_WIDTH: usize = 4;
+/// What a tab becomes before text is measured.
+const TAB: &str = "    ";
+/// Columns a tab takes, wherever the TUI lays out text.
+pub const TAB_WIDTH: usize = TAB.len();
 
 /// `text` with each tab replaced by `TAB_WIDTH` spaces (borrowed when it has none).
 pub fn expand_tabs(text: &str) -> Cow<'_, str> {
     if text.contains('\t') {
-        Cow::Owned(text.replace('\t', &" ".repeat(TAB_WIDTH)))
+        Cow::Owned(text.replace('\t', TAB))
     } else {
         Cow::Borrowed(text)
     }
@@ -90,17 +92,31 @@ fn tokens(spans: &[Span<'_>]) -> Vec<Token> {
     for span in spans {
         for c in span.content.chars() {
             let cls = class(c);
-            let (c, n) = if c == '\t' { (' ', TAB_WIDTH) } else { (c, 1) };
             match out.last_mut() {
                 Some(tok) if tok.class == cls && cls != Class::Break => match tok.pieces.last_mut() {
-                    Some((style, text)) if *style == span.style => text.extend(std::iter::repeat_n(c, n)),
-                    _ => tok.pieces.push((span.style, std::iter::repeat_n(c, n).collect())),
+                    Some((style, piece)) if *style == span.style => push_char(piece, c),
+                    _ => tok.pieces.push((span.style, piece_of(c))),
                 },
-                _ => out.push(Token { class: cls, pieces: vec![(span.style, std::iter::repeat_n(c, n).collect())] }),
+                _ => out.push(Token { class: cls, pieces: vec![(span.style, piece_of(c))] }),
             }
         }
     }
     out
+}
+
+/// Appends `c` to a piece of text, a tab as `TAB`.
+fn push_char(piece: &mut String, c: char) {
+    if c == '\t' {
+        piece.push_str(TAB);
+    } else {
+        piece.push(c);
+    }
+}
+
+fn piece_of(c: char) -> String {
+    let mut piece = String::new();
+    push_char(&mut piece, c);
+    piece
 }
 
 fn pieces_width(pieces: &[(Style, String)]) -> usize {

@@ -6,12 +6,14 @@ use elelem::agent::output::RecordingOutput;
 use elelem::agent::system_prompt::SystemPrompt;
 use elelem::agent::{Agent, Transcript};
 use elelem::agent::{Tool, ToolContext, Toolbox};
-use elelem::protocol::{EventStream, Provider, ProviderError, ProviderEvent};
+use elelem::protocol::{EventStream, Message, Provider, ProviderError, ProviderEvent, Request};
+use elelem::providers::frame::{Framing, MAX_FRAME_BYTES};
 use elelem::providers::http::HttpOptions;
 use elelem::providers::retry::RetryPolicy;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -27,6 +29,9 @@ pub struct Reply {
     pub drop: bool,
     /// Keep the connection open after the chunks until the client goes away.
     pub stall: bool,
+    /// After the chunks, write this many bytes of `x` (one endless line) in 64 KiB chunks,
+    /// or until the client goes away.
+    pub endless: usize,
 }
 
 impl Reply {
@@ -40,6 +45,7 @@ impl Reply {
             chunks,
             drop: false,
             stall: false,
+            endless: 0,
         }
     }
     pub fn sse(body: &str) -> Reply {
@@ -56,6 +62,7 @@ impl Reply {
             chunks: vec![body.as_bytes().to_vec()],
             drop: false,
             stall: false,
+            endless: 0,
         }
     }
     pub fn header(mut self, name: &str, value: &str) -> Reply {
@@ -68,6 +75,11 @@ impl Reply {
     }
     pub fn stalled(mut self) -> Reply {
         self.stall = true;
+        self
+    }
+    /// Continues the last chunk with `bytes` bytes of `x` and no line end.
+    pub fn endless(mut self, bytes: usize) -> Reply {
+        self.endless = bytes;
         self
     }
 }
@@ -93,6 +105,8 @@ pub struct Server {
     requests: Arc<Mutex<Vec<Recorded>>>,
     /// Set when a stalled connection saw the client go away.
     pub client_gone: Arc<tokio::sync::Notify>,
+    /// Body bytes the server managed to write, over all connections.
+    pub written: Arc<AtomicUsize>,
 }
 
 impl Server {
@@ -102,15 +116,16 @@ impl Server {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let client_gone = Arc::new(tokio::sync::Notify::new());
         let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
-        let (recorded, gone) = (requests.clone(), client_gone.clone());
+        let written = Arc::new(AtomicUsize::new(0));
+        let (recorded, gone, count) = (requests.clone(), client_gone.clone(), written.clone());
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
                 let reply = replies.lock().unwrap().pop_front();
-                let (recorded, gone) = (recorded.clone(), gone.clone());
-                tokio::spawn(async move { serve(socket, reply, recorded, gone).await });
+                let (recorded, gone, count) = (recorded.clone(), gone.clone(), count.clone());
+                tokio::spawn(async move { serve(socket, reply, recorded, gone, count).await });
             }
         });
-        Server { url, requests, client_gone }
+        Server { url, requests, client_gone, written }
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
@@ -123,6 +138,7 @@ async fn serve(
     reply: Option<Reply>,
     recorded: Arc<Mutex<Vec<Recorded>>>,
     gone: Arc<tokio::sync::Notify>,
+    written: Arc<AtomicUsize>,
 ) {
     let Some(request) = read_request(&mut socket).await else { return };
     recorded.lock().unwrap().push(request);
@@ -156,7 +172,22 @@ async fn serve(
         if socket.write_all(&framed).await.is_err() || socket.flush().await.is_err() {
             return;
         }
+        written.fetch_add(chunk.len(), Ordering::Relaxed);
         tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let filler = vec![b'x'; 64 * 1024];
+    let mut left = reply.endless;
+    while left > 0 {
+        let n = left.min(filler.len());
+        let mut framed = format!("{n:x}\r\n").into_bytes();
+        framed.extend_from_slice(&filler[..n]);
+        framed.extend_from_slice(b"\r\n");
+        if socket.write_all(&framed).await.is_err() {
+            gone.notify_one();
+            return;
+        }
+        written.fetch_add(n, Ordering::Relaxed);
+        left -= n;
     }
     if reply.stall {
         let mut buf = [0u8; 64];
@@ -268,4 +299,54 @@ pub fn agent(provider: Arc<dyn Provider>) -> (Agent, Arc<RecordingOutput>) {
     toolbox.add(read_tool());
     let transcript = Transcript::new(SystemPrompt::new(std::env::temp_dir()).with_template("SYSTEM"));
     (Agent::new(provider, toolbox, output.clone(), transcript), output)
+}
+
+/// A provider built for a test server.
+pub type BuildProvider = Box<dyn Fn(&Server) -> Arc<dyn Provider>>;
+
+/// Checks that a 200 which is not the provider's stream fails saying what came back: an
+/// empty body, an HTML page, and one endless line, refused at the frame limit long before
+/// the server has sent it all.
+pub async fn bad_200s_say_what_came_back(name: &str, framing: Framing, build: BuildProvider) {
+    let (content_type, prefix, unit) = match framing {
+        Framing::Sse => ("text/event-stream", "data: ", "event"),
+        Framing::Ndjson => ("application/x-ndjson", "{\"message\": \"", "line"),
+    };
+    let html = "<!DOCTYPE html>\n<html><head><title>Sign in</title></head>\n<body>Please \x1b[2J log in</body></html>";
+    let endless = 64 * MAX_FRAME_BYTES;
+    let server = Server::start(vec![
+        Reply::stream(content_type, ""),
+        Reply::stream("text/html; charset=utf-8", html),
+        Reply::stream(content_type, prefix).endless(endless),
+    ])
+    .await;
+    let provider = build(&server);
+    let request = || Request { messages: vec![Message::system("SYSTEM"), Message::user("hi")], tools: vec![] };
+    let message = |error: Option<ProviderError>| error.expect("an error").to_string();
+
+    let (events, error) = collect(provider.fetch(request())).await;
+    assert!(events.is_empty(), "{events:?}");
+    assert_eq!(
+        message(error),
+        format!("{name}: the server closed the stream without any event (HTTP 200, content-type {content_type:?}): an empty body")
+    );
+
+    let (_, error) = collect(provider.fetch(request())).await;
+    assert_eq!(
+        message(error),
+        format!(
+            "{name}: the server answered 200 with text/html; charset=utf-8, not an event stream: \
+             \"<!DOCTYPE html> <html><head><title>Sign in</title></head> <body>Please [2J log in</body></html>\""
+        )
+    );
+
+    let (_, error) = collect(provider.fetch(request())).await;
+    assert_eq!(
+        message(error),
+        format!("{name}: one {unit} of the stream is larger than 16 MiB (the limit); stopped reading")
+    );
+    let gone = server.client_gone.notified();
+    tokio::time::timeout(Duration::from_secs(30), gone).await.expect("the client kept reading the endless line");
+    let written = server.written.load(Ordering::Relaxed);
+    assert!(written < 3 * MAX_FRAME_BYTES, "the client read {written} bytes of one line before refusing it");
 }

@@ -93,11 +93,14 @@ impl Plugin for McpPlugin {
         });
         // Which generation of each server's tools this toolbox holds, and their names.
         let installed: Mutex<HashMap<String, (u64, Vec<String>)>> = Mutex::new(HashMap::new());
-        let headless = self.settings.headless;
+        if self.settings.headless {
+            let waited = servers.clone();
+            session.settle_before_turn(move || {
+                let servers = waited.clone();
+                Box::pin(async move { servers.settled().await })
+            });
+        }
         session.before_line(move |session| {
-            if headless && servers.any_starting() {
-                wait_for(&servers);
-            }
             let mut installed = installed.lock().unwrap_or_else(|p| p.into_inner());
             for server in servers.snapshot() {
                 let current = installed.get(&server.name).map(|(generation, _)| *generation);
@@ -126,14 +129,4 @@ impl Plugin for McpPlugin {
         });
         Ok(())
     }
-}
-
-/// Blocks this thread until no server is starting (each has its own time limit). Only on a
-/// multi-threaded runtime, where the connection tasks run on other threads.
-fn wait_for(servers: &Arc<Servers>) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-    if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
-        return;
-    }
-    tokio::task::block_in_place(|| runtime.block_on(servers.settled()));
 }

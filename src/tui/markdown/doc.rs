@@ -8,7 +8,8 @@
 //! A finished block is rendered once per width and cached; `tops[i]` is the first line of
 //! block `i` (its blank separator included) for the blocks laid out at `width`. The open tail
 //! is re-rendered only when the source or the width changed since its last render, through
-//! `OpenCode` when it is a code block (which then costs only what arrived). A width
+//! `OpenCode` when it is a long code block and `OpenBlock` when it is any other long block
+//! (either then costs about what arrived, not the block's length). A width
 //! change discards `tops` and lays blocks out again on the next `height` or `lines` call.
 //! Heights are measured with code left plain (highlighting does not change the text, so not
 //! the height either); a block is highlighted only when `lines` shows it, which keeps syntect,
@@ -19,6 +20,7 @@ use std::ops::Range;
 use ratatui::text::Line;
 
 use super::blocks::BlockScanner;
+use super::open_block::{Frame, OpenBlock};
 use super::open_code::OpenCode;
 use super::{render_block, CodeMode, RenderOptions};
 
@@ -39,8 +41,18 @@ struct OpenTail {
     start: usize,
     end: usize,
     rendered: Rendered,
-    /// The tail is a long code block that `OpenCode::layout` laid out incrementally.
-    incremental: bool,
+    by: LaidOutBy,
+}
+
+/// What laid out the open tail's lines, which it may go on from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LaidOutBy {
+    /// `OpenCode::layout`: a long top-level code block.
+    Code,
+    /// `OpenBlock::layout`: any other long block.
+    Block,
+    /// A whole render (a short tail).
+    Whole,
 }
 
 /// A streaming Markdown document with cached, width-keyed layout.
@@ -55,6 +67,8 @@ pub struct MarkdownDoc {
     open: Option<OpenTail>,
     /// Streaming highlighting (and layout) of a code block at the end of the open tail.
     code: OpenCode,
+    /// Incremental layout of any other long open tail.
+    block: OpenBlock,
 }
 
 impl Default for MarkdownDoc {
@@ -74,6 +88,7 @@ impl MarkdownDoc {
             tops: vec![0],
             open: None,
             code: OpenCode::default(),
+            block: OpenBlock::default(),
         }
     }
 
@@ -148,19 +163,29 @@ impl MarkdownDoc {
         let stale = self.open.as_ref().is_none_or(|o| o.rendered.width != width || o.start != start || o.end != end);
         if stale {
             let text = self.source.get(start..end).unwrap_or("");
-            let previous = self.open.take().filter(|o| o.start == start && o.incremental).map(|o| o.rendered.lines);
-            self.open = Some(match self.code.layout(previous, text, width, self.options) {
-                Some(lines) => {
-                    OpenTail { start, end, rendered: Rendered { width, lines, plain: false }, incremental: true }
+            let previous = self.open.take().filter(|o| o.start == start).map(|o| (o.by, o.rendered.lines));
+            let (code, block) = match previous {
+                Some((LaidOutBy::Code, lines)) => (Some(lines), None),
+                Some((LaidOutBy::Block, lines)) => (None, Some(lines)),
+                _ => (None, None),
+            };
+            let (rendered, by) = if let Some(lines) = self.code.layout(code, text, width, self.options) {
+                (Rendered { width, lines, plain: false }, LaidOutBy::Code)
+            } else {
+                let mut frame = Frame { width, options: self.options, code: &mut self.code };
+                match self.block.layout(block, start, text, &mut frame) {
+                    Some(lines) => (Rendered { width, lines, plain: false }, LaidOutBy::Block),
+                    None => (render(text, width, self.options, CodeMode::Plain, None), LaidOutBy::Whole),
                 }
-                None => OpenTail {
-                    start,
-                    end,
-                    rendered: render(text, width, self.options, CodeMode::Plain, None),
-                    incremental: false,
-                },
-            });
+            };
+            self.open = Some(OpenTail { start, end, rendered, by });
         }
+    }
+
+    /// How much the open block's incremental layout keeps (0: nothing), for tests.
+    #[cfg(test)]
+    pub(super) fn kept_open_lines(&self) -> usize {
+        self.block.kept()
     }
 
     /// Gives block `i` (the open tail when `i == blocks.len()`) its code colours, in place.

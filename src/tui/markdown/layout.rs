@@ -13,11 +13,18 @@ use crate::tui::wrap::{line_width, spans_width, truncate_line, wrap_spans};
 const CODE_INDENT: &str = "  ";
 
 pub(crate) fn layout(nodes: &[Node], width: usize, palette: Palette) -> Vec<Line<'static>> {
+    layout_nodes(nodes, width, palette).0
+}
+
+/// `layout`, and the first line of each node (one more entry at the end: the line count).
+pub(crate) fn layout_nodes(nodes: &[Node], width: usize, palette: Palette) -> (Vec<Line<'static>>, Vec<usize>) {
     if width == 0 {
-        return Vec::new();
+        return (Vec::new(), vec![0; nodes.len() + 1]);
     }
     let mut out = Vec::new();
+    let mut starts = Vec::with_capacity(nodes.len() + 1);
     for node in nodes {
+        starts.push(out.len());
         match node {
             Node::Text { prefix, spans } => {
                 let body = wrap_spans(spans, available(prefix, width));
@@ -47,7 +54,8 @@ pub(crate) fn layout(nodes: &[Node], width: usize, palette: Palette) -> Vec<Line
             Node::Blank { prefix } => out.push(Line::from(prefix.clone())),
         }
     }
-    out.into_iter().map(|line| truncate_line(line, width)).collect()
+    starts.push(out.len());
+    (out.into_iter().map(|line| truncate_line(line, width)).collect(), starts)
 }
 
 fn available(prefix: &Prefix, width: usize) -> usize {

@@ -10,12 +10,19 @@
 
 mod blocks;
 mod doc;
+mod inline;
 mod layout;
+mod open_block;
 mod open_code;
+mod open_list;
+mod open_paragraph;
+mod open_table;
 mod render;
 mod style;
 mod table;
 
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 

@@ -179,7 +179,7 @@ impl OpenCode {
                     && stream.lang == lang
                     && stream.color == color =>
             {
-                let new = &tail[laid.done..complete_end];
+                let new = tail.get(laid.done..complete_end)?;
                 if new.split_inclusive('\n').any(closes) {
                     return None;
                 }

@@ -54,6 +54,43 @@ enum Container {
     Item { marker: String, used: bool },
 }
 
+/// What the open block's incremental layout (`open_block`) learns from a parse besides the
+/// nodes: where the items of lists at the top level of the block start, and how those lists
+/// are spaced. Offsets are into the parsed (sanitized) text.
+#[derive(Debug, Default)]
+pub(crate) struct Marks {
+    pub items: Vec<ItemMark>,
+    /// One per top-level list, in order.
+    pub lists: Vec<Spacing>,
+    /// The first top-level block, when it is a paragraph or a table.
+    pub first: Option<FirstBlock>,
+}
+
+/// A top-level list item: its byte offset and the index of its first node (after the blank
+/// separator before it, if any).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ItemMark {
+    pub offset: usize,
+    pub node: usize,
+    /// Index into `Marks::lists`.
+    pub list: usize,
+}
+
+/// How a top-level list was parsed: a paragraph directly in an item (a loose list) or inline
+/// text directly in an item (a tight one). A list with neither looks the same either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Spacing {
+    pub loose: bool,
+    pub tight: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FirstBlock {
+    Paragraph,
+    Table,
+    Other,
+}
+
 struct Walker<'a> {
     palette: Palette,
     /// The document's streaming highlighter, for a code block at the very end.
@@ -70,6 +107,13 @@ struct Walker<'a> {
     code: Option<(String, String)>,
     table: Option<Table>,
     row: Vec<Vec<Span<'static>>>,
+    marks: Marks,
+    /// Offset of the current event.
+    at: usize,
+    /// A top-level item started at this offset and has no node yet.
+    pending_item: Option<usize>,
+    /// Paragraphs, headings, code, HTML and tables open around the current event.
+    blocks: usize,
 }
 
 /// How code blocks get their styles.
@@ -85,11 +129,25 @@ pub(crate) enum CodeMode {
     Open,
 }
 
+/// The parser options of every render.
+pub(crate) const OPTIONS: Options =
+    Options::ENABLE_TABLES.union(Options::ENABLE_STRIKETHROUGH).union(Options::ENABLE_TASKLISTS);
+
 /// Parses `source` (already sanitized) into nodes; `open` highlights a still-open code block.
 pub(crate) fn parse(source: &str, palette: Palette, code_mode: CodeMode, open: Option<&mut OpenCode>) -> Vec<Node> {
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let events: Vec<Event<'_>> = Parser::new_ext(source, options).collect();
-    let last_content = events.iter().rposition(|e| !matches!(e, Event::End(_))).unwrap_or(0);
+    parse_marked(source, palette, code_mode, open).0
+}
+
+/// `parse`, and the `Marks` of the parse.
+pub(crate) fn parse_marked(
+    source: &str,
+    palette: Palette,
+    code_mode: CodeMode,
+    open: Option<&mut OpenCode>,
+) -> (Vec<Node>, Marks) {
+    let events: Vec<(Event<'_>, std::ops::Range<usize>)> =
+        Parser::new_ext(source, OPTIONS).into_offset_iter().collect();
+    let last_content = events.iter().rposition(|(e, _)| !matches!(e, Event::End(_))).unwrap_or(0);
     let mut walker = Walker {
         palette,
         open,
@@ -103,16 +161,21 @@ pub(crate) fn parse(source: &str, palette: Palette, code_mode: CodeMode, open: O
         code: None,
         table: None,
         row: Vec::new(),
+        marks: Marks::default(),
+        at: 0,
+        pending_item: None,
+        blocks: 0,
     };
-    for (i, event) in events.into_iter().enumerate() {
+    for (i, (event, range)) in events.into_iter().enumerate() {
         let mode = match code_mode {
             CodeMode::Open if i < last_content => CodeMode::Highlighted,
             mode => mode,
         };
+        walker.at = range.start;
         walker.event(event, mode);
     }
     walker.flush(false);
-    walker.nodes
+    (walker.nodes, walker.marks)
 }
 
 impl Walker<'_> {
@@ -128,6 +191,11 @@ impl Walker<'_> {
         if let Some((_, code)) = self.code.as_mut() {
             code.push_str(text);
             return;
+        }
+        if self.blocks == 0 && self.in_top_item() {
+            if let Some(list) = self.marks.lists.last_mut() {
+                list.tight = true;
+            }
         }
         match self.spans.last_mut() {
             Some(last) if last.style == style => last.content.to_mut().push_str(text),
@@ -169,7 +237,38 @@ impl Walker<'_> {
         }
     }
 
+    /// Directly inside an item of a top-level list.
+    fn in_top_item(&self) -> bool {
+        self.lists.len() == 1 && matches!(self.containers.as_slice(), [Container::Item { .. }])
+    }
+
+    /// Bookkeeping for `Marks` before a start tag is handled.
+    fn mark(&mut self, tag: &Tag<'_>) {
+        let top = self.containers.is_empty() && self.lists.is_empty() && self.blocks == 0;
+        if top && self.marks.first.is_none() {
+            self.marks.first = Some(match tag {
+                Tag::Paragraph => FirstBlock::Paragraph,
+                Tag::Table(_) => FirstBlock::Table,
+                _ => FirstBlock::Other,
+            });
+        }
+        match tag {
+            Tag::List(_) if top => self.marks.lists.push(Spacing::default()),
+            Tag::Item if self.containers.is_empty() && self.lists.len() == 1 => self.pending_item = Some(self.at),
+            Tag::Paragraph if self.blocks == 0 && self.in_top_item() => {
+                if let Some(list) = self.marks.lists.last_mut() {
+                    list.loose = true;
+                }
+            }
+            _ => {}
+        }
+        if matches!(tag, Tag::Paragraph | Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::HtmlBlock | Tag::Table(_)) {
+            self.blocks += 1;
+        }
+    }
+
     fn start(&mut self, tag: Tag<'_>) {
+        self.mark(&tag);
         match tag {
             Tag::Paragraph | Tag::DefinitionList | Tag::DefinitionListTitle | Tag::DefinitionListDefinition => {
                 self.flush(false)
@@ -228,6 +327,10 @@ impl Walker<'_> {
     }
 
     fn end(&mut self, tag: TagEnd, mode: CodeMode) {
+        if matches!(tag, TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::CodeBlock | TagEnd::HtmlBlock | TagEnd::Table)
+        {
+            self.blocks = self.blocks.saturating_sub(1);
+        }
         match tag {
             TagEnd::Paragraph | TagEnd::DefinitionListTitle | TagEnd::DefinitionListDefinition => {
                 self.flush(false);
@@ -331,6 +434,10 @@ impl Walker<'_> {
             self.nodes.push(Node::Blank { prefix });
         }
         self.need_blank = false;
+        if let Some(offset) = self.pending_item.take() {
+            let list = self.marks.lists.len().saturating_sub(1);
+            self.marks.items.push(ItemMark { offset, node: self.nodes.len(), list });
+        }
         let prefix = self.prefix();
         self.nodes.push(node(prefix));
     }

@@ -16,21 +16,57 @@ const CROSS: &str = "─┼─";
 /// Lines of `table` for `width` columns (the caller truncates if even one column per cell
 /// cannot fit).
 pub(crate) fn layout_table(table: &Table, width: usize, palette: Palette) -> Vec<Line<'static>> {
-    let columns = table.rows.iter().map(Vec::len).chain([table.header.len(), table.aligns.len()]).max().unwrap_or(0);
-    if columns == 0 {
+    let natural = natural_widths(table);
+    if natural.is_empty() {
         return Vec::new();
     }
+    let shape = Shape::new(table, &natural, width);
+    let mut lines = header_lines(table, &shape, palette);
+    for row in &table.rows {
+        push_row(&mut lines, row, &shape, palette);
+    }
+    lines
+}
+
+/// Widest cell of each column (at least 1), over the header and every row.
+pub(crate) fn natural_widths(table: &Table) -> Vec<usize> {
+    let columns = table.rows.iter().map(Vec::len).chain([table.header.len(), table.aligns.len()]).max().unwrap_or(0);
     let mut natural = vec![1usize; columns];
-    for row in std::iter::once(&table.header).chain(&table.rows) {
+    widen(&mut natural, std::iter::once(&table.header).chain(&table.rows));
+    natural
+}
+
+/// Grows `natural` (one entry per column, more when a row has more cells) to fit `rows`.
+pub(crate) fn widen<'a>(natural: &mut Vec<usize>, rows: impl IntoIterator<Item = &'a Vec<Vec<Span<'static>>>>) {
+    for row in rows {
+        if row.len() > natural.len() {
+            natural.resize(row.len(), 1);
+        }
         for (c, cell) in row.iter().enumerate() {
             natural[c] = natural[c].max(spans_width(cell));
         }
     }
-    let overhead = SEPARATOR.width() * (columns - 1);
-    let widths = fit(&natural, width.saturating_sub(overhead));
-    let aligns: Vec<Alignment> =
-        (0..columns).map(|c| table.aligns.get(c).copied().unwrap_or(Alignment::None)).collect();
+}
 
+/// Column widths and alignments of a table laid out at one width.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Shape {
+    pub widths: Vec<usize>,
+    aligns: Vec<Alignment>,
+}
+
+impl Shape {
+    /// The shape for columns of `natural` widths (not empty) in `width` columns.
+    pub(crate) fn new(table: &Table, natural: &[usize], width: usize) -> Self {
+        let overhead = SEPARATOR.width() * (natural.len() - 1);
+        let widths = fit(natural, width.saturating_sub(overhead));
+        let aligns = (0..natural.len()).map(|c| table.aligns.get(c).copied().unwrap_or(Alignment::None)).collect();
+        Shape { widths, aligns }
+    }
+}
+
+/// The header row and the rule under it (nothing when the table has no header).
+pub(crate) fn header_lines(table: &Table, shape: &Shape, palette: Palette) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if !table.header.is_empty() {
         let header: Vec<Vec<Span<'static>>> = table
@@ -40,12 +76,9 @@ pub(crate) fn layout_table(table: &Table, width: usize, palette: Palette) -> Vec
                 cell.iter().map(|s| Span::styled(s.content.clone(), s.style.patch(palette.table_header()))).collect()
             })
             .collect();
-        push_row(&mut lines, &header, &widths, &aligns, palette);
-        let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+        push_row(&mut lines, &header, shape, palette);
+        let rule: Vec<String> = shape.widths.iter().map(|w| "─".repeat(*w)).collect();
         lines.push(Line::from(Span::styled(rule.join(CROSS), palette.dim())));
-    }
-    for row in &table.rows {
-        push_row(&mut lines, row, &widths, &aligns, palette);
     }
     lines
 }
@@ -78,13 +111,9 @@ fn fit(natural: &[usize], available: usize) -> Vec<usize> {
     widths
 }
 
-fn push_row(
-    lines: &mut Vec<Line<'static>>,
-    row: &[Vec<Span<'static>>],
-    widths: &[usize],
-    aligns: &[Alignment],
-    palette: Palette,
-) {
+/// Appends the lines of one body row.
+pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>], shape: &Shape, palette: Palette) {
+    let (widths, aligns) = (&shape.widths, &shape.aligns);
     let empty = Vec::new();
     let cells: Vec<Vec<Vec<Span<'static>>>> =
         widths.iter().enumerate().map(|(c, &w)| wrap_spans(row.get(c).unwrap_or(&empty), w)).collect();

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Headless benchmark: `elelem ask` and `ask --json` against a local OpenAI-protocol server
+# (examples/sse_mock.rs) streaming a ~1 MB Markdown reply in 32-character SSE events, one
+# event per write. Prints one table row per measure: median wall time, CPU (user+sys) and
+# peak RSS over several runs.
+#
+#   scripts/bench.sh [--runs 5] [--pace-ms 0] [--no-build]
+#
+# Builds target/release/elelem and the mock first (unless --no-build); ELELEM=path and
+# SSE_MOCK=path run other builds (e.g. a saved binary from before a change). Needs GNU
+# time (/usr/bin/time); installs it with apt-get when missing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RUNS=5
+PACE_MS=0
+BUILD=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --runs) RUNS="$2"; shift 2 ;;
+        --pace-ms) PACE_MS="$2"; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        *) echo "usage: $0 [--runs N] [--pace-ms MS] [--no-build]" >&2; exit 2 ;;
+    esac
+done
+
+if [[ ! -x /usr/bin/time ]]; then
+    apt-get install -y time >/dev/null
+fi
+cd "$ROOT"
+if [[ $BUILD == 1 ]]; then
+    cargo build --release --quiet --bin elelem --example sse_mock
+fi
+ELELEM="${ELELEM:-$ROOT/target/release/elelem}"
+MOCK="${SSE_MOCK:-$ROOT/target/release/examples/sse_mock}"
+
+WORK="$(mktemp -d)"
+MOCK_PID=""
+cleanup() {
+    if [[ -n "$MOCK_PID" ]]; then kill "$MOCK_PID" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+"$MOCK" --pace-ms "$PACE_MS" >"$WORK/url" &
+MOCK_PID=$!
+for _ in $(seq 100); do
+    [[ -s "$WORK/url" ]] && break
+    sleep 0.05
+done
+URL="$(head -1 "$WORK/url")"
+[[ -n "$URL" ]] || { echo "the mock server did not start" >&2; exit 1; }
+
+# The median of the numbers on stdin.
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# One row: runs `elelem ask` with the given extra flags RUNS times.
+measure() {
+    local label="$1"; shift
+    : >"$WORK/times"
+    for _ in $(seq "$RUNS"); do
+        env -i PATH="$PATH" HOME="$WORK" OPENAI_BASE_URL="$URL" OPENAI_API_KEY=x \
+            /usr/bin/time -f "%e %U %S %M" -a -o "$WORK/times" \
+            "$ELELEM" ask -p openai "$@" "write a long reply" >"$WORK/out" 2>"$WORK/err" || {
+            echo "$label: elelem failed:" >&2; cat "$WORK/err" >&2; exit 1; }
+        grep -q "END-OF-REPLY" "$WORK/out" || { echo "$label: the reply is incomplete" >&2; exit 1; }
+    done
+    local wall cpu rss
+    wall=$(awk '{ print $1 }' "$WORK/times" | median)
+    cpu=$(awk '{ print $2 + $3 }' "$WORK/times" | median)
+    rss=$(awk '{ print $4 / 1024 }' "$WORK/times" | median)
+    printf '| %s | %.2f s | %.2f s | %.1f MB |\n' "$label" "$wall" "$cpu" "$rss"
+}
+
+pace="burst"
+[[ "$PACE_MS" != 0 ]] && pace="paced ${PACE_MS} ms"
+echo "| measure (median of $RUNS) | wall | CPU | peak RSS |"
+echo "|---|---|---|---|"
+measure "headless \`ask\` 1 MB, 32-char events, $pace"
+measure "headless \`ask --json\` 1 MB, 32-char events, $pace" --json

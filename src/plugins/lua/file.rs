@@ -1,0 +1,235 @@
+//! One plugin file as a kernel `Plugin`: every setup (startup and each `/reload`) reads the
+//! file again into a fresh Lua state, runs it and its `elelem.setup` blocks, and applies
+//! what they registered to the session, all or nothing. A file that fails is reported
+//! (`failed to load plugin <file>: <line>: <message>`) and registers nothing; the other
+//! plugins are not disturbed.
+
+use super::api::{self, FileApi, Registration};
+use super::events;
+use super::listing::{Registered, Status};
+use super::providers::Renamed;
+use super::sandbox::{off_async, Sandbox};
+use super::tools::{after_hook, before_hook, build};
+use super::values::{located, message, to_lua};
+use super::Host;
+use crate::agent::{AgentEvent, Flow, Plugin, Session};
+use mlua::Value as LuaValue;
+use parking_lot::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub struct LuaFile {
+    path: PathBuf,
+    label: String,
+    host: Arc<Host>,
+    status: Arc<Mutex<Status>>,
+}
+
+impl LuaFile {
+    pub fn new(path: PathBuf, host: Arc<Host>) -> Self {
+        let label = path.display().to_string();
+        LuaFile { path, label, host, status: Arc::new(Mutex::new(Status::NotLoaded)) }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn status(&self) -> Status {
+        self.status.lock().clone()
+    }
+
+    /// Reads and runs the file; `Ok(None)` when it is gone.
+    fn load(&self, session: &mut Session) -> Result<Option<Registered>, String> {
+        let source = match std::fs::read_to_string(&self.path) {
+            Ok(source) => source,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error.to_string()),
+        };
+        let chunk = self.path.file_name().map_or_else(|| self.label.clone(), |n| n.to_string_lossy().into_owned());
+        let sandbox = Arc::new(Sandbox::new(self.host.limit).map_err(|e| message(&e))?);
+        let file = FileApi::new(session.output(), self.host.mirror.clone());
+        let ran = off_async(|| -> mlua::Result<()> {
+            sandbox.call(|lua| {
+                api::install(lua, &file)?;
+                lua.load(source.as_str()).set_name(format!("@{chunk}")).exec()
+            })?;
+            for block in file.take_setups() {
+                sandbox.call(|_| block.call::<()>(api::session(&file)))?;
+            }
+            Ok(())
+        });
+        ran.map_err(|e| located(&message(&e), &chunk))?;
+        let applied = Applier { sandbox, file, host: self.host.clone(), status: self.status.clone() };
+        applied.apply(session).map(Some)
+    }
+}
+
+impl Plugin for LuaFile {
+    fn name(&self) -> &str {
+        &self.label
+    }
+
+    /// Never fails the session: a broken file is reported and skipped.
+    fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
+        self.host.mirror.refresh(session);
+        let status = match self.load(session) {
+            Ok(Some(registered)) => Status::Loaded(registered),
+            Ok(None) => Status::Removed,
+            Err(failure) => {
+                self.host
+                    .notice(session, AgentEvent::Error(format!("failed to load plugin {}: {failure}", self.label)));
+                Status::Failed(failure)
+            }
+        };
+        *self.status.lock() = status;
+        Ok(())
+    }
+}
+
+/// Applies one load's registrations to the session; kept by the file's commands, which may
+/// register more.
+#[derive(Clone)]
+struct Applier {
+    sandbox: Arc<Sandbox>,
+    file: Arc<FileApi>,
+    host: Arc<Host>,
+    status: Arc<Mutex<Status>>,
+}
+
+/// A registration checked and ready to apply.
+enum Step {
+    Tool(crate::agent::Tool),
+    Other(Registration),
+}
+
+impl Applier {
+    /// Everything queued so far, all or nothing: the steps that can fail (building tools,
+    /// claiming provider names) run before the session changes.
+    fn apply(&self, session: &mut Session) -> Result<Registered, String> {
+        let mut steps = Vec::new();
+        for registration in self.file.take_pending() {
+            steps.push(match registration {
+                Registration::Tool(decl) => Step::Tool(build(decl, &self.sandbox).map_err(|e| e.to_string())?),
+                Registration::Provider(endpoint) => {
+                    if session.providers().names().contains(&endpoint.name.as_str())
+                        && !self.host.declared.lock().contains(&endpoint.name)
+                    {
+                        return Err(format!("provider {}: that name belongs to a built-in provider", endpoint.name));
+                    }
+                    Step::Other(Registration::Provider(endpoint))
+                }
+                other => Step::Other(other),
+            });
+        }
+        let mut registered = Registered::default();
+        for step in steps {
+            self.step(session, step, &mut registered);
+        }
+        Ok(registered)
+    }
+
+    fn step(&self, session: &mut Session, step: Step, registered: &mut Registered) {
+        let registration = match step {
+            Step::Tool(tool) => {
+                registered.tools.push(match tool.aliases.is_empty() {
+                    true => tool.name.clone(),
+                    false => format!("{} ({})", tool.name, tool.aliases.join(", ")),
+                });
+                return session.toolbox_mut().add(tool);
+            }
+            Step::Other(registration) => registration,
+        };
+        // Hooks are keyed by canonical name; an alias names its tool.
+        let canonical = |session: &Session, tool: Option<String>| {
+            tool.map(|t| session.toolbox().get(&t).map_or(t, |found| found.name.clone()))
+        };
+        match registration {
+            Registration::Tool(_) => {}
+            Registration::Before { tool, hook } => {
+                let tool = canonical(session, tool);
+                registered.hooks.push(format!("before {}", tool.as_deref().unwrap_or("*")));
+                session.toolbox_mut().before_stopping(tool.as_deref(), before_hook(self.sandbox.clone(), hook));
+            }
+            Registration::After { tool, hook } => {
+                let tool = canonical(session, tool);
+                registered.hooks.push(format!("after {}", tool.as_deref().unwrap_or("*")));
+                session.toolbox_mut().after(tool.as_deref(), after_hook(self.sandbox.clone(), hook));
+            }
+            Registration::Command { name, usage, description, handler } => {
+                registered.commands.push(format!("/{name}"));
+                let applier = self.clone();
+                session
+                    .commands_mut()
+                    .add(&name, &usage, &description, move |session, arg| applier.command(session, &handler, arg));
+            }
+            Registration::Observer { event, handler } => {
+                registered.events.push(event.to_string());
+                let (sandbox, output) = (self.sandbox.clone(), session.output());
+                session.observe(Arc::new(move |shown: &AgentEvent| {
+                    let Some((name, value)) = events::observed(shown) else { return };
+                    if name != event || Observing::active() {
+                        return;
+                    }
+                    let _observing = Observing::enter();
+                    let called = off_async(|| sandbox.call(|lua| handler.call::<()>(to_lua(lua, &value)?)));
+                    if let Err(error) = called {
+                        output.emit(AgentEvent::Warning(format!("plugin on {event}: {}", message(&error))));
+                    }
+                }));
+            }
+            Registration::Provider(endpoint) => {
+                registered.providers.push(endpoint.name.clone());
+                self.host.declared.lock().insert(endpoint.name.clone());
+                let wires = self.host.wires.clone();
+                let name = endpoint.name.clone();
+                session.providers_mut().register(&name, move |settings| {
+                    Ok(Arc::new(Renamed { name: endpoint.name.clone(), inner: wires(&endpoint, settings)? }))
+                });
+            }
+            Registration::Turn(prompt) => session.queue_line(prompt),
+        }
+    }
+
+    /// Runs one of the file's commands, then applies what it registered.
+    fn command(&self, session: &mut Session, handler: &mlua::Function, arg: &str) -> anyhow::Result<Flow> {
+        self.host.mirror.refresh(session);
+        let arg = (!arg.is_empty()).then(|| arg.to_string());
+        let answered = off_async(|| self.sandbox.call(|_| handler.call::<LuaValue>(arg)));
+        let later = self.apply(session);
+        if let Ok(later) = &later {
+            if let Status::Loaded(registered) = &mut *self.status.lock() {
+                registered.extend(later);
+            }
+        }
+        let answered = answered.map_err(|e| anyhow::anyhow!(message(&e)))?;
+        later.map_err(anyhow::Error::msg)?;
+        if let LuaValue::String(text) = answered {
+            session.show(text.to_string_lossy());
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+thread_local! {
+    /// Set while a Lua observer runs on this thread: what it shows is not observed again.
+    static OBSERVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+struct Observing;
+
+impl Observing {
+    fn active() -> bool {
+        OBSERVING.with(|o| o.get())
+    }
+    fn enter() -> Self {
+        OBSERVING.with(|o| o.set(true));
+        Observing
+    }
+}
+
+impl Drop for Observing {
+    fn drop(&mut self) {
+        OBSERVING.with(|o| o.set(false));
+    }
+}

@@ -1,0 +1,138 @@
+//! The tool bridge: a `toolbox:add{...}` table becomes a kernel `Tool` (schema from
+//! `params`/`required`, aliases, `read_only`, a Lua summary), and Lua functions become its
+//! handler and the toolbox's before/after hooks. Every call goes through the file's
+//! `Sandbox` on a blocking thread, so the kernel's tool flow (DESIGN §3) applies unchanged:
+//! a raising handler or hook is a failure carrying the message, tool name and arguments;
+//! a before hook returning `{error = ...}` refuses the call.
+
+use super::sandbox::{off_async, Sandbox};
+use super::values::{from_lua, message, raise, to_lua};
+use crate::agent::caught::run_blocking;
+use crate::agent::tool::generic_summary;
+use crate::agent::{HookCall, HookStop, Tool, ToolContext, ToolboxError};
+use futures::future::BoxFuture;
+use mlua::{Function, Lua, Table, Value as LuaValue};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A tool as a plugin declared it.
+pub struct ToolDecl {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+    pub aliases: Vec<String>,
+    pub read_only: bool,
+    pub summary: Option<Function>,
+    pub handler: Function,
+}
+
+/// Reads `{name, description, params, required, aliases, read_only, summary, handler}`.
+pub fn declare(lua: &Lua, spec: &Table) -> mlua::Result<ToolDecl> {
+    let name: Option<String> = spec.get("name")?;
+    let name = name.filter(|n| !n.trim().is_empty()).ok_or_else(|| raise(lua, "toolbox:add needs a name"))?;
+    let handler: Option<Function> = spec.get("handler")?;
+    let handler = handler.ok_or_else(|| raise(lua, format!("tool {name}: toolbox:add needs a handler function")))?;
+    let mut properties = BTreeMap::new();
+    if let Some(params) = spec.get::<Option<Table>>("params")? {
+        for pair in params.pairs::<String, LuaValue>() {
+            let (param, schema) = pair?;
+            properties.insert(param, from_lua(lua, schema)?);
+        }
+    }
+    let required: Vec<String> = spec.get::<Option<Vec<String>>>("required")?.unwrap_or_default();
+    let parameters = json!({
+        "type": "object",
+        "properties": Map::from_iter(properties),
+        "required": required,
+    });
+    Ok(ToolDecl {
+        name,
+        description: spec.get::<Option<String>>("description")?.unwrap_or_default(),
+        parameters,
+        aliases: spec.get::<Option<Vec<String>>>("aliases")?.unwrap_or_default(),
+        read_only: spec.get::<Option<bool>>("read_only")?.unwrap_or(false),
+        summary: spec.get("summary")?,
+        handler,
+    })
+}
+
+/// The kernel tool for a declaration, calling into `sandbox`.
+pub fn build(decl: ToolDecl, sandbox: &Arc<Sandbox>) -> Result<Tool, ToolboxError> {
+    let (runner, handler) = (sandbox.clone(), decl.handler);
+    let mut tool = Tool::new(&decl.name, &decl.description, decl.parameters, move |args: Value, ctx: ToolContext| {
+        let (sandbox, handler) = (runner.clone(), handler.clone());
+        async move {
+            let result = ctx.blocking(move || {
+                sandbox.call(|lua| {
+                    let value: LuaValue = handler.call(to_lua(lua, &args)?)?;
+                    from_lua(lua, value)
+                })
+            });
+            result.await?.map_err(|e| anyhow::anyhow!(message(&e)))
+        }
+    })?;
+    let aliases: Vec<&str> = decl.aliases.iter().map(String::as_str).collect();
+    tool = tool.with_aliases(&aliases);
+    if decl.read_only {
+        tool = tool.read_only();
+    }
+    if let Some(summary) = decl.summary {
+        let sandbox = sandbox.clone();
+        tool = tool.with_summary(move |args| {
+            let line = off_async(|| sandbox.call(|lua| summary.call::<Option<String>>(to_lua(lua, args)?)));
+            line.ok().flatten().unwrap_or_else(|| generic_summary(args))
+        });
+    }
+    Ok(tool)
+}
+
+/// A before hook: `fn(args, tool_name)` returning nothing lets the call through,
+/// `{error = message}` refuses it, and raising fails it.
+pub fn before_hook(
+    sandbox: Arc<Sandbox>,
+    hook: Function,
+) -> impl Fn(HookCall) -> BoxFuture<'static, Result<(), HookStop>> + Send + Sync + 'static {
+    move |call: HookCall| {
+        let (sandbox, hook) = (sandbox.clone(), hook.clone());
+        Box::pin(async move {
+            let (name, args) = (call.name().to_string(), call.args);
+            let answer = run_blocking(move || {
+                sandbox.call(|lua| {
+                    let value: LuaValue = hook.call((to_lua(lua, &args)?, name))?;
+                    from_lua(lua, value)
+                })
+            });
+            match answer.await {
+                Ok(Ok(value)) => match value.get("error") {
+                    Some(Value::String(refusal)) => Err(HookStop::Refuse(refusal.clone())),
+                    Some(other) if !other.is_null() => Err(HookStop::Refuse(other.to_string())),
+                    _ => Ok(()),
+                },
+                Ok(Err(error)) => Err(HookStop::Fail(message(&error))),
+                Err(error) => Err(HookStop::Fail(format!("{error:#}"))),
+            }
+        })
+    }
+}
+
+/// An after hook: `fn(args, result, tool_name)` returning nothing keeps the result, a value
+/// replaces it, and raising fails the call.
+pub fn after_hook(
+    sandbox: Arc<Sandbox>,
+    hook: Function,
+) -> impl Fn(HookCall, Value) -> BoxFuture<'static, anyhow::Result<Value>> + Send + Sync + 'static {
+    move |call: HookCall, result: Value| {
+        let (sandbox, hook) = (sandbox.clone(), hook.clone());
+        Box::pin(async move {
+            let (name, args) = (call.name().to_string(), call.args);
+            let answer = run_blocking(move || {
+                sandbox.call(|lua| {
+                    let value: LuaValue = hook.call((to_lua(lua, &args)?, to_lua(lua, &result)?, name))?;
+                    Ok(if value.is_nil() { result } else { from_lua(lua, value)? })
+                })
+            });
+            answer.await?.map_err(|e| anyhow::anyhow!(message(&e)))
+        })
+    }
+}

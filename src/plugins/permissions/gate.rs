@@ -1,0 +1,175 @@
+//! The gate every tool call passes (a global before hook): the rules' verdict on the tool
+//! and its command, then where its paths point, then the command-line overrides, then
+//! the user. `Ok` lets the call run; `Err` is the refusal the model reads.
+//!
+//! Order of precedence: a deny (rule, or a denied directory) always refuses. A path
+//! outside the project (not under an allowed directory) is asked about even for an
+//! allowed tool; only `--yolo` runs it unasked. A command the parser could not read is
+//! asked about, and refused under `--yolo` or headless when the tool has deny rules.
+//! `--allow TOOL` and "always" answer the tool's own `ask` inside the project.
+
+use super::paths::{Place, Places};
+use super::rules::{Permissions, Policy, Rule};
+use super::shell::ParsedCommand;
+use crate::agent::input::{Approval, ApprovalRequest, Approver};
+use crate::agent::toolbox::{HookCall, Toolbox};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// The decision maker a hook calls: rules, command-line overrides, and the user.
+pub struct Gate {
+    pub permissions: Permissions,
+    pub places: Places,
+    /// Tools allowed by `--allow` (canonical names).
+    pub allowed: HashSet<String>,
+    pub yolo: bool,
+    /// Nobody can be asked (`ask` mode).
+    pub headless: bool,
+    /// Tools the user answered "always" for.
+    pub always: Arc<Mutex<HashSet<String>>>,
+    pub approver: Arc<dyn Approver>,
+}
+
+impl Gate {
+    /// `Ok` lets the call run; `Err` is the refusal the model gets.
+    pub async fn check(&self, call: HookCall) -> Result<(), String> {
+        let name = call.name();
+        let parsed = call.tool.shell_command(&call.args).map(ParsedCommand::parse);
+        let judgement = self.permissions.decide(name, call.tool.read_only, parsed.as_ref());
+        if judgement.policy == Policy::Deny {
+            return Err(format!("Permission denied: {name}"));
+        }
+        let mut outside: Option<PathBuf> = None;
+        let (allow, deny) = (self.permissions.allowed_dirs(), self.permissions.denied_dirs());
+        for path in call.tool.paths(&call.args) {
+            match self.places.place(path, &allow, &deny) {
+                Place::Denied(resolved) => {
+                    return Err(format!("Permission denied: {name} {}: a paths rule denies it", resolved.display()))
+                }
+                Place::Outside(resolved) => outside = outside.or(Some(resolved)),
+                Place::Inside | Place::Allowed => {}
+            }
+        }
+        if judgement.policy == Policy::Allow && outside.is_none() {
+            return Ok(());
+        }
+        let unreadable = judgement.uncertain && self.permissions.has_deny(name);
+        if unreadable && (self.yolo || self.headless) {
+            let why = parsed
+                .as_ref()
+                .and_then(|p| p.unreadable.clone())
+                .unwrap_or_else(|| "a word only known when it runs".into());
+            return Err(format!(
+                "Permission denied: {name}: elelem cannot read this command ({why}) and {name} has deny rules, so it \
+                 does not run without the user looking at it. Write it without variables, substitutions or globs \
+                 where the command's name and arguments go."
+            ));
+        }
+        if self.yolo {
+            return Ok(());
+        }
+        let always = self.always.lock().map(|a| a.contains(name)).unwrap_or(false);
+        if outside.is_none() && !unreadable && (always || self.allowed.contains(name)) {
+            return Ok(());
+        }
+        if self.headless {
+            return Err(match &outside {
+                Some(path) => self.outside_refusal(name, path),
+                None => format!(
+                    "Permission denied: {name} needs approval, and ask mode cannot ask. Allow it with \
+                     --allow {name} (repeatable) or --yolo (allow everything), or set \"{name}\": \"allow\" \
+                     in .agents/permissions.json"
+                ),
+            });
+        }
+        let mut preview = call.tool.preview(&call.args).await?;
+        if let Some(path) = &outside {
+            preview.text =
+                format!("{} is outside the project ({})\n{}", path.display(), self.places.root.display(), preview.text);
+        }
+        let request = ApprovalRequest {
+            call_id: call.context.call_id.clone(),
+            tool: name.to_string(),
+            args: call.args.clone(),
+            summary: call.tool.summarize(&call.args),
+            preview,
+        };
+        let answer = tokio::select! {
+            answer = self.approver.approve(request) => answer,
+            _ = call.context.cancel.cancelled() => return Err(format!("Interrupted before permission was given: {name}")),
+        };
+        match answer {
+            Approval::Yes => Ok(()),
+            Approval::Always => {
+                if let Ok(mut always) = self.always.lock() {
+                    always.insert(name.to_string());
+                }
+                Ok(())
+            }
+            Approval::No => Err(format!("User denied permission: {name}")),
+            Approval::NoBecause(reason) => Err(format!("User denied permission: {name}. Reason: {reason}")),
+        }
+    }
+
+    fn outside_refusal(&self, name: &str, path: &std::path::Path) -> String {
+        let dir = path.parent().unwrap_or(path);
+        format!(
+            "Permission denied: {name} {}: the path is outside the project ({}), and ask mode cannot ask. \
+             Allow the directory with \"paths\": {{\"allow\": [\"{}\"]}} in ~/.agents/permissions.json, or run \
+             with --yolo",
+            path.display(),
+            self.places.root.display(),
+            dir.display()
+        )
+    }
+
+    /// The policy in force for each tool of `toolbox`, and why, for `/permissions`.
+    pub fn describe(&self, toolbox: &Toolbox) -> String {
+        let mut out = String::new();
+        if self.yolo {
+            out.push_str("--yolo: every call that is not denied runs without asking\n");
+        }
+        let always = self.always.lock().map(|a| a.clone()).unwrap_or_default();
+        for tool in toolbox.tools() {
+            let (read_only, tool) = (tool.read_only, tool.name.as_str());
+            let policy = match self.permissions.decide(tool, read_only, None).policy {
+                Policy::Deny => "deny".to_string(),
+                Policy::Allow => "allow".to_string(),
+                Policy::Ask if self.yolo => "allow (--yolo)".to_string(),
+                Policy::Ask if self.allowed.contains(tool) => format!("allow (--allow {tool})"),
+                Policy::Ask if always.contains(tool) => "allow (you said always)".to_string(),
+                Policy::Ask if self.headless => "deny (ask mode cannot ask)".to_string(),
+                Policy::Ask => "ask".to_string(),
+            };
+            out.push_str(&format!("{tool:<10} {policy}\n"));
+            let layers = [(&self.permissions.user, ""), (&self.permissions.project, " (project)")];
+            for (set, whose) in layers {
+                if let Some(Rule::Commands(rules)) = set.rules.get(tool) {
+                    for (prefix, policy) in &rules.prefixes {
+                        let ignored = !whose.is_empty() && !self.permissions.trusted && *policy == Policy::Allow;
+                        let note = if ignored { " (project, not trusted: ignored)" } else { whose };
+                        out.push_str(&format!(
+                            "{:<10}   {} commands starting `{}`{note}\n",
+                            "",
+                            policy.word(),
+                            prefix.join(" ")
+                        ));
+                    }
+                }
+            }
+        }
+        let root = self.places.root.display();
+        out.push_str(&format!("paths      outside {root}: ask"));
+        for dir in self.permissions.allowed_dirs() {
+            out.push_str(&format!("\n{:<10}   allow {}", "", dir.display()));
+        }
+        for dir in self.permissions.denied_dirs() {
+            out.push_str(&format!("\n{:<10}   deny {}", "", dir.display()));
+        }
+        if !self.permissions.trusted && !self.permissions.project.rules.is_empty() {
+            out.push_str("\nthis project is not trusted: its rules may only make yours stricter (--trust)");
+        }
+        out
+    }
+}

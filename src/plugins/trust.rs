@@ -1,0 +1,301 @@
+//! Trust: whether the user has said that a project's own settings (its `.agents/`:
+//! permissions now, plugin files and MCP servers later) may apply. A project is known by
+//! its root (the nearest ancestor with `.git`, else the working directory, canonical) and
+//! is untrusted until the user says otherwise: `--trust` for one run, or "yes" to the
+//! question, remembered in the user's own data directory (`trusted.json`, mode 0600).
+//!
+//! This module owns the store, the question and what answering it does; it does not
+//! decide what an untrusted project may still do (each consumer does: permissions keep
+//! only the stricter rules).
+
+use crate::agent::input::{Approval, ApprovalRequest};
+use crate::agent::output::AgentEvent;
+use crate::agent::{Preview, PreviewKind, Session};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The file the store keeps under the data directory.
+const STORE_FILE: &str = "trusted.json";
+/// How many entries of `.agents/` the question lists.
+const LISTED: usize = 20;
+
+/// The project a working directory belongs to: the nearest ancestor (or itself) holding
+/// `.git`, else the working directory; canonical when it exists.
+pub fn project_root(cwd: &Path) -> PathBuf {
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(&cwd).to_path_buf()
+}
+
+/// `$XDG_DATA_HOME/elelem`, default `~/.local/share/elelem`.
+pub fn data_dir() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?).join(".local/share"),
+    };
+    Some(base.join("elelem"))
+}
+
+/// Why the store could not remember an answer.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    #[error("no data directory to remember trusted projects in (set HOME or XDG_DATA_HOME)")]
+    NoDataDir,
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+/// The projects the user trusts, kept in `trusted.json`: `{"trusted": ["/root", …]}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrustStore {
+    /// `None`: nothing is remembered and nothing can be (no data directory).
+    path: Option<PathBuf>,
+}
+
+impl TrustStore {
+    /// The store in the user's data directory.
+    pub fn from_env() -> Self {
+        TrustStore { path: data_dir().map(|dir| dir.join(STORE_FILE)) }
+    }
+
+    /// A store in a given file (tests, embedders).
+    pub fn at(path: PathBuf) -> Self {
+        TrustStore { path: Some(path) }
+    }
+
+    /// A store that trusts nothing and cannot remember.
+    pub fn none() -> Self {
+        TrustStore { path: None }
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Whether `root` (a project root, canonical) was trusted. A missing or unreadable
+    /// file trusts nothing.
+    pub fn is_trusted(&self, root: &Path) -> bool {
+        self.roots().contains(&root.to_string_lossy().into_owned())
+    }
+
+    fn roots(&self) -> BTreeSet<String> {
+        let Some(path) = &self.path else { return BTreeSet::new() };
+        let Ok(text) = std::fs::read_to_string(path) else { return BTreeSet::new() };
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let list = value.get("trusted").and_then(Value::as_array).cloned().unwrap_or_default();
+        list.iter().filter_map(Value::as_str).map(str::to_string).collect()
+    }
+
+    /// Remembers `root` as trusted. The file is written whole (through a temporary file
+    /// renamed over it) with mode 0600.
+    pub fn trust(&self, root: &Path) -> Result<(), TrustError> {
+        let path = self.path.as_ref().ok_or(TrustError::NoDataDir)?;
+        let mut roots = self.roots();
+        roots.insert(root.to_string_lossy().into_owned());
+        let text = serde_json::to_string_pretty(&json!({ "trusted": roots })).unwrap_or_default() + "\n";
+        write_private(path, &text).map_err(|source| TrustError::Write { path: path.clone(), source })
+    }
+}
+
+/// Writes `text` to `path` readable by the user only, creating the directory.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let temp = dir.join(format!(".{STORE_FILE}.{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&temp)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&temp, path)
+}
+
+/// Whether a project's settings apply: `--trust`, or the store says so.
+#[derive(Clone, Debug, Default)]
+pub struct Trust {
+    store: TrustStore,
+    /// `--trust`: this run trusts the project whatever the store says.
+    assumed: bool,
+}
+
+impl Trust {
+    pub fn new(store: TrustStore, assumed: bool) -> Self {
+        Trust { store, assumed }
+    }
+
+    /// Whether the project at `root` (see `project_root`) is trusted.
+    pub fn is_trusted(&self, root: &Path) -> bool {
+        self.assumed || self.store.is_trusted(root)
+    }
+
+    pub fn store(&self) -> &TrustStore {
+        &self.store
+    }
+
+    /// The question to ask in the project around `cwd`, when it has a `.agents/` of its
+    /// own (not the user's `~/.agents`) and is not trusted yet.
+    pub fn question(&self, cwd: &Path, home: Option<&Path>) -> Option<TrustQuestion> {
+        let agents = project_agents(cwd, home)?;
+        let root = project_root(cwd);
+        if self.is_trusted(&root) {
+            return None;
+        }
+        let files = listing(&agents);
+        Some(TrustQuestion { root, agents, files, store: self.store.clone() })
+    }
+}
+
+/// The project's `.agents/` directory around `cwd`, when it exists and is not the user's
+/// own `~/.agents` (running in the home directory).
+pub fn project_agents(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    let agents = std::fs::canonicalize(cwd.join(".agents")).ok().filter(|p| p.is_dir())?;
+    let home_agents = home.and_then(|h| std::fs::canonicalize(h.join(".agents")).ok());
+    (home_agents.as_deref() != Some(agents.as_path())).then_some(agents)
+}
+
+/// The files under `dir`, relative to it, sorted; at most `LISTED` plus a count of the rest.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&next) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) && found.len() < 1000 {
+                pending.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().into_owned());
+            }
+        }
+    }
+    found.sort();
+    if found.len() > LISTED {
+        let more = found.len() - LISTED;
+        found.truncate(LISTED);
+        found.push(format!("… and {more} more"));
+    }
+    found
+}
+
+/// "Trust this project?", asked once per project root in the chat front ends.
+#[derive(Clone, Debug)]
+pub struct TrustQuestion {
+    pub root: PathBuf,
+    pub agents: PathBuf,
+    /// What `.agents/` holds, relative to it.
+    pub files: Vec<String>,
+    store: TrustStore,
+}
+
+impl TrustQuestion {
+    /// The question as an approval request, so every front end's approval dialog can ask
+    /// it: `Allow this project's .agents/?` over the list of its files.
+    pub fn request(&self) -> ApprovalRequest {
+        let mut text = format!(
+            "{} has settings of its own that you have not trusted yet.\n{} contains:\n",
+            self.root.display(),
+            self.agents.display()
+        );
+        for file in &self.files {
+            text.push_str(&format!("  {file}\n"));
+        }
+        if self.files.is_empty() {
+            text.push_str("  (nothing)\n");
+        }
+        text.push_str(
+            "Trust it to let its permissions.json loosen your rules (your own deny rules still win). \
+             Until then it may only make them stricter.",
+        );
+        ApprovalRequest {
+            call_id: String::new(),
+            tool: "this project's .agents/".into(),
+            args: json!({ "root": self.root.to_string_lossy() }),
+            summary: self.root.to_string_lossy().into_owned(),
+            preview: Preview { kind: PreviewKind::Arguments, text },
+        }
+    }
+
+    /// Remembers the answer "yes".
+    pub fn accept(&self) -> Result<(), TrustError> {
+        self.store.trust(&self.root)
+    }
+
+    /// Asks through the session's approver; on yes (or always) remembers the project and
+    /// sets the plugins up again so its settings apply from now on.
+    pub async fn ask(self, session: &mut Session) {
+        let answer = session.approver().approve(self.request()).await;
+        let root = self.root.display().to_string();
+        if matches!(answer, Approval::No | Approval::NoBecause(_)) {
+            session.show(format!("{root} stays untrusted: its .agents/ may only make your rules stricter."));
+            return;
+        }
+        if let Err(error) = self.accept() {
+            session.output().emit(AgentEvent::Error(format!("cannot remember that {root} is trusted: {error}")));
+            return;
+        }
+        match session.reload() {
+            Ok(()) => session.show(format!("Trusted {root}: its .agents/ settings apply.")),
+            Err(error) => session.output().emit(AgentEvent::Error(format!("{error:#}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_root_is_the_nearest_ancestor_with_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+        let canonical = std::fs::canonicalize(&repo).unwrap();
+        assert_eq!(project_root(&repo.join("src/deep")), canonical);
+        let plain = dir.path().join("plain");
+        std::fs::create_dir_all(&plain).unwrap();
+        assert_eq!(project_root(&plain), std::fs::canonicalize(&plain).unwrap());
+    }
+
+    #[test]
+    fn trusting_is_remembered_in_a_private_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TrustStore::at(dir.path().join("data/elelem/trusted.json"));
+        let root = Path::new("/some/project");
+        assert!(!store.is_trusted(root));
+        store.trust(root).unwrap();
+        store.trust(Path::new("/other")).unwrap();
+        assert!(store.is_trusted(root) && store.is_trusted(Path::new("/other")));
+        assert!(!store.is_trusted(Path::new("/some")));
+        let mode = std::fs::metadata(store.path().unwrap()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_damaged_store_trusts_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trusted.json");
+        std::fs::write(&path, "{not json").unwrap();
+        assert!(!TrustStore::at(path).is_trusted(Path::new("/")));
+        assert!(!TrustStore::none().is_trusted(Path::new("/")));
+    }
+
+    #[test]
+    fn the_question_lists_the_project_settings_and_is_not_asked_at_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(project.join(".agents/plugins")).unwrap();
+        std::fs::write(project.join(".agents/permissions.json"), "{}").unwrap();
+        std::fs::write(project.join(".agents/plugins/x.rb"), "").unwrap();
+        let trust = Trust::new(TrustStore::at(dir.path().join("t.json")), false);
+        let question = trust.question(&project, Some(dir.path())).unwrap();
+        assert_eq!(question.files, vec!["permissions.json", "plugins/x.rb"]);
+        assert!(question.request().preview.text.contains("  plugins/x.rb\n"));
+        assert!(trust.question(&project, Some(&project)).is_none(), "the home directory's own .agents");
+        question.accept().unwrap();
+        assert!(trust.question(&project, Some(dir.path())).is_none(), "asked once per project");
+        assert!(Trust::new(TrustStore::none(), true).question(&project, None).is_none(), "--trust");
+    }
+}

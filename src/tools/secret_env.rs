@@ -1,0 +1,107 @@
+//! Secret-bearing environment variables: which ones `execute` removes from the
+//! environment of the processes it starts, and whose values the redaction hook hides.
+//!
+//! A variable is secret when its name looks like a credential (it contains `SECRET`,
+//! `PASSWORD`, `PASSWD` or `CREDENTIAL`, or ends in `_KEY`, `_TOKEN` or `_APIKEY`; the
+//! provider keys `ANTHROPIC_API_KEY` and `OPENAI_API_KEY` are among them) or is named in
+//! `ELELEM_EXECUTE_SCRUB_ENV`. `ELELEM_EXECUTE_KEEP_ENV` lets named variables through to
+//! tool processes; their values are still redacted from tool results.
+
+use std::ffi::OsString;
+
+/// Names (comma-separated) removed from tool processes besides the ones that look secret.
+pub const SCRUB_VAR: &str = "ELELEM_EXECUTE_SCRUB_ENV";
+/// Names (comma-separated) passed to tool processes even though they look secret.
+pub const KEEP_VAR: &str = "ELELEM_EXECUTE_KEEP_ENV";
+
+/// Parts of a name that mark a credential, anywhere in it (upper case).
+const SECRET_WORDS: &[&str] = &["SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"];
+/// Endings of a name that mark a credential (upper case); `_KEY` covers `*_API_KEY`.
+const SECRET_ENDINGS: &[&str] = &["_KEY", "_TOKEN", "_APIKEY"];
+
+/// Which variables are secret, and which of those tool processes may still see.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SecretPolicy {
+    scrub: Vec<String>,
+    keep: Vec<String>,
+}
+
+impl SecretPolicy {
+    /// From the two lists (comma-separated names).
+    pub fn new(scrub: &str, keep: &str) -> Self {
+        let names = |list: &str| list.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string).collect();
+        SecretPolicy { scrub: names(scrub), keep: names(keep) }
+    }
+
+    /// From `ELELEM_EXECUTE_SCRUB_ENV` and `ELELEM_EXECUTE_KEEP_ENV`.
+    pub fn from_env() -> Self {
+        let var = |name| std::env::var(name).unwrap_or_default();
+        Self::new(&var(SCRUB_VAR), &var(KEEP_VAR))
+    }
+
+    /// Whether the variable holds a secret (its name looks like a credential, or it is on
+    /// the scrub list).
+    pub fn is_secret(&self, name: &str) -> bool {
+        let upper = name.to_ascii_uppercase();
+        SECRET_WORDS.iter().any(|w| upper.contains(w))
+            || SECRET_ENDINGS.iter().any(|e| upper.ends_with(e))
+            || matches!(upper.as_str(), "KEY" | "TOKEN" | "APIKEY")
+            || self.scrub.iter().any(|n| n == name)
+    }
+
+    /// Whether tool processes start without the variable.
+    pub fn removes(&self, name: &str) -> bool {
+        self.is_secret(name) && !self.keep.iter().any(|n| n == name)
+    }
+
+    /// The variables of this process that tool processes must not see.
+    pub fn removed_names(&self) -> Vec<OsString> {
+        std::env::vars_os()
+            .map(|(name, _)| name)
+            .filter(|name| name.to_str().is_some_and(|n| self.removes(n)))
+            .collect()
+    }
+
+    /// The values of this process's secret variables (kept ones too), for redaction.
+    pub fn secret_values(&self) -> Vec<String> {
+        std::env::vars_os()
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .filter(|(name, _)| self.is_secret(name))
+            .map(|(_, value)| value)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_look_like_credentials_are_secret() {
+        let policy = SecretPolicy::default();
+        for name in [
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "DB_PASSWORD",
+            "client_secret",
+            "STRIPE_APIKEY",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+        ] {
+            assert!(policy.is_secret(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "TERM", "KEYBOARD_LAYOUT", "AWS_ACCESS_KEY_ID", "TOKENIZERS_PARALLELISM"] {
+            assert!(!policy.is_secret(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_lists_add_secrets_and_let_some_through() {
+        let policy = SecretPolicy::new("DATABASE_URL, ", "GITHUB_TOKEN");
+        assert!(policy.removes("DATABASE_URL"));
+        assert!(policy.is_secret("GITHUB_TOKEN"));
+        assert!(!policy.removes("GITHUB_TOKEN"));
+        assert!(policy.removes("NPM_TOKEN"));
+    }
+}

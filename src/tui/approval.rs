@@ -1,0 +1,195 @@
+//! The approval dialog: the question (`Allow edit?`), what the call would do (a diff in
+//! colour, a command, the arguments), scrollable and full-screen for long diffs, and the
+//! answers — y, n, a, and r: no, with a reason typed on one line that the model receives
+//! in the refusal. Keys typed within `APPROVAL_GUARD` of the dialog opening are typing
+//! meant for the prompt, never answers.
+
+use super::app::{Activity, App};
+use super::diff::{diff_lines, is_diff};
+use super::theme::Theme;
+use super::wrap::{truncate, wrap};
+use crate::agent::input::{Approval, ApprovalRequest};
+use crate::agent::PreviewKind;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+/// How long after an approval dialog opens its keys are still taken as typing meant for
+/// the prompt: an answer must be a deliberate act, not the next letter of a sentence.
+pub const APPROVAL_GUARD: Duration = Duration::from_millis(300);
+
+/// A question waiting for the user's answer.
+pub struct PendingApproval {
+    pub request: ApprovalRequest,
+    pub reply: oneshot::Sender<Approval>,
+    /// When the dialog opened: keys typed within `APPROVAL_GUARD` of it are not answers.
+    pub opened: Instant,
+    /// First preview row shown.
+    pub scroll: usize,
+    /// The dialog covers the whole screen (`f`).
+    pub full_screen: bool,
+    /// The reason being typed after `r`, if the user is giving one.
+    pub reason: Option<String>,
+    /// Preview rows that fit at the last draw (for paging).
+    view_rows: usize,
+}
+
+impl PendingApproval {
+    pub fn new(request: ApprovalRequest, reply: oneshot::Sender<Approval>, opened: Instant) -> Self {
+        PendingApproval { request, reply, opened, scroll: 0, full_screen: false, reason: None, view_rows: 1 }
+    }
+
+    /// The preview as lines for `width`: a diff in colour, anything else plain.
+    fn body(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let preview = crate::sanitize::sanitize_visible(&self.request.preview.text);
+        if self.request.preview.kind == PreviewKind::Diff || is_diff(&preview) {
+            diff_lines(&preview, width, theme, "")
+        } else {
+            wrap(&preview, width, theme.text(), "", "", theme.text())
+        }
+    }
+
+    fn scroll_by(&mut self, rows: isize) {
+        self.scroll = self.scroll.saturating_add_signed(rows);
+    }
+}
+
+impl App {
+    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
+        self.tools.waiting(&request.call_id, true);
+        self.approval = Some(PendingApproval::new(request, reply, self.clock.now()));
+        self.activity = Activity::Approving;
+    }
+
+    /// Answers the pending approval.
+    pub fn answer(&mut self, approval: Approval) {
+        if let Some(pending) = self.approval.take() {
+            let word = match &approval {
+                Approval::Yes => "allowed",
+                Approval::No => "denied",
+                Approval::NoBecause(_) => "denied, with your reason",
+                Approval::Always => "always allowed",
+            };
+            self.notify(format!("{} {word}", pending.request.tool));
+            self.tools.waiting(&pending.request.call_id, false);
+            let _ = pending.reply.send(approval);
+            self.activity = if self.busy { Activity::RunningTool(pending.request.tool) } else { Activity::Idle };
+        }
+    }
+
+    /// Every key goes here while the dialog is open.
+    pub(super) fn approval_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let now = self.clock.now();
+        let Some(pending) = self.approval.as_mut() else { return };
+        if now.duration_since(pending.opened) < APPROVAL_GUARD {
+            // Typing that was under way when the dialog opened: keep it in the prompt.
+            if let KeyCode::Char(_) = key.code {
+                if !ctrl {
+                    self.composer.input(key);
+                }
+            }
+            return;
+        }
+        if let Some(reason) = pending.reason.as_mut() {
+            match key.code {
+                KeyCode::Enter => {
+                    let reason = reason.trim().to_string();
+                    self.answer(if reason.is_empty() { Approval::No } else { Approval::NoBecause(reason) });
+                }
+                KeyCode::Esc => pending.reason = None,
+                KeyCode::Char('c') if ctrl => self.answer(Approval::No),
+                KeyCode::Backspace => {
+                    reason.pop();
+                }
+                KeyCode::Char(c) if !ctrl => reason.push(c),
+                _ => {}
+            }
+            return;
+        }
+        let page = pending.view_rows.saturating_sub(1).max(1) as isize;
+        match key.code {
+            KeyCode::Char('y' | 'Y') => self.answer(Approval::Yes),
+            KeyCode::Char('a' | 'A') => self.answer(Approval::Always),
+            KeyCode::Char('c') if ctrl => self.answer(Approval::No),
+            KeyCode::Char('n' | 'N') | KeyCode::Esc => self.answer(Approval::No),
+            KeyCode::Char('r' | 'R') => pending.reason = Some(String::new()),
+            KeyCode::Char('f' | 'F') => pending.full_screen = !pending.full_screen,
+            KeyCode::Up => pending.scroll_by(-1),
+            KeyCode::Down => pending.scroll_by(1),
+            KeyCode::PageUp => pending.scroll_by(-page),
+            KeyCode::PageDown => pending.scroll_by(page),
+            KeyCode::Home => pending.scroll = 0,
+            KeyCode::End => pending.scroll = usize::MAX,
+            _ => {}
+        }
+    }
+
+    /// A paste while the dialog asks for a reason goes into the reason (its first line).
+    pub(super) fn approval_paste(&mut self, text: &str) {
+        if let Some(reason) = self.approval.as_mut().and_then(|p| p.reason.as_mut()) {
+            reason.push_str(text.lines().next().unwrap_or(""));
+        }
+    }
+
+    pub(super) fn render_approval(&mut self, area: Rect, buf: &mut Buffer) {
+        let theme = self.theme;
+        let Some(pending) = self.approval.as_mut() else { return };
+        let rect = if pending.full_screen {
+            area
+        } else {
+            let width = (area.width * 4 / 5).clamp(20, 100).min(area.width);
+            Rect { x: area.x + (area.width - width) / 2, width, ..area }
+        };
+        let body = pending.body(rect.width.saturating_sub(2), &theme);
+        // Borders and the answers line take 3 rows; a centred dialog leaves a margin.
+        let room = usize::from(rect.height.saturating_sub(if pending.full_screen { 3 } else { 6 })).max(1);
+        let shown = body.len().clamp(1, room);
+        pending.view_rows = shown;
+        pending.scroll = pending.scroll.min(body.len().saturating_sub(shown));
+        let height = (shown as u16 + 4).min(rect.height);
+        let rect = Rect { y: rect.y + (rect.height - height) / 2, height, ..rect };
+        Clear.render(rect, buf);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.approval())
+            .title(Span::styled(format!(" Allow {}? ", pending.request.tool), theme.approval()));
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        for (row, line) in body.iter().skip(pending.scroll).take(shown).enumerate() {
+            buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
+        }
+        if body.len() > shown {
+            let last = (pending.scroll + shown).min(body.len());
+            let more =
+                format!(" lines {}-{last} of {} · ↑↓ PgUp PgDn · f full screen ", pending.scroll + 1, body.len());
+            theme.draw_badge(rect, buf, &truncate(&more, usize::from(rect.width.saturating_sub(2))));
+        }
+        let answers = match &pending.reason {
+            Some(reason) => Line::from(vec![
+                Span::styled("Reason: ", theme.approval()),
+                Span::raw(reason.clone()),
+                Span::styled("▏", theme.approval()),
+                Span::styled("  Enter sends · Esc back", theme.dim()),
+            ]),
+            None => {
+                let key = |k: &str| Span::styled(k.to_string(), theme.approval());
+                Line::from(vec![
+                    key("[y]"),
+                    Span::raw(" yes  "),
+                    key("[n]"),
+                    Span::raw(" no  "),
+                    key("[r]"),
+                    Span::raw(" no, tell it why  "),
+                    key("[a]"),
+                    Span::raw(" always this session"),
+                ])
+            }
+        };
+        buf.set_line(inner.x, inner.y + inner.height.saturating_sub(1), &answers, inner.width);
+    }
+}

@@ -1,0 +1,113 @@
+//! The help overlay (`?` on an empty prompt, or `/help`): every key and every slash
+//! command in two columns, the descriptions wrapping under themselves, scrollable, closed
+//! with Esc. `KEYS` is the one list of bindings; the README's key table follows it.
+
+use super::rows::Scroll;
+use super::theme::Theme;
+use super::wrap::wrap;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Widget};
+use unicode_width::UnicodeWidthStr;
+
+/// Every key binding: (keys, what they do).
+pub const KEYS: &[(&str, &str)] = &[
+    ("Enter", "send the prompt"),
+    ("Shift+Enter, Alt+Enter, Ctrl+J", "new line"),
+    ("Up / Down", "recall earlier prompts; in a pane, move the selection"),
+    ("Tab / Shift+Tab", "move focus: prompt → conversation → tools → context"),
+    ("PgUp PgDn Home End, wheel", "scroll the focused pane; End in the tools pane follows new calls"),
+    ("Enter (conversation)", "open the selected tool call in the tool log"),
+    ("Space (conversation)", "show all output of the selected call, or a whole paste"),
+    ("Enter (tools)", "expand / collapse the selected call"),
+    ("Esc", "interrupt the running turn; close a popup or this help"),
+    ("Ctrl+C", "clear the prompt; twice quits"),
+    ("Ctrl+D (empty prompt)", "quit"),
+    ("Ctrl+O, /context", "toggle the context panel"),
+    ("Ctrl+T", "expand thinking"),
+    ("Ctrl+Left / Ctrl+Right, < >", "widen / narrow the side column (in a pane; < > in tools or context)"),
+    ("Ctrl+Z", "zoom the focused pane to the whole screen, and back (remembered)"),
+    ("mouse click", "focus a pane, select the row under it"),
+    ("?, /help", "this help"),
+    ("/mouse", "toggle mouse capture (off: the terminal's own selection works)"),
+    ("y n a (approval)", "allow once, deny, allow for the session"),
+    ("r (approval)", "deny and tell the model why (type a reason, Enter)"),
+    ("↑↓ PgUp PgDn, f (approval)", "scroll the preview; full screen"),
+];
+
+/// Rows of the overlay for a width: a keys section and a commands section.
+pub fn help_lines(commands: &[(String, String)], width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(Span::styled("Keys", theme.accent()))];
+    let key_width = KEYS.iter().map(|(k, _)| k.width()).max().unwrap_or(0).min(usize::from(width) / 2);
+    for (keys, what) in KEYS {
+        lines.extend(entry(keys, what, key_width, width, theme));
+    }
+    lines.push(Line::default());
+    lines.push(Line::from(Span::styled("Commands", theme.accent())));
+    let name_width = commands.iter().map(|(n, _)| n.width()).max().unwrap_or(0).min(usize::from(width) / 2);
+    for (name, what) in commands {
+        lines.extend(entry(name, what, name_width, width, theme));
+    }
+    lines
+}
+
+/// `keys` padded to `column`, then `what` wrapped under itself.
+fn entry(keys: &str, what: &str, column: usize, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let first = format!("  {keys:<column$}  ");
+    if first.width() >= usize::from(width) / 2 + 4 {
+        // A key too long for the column: the description goes on the next line.
+        let mut out = wrap(keys, width, theme.approval(), "  ", "  ", theme.approval());
+        out.extend(wrap(what, width, theme.text(), &" ".repeat(column + 4), &" ".repeat(column + 4), theme.text()));
+        return out;
+    }
+    let rest = " ".repeat(first.width());
+    wrap(what, width, theme.text(), &first, &rest, theme.approval())
+}
+
+/// The open overlay: where it is scrolled to.
+#[derive(Default)]
+pub struct HelpOverlay {
+    pub scroll: Scroll,
+    view_rows: usize,
+    total: usize,
+}
+
+impl HelpOverlay {
+    pub fn new() -> Self {
+        HelpOverlay { scroll: Scroll { top: 0, follow: false }, view_rows: 0, total: 0 }
+    }
+
+    pub fn scroll_up(&mut self, rows: usize) {
+        self.scroll.up(rows, self.total, self.view_rows);
+        self.scroll.follow = false;
+    }
+
+    pub fn scroll_down(&mut self, rows: usize) {
+        self.scroll.down(rows, self.total, self.view_rows);
+        self.scroll.follow = false;
+    }
+
+    pub fn page(&self) -> usize {
+        self.view_rows.saturating_sub(2).max(1)
+    }
+
+    /// Draws the overlay over `area` (most of the screen).
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, commands: &[(String, String)]) {
+        let width = area.width.saturating_sub(4).clamp(20, 110).min(area.width);
+        let height = area.height.saturating_sub(2).max(3).min(area.height);
+        let rect = Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height };
+        Clear.render(rect, buf);
+        let inner = theme.draw_pane(rect, buf, "help · ↑↓ PgUp PgDn scroll · Esc closes", true);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let lines = help_lines(commands, inner.width, theme);
+        self.total = lines.len();
+        self.view_rows = usize::from(inner.height);
+        let top = self.scroll.resolve(self.total, self.view_rows);
+        for (row, line) in lines.iter().skip(top).take(self.view_rows).enumerate() {
+            buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
+        }
+    }
+}

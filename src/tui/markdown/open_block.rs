@@ -1,0 +1,151 @@
+//! The open block of a streaming reply (its last, unfinished top-level block), laid out so that
+//! a frame costs what arrived, not the block's length: one `OpenBlock` per `MarkdownDoc`, for
+//! a block that is not a long top-level code fence (`open_code` lays those out).
+//!
+//! State machine: a tail shorter than `MIN_BYTES` is rendered whole (cheap). A longer one is
+//! rendered whole once, and from that render (`choose`) the block gets a state that keeps its
+//! finished lines: a list keeps its finished items (`open_list`), a paragraph its wrapped
+//! lines up to the last safe break (`open_paragraph`), a table its finished rows
+//! (`open_table`). Each frame a state lays out only the rest and checks that doing so is still
+//! exact; when it is not (or the width, the tail or the previous lines are not what it left),
+//! the block is rendered whole again and the state chosen again. Every path gives exactly the
+//! lines of a whole render (the streaming tests compare them after every chunk).
+
+use ratatui::text::Line;
+
+use super::layout::layout_nodes;
+use super::open_code::OpenCode;
+use super::open_list::OpenList;
+use super::open_paragraph::OpenParagraph;
+use super::open_table::OpenTable;
+use super::render::{parse_marked, CodeMode, FirstBlock, Marks, Node};
+use super::style::{Palette, RenderOptions};
+use crate::sanitize::sanitize;
+
+/// Tails shorter than this are rendered whole on every frame.
+const MIN_BYTES: usize = 2048;
+
+/// One render of a piece of source: its nodes, what the parse marked, its lines and the first
+/// line of each node (`starts`, one more entry at the end).
+pub(super) struct Parsed {
+    pub nodes: Vec<Node>,
+    pub marks: Marks,
+    pub lines: Vec<Line<'static>>,
+    pub starts: Vec<usize>,
+}
+
+/// Renders `text` (raw: sanitized here) the way the last block of a whole render is.
+pub(super) fn render_open(text: &str, width: u16, options: RenderOptions, code: Option<&mut OpenCode>) -> Parsed {
+    let clean = sanitize(text);
+    let palette = Palette::new(options);
+    let (nodes, marks) = parse_marked(&clean, palette, CodeMode::Open, code);
+    let (lines, starts) = layout_nodes(&nodes, usize::from(width), palette);
+    Parsed { nodes, marks, lines, starts }
+}
+
+/// `text` holds nothing `sanitize` would change, so offsets into its sanitized form are its own.
+pub(super) fn is_clean(text: &str) -> bool {
+    matches!(sanitize(text), std::borrow::Cow::Borrowed(_))
+}
+
+/// `text` may hold a link reference definition, which can change how links anywhere in the
+/// block read: such a block is not split.
+pub(super) fn may_define_links(text: &str) -> bool {
+    text.contains("]:")
+}
+
+/// What a layout needs besides the text.
+pub(super) struct Frame<'a> {
+    pub width: u16,
+    pub options: RenderOptions,
+    pub code: &'a mut OpenCode,
+}
+
+enum State {
+    /// Rendered whole every frame.
+    Whole,
+    List(OpenList),
+    Paragraph(OpenParagraph),
+    Table(OpenTable),
+}
+
+/// Per-document state of the open block.
+pub(super) struct OpenBlock {
+    /// The tail's start in the document, the width and colour the state is for.
+    key: Option<(usize, u16, bool)>,
+    /// How many lines the last call returned (to know the caller gave them back).
+    produced: usize,
+    state: State,
+}
+
+impl Default for OpenBlock {
+    fn default() -> Self {
+        OpenBlock { key: None, produced: 0, state: State::Whole }
+    }
+}
+
+impl OpenBlock {
+    /// Lines of the open tail `text` (starting at byte `start` of the document) at `width`,
+    /// equal to the lines of a whole render; `previous` is what this returned for the same
+    /// tail before it grew. `None` for a short tail: the caller renders it whole.
+    pub(super) fn layout(
+        &mut self,
+        previous: Option<Vec<Line<'static>>>,
+        start: usize,
+        text: &str,
+        frame: &mut Frame<'_>,
+    ) -> Option<Vec<Line<'static>>> {
+        if text.len() < MIN_BYTES || frame.width == 0 {
+            self.key = None;
+            self.state = State::Whole;
+            return None;
+        }
+        let key = (start, frame.width, frame.options.color);
+        let mut lines = match previous {
+            Some(lines) if self.key == Some(key) && lines.len() == self.produced => lines,
+            _ => {
+                self.state = State::Whole;
+                Vec::new()
+            }
+        };
+        self.key = Some(key);
+        let kept = match &mut self.state {
+            State::Whole => false,
+            State::List(list) => list.layout(text, &mut lines, frame),
+            State::Paragraph(paragraph) => paragraph.layout(text, &mut lines, frame),
+            State::Table(table) => table.layout(text, &mut lines, frame),
+        };
+        if !kept {
+            let parsed = render_open(text, frame.width, frame.options, Some(&mut *frame.code));
+            self.state = choose(text, &parsed, frame);
+            lines = parsed.lines;
+        }
+        self.produced = lines.len();
+        Some(lines)
+    }
+}
+
+#[cfg(test)]
+impl OpenBlock {
+    /// How much the state keeps (0: nothing, or rendered whole).
+    pub(super) fn kept(&self) -> usize {
+        match &self.state {
+            State::Whole => 0,
+            State::List(list) => list.kept(),
+            State::Paragraph(paragraph) => paragraph.kept(),
+            State::Table(table) => table.kept(),
+        }
+    }
+}
+
+/// The state for a block whose whole render is `parsed`.
+fn choose(text: &str, parsed: &Parsed, frame: &Frame<'_>) -> State {
+    if !parsed.marks.items.is_empty() {
+        return OpenList::start(text, parsed).map_or(State::Whole, State::List);
+    }
+    match parsed.marks.first {
+        Some(FirstBlock::Paragraph) => OpenParagraph::start(text, parsed, frame).map_or(State::Whole, State::Paragraph),
+        Some(FirstBlock::Table) => OpenTable::start(text, parsed, frame).map_or(State::Whole, State::Table),
+        _ => State::Whole,
+    }
+}

@@ -1,0 +1,138 @@
+//! Streaming tests of long open blocks (one paragraph, one list, one table, one line without a
+//! newline): after every chunk the document must show exactly what a whole render shows, and
+//! the incremental layout must have been used. Plus property tests over arbitrary Markdown.
+
+use proptest::prelude::*;
+
+use super::tests::{chunk_sizes, stream_and_compare};
+use super::*;
+use crate::tui::wrap::line_width;
+
+/// Streams `source` at two widths in two chunkings; the incremental layout kept lines.
+fn check(source: &str) {
+    for (seed, width, scale) in [(2u64, 40u16, 3usize), (9, 100, 7)] {
+        let kept = stream_and_compare(source, chunk_sizes(seed).map(|n| n * scale), width);
+        assert!(kept > 0, "the incremental layout was used at width {width}");
+    }
+}
+
+fn paragraph(lines: usize) -> String {
+    let mut text = String::new();
+    for i in 0..lines {
+        text.push_str(&match i % 9 {
+            1 => format!("line {i} has *emphasis*, `code {i}` and a [link](https://x.io/{i})\n"),
+            2 => format!("snake_case_{i} and 2 * 3 and 漢字 🎉 words, a hard break here  \n"),
+            3 => format!("an open *star in line {i} that\n"),
+            5 => format!("closes two lines later* with **strong {i}** text and a trailing backslash\\\n"),
+            7 => format!("a long word {} ends line {i}\n", "x".repeat(70)),
+            _ => format!("plain words of line {i} of one long paragraph\n"),
+        });
+    }
+    text
+}
+
+#[test]
+fn a_long_paragraph_streamed_in_chunks_matches_rendering_whole() {
+    check(&paragraph(120));
+}
+
+#[test]
+fn a_long_line_without_a_newline_streamed_in_chunks_matches_rendering_whole() {
+    let text: String = (0..300).map(|i| format!("word{i} with *it* and `c{i}` and  two spaces ")).collect();
+    check(&text);
+}
+
+#[test]
+fn a_long_list_streamed_in_chunks_matches_rendering_whole() {
+    let mut text = String::from("Here is the list:\n");
+    for i in 0..150 {
+        text.push_str(&format!("- item {i} with **bold** and `code {i}`\n"));
+        if i % 10 == 3 {
+            text.push_str(&format!("  - nested {i}\n  continued *here*\n"));
+        }
+    }
+    check(&text);
+}
+
+#[test]
+fn a_long_numbered_loose_list_streamed_in_chunks_matches_rendering_whole() {
+    let text: String = (1..120).map(|i| format!("{i}. step {i} does *things*\n\n   and more {i}\n\n")).collect();
+    check(&text);
+}
+
+#[test]
+fn a_tight_list_that_turns_loose_matches_rendering_whole() {
+    let mut text: String = (0..80).map(|i| format!("- item {i} of a tight list\n")).collect();
+    text.push('\n');
+    text.extend((80..120).map(|i| format!("- item {i} after a blank line\n")));
+    check(&text);
+}
+
+#[test]
+fn a_long_table_streamed_in_chunks_matches_rendering_whole() {
+    let mut text = String::from("| n | words | code |\n|---|:-:|--:|\n");
+    for i in 0..200 {
+        let words =
+            if i == 120 { "a much wider cell that changes the column widths".to_string() } else { format!("w{i}") };
+        text.push_str(&format!("| {i} | {words} | `x{i}` \\| y |\n"));
+    }
+    text.push_str("\nafter the table\n");
+    check(&text);
+}
+
+#[test]
+fn text_that_reaches_back_matches_rendering_whole() {
+    for tail in ["===\n", "---|---\n", "[foo]: https://x.io\n", "\n- a list\n- b\n", "```\ncode\n```\n"] {
+        let text = format!("{}{tail}more text [foo] after\n", paragraph(60));
+        stream_and_compare(&text, chunk_sizes(4).map(|n| n * 5), 60);
+    }
+}
+
+/// Markdown made of pieces that exercise the parser: inline markup, list items, tables,
+/// quotes, fences, rules and blank lines.
+fn markdown() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-z ]{1,30}",
+        Just("*".to_string()),
+        Just("**".to_string()),
+        Just("_".to_string()),
+        Just("`".to_string()),
+        Just("[".to_string()),
+        Just("](u)".to_string()),
+        Just("<b>".to_string()),
+        Just("\\".to_string()),
+        Just("  \n".to_string()),
+        Just("\n".to_string()),
+        Just("\n\n".to_string()),
+        Just("\n- ".to_string()),
+        Just("\n1. ".to_string()),
+        Just("\n  - ".to_string()),
+        Just("\n> ".to_string()),
+        Just("\n| a | b |\n|---|---|\n| c | d |".to_string()),
+        Just("\n```\n".to_string()),
+        Just("\n---\n".to_string()),
+        Just("\n===\n".to_string()),
+        Just("漢字🎉".to_string()),
+        Just("\t".to_string()),
+    ];
+    prop::collection::vec(piece, 1..120).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever comes in, the renderer returns lines no wider than the width.
+    #[test]
+    fn no_line_is_ever_wider_than_the_width(source in markdown(), width in 1u16..120) {
+        for line in render(&source, width, RenderOptions::default()) {
+            prop_assert!(line_width(&line) <= usize::from(width), "{line:?}");
+        }
+    }
+
+    /// Long arbitrary Markdown streamed in chunks shows what a whole render shows.
+    #[test]
+    fn streaming_arbitrary_markdown_matches_rendering_whole(source in markdown(), seed in 1u64..1000, width in 10u16..120) {
+        let source = source.repeat(3000 / source.len().max(1) + 1);
+        stream_and_compare(&source, chunk_sizes(seed).map(|n| n * 13), width);
+    }
+}

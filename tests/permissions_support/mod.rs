@@ -1,0 +1,167 @@
+//! What the permission tests share: a temp home and project with permission files, a
+//! session over them with a scripted approver, and `elelem ask --json` run in them.
+#![allow(dead_code)]
+
+use elelem::agent::input::{Approval, ApprovalRequest, Approver, Input};
+use elelem::agent::output::RecordingOutput;
+use elelem::agent::system_prompt::SystemPrompt;
+use elelem::agent::ToolContext;
+use elelem::agent::{Agent, Session, Toolbox, Transcript};
+use elelem::plugins::permissions::{PermissionFlags, PermissionsPlugin};
+use elelem::protocol::ProviderSettings;
+use elelem::startup::Options;
+use futures::future::BoxFuture;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Answers from a list and keeps every question.
+#[derive(Default)]
+pub struct Answers {
+    answers: Mutex<Vec<Approval>>,
+    asked: Mutex<Vec<ApprovalRequest>>,
+}
+
+impl Answers {
+    pub fn new(answers: &[Approval]) -> Arc<Self> {
+        Arc::new(Answers { answers: Mutex::new(answers.to_vec()), asked: Mutex::default() })
+    }
+    pub fn asked(&self) -> Vec<ApprovalRequest> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl Approver for Answers {
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
+        self.asked.lock().unwrap().push(request);
+        let mut answers = self.answers.lock().unwrap();
+        let answer = if answers.is_empty() { Approval::No } else { answers.remove(0) };
+        Box::pin(async move { answer })
+    }
+}
+
+pub struct NoInput;
+impl Input for NoInput {
+    fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
+        Box::pin(async { None })
+    }
+}
+
+/// A temp home and project, with optional permission files.
+pub struct Dirs {
+    pub root: tempfile::TempDir,
+    pub home: PathBuf,
+    pub project: PathBuf,
+}
+
+impl Dirs {
+    pub fn new(home_rules: Option<&str>, project_rules: Option<&str>) -> Dirs {
+        let root = tempfile::tempdir().unwrap();
+        let (home, project) = (root.path().join("home"), root.path().join("project"));
+        for (dir, rules) in [(&home, home_rules), (&project, project_rules)] {
+            std::fs::create_dir_all(dir.join(".agents")).unwrap();
+            if let Some(rules) = rules {
+                std::fs::write(dir.join(".agents/permissions.json"), rules).unwrap();
+            }
+        }
+        Dirs { root, home, project }
+    }
+
+    pub fn file(&self, name: &str) -> String {
+        self.project.join(name).to_string_lossy().into_owned()
+    }
+
+    pub fn session(&self, options: Options, approver: Arc<dyn Approver>) -> anyhow::Result<Session> {
+        let providers = elelem::providers::builtin()?;
+        let settings = ProviderSettings::default();
+        let provider = providers.build("stub", &settings)?;
+        let transcript = Transcript::new(SystemPrompt::new(self.project.clone()));
+        let agent = Agent::new(provider, Toolbox::new(), Arc::new(RecordingOutput::default()), transcript);
+        let mut session = Session::new(agent, Box::new(NoInput), providers, settings, approver);
+        session.add_plugin(Arc::new(elelem::tools::BuiltinTools))?;
+        session.add_plugin(Arc::new(PermissionsPlugin::with_dirs(
+            Some(self.home.clone()),
+            self.project.clone(),
+            PermissionFlags {
+                allow: options.allow.clone(),
+                yolo: options.yolo,
+                headless: options.headless,
+                trust: options.trust,
+            },
+        )))?;
+        Ok(session)
+    }
+}
+
+pub fn interactive() -> Options {
+    Options::default()
+}
+
+pub fn headless() -> Options {
+    Options { headless: true, ..Options::default() }
+}
+
+pub async fn call(session: &mut Session, name: &str, args: Value) -> Value {
+    session.toolbox().run(name, args, ToolContext::detached()).await.to_value()
+}
+
+/// What one `elelem ask --json` run printed.
+pub struct Run {
+    /// Every JSON line of stdout.
+    pub events: Vec<Value>,
+    pub stderr: String,
+    pub code: Option<i32>,
+}
+
+impl Run {
+    /// The `result` lines.
+    pub fn results(&self) -> Vec<Value> {
+        self.events.iter().filter(|v| v["type"] == "result").cloned().collect()
+    }
+
+    /// The text of the `info` lines.
+    pub fn infos(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter(|v| v["type"] == "info")
+            .map(|v| v["text"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+}
+
+/// Runs `elelem ask --json FLAGS go` in `project` with the script, `HOME` set to `home`
+/// and the data directory under it, plus `env`.
+pub fn run_ask(project: &Path, home: &Path, script: Value, flags: &[&str], env: &[(&str, &str)]) -> Run {
+    let script_path = home.join("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["ask", "--json"])
+        .args(flags)
+        .arg("go")
+        .current_dir(project)
+        .env("HOME", home)
+        .env("ELELEM_STUB_SCRIPT", &script_path)
+        .env_remove("XDG_DATA_HOME")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let events =
+        String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).collect();
+    Run { events, stderr: String::from_utf8_lossy(&output.stderr).into_owned(), code: output.status.code() }
+}
+
+/// Runs `elelem ask --json go` in a temp project with the script; returns stdout's
+/// `result` lines, stderr and the exit code.
+pub fn ask(project: &Path, home: &Path, script: Value, flags: &[&str]) -> (Vec<Value>, String, Option<i32>) {
+    let run = run_ask(project, home, script, flags, &[]);
+    (run.results(), run.stderr, run.code)
+}
+
+pub fn doing(calls: &[(&str, &str, Value)]) -> Value {
+    let events: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, args)| json!({"type": "doing", "id": id, "name": name, "arguments": args}))
+        .collect();
+    json!([{"events": events}, {"events": [{"type": "saying", "text": "done"}]}])
+}

@@ -1,0 +1,270 @@
+//! Trust end to end through the real binary: an untrusted project's `.agents/` may only
+//! tighten the user's rules (issue 9's attack: home denies `execute`, the project allows
+//! it, `touch PWNED`), `--trust` and the remembered answer let it loosen them, the user's
+//! own deny always wins, and the line REPL asks on a terminal but never blocks on piped
+//! input.
+
+mod permissions_support;
+
+use permissions_support::*;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn touch_pwned() -> Value {
+    doing(&[("t1", "execute", json!({"command": "touch PWNED"}))])
+}
+
+fn denied_execute() -> Value {
+    json!({"type": "result", "id": "t1", "name": "execute", "result": {"error": "Permission denied: execute", "ok": false}})
+}
+
+#[test]
+fn an_untrusted_project_cannot_grant_itself_a_tool_the_user_denies() {
+    let dirs = Dirs::new(Some(r#"{"execute": "deny"}"#), Some(r#"{"execute": "allow"}"#));
+    let run = run_ask(&dirs.project, &dirs.home, touch_pwned(), &[], &[]);
+    assert_eq!(run.results(), vec![denied_execute()]);
+    assert!(!dirs.project.join("PWNED").exists());
+    let root = std::fs::canonicalize(&dirs.project).unwrap();
+    assert_eq!(
+        run.infos(),
+        vec![format!(
+            "Project {} is not trusted, so its .agents/permissions.json may only make your rules stricter; \
+             ignored: execute allow. To trust it, run with --trust.",
+            root.display()
+        )]
+    );
+}
+
+#[test]
+fn the_notice_goes_to_stderr_without_json() {
+    let dirs = Dirs::new(None, Some(r#"{"write": "allow"}"#));
+    std::fs::write(dirs.home.join("script.json"), json!([{"events": [{"type": "saying", "text": "hi"}]}]).to_string())
+        .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["ask", "go"])
+        .current_dir(&dirs.project)
+        .env("HOME", &dirs.home)
+        .env("ELELEM_STUB_SCRIPT", dirs.home.join("script.json"))
+        .env("NO_COLOR", "1")
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("is not trusted") && stderr.contains("ignored: write allow"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "hi\n");
+}
+
+#[test]
+fn with_trust_the_users_deny_still_wins() {
+    let dirs = Dirs::new(Some(r#"{"execute": "deny"}"#), Some(r#"{"execute": "allow"}"#));
+    let run = run_ask(&dirs.project, &dirs.home, touch_pwned(), &["--trust"], &[]);
+    assert_eq!(run.results(), vec![denied_execute()]);
+    assert!(!dirs.project.join("PWNED").exists());
+    assert!(run.infos().is_empty(), "nothing is ignored in a trusted project");
+}
+
+#[test]
+fn an_untrusted_project_cannot_allow_write_headless() {
+    let dirs = Dirs::new(None, Some(r#"{"write": "allow"}"#));
+    let script = doing(&[("t1", "write", json!({"path": "new.txt", "content": "x"}))]);
+    let run = run_ask(&dirs.project, &dirs.home, script.clone(), &[], &[]);
+    assert_eq!(run.results()[0]["result"]["ok"], false);
+    assert!(run.results()[0]["result"]["error"].as_str().unwrap().contains("needs approval"));
+    assert!(!dirs.project.join("new.txt").exists());
+    assert!(run.infos()[0].contains("ignored: write allow"));
+
+    let trusted = run_ask(&dirs.project, &dirs.home, script, &["--trust"], &[]);
+    assert_eq!(trusted.results()[0]["result"]["ok"], true, "a trusted project's allow applies");
+    assert!(dirs.project.join("new.txt").exists());
+}
+
+#[test]
+fn a_remembered_answer_trusts_the_project_root_from_any_subdirectory() {
+    let dirs = Dirs::new(None, Some(r#"{"write": "allow"}"#));
+    std::fs::create_dir_all(dirs.project.join(".git")).unwrap();
+    std::fs::create_dir_all(dirs.project.join("sub/.agents")).unwrap();
+    std::fs::write(dirs.project.join("sub/.agents/permissions.json"), r#"{"write": "allow"}"#).unwrap();
+    let data = dirs.root.path().join("data");
+    let root = std::fs::canonicalize(&dirs.project).unwrap();
+    std::fs::create_dir_all(data.join("elelem")).unwrap();
+    std::fs::write(data.join("elelem/trusted.json"), json!({"trusted": [root]}).to_string()).unwrap();
+    let script = doing(&[("t1", "write", json!({"path": "new.txt", "content": "x"}))]);
+    let env = [("XDG_DATA_HOME", data.to_str().unwrap())];
+    let run = run_ask(&dirs.project.join("sub"), &dirs.home, script, &[], &env);
+    assert_eq!(run.results()[0]["result"]["ok"], true);
+    assert!(dirs.project.join("sub/new.txt").exists());
+}
+
+#[test]
+fn an_untrusted_project_may_still_tighten() {
+    let dirs = Dirs::new(None, Some(r#"{"read": "deny"}"#));
+    std::fs::write(dirs.project.join("a.txt"), "x").unwrap();
+    let run = run_ask(&dirs.project, &dirs.home, doing(&[("t1", "read", json!({"path": "a.txt"}))]), &[], &[]);
+    assert_eq!(run.results()[0]["result"], json!({"error": "Permission denied: read", "ok": false}));
+    assert!(run.infos().is_empty(), "tightening is not worth a notice");
+}
+
+/// Piped input never waits on the trust question: the project stays untrusted, its allow
+/// is ignored, and the tool call is asked about (and the piped answer refuses it).
+#[test]
+fn chat_plain_with_piped_input_does_not_ask_about_trust() {
+    use std::io::Write;
+    let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
+    std::fs::write(dirs.home.join("script.json"), touch_pwned().to_string()).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["chat", "--plain"])
+        .current_dir(&dirs.project)
+        .env("HOME", &dirs.home)
+        .env("ELELEM_STUB_SCRIPT", dirs.home.join("script.json"))
+        .env("NO_COLOR", "1")
+        .env_remove("XDG_DATA_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"go\nn\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("is not trusted") && stdout.contains("answer yes when asked"), "{stdout}");
+    assert!(!stdout.contains("this project's .agents/"), "no trust question: {stdout}");
+    assert!(stdout.contains("Allow execute? [y/N/a] n"), "{stdout}");
+    assert!(!dirs.project.join("PWNED").exists());
+    assert!(!dirs.home.join(".local/share/elelem/trusted.json").exists());
+}
+
+/// On a terminal, the line REPL asks once, showing what `.agents/` holds; "y" is
+/// remembered (0600) and the project's rules apply from then on.
+#[test]
+fn chat_plain_on_a_terminal_asks_once_and_remembers() {
+    let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
+    std::fs::create_dir_all(dirs.project.join(".agents/plugins")).unwrap();
+    std::fs::write(dirs.project.join(".agents/plugins/tool.rb"), "").unwrap();
+    std::fs::write(dirs.home.join("script.json"), touch_pwned().to_string()).unwrap();
+    let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain"]);
+    term.wait_for("Allow this project's .agents/? [y/N/a]");
+    let screen = term.contents();
+    assert!(screen.contains("  permissions.json") && screen.contains("  plugins/tool.rb"), "{screen}");
+    term.send("y\r");
+    term.wait_for("its .agents/ settings apply");
+    term.send("go\r");
+    term.wait_for("done");
+    assert!(dirs.project.join("PWNED").exists(), "the trusted project's allow applied");
+    let store = dirs.home.join(".local/share/elelem/trusted.json");
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&store).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600);
+    let root = std::fs::canonicalize(&dirs.project).unwrap();
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap();
+    assert_eq!(saved, json!({"trusted": [root]}));
+    drop(term);
+
+    let mut again = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain"]);
+    again.wait_for("> ");
+    again.send("/exit\r");
+    again.wait_exit();
+    assert!(!again.contents().contains("this project's .agents/"), "asked once per project");
+}
+
+/// The full-screen UI asks through its approval dialog.
+#[test]
+fn the_tui_asks_in_its_approval_dialog() {
+    let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
+    std::fs::write(dirs.home.join("script.json"), "[]").unwrap();
+    let term = Terminal::start(&dirs.project, &dirs.home, &[]);
+    term.wait_for("Allow this project's .agents/?");
+    term.wait_for("permissions.json");
+    std::thread::sleep(Duration::from_millis(600)); // the dialog ignores keys typed ahead
+    term.send("y");
+    let store = dirs.home.join(".local/share/elelem/trusted.json");
+    term.wait_until(|_| store.exists());
+    term.wait_for("its .agents/ settings apply");
+}
+
+/// A program in a pseudo-terminal, its screen read with vt100.
+struct Terminal {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
+    screen: Arc<Mutex<vt100::Parser>>,
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl Terminal {
+    fn start(project: &Path, home: &Path, args: &[&str]) -> Terminal {
+        use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+        let (rows, cols) = (40, 100);
+        let pair = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_elelem"));
+        cmd.args(args);
+        cmd.cwd(project);
+        cmd.env("HOME", home);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("NO_COLOR", "1");
+        cmd.env("ELELEM_STUB_SCRIPT", home.join("script.json"));
+        cmd.env_remove("XDG_DATA_HOME");
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
+        let size = |n: u16| std::num::NonZeroU16::new(n).unwrap();
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(size(rows), size(cols), 0)));
+        let (sink, answer) = (screen.clone(), writer.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                // Answer a cursor-position query, as a real terminal would.
+                if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                    let _ = answer.lock().unwrap().write_all(b"\x1b[1;1R");
+                }
+                sink.lock().unwrap().process(&buf[..n]);
+            }
+        });
+        Terminal { child, writer, screen, _master: pair.master }
+    }
+
+    fn contents(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    fn send(&self, text: &str) {
+        let mut writer = self.writer.lock().unwrap();
+        writer.write_all(text.as_bytes()).unwrap();
+        writer.flush().unwrap();
+    }
+
+    fn wait_until(&self, done: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if done(&self.contents()) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        panic!("timed out; screen:\n{}", self.contents());
+    }
+
+    fn wait_for(&self, text: &str) {
+        self.wait_until(|screen| screen.contains(text));
+    }
+
+    fn wait_exit(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if self.child.try_wait().unwrap().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        panic!("did not exit; screen:\n{}", self.contents());
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
