@@ -16,7 +16,7 @@ use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::plugins::redact::RedactPlugin;
-use crate::plugins::trust::{Trust, TrustQuestion, TrustStore};
+use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
 use crate::protocol::{Provider, ProviderError, ProviderSettings};
 use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
 use crate::providers::http::HttpOptions;
@@ -95,7 +95,7 @@ pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
     let secrets = SecretPolicy::from_env().secret_values();
     // TRUST: the project's MCP servers start only when the project is trusted.
     let mcp = McpSettings {
-        trusted_project: options.trust,
+        trust: project_trust(options, &std::env::current_dir().unwrap_or_default()),
         headless: options.headless,
         home: std::env::var_os("HOME").map(std::path::PathBuf::from),
         project: std::env::current_dir().unwrap_or_default(),
@@ -109,15 +109,20 @@ pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
     ]
 }
 
+/// Whether the project around `cwd` is trusted: `--trust`, or remembered in the trust
+/// store (asked again at each `/reload`, so trusting the project during a run applies).
+fn project_trust(options: &Options, cwd: &Path) -> ProjectTrust {
+    ProjectTrust::new(Trust::new(TrustStore::from_env(), options.trust), cwd.to_path_buf())
+}
+
 /// The plugin that loads `~/.agents/plugins/*.lua` and, in a trusted project,
 /// `.agents/plugins/*.lua`.
 pub fn plugin_files(options: &Options, cwd: &Path) -> Arc<dyn Plugin> {
-    // TRUST: the one place that decides whether this project's plugin files load. The
-    // trust store (plugins/trust.rs) replaces `options.trust` here.
-    let trusted_project = options.trust;
+    // TRUST: whether this project's plugin files load (`--trust` or the trust store).
+    let trust = project_trust(options, cwd);
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
     let settings = LuaSettings {
-        folders: Folders::new(home.as_deref(), cwd, trusted_project),
+        folders: Folders::with_trust(home.as_deref(), cwd, trust),
         cwd: cwd.to_path_buf(),
         wires: Arc::new(wire),
         limit: crate::plugins::lua::sandbox::limit_from_env(),

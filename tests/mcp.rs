@@ -178,7 +178,12 @@ fn tools_list_changed_reaches_the_toolbox_and_mcp_lists_servers() {
         assert!(stdout.read_line(&mut seen).unwrap() > 0, "{seen}");
     }
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"go\n/tools\n/mcp\n").unwrap();
+    stdin.write_all(b"go\n").unwrap();
+    // The new tool arrives by notification after the call: wait for it, then look.
+    while !seen.contains("tools changed") {
+        assert!(stdout.read_line(&mut seen).unwrap() > 0, "{seen}");
+    }
+    stdin.write_all(b"/tools\n/mcp\n").unwrap();
     drop(stdin);
     std::io::Read::read_to_string(&mut stdout, &mut seen).unwrap();
     assert!(child.wait().unwrap().success(), "{seen}");
@@ -198,6 +203,15 @@ fn an_untrusted_projects_servers_are_not_started() {
     let all = texts(&lines);
     assert!(all.contains("not trusted") && all.contains("--trust"), "{all}");
     assert!(!marker.exists(), "the project's server ran");
+
+    // Once the project is trusted (remembered in the trust store), its servers start.
+    let store = run.dir.path().join("data/elelem/trusted.json");
+    std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+    let root = std::fs::canonicalize(run.project()).unwrap();
+    std::fs::write(&store, json!({"trusted": [root]}).to_string()).unwrap();
+    let lines = run.ask(json!([{"events": [{"type": "saying", "text": "ok"}]}]));
+    assert!(!texts(&lines).contains("not trusted"), "{}", texts(&lines));
+    assert!(marker.exists(), "the trusted project's server did not start");
 }
 
 fn free_port() -> u16 {

@@ -379,7 +379,15 @@ fn project_plugins_load_only_in_a_trusted_project_and_say_why_not() {
     assert!(stderr.contains(notice), "{stderr}");
     assert_eq!(results(&lines)[0]["ok"], false);
 
-    let (lines, _) = env.ask(&["--trust"], script);
+    let (lines, _) = env.ask(&["--trust"], script.clone());
+    assert_eq!(results(&lines), [json!({"content": "X", "ok": true})]);
+
+    // Trusted once (the answer remembered in the trust store): no --trust needed.
+    let store = env.home.join(".local/share/elelem/trusted.json");
+    std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+    let root = std::fs::canonicalize(&env.project).unwrap();
+    std::fs::write(&store, json!({"trusted": [root]}).to_string()).unwrap();
+    let (lines, _) = env.ask(&[], script);
     assert_eq!(results(&lines), [json!({"content": "X", "ok": true})]);
 }
 

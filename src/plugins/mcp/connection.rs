@@ -63,8 +63,10 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
         Ok(Err(error)) => return failed(&servers, &output, &name, format!("tools/list failed: {error}")),
         Err(_) => return failed(&servers, &output, &name, "tools/list got no answer".to_string()),
     };
-    output.emit(AgentEvent::Info(format!("MCP server {name} ready with {} tools", tools.len())));
+    // Ready first, then say so: a user who sees "ready" and types finds the tools there.
+    let count = tools.len();
     servers.ready(&name, peer.clone(), tools);
+    output.emit(AgentEvent::Info(format!("MCP server {name} ready with {count} tools")));
     let follow = {
         let (servers, output, name, changed) = (servers.clone(), output.clone(), name.clone(), client.tools_changed);
         tokio::spawn(async move {
@@ -72,8 +74,9 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
                 changed.notified().await;
                 match peer.list_all_tools().await {
                     Ok(tools) => {
-                        output.emit(AgentEvent::Info(format!("MCP server {name}: tools changed ({})", tools.len())));
+                        let count = tools.len();
                         servers.set_tools(&name, tools);
+                        output.emit(AgentEvent::Info(format!("MCP server {name}: tools changed ({count})")));
                     }
                     Err(error) => output.emit(AgentEvent::Warning(format!("MCP server {name}: tools/list: {error}"))),
                 }

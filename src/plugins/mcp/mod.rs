@@ -14,9 +14,11 @@ mod processes;
 mod servers;
 
 use crate::agent::{AgentEvent, Flow, Plugin, Session};
+use crate::plugins::trust::ProjectTrust;
 use servers::Servers;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -29,8 +31,9 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The MCP plugin's settings.
 #[derive(Clone, Debug)]
 pub struct McpSettings {
-    /// Whether the project's `.agents/mcp.json` may start servers.
-    pub trusted_project: bool,
+    /// Whether the project's `.agents/mcp.json` may start servers (asked at each setup:
+    /// trusting the project during a run starts them on `/reload`).
+    pub trust: ProjectTrust,
     /// Wait for servers to settle before a turn (no one is watching them start).
     pub headless: bool,
     /// `~`, where `.agents/mcp.json` is read first.
@@ -43,26 +46,43 @@ pub struct McpPlugin {
     settings: McpSettings,
     /// Started once; `/reload` re-registers the tools of the same servers.
     servers: OnceLock<Arc<Servers>>,
+    /// Whether the project's servers were started (the project was trusted at a setup).
+    project_started: AtomicBool,
 }
 
 impl McpPlugin {
     pub fn new(settings: McpSettings) -> Self {
-        McpPlugin { settings, servers: OnceLock::new() }
+        McpPlugin { settings, servers: OnceLock::new(), project_started: AtomicBool::new(false) }
     }
 
-    fn start(&self, session: &Session) -> Arc<Servers> {
+    /// Starts the servers of the user's file and, when `trusted`, the project's.
+    fn start(&self, session: &Session, trusted: bool) -> Arc<Servers> {
         let servers = Servers::new();
+        let loaded = config::load(self.settings.home.as_deref(), &self.settings.project, trusted);
+        self.launch(session, &servers, loaded);
+        servers
+    }
+
+    /// Starts the project's servers once the project became trusted after the first setup
+    /// (a server the user's file already started under the same name keeps running).
+    fn start_project(&self, session: &Session, servers: &Arc<Servers>) {
+        let mut loaded = config::load(None, &self.settings.project, true);
+        let running = servers.names();
+        loaded.servers.retain(|server| !running.contains(&server.name));
+        self.launch(session, servers, loaded);
+    }
+
+    fn launch(&self, session: &Session, servers: &Arc<Servers>, loaded: config::Loaded) {
         let output = session.output();
-        let loaded = config::load(self.settings.home.as_deref(), &self.settings.project, self.settings.trusted_project);
         for notice in loaded.notices {
             output.emit(AgentEvent::Warning(notice));
         }
         if loaded.servers.is_empty() {
-            return servers;
+            return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             output.emit(AgentEvent::Warning("MCP: no async runtime; servers not started".into()));
-            return servers;
+            return;
         };
         let timeout = std::env::var("MCP_TIMEOUT")
             .ok()
@@ -75,7 +95,6 @@ impl McpPlugin {
             servers.add(&server.name, endpoint);
             runtime.spawn(connection::run(server, servers.clone(), output.clone(), timeout));
         }
-        servers
     }
 }
 
@@ -85,7 +104,18 @@ impl Plugin for McpPlugin {
     }
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
-        let servers = self.servers.get_or_init(|| self.start(session)).clone();
+        let trusted = self.settings.trust.is_trusted();
+        let mut first = false;
+        let servers = self
+            .servers
+            .get_or_init(|| {
+                first = true;
+                self.start(session, trusted)
+            })
+            .clone();
+        if trusted && !self.project_started.swap(true, Ordering::SeqCst) && !first {
+            self.start_project(session, &servers);
+        }
         let listing = servers.clone();
         session.commands_mut().add("mcp", "", "List MCP servers, their state and tools", move |session, _| {
             session.show(listing.describe());

@@ -72,6 +72,11 @@ impl Servers {
         self.lock().clone()
     }
 
+    /// The servers' names.
+    pub fn names(&self) -> Vec<String> {
+        self.lock().iter().map(|s| s.name.clone()).collect()
+    }
+
     /// A copy of one server.
     pub fn get(&self, name: &str) -> Option<Server> {
         self.lock().iter().find(|s| s.name == name).cloned()
