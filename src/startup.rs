@@ -189,7 +189,15 @@ pub fn build_session(
     for plugin in plugins.chain([plugin_files(options, &cwd)]) {
         session.add_plugin(plugin)?;
     }
-    if declared_later {
+    // A provider a plugin file declared with `default = true` wins when `-p` names none.
+    let preferred = session.providers().preferred().filter(|_| options.provider.is_none()).map(str::to_string);
+    if let Some(preferred) = preferred {
+        if let Err(error) = session.switch_provider(&preferred, settings) {
+            let kept = session.provider().name().to_string();
+            let notice = format!("default provider {preferred} from a plugin file: {error:#}; using {kept}");
+            session.output().emit(crate::agent::AgentEvent::Warning(notice));
+        }
+    } else if declared_later {
         session.switch_provider(&name, settings)?;
     }
     if let Some(resumed) = recorded {
