@@ -13,9 +13,10 @@ use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
+use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::plugins::redact::RedactPlugin;
-use crate::plugins::trust::{Trust, TrustQuestion, TrustStore};
+use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
 use crate::protocol::{Provider, ProviderError, ProviderSettings};
 use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
 use crate::providers::http::HttpOptions;
@@ -92,23 +93,36 @@ pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
         trust: options.trust,
     };
     let secrets = SecretPolicy::from_env().secret_values();
+    // TRUST: the project's MCP servers start only when the project is trusted.
+    let mcp = McpSettings {
+        trust: project_trust(options, &std::env::current_dir().unwrap_or_default()),
+        headless: options.headless,
+        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        project: std::env::current_dir().unwrap_or_default(),
+    };
     vec![
         Arc::new(BuiltinTools),
+        Arc::new(McpPlugin::new(mcp)),
         Arc::new(PermissionsPlugin::new(flags)),
         Arc::new(BuiltinCommands),
         Arc::new(RedactPlugin::new(secrets)),
     ]
 }
 
+/// Whether the project around `cwd` is trusted: `--trust`, or remembered in the trust
+/// store (asked again at each `/reload`, so trusting the project during a run applies).
+fn project_trust(options: &Options, cwd: &Path) -> ProjectTrust {
+    ProjectTrust::new(Trust::new(TrustStore::from_env(), options.trust), cwd.to_path_buf())
+}
+
 /// The plugin that loads `~/.agents/plugins/*.lua` and, in a trusted project,
 /// `.agents/plugins/*.lua`.
 pub fn plugin_files(options: &Options, cwd: &Path) -> Arc<dyn Plugin> {
-    // TRUST: the one place that decides whether this project's plugin files load. The
-    // trust store (plugins/trust.rs) replaces `options.trust` here.
-    let trusted_project = options.trust;
+    // TRUST: whether this project's plugin files load (`--trust` or the trust store).
+    let trust = project_trust(options, cwd);
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
     let settings = LuaSettings {
-        folders: Folders::new(home.as_deref(), cwd, trusted_project),
+        folders: Folders::with_trust(home.as_deref(), cwd, trust),
         cwd: cwd.to_path_buf(),
         wires: Arc::new(wire),
         limit: crate::plugins::lua::sandbox::limit_from_env(),
@@ -175,7 +189,15 @@ pub fn build_session(
     for plugin in plugins.chain([plugin_files(options, &cwd)]) {
         session.add_plugin(plugin)?;
     }
-    if declared_later {
+    // A provider a plugin file declared with `default = true` wins when `-p` names none.
+    let preferred = session.providers().preferred().filter(|_| options.provider.is_none()).map(str::to_string);
+    if let Some(preferred) = preferred {
+        if let Err(error) = session.switch_provider(&preferred, settings) {
+            let kept = session.provider().name().to_string();
+            let notice = format!("default provider {preferred} from a plugin file: {error:#}; using {kept}");
+            session.output().emit(crate::agent::AgentEvent::Warning(notice));
+        }
+    } else if declared_later {
         session.switch_provider(&name, settings)?;
     }
     if let Some(resumed) = recorded {
@@ -279,10 +301,12 @@ pub fn quiet_caught_panics() {
     }));
 }
 
-/// Stops everything tools started (command process groups and their background jobs);
+/// Stops everything tools started (command process groups and their background jobs)
+/// and every MCP server process;
 /// every front end calls it on its way out, signals included.
 pub fn shutdown() {
     crate::tools::process_groups::kill_all();
+    crate::plugins::mcp::stop_all();
 }
 
 /// `elelem v<version>`.

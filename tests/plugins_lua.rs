@@ -379,7 +379,15 @@ fn project_plugins_load_only_in_a_trusted_project_and_say_why_not() {
     assert!(stderr.contains(notice), "{stderr}");
     assert_eq!(results(&lines)[0]["ok"], false);
 
-    let (lines, _) = env.ask(&["--trust"], script);
+    let (lines, _) = env.ask(&["--trust"], script.clone());
+    assert_eq!(results(&lines), [json!({"content": "X", "ok": true})]);
+
+    // Trusted once (the answer remembered in the trust store): no --trust needed.
+    let store = env.home.join(".local/share/elelem/trusted.json");
+    std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+    let root = std::fs::canonicalize(&env.project).unwrap();
+    std::fs::write(&store, json!({"trusted": [root]}).to_string()).unwrap();
+    let (lines, _) = env.ask(&[], script);
     assert_eq!(results(&lines), [json!({"content": "X", "ok": true})]);
 }
 
@@ -447,4 +455,50 @@ async fn a_declared_provider_is_used_with_p_name() {
     assert_eq!(sent.path, "/v1/chat/completions");
     assert_eq!(sent.header("authorization"), Some("Bearer sk-local-123"));
     assert_eq!(sent.body["model"], "tiny-model");
+}
+
+/// A provider declared with `default = true` is used when `-p` names none; one whose key is
+/// missing is reported and the session keeps the provider it had.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_default_provider_is_used_without_p() {
+    let chunk = |delta: Value, finish: Option<&str>| {
+        json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
+    let body = [chunk(json!({"role": "assistant", "content": "Hi by default"}), None), chunk(json!({}), Some("stop"))]
+        .iter()
+        .map(|c| format!("data: {c}\n\n"))
+        .collect::<String>()
+        + "data: [DONE]\n\n";
+    let server = Server::start(vec![Reply::sse(&body)]).await;
+    let env = Env::new();
+    env.user_plugin(
+        "local.lua",
+        &format!(
+            r#"elelem.provider({{ name = "local", wire = "openai", base_url = "{}/v1",
+  key_env = "LOCAL_TEST_KEY", model = "tiny-model", default = true }})"#,
+            server.url
+        ),
+    );
+    let mut cmd = env.command(&["ask", "--json", "hello"], json!([]));
+    cmd.env("LOCAL_TEST_KEY", "sk-local-123");
+    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains(r#"{"type":"reply","text":"Hi by default"}"#), "{stdout}");
+    assert_eq!(server.requests()[0].body["model"], "tiny-model");
+
+    env.user_plugin(
+        "local.lua",
+        r#"elelem.provider({ name = "cloud", wire = "anthropic", key_env = "CLOUD_TEST_KEY", default = true })"#,
+    );
+    let script = json!([{"events": [{"type": "saying", "text": "stub here"}]}]);
+    let mut cmd = env.command(&["ask", "--json", "hello"], script);
+    cmd.env_remove("CLOUD_TEST_KEY");
+    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("default provider cloud from a plugin file"), "{stdout}");
+    assert!(stdout.contains("CLOUD_TEST_KEY is not set"), "{stdout}");
+    assert!(stdout.contains(r#"{"type":"reply","text":"stub here"}"#), "{stdout}");
 }

@@ -14,6 +14,8 @@ use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use crate::protocol::{Provider, ProviderError, ProviderSettings, Providers};
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, RwLock};
 use tokio_util::sync::CancellationToken;
 
@@ -86,10 +88,22 @@ pub struct Session {
     notes: Vec<String>,
     /// `!command` runs so far, to number them.
     shell_runs: usize,
+    /// Run before each turn and each slash command (plugins that bring tools in late).
+    before_line: Vec<BeforeLine>,
+    /// Awaited before each turn (set-up a headless run must not race).
+    settlers: Vec<Settler>,
     observers: Arc<RwLock<Vec<Observer>>>,
     /// Lines to dispatch before reading the input again.
     queued: VecDeque<String>,
 }
+
+/// A plugin's refresh, run before each turn and each slash command: e.g. adding the tools
+/// of a server that became ready in the background.
+pub type BeforeLine = Arc<dyn Fn(&mut Session) + Send + Sync>;
+
+/// A plugin's wait before each turn: e.g. a headless run waiting for servers that start in
+/// the background. A future, so it works on a current-thread runtime too.
+pub type Settler = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
 
 impl Session {
     pub fn new(
@@ -112,6 +126,8 @@ impl Session {
             plugins: Vec::new(),
             notes: Vec::new(),
             shell_runs: 0,
+            before_line: Vec::new(),
+            settlers: Vec::new(),
             observers,
             queued: VecDeque::new(),
         }
@@ -176,6 +192,27 @@ impl Session {
         self.plugins.iter().map(|p| p.name().to_string()).collect()
     }
 
+    /// Runs `refresh` before each turn and each slash command (cleared by `reload`).
+    pub fn before_line(&mut self, refresh: impl Fn(&mut Session) + Send + Sync + 'static) {
+        self.before_line.push(Arc::new(refresh));
+    }
+
+    /// Awaits `settle()` before each turn, ahead of the refreshes (cleared by `reload`).
+    pub fn settle_before_turn(
+        &mut self,
+        settle: impl Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync + 'static,
+    ) {
+        self.settlers.push(Arc::new(settle));
+    }
+
+    fn refresh(&mut self) {
+        for refresh in self.before_line.clone() {
+            if let Err(panic) = catch_sync(|| refresh(self)) {
+                self.agent.output().emit(AgentEvent::Error(panic));
+            }
+        }
+    }
+
     /// Adds an observer of every event shown from now on.
     pub fn observe(&mut self, observer: Observer) {
         if let Ok(mut observers) = self.observers.write() {
@@ -197,6 +234,10 @@ impl Session {
     /// Runs one turn. Notes of `!command` runs since the last turn go before the prompt;
     /// files it mentions (`@src/main.rs`) are attached after it.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        for settle in self.settlers.clone() {
+            settle().await;
+        }
+        self.refresh();
         let prompt = match prompt.contains('@') {
             true => super::mentions::attach(prompt, self.agent.transcript().system_prompt.cwd()),
             false => prompt.to_string(),
@@ -274,6 +315,8 @@ impl Session {
     pub fn reload(&mut self) -> anyhow::Result<()> {
         *self.agent.toolbox_mut() = Toolbox::new();
         self.commands.clear();
+        self.before_line.clear();
+        self.settlers.clear();
         if let Ok(mut observers) = self.observers.write() {
             observers.clear();
         }
@@ -335,6 +378,7 @@ impl Session {
 
     /// Runs a slash command line such as `/context 2`.
     pub fn command(&mut self, line: &str) -> Flow {
+        self.refresh();
         let line = line.trim();
         let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let Some(command) = self.commands.get(name).cloned() else {

@@ -70,6 +70,14 @@ impl Toolbox {
         self.reindex();
     }
 
+    /// Removes a tool by canonical name; `false` when there was none.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let before = self.tools.len();
+        self.tools.retain(|t| t.name != name);
+        self.reindex();
+        self.tools.len() != before
+    }
+
     fn reindex(&mut self) {
         self.index.clear();
         for (i, tool) in self.tools.iter().enumerate() {

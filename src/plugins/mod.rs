@@ -6,6 +6,7 @@
 pub mod commands;
 pub mod context_commands;
 pub mod lua;
+pub mod mcp;
 pub mod permissions;
 pub mod redact;
 pub mod transcript_export;

@@ -146,6 +146,29 @@ impl Trust {
     }
 }
 
+/// Whether the project around a directory is trusted, looked up each time it is asked:
+/// the user may trust the project during a run, and `/reload` then loads its settings.
+#[derive(Clone, Debug, Default)]
+pub struct ProjectTrust {
+    trust: Trust,
+    cwd: PathBuf,
+}
+
+impl ProjectTrust {
+    pub fn new(trust: Trust, cwd: PathBuf) -> Self {
+        ProjectTrust { trust, cwd }
+    }
+
+    /// Trusted or not whatever the store says (tests, embedders).
+    pub fn fixed(trusted: bool) -> Self {
+        ProjectTrust { trust: Trust::new(TrustStore::none(), trusted), cwd: PathBuf::new() }
+    }
+
+    pub fn is_trusted(&self) -> bool {
+        self.trust.is_trusted(&project_root(&self.cwd))
+    }
+}
+
 /// The project's `.agents/` directory around `cwd`, when it exists and is not the user's
 /// own `~/.agents` (running in the home directory).
 pub fn project_agents(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {

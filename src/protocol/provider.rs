@@ -97,6 +97,8 @@ pub type ProviderFactory = Arc<dyn Fn(&ProviderSettings) -> Result<Arc<dyn Provi
 #[derive(Clone, Default)]
 pub struct Providers {
     factories: BTreeMap<String, ProviderFactory>,
+    /// The provider a plugin asked to be used when `-p` names none.
+    preferred: Option<String>,
 }
 
 impl Providers {
@@ -105,6 +107,16 @@ impl Providers {
         F: Fn(&ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> + Send + Sync + 'static,
     {
         self.factories.insert(name.to_string(), Arc::new(factory));
+    }
+
+    /// Makes `name` the provider used when the command line names none.
+    pub fn prefer(&mut self, name: &str) {
+        self.preferred = Some(name.to_string());
+    }
+
+    /// The provider a plugin asked to be the default, if any.
+    pub fn preferred(&self) -> Option<&str> {
+        self.preferred.as_deref()
     }
 
     /// Names in alphabetical order.

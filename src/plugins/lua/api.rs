@@ -110,6 +110,7 @@ fn endpoint(lua: &Lua, spec: &Table) -> mlua::Result<Endpoint> {
         base_url: spec.get("base_url")?,
         key_env: spec.get("key_env")?,
         model: spec.get("model")?,
+        default: spec.get::<Option<bool>>("default")?.unwrap_or(false),
     })
 }
 

@@ -183,6 +183,9 @@ impl Applier {
                 self.host.declared.lock().insert(endpoint.name.clone());
                 let wires = self.host.wires.clone();
                 let name = endpoint.name.clone();
+                if endpoint.default {
+                    session.providers_mut().prefer(&name);
+                }
                 session.providers_mut().register(&name, move |settings| {
                     Ok(Arc::new(Renamed { name: endpoint.name.clone(), inner: wires(&endpoint, settings)? }))
                 });

@@ -2,6 +2,7 @@
 //! folder in file-name order. The project folder is read only in a trusted project; the
 //! caller decides trust.
 
+use crate::plugins::trust::ProjectTrust;
 use std::path::{Path, PathBuf};
 
 /// The two plugin folders and whether the project's may load.
@@ -11,7 +12,8 @@ pub struct Folders {
     pub user: Option<PathBuf>,
     /// `.agents/plugins` in the project.
     pub project: PathBuf,
-    pub trusted_project: bool,
+    /// Asked at each scan: trusting the project and `/reload` loads its files.
+    pub trust: ProjectTrust,
 }
 
 /// The files to load, and the project files left out because the project is not trusted.
@@ -23,10 +25,14 @@ pub struct Found {
 
 impl Folders {
     pub fn new(home: Option<&Path>, project_root: &Path, trusted_project: bool) -> Self {
+        Self::with_trust(home, project_root, ProjectTrust::fixed(trusted_project))
+    }
+
+    pub fn with_trust(home: Option<&Path>, project_root: &Path, trust: ProjectTrust) -> Self {
         Folders {
             user: home.map(|h| h.join(".agents").join("plugins")),
             project: project_root.join(".agents").join("plugins"),
-            trusted_project,
+            trust,
         }
     }
 
@@ -38,7 +44,7 @@ impl Folders {
         // The same folder twice (elelem started in the home directory) loads once.
         if self.user.as_deref() != Some(self.project.as_path()) {
             let project = lua_files(&self.project);
-            if self.trusted_project {
+            if self.trust.is_trusted() {
                 found.files.extend(project);
             } else {
                 found.skipped = project;

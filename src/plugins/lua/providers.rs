@@ -40,6 +40,8 @@ pub struct Endpoint {
     pub key_env: Option<String>,
     /// The default model; `-m` wins.
     pub model: Option<String>,
+    /// Used when `-p` names no provider (`default = true`).
+    pub default: bool,
 }
 
 impl Endpoint {

@@ -1,0 +1,199 @@
+//! MCP server configuration: the `mcpServers` object of `~/.agents/mcp.json`, then of the
+//! project's `.agents/mcp.json` (only in a trusted project), in the format Claude Code
+//! uses. `${VAR}` in `command`, `args`, `env`, `url` and `headers` is replaced by the
+//! environment variable (empty when unset).
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How to reach one server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio { command: String, args: Vec<String>, env: BTreeMap<String, String> },
+    /// A Streamable HTTP endpoint.
+    Http { url: String, headers: BTreeMap<String, String> },
+}
+
+/// One configured server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerConfig {
+    pub name: String,
+    pub transport: Transport,
+    /// The file it came from (for messages).
+    pub source: PathBuf,
+}
+
+/// What reading the configuration found.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub servers: Vec<ServerConfig>,
+    /// One-line notices and warnings (bad files, skipped project servers).
+    pub notices: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct File {
+    #[serde(rename = "mcpServers", default)]
+    servers: BTreeMap<String, Entry>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+}
+
+/// Reads `<home>/.agents/mcp.json`, then `<project>/.agents/mcp.json` when the project is
+/// trusted. A project server replaces a user server of the same name.
+pub fn load(home: Option<&Path>, project: &Path, trusted_project: bool) -> Loaded {
+    let mut loaded = Loaded::default();
+    if let Some(home) = home {
+        read_into(&home.join(".agents/mcp.json"), &mut loaded);
+    }
+    let project_file = project.join(".agents/mcp.json");
+    if project_file.is_file() && Some(project) != home {
+        if trusted_project {
+            read_into(&project_file, &mut loaded);
+        } else {
+            loaded.notices.push(format!(
+                "MCP: not starting the servers in {} because this project is not trusted; run elelem --trust to trust it",
+                project_file.display()
+            ));
+        }
+    }
+    loaded
+}
+
+fn read_into(path: &Path, loaded: &mut Loaded) {
+    let Ok(text) = std::fs::read_to_string(path) else { return };
+    match parse(&text, path, &|name| std::env::var(name).ok()) {
+        Ok((servers, notices)) => {
+            loaded.notices.extend(notices);
+            for server in servers {
+                loaded.servers.retain(|s| s.name != server.name);
+                loaded.servers.push(server);
+            }
+        }
+        Err(error) => loaded.notices.push(format!("MCP: cannot read {}: {error}", path.display())),
+    }
+}
+
+/// Parses one file; servers that cannot be used are left out with a notice.
+pub fn parse(
+    text: &str,
+    source: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Vec<ServerConfig>, Vec<String>), serde_json::Error> {
+    let file: File = serde_json::from_str(text)?;
+    let mut servers = Vec::new();
+    let mut notices = Vec::new();
+    for (name, entry) in file.servers {
+        let x = |s: &str| expand(s, env);
+        let map = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| (k.clone(), x(v))).collect();
+        let transport = match (entry.kind.as_deref(), entry.command, entry.url) {
+            (None | Some("stdio"), Some(command), _) => Transport::Stdio {
+                command: x(&command),
+                args: entry.args.iter().map(|a| x(a)).collect(),
+                env: map(&entry.env),
+            },
+            (None | Some("http") | Some("streamable-http"), None, Some(url)) => {
+                Transport::Http { url: x(&url), headers: map(&entry.headers) }
+            }
+            (Some(kind), _, _) if !matches!(kind, "stdio" | "http" | "streamable-http") => {
+                notices.push(format!("MCP server {name}: unsupported type {kind:?} (stdio and http are)"));
+                continue;
+            }
+            _ => {
+                notices.push(format!("MCP server {name}: needs a \"command\" (stdio) or a \"url\" (http)"));
+                continue;
+            }
+        };
+        servers.push(ServerConfig { name, transport, source: source.to_path_buf() });
+    }
+    Ok((servers, notices))
+}
+
+/// Replaces each `${VAR}` with the variable's value (empty when unset).
+pub fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start + 2..].find('}') else { break };
+        out.push_str(&rest[..start]);
+        out.push_str(&env(&rest[start + 2..start + 2 + len]).unwrap_or_default());
+        rest = &rest[start + 3 + len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        (name == "TOKEN").then(|| "s3cret".to_string())
+    }
+
+    #[test]
+    fn expands_variables_and_leaves_unclosed_text() {
+        assert_eq!(expand("Bearer ${TOKEN}", &env), "Bearer s3cret");
+        assert_eq!(expand("${MISSING}x${TOKEN}", &env), "xs3cret");
+        assert_eq!(expand("a ${TOKEN", &env), "a ${TOKEN");
+    }
+
+    #[test]
+    fn parses_stdio_and_http_servers_and_reports_bad_ones() {
+        let text = r#"{"mcpServers": {
+            "files": {"command": "node", "args": ["srv.js", "--key=${TOKEN}"], "env": {"K": "${TOKEN}"}},
+            "web": {"type": "http", "url": "http://localhost/${TOKEN}", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+            "old": {"type": "sse", "url": "http://x"},
+            "empty": {}
+        }}"#;
+        let (servers, notices) = parse(text, Path::new("mcp.json"), &env).unwrap();
+        assert_eq!(servers.len(), 2);
+        assert_eq!(
+            servers[0].transport,
+            Transport::Stdio {
+                command: "node".into(),
+                args: vec!["srv.js".into(), "--key=s3cret".into()],
+                env: [("K".to_string(), "s3cret".to_string())].into(),
+            }
+        );
+        assert_eq!(
+            servers[1].transport,
+            Transport::Http {
+                url: "http://localhost/s3cret".into(),
+                headers: [("Authorization".to_string(), "Bearer s3cret".to_string())].into(),
+            }
+        );
+        assert_eq!(notices.len(), 2, "{notices:?}");
+    }
+
+    #[test]
+    fn project_servers_need_trust() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        for dir in [home.path(), project.path()] {
+            std::fs::create_dir_all(dir.join(".agents")).unwrap();
+        }
+        std::fs::write(home.path().join(".agents/mcp.json"), r#"{"mcpServers": {"a": {"command": "x"}}}"#).unwrap();
+        std::fs::write(project.path().join(".agents/mcp.json"), r#"{"mcpServers": {"b": {"command": "y"}}}"#).unwrap();
+        let untrusted = load(Some(home.path()), project.path(), false);
+        assert_eq!(untrusted.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["a"]);
+        assert!(untrusted.notices[0].contains("--trust"), "{:?}", untrusted.notices);
+        let trusted = load(Some(home.path()), project.path(), true);
+        assert_eq!(trusted.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert!(trusted.notices.is_empty());
+    }
+}

@@ -1,0 +1,143 @@
+//! One server's connection, run as a background task: spawn the process (its own process
+//! group, stderr kept) or open the Streamable HTTP transport, the handshake and
+//! `tools/list` under a time limit, then follow `notifications/tools/list_changed` until
+//! the connection ends. Every state change goes to `Servers` and is shown as an
+//! `AgentEvent::Info` or `Warning`.
+
+use super::config::{ServerConfig, Transport};
+use super::processes::ServerProcess;
+use super::servers::Servers;
+use crate::agent::{AgentEvent, Output};
+use rmcp::model::ClientConfig;
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ServiceExt};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::Notify;
+
+/// Hears `notifications/tools/list_changed`.
+#[derive(Clone)]
+struct Client {
+    tools_changed: Arc<Notify>,
+}
+
+impl ClientHandler for Client {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.notify_one();
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info.name = "elelem".to_string();
+        info.client_info.version = env!("CARGO_PKG_VERSION").to_string();
+        info
+    }
+}
+
+/// `stdio: command args…` or `http: url`, for listings.
+pub fn endpoint(config: &ServerConfig) -> String {
+    match &config.transport {
+        Transport::Stdio { command, args, .. } => format!("stdio: {command} {}", args.join(" ")).trim_end().to_string(),
+        Transport::Http { url, .. } => format!("http: {url}"),
+    }
+}
+
+/// Connects to one server and keeps following it until the connection ends.
+pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Output>, timeout: Duration) {
+    let name = config.name.clone();
+    let client = Client { tools_changed: Arc::new(Notify::new()) };
+    let connected = tokio::time::timeout(timeout, connect(&config, client.clone(), &servers)).await;
+    let (service, _process) = match connected {
+        Ok(Ok(connected)) => connected,
+        Ok(Err(reason)) => return failed(&servers, &output, &name, reason),
+        Err(_) => {
+            let reason = format!("no answer to the handshake within {} ms", timeout.as_millis());
+            return failed(&servers, &output, &name, reason);
+        }
+    };
+    let peer = service.peer().clone();
+    let tools = match tokio::time::timeout(timeout, peer.list_all_tools()).await {
+        Ok(Ok(tools)) => tools,
+        Ok(Err(error)) => return failed(&servers, &output, &name, format!("tools/list failed: {error}")),
+        Err(_) => return failed(&servers, &output, &name, "tools/list got no answer".to_string()),
+    };
+    // Ready first, then say so: a user who sees "ready" and types finds the tools there.
+    let count = tools.len();
+    servers.ready(&name, peer.clone(), tools);
+    output.emit(AgentEvent::Info(format!("MCP server {name} ready with {count} tools")));
+    let follow = {
+        let (servers, output, name, changed) = (servers.clone(), output.clone(), name.clone(), client.tools_changed);
+        tokio::spawn(async move {
+            loop {
+                changed.notified().await;
+                match peer.list_all_tools().await {
+                    Ok(tools) => {
+                        let count = tools.len();
+                        servers.set_tools(&name, tools);
+                        output.emit(AgentEvent::Info(format!("MCP server {name}: tools changed ({count})")));
+                    }
+                    Err(error) => output.emit(AgentEvent::Warning(format!("MCP server {name}: tools/list: {error}"))),
+                }
+            }
+        })
+    };
+    let quit = service.waiting().await;
+    follow.abort();
+    let reason = match quit {
+        Ok(reason) => format!("the connection ended ({reason:?})"),
+        Err(error) => format!("the connection task failed: {error}"),
+    };
+    failed(&servers, &output, &name, reason);
+}
+
+/// Records and shows a failure, with the last lines of the server's stderr.
+fn failed(servers: &Servers, output: &Arc<dyn Output>, name: &str, reason: String) {
+    let reason = format!("{reason}{}", servers.stderr_tail(name));
+    output.emit(AgentEvent::Warning(format!("MCP server {name} failed: {reason}")));
+    servers.fail(name, reason);
+}
+
+type Connected = (RunningService<RoleClient, Client>, Option<ServerProcess>);
+
+async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) -> Result<Connected, String> {
+    match &config.transport {
+        Transport::Stdio { command, args, env } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).envs(env).process_group(0).kill_on_drop(true);
+            let (transport, stderr) = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("cannot start {command}: {e}"))?;
+            let process = ServerProcess::new(transport.id());
+            if let Some(stderr) = stderr {
+                let (servers, name) = (servers.clone(), config.name.clone());
+                tokio::spawn(async move {
+                    let mut lines = tokio::io::BufReader::new(stderr).lines();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        servers.stderr_line(&name, line);
+                    }
+                });
+            }
+            let service = client.serve(transport).await.map_err(|e| format!("handshake failed: {e}"))?;
+            Ok((service, Some(process)))
+        }
+        Transport::Http { url, headers } => {
+            // reqwest 0.13 (rmcp's) is built without a crypto provider; ours is ring.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let mut custom = std::collections::HashMap::new();
+            for (key, value) in headers {
+                let key = http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header {key:?}: {e}"))?;
+                let value = http::HeaderValue::try_from(value.as_str()).map_err(|e| format!("header {key}: {e}"))?;
+                custom.insert(key, value);
+            }
+            let config =
+                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let service = client.serve(transport).await.map_err(|e| format!("handshake failed: {e}"))?;
+            Ok((service, None))
+        }
+    }
+}
