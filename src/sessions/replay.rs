@@ -37,7 +37,13 @@ pub struct Replayed {
     pub hidden_turns: usize,
     /// Lines that could not be read.
     pub warnings: Vec<String>,
+    /// File checkpoint records (`file_before`, `file_after`, `undo`), in order, for the
+    /// checkpoints plugin to rebuild its state from.
+    pub files: Vec<Value>,
 }
+
+/// Record kinds that belong to the file checkpoints.
+const FILE_RECORDS: [&str; 3] = ["file_before", "file_after", "undo"];
 
 /// Events grouped by turn while reading, the oldest dropped past `SHOWN_TURNS`.
 #[derive(Default)]
@@ -113,6 +119,7 @@ pub fn read(path: &Path) -> std::io::Result<Replayed> {
         match kind_of(&line) {
             Some("prompt") => turn += 1,
             Some("messages") | Some("session") => {}
+            Some(kind) if FILE_RECORDS.contains(&kind) => {}
             // Events of a turn that will not be shown: not worth parsing.
             Some(_) if turn <= first_shown && turn > 0 => continue,
             _ => {}
@@ -180,6 +187,7 @@ fn apply(replayed: &mut Replayed, shown: &mut Shown, mut record: Value) -> Resul
         }
         "error" => shown.push(AgentEvent::Error(take_text(&mut record, "message")?)),
         "cleared" => shown.push(AgentEvent::Cleared),
+        kind if FILE_RECORDS.contains(&kind) => replayed.files.push(record),
         "messages" => {
             let keep = record.get("keep").and_then(Value::as_u64).ok_or("no \"keep\"")? as usize;
             let append: Vec<Message> = parse(&mut record, "append")?;
