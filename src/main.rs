@@ -227,6 +227,7 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
     let approver = Arc::new(LineApprover { color });
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), approver)?;
+    session.set_editor(Arc::new(elelem::repl::LineEditor));
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
     if options.yolo {
         println!("--yolo: tool calls run without asking");

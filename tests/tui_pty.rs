@@ -479,3 +479,26 @@ fn focus_reporting_is_on_while_the_app_runs_and_off_after() {
     tui.assert_restored();
     assert_eq!(tui.screen.lock().unwrap().callbacks().2, Some(false));
 }
+
+#[test]
+fn context_edit_opens_the_editor_on_the_real_terminal_and_saves_back() {
+    let script = json!([{"events": [{"type": "saying", "text": "first reply"}]}]);
+    // Reads a line from the terminal: only works once the app gave the terminal back
+    // (raw mode off, its key reader stopped).
+    let editor = r#"sh -c 'printf "EDITOR RUNNING\n"; read answer; printf "%s" "$answer" > "$1"' sh"#;
+    let mut tui = Tui::start(script, 24, 100, &[("VISUAL", editor)]);
+    tui.wait_for("Ask elelem");
+    tui.send("one\r");
+    tui.wait_for("first reply");
+    tui.send("/context edit 2\r");
+    tui.wait_for("EDITOR RUNNING");
+    assert!(!tui.screen.lock().unwrap().screen().alternate_screen(), "the editor gets the main screen");
+    tui.send("typed in the editor\r");
+    tui.wait_for("Message 2 replaced.");
+    assert!(tui.screen.lock().unwrap().screen().alternate_screen(), "the app took the screen back");
+    tui.send("\x0f"); // Ctrl+O: the context panel
+    tui.wait_for("typed in the editor");
+    tui.send("\x04");
+    tui.wait_exit();
+    tui.assert_restored();
+}

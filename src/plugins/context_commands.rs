@@ -135,9 +135,26 @@ fn delete(session: &mut Session, numbers: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `/context edit N TEXT` replaces message N; `/context edit N` opens it in the user's
+/// editor. Emptied, it is deleted.
 fn edit(session: &mut Session, args: &str) -> anyhow::Result<()> {
     let (number, text) = args.trim().split_once(char::is_whitespace).unwrap_or((args.trim(), ""));
     let i = conversation_index(session, number)?;
+    let edited;
+    let text = if text.trim().is_empty() {
+        let Some(editor) = session.editor() else {
+            bail!("no editor here: /context edit {number} TEXT replaces the message");
+        };
+        let current = session.conversation().messages().get(i).map(|m| m.text().into_owned()).unwrap_or_default();
+        edited = editor.edit(&current)?;
+        if edited == current {
+            session.show(format!("Message {number} unchanged."));
+            return Ok(());
+        }
+        edited.as_str()
+    } else {
+        text
+    };
     if text.trim().is_empty() {
         session.conversation_mut().remove(i);
         session.show(format!("Message {number} was emptied, so it is deleted."));
