@@ -15,6 +15,10 @@ use std::sync::Arc;
 /// Files larger than this are not checkpointed ("too large to checkpoint").
 pub const MAX_CHECKPOINT_BYTES: u64 = 4 << 20;
 
+/// Contents kept in memory at most, all checkpoints together; past it, further files are
+/// reported as not checkpointed.
+pub const MAX_STORED_BYTES: u64 = 64 << 20;
+
 /// Where checkpoint records go: the session file (appended in order with its other events).
 pub type Journal = Arc<dyn Fn(Value) + Send + Sync>;
 
@@ -85,11 +89,24 @@ pub struct Store {
     /// failed, before it).
     written: HashMap<PathBuf, FileState>,
     journal: Option<Journal>,
+    /// `MAX_STORED_BYTES`, smaller in tests.
+    limit: u64,
 }
 
 impl Store {
     pub fn new(journal: Option<Journal>) -> Store {
-        Store { journal, ..Store::default() }
+        Store { journal, limit: MAX_STORED_BYTES, ..Store::default() }
+    }
+
+    /// A store that keeps at most `limit` bytes of contents.
+    #[cfg(test)]
+    pub fn with_limit(mut self, limit: u64) -> Store {
+        self.limit = limit;
+        self
+    }
+
+    fn stored_bytes(&self) -> u64 {
+        self.blobs.values().map(|b| b.len() as u64).sum()
     }
 
     fn record(&self, record: Value) {
@@ -113,11 +130,23 @@ impl Store {
 
     /// A tool is about to change `path`, which holds `now`: the first change this turn
     /// keeps a checkpoint. Returns a notice when the file is too large to checkpoint.
-    pub fn before_change(&mut self, path: &Path, now: Snapshot) -> Option<String> {
+    pub fn before_change(&mut self, path: &Path, mut now: Snapshot) -> Option<String> {
         self.written.insert(path.to_path_buf(), now.state.clone());
         let turn = self.turn;
         if self.checkpoints.iter().any(|c| c.turn == turn && c.path == path) {
             return None;
+        }
+        let mut full = None;
+        if let FileState::Content(hash) = &now.state {
+            let size = now.bytes.as_ref().map_or(0, |b| b.len() as u64);
+            if !self.blobs.contains_key(hash) && self.stored_bytes() + size > self.limit {
+                full = Some(format!(
+                    "checkpoints of this session already hold {} MB: {} is not checkpointed, /undo cannot restore it",
+                    self.limit >> 20,
+                    path.display()
+                ));
+                now = Snapshot { state: FileState::TooLarge(size), bytes: None };
+            }
         }
         let mut record = json!({"type": "file_before", "turn": turn, "path": path});
         let notice = match &now.state {
@@ -127,7 +156,12 @@ impl Store {
             }
             FileState::TooLarge(size) => {
                 record["too_large"] = json!(size);
-                Some(format!("{} ({size} bytes) is too large to checkpoint: /undo cannot restore it", path.display()))
+                full.or_else(|| {
+                    Some(format!(
+                        "{} ({size} bytes) is too large to checkpoint: /undo cannot restore it",
+                        path.display()
+                    ))
+                })
             }
             FileState::Content(hash) => {
                 record["hash"] = json!(hash);

@@ -165,6 +165,22 @@ fn large_files_are_reported_not_kept() {
 }
 
 #[test]
+fn contents_kept_in_memory_are_bounded_for_the_whole_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("c"));
+    std::fs::write(&a, "aaaa").unwrap();
+    std::fs::write(&b, "bbbb").unwrap();
+    std::fs::write(&c, "aaaa").unwrap();
+    let mut store = Store::new(None).with_limit(6);
+    store.turn = 1;
+    assert_eq!(store.before_change(&a, snapshot(&a).unwrap()), None);
+    let notice = store.before_change(&b, snapshot(&b).unwrap()).unwrap();
+    assert!(notice.contains("not checkpointed"), "{notice}");
+    assert_eq!(store.before_change(&c, snapshot(&c).unwrap()), None, "content already kept costs nothing");
+    assert!(matches!(store.checkpoints()[1].before, FileState::TooLarge(4)));
+}
+
+#[test]
 fn directories_are_not_checkpointed() {
     let dir = tempfile::tempdir().unwrap();
     assert!(snapshot(dir.path()).is_none());
