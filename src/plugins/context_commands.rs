@@ -1,7 +1,7 @@
 //! The commands that show and shape what the model sees: `/context` (list, JSON, one
-//! message, `delete N[,M…]`, `edit N TEXT`), `/clear` (undoable once with `/clear undo`)
-//! and `/compact [instructions]`. Messages are numbered from 1, and 1 is the system
-//! prompt, which cannot be deleted or edited.
+//! message, `delete N[,M…]`, `edit N [TEXT]`: without TEXT in the user's editor), `/clear`
+//! (undoable once with `/clear undo`) and `/compact [instructions]`. Messages are numbered
+//! from 1, and 1 is the system prompt, which cannot be deleted or edited.
 
 use crate::agent::{AgentEvent, Conversation, Flow, Session};
 use anyhow::{bail, Context as _};
@@ -52,8 +52,9 @@ pub fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
         "edit" => edit(session, rest)?,
         n => {
             let messages = session.transcript().messages(&[]);
-            let i: usize =
-                n.parse().with_context(|| format!("usage: /context [json|N|delete N[,M…]|edit N TEXT], not {n:?}"))?;
+            let i: usize = n
+                .parse()
+                .with_context(|| format!("usage: /context [json|N|delete N[,M…]|edit N [TEXT]], not {n:?}"))?;
             let Some(m) = i.checked_sub(1).and_then(|i| messages.get(i)) else {
                 bail!("no message {i}: there are {}", messages.len());
             };
