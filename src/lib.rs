@@ -7,6 +7,7 @@ pub mod agent;
 pub mod ask;
 pub mod clipboard;
 pub mod data_dir;
+pub mod editor;
 pub mod files;
 pub mod plugins;
 pub mod protocol;

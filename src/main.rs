@@ -175,15 +175,17 @@ fn pick_session() -> anyhow::Result<String> {
     Ok(chosen.file.id.clone())
 }
 
-/// One line per session: number, id, start date, turns, size, directory, first prompt.
+/// One line per session: number, id, start date and time (UTC), turns, size, directory,
+/// first prompt.
 fn sessions_table(sessions: &[elelem::sessions::SessionInfo]) -> String {
     let mut out = String::new();
     for (i, s) in sessions.iter().enumerate() {
         let prompt: String = s.first_prompt.chars().take(50).collect();
         out.push_str(&format!(
-            "{:>3}. {}  {:>4} turns  {:>8}  {}  {}\n",
+            "{:>3}. {}  {}  {:>4} turns  {:>8}  {}  {}\n",
             i + 1,
             s.file.id,
+            elelem::agent::system_prompt::date_time(s.started),
             s.turns,
             human_size(s.bytes),
             s.cwd,
@@ -227,6 +229,7 @@ async fn chat(options: Options, plain: bool, mouse: bool) -> anyhow::Result<Exit
     let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
     let approver = Arc::new(LineApprover { color });
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), approver)?;
+    session.set_editor(Arc::new(elelem::repl::LineEditor));
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
     if options.yolo {
         println!("--yolo: tool calls run without asking");

@@ -154,6 +154,15 @@ impl Output for PlainOutput {
     }
 }
 
+/// The user's editor in the line REPL: it simply takes over the terminal until it exits.
+pub struct LineEditor;
+
+impl crate::agent::TextEditor for LineEditor {
+    fn edit(&self, text: &str) -> anyhow::Result<String> {
+        crate::editor::block(|| crate::editor::edit(text))
+    }
+}
+
 /// The process's one buffered stdin reader, shared by `StdinInput` and `LineApprover` so
 /// an answer typed (or piped) after a prompt is not swallowed by the other's buffer.
 fn stdin_lines() -> &'static tokio::sync::Mutex<Lines<BufReader<Stdin>>> {

@@ -11,6 +11,7 @@ use crate::agent::system_prompt::SystemPrompt;
 use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
+use crate::plugins::checkpoints::{Checkpoints, Journal};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
@@ -83,9 +84,10 @@ impl fmt::Debug for ExtraPlugins {
 }
 
 /// The plugins every session starts with, in order. Permissions come after the tools so
-/// rules and `--allow` names written with an alias resolve to the tool; redaction comes
-/// last so its after hook sees what the others' hooks returned.
-pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
+/// rules and `--allow` names written with an alias resolve to the tool; checkpoints come
+/// after permissions so a refused call keeps none; redaction comes last so its after hook
+/// sees what the others' hooks returned.
+pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<dyn Plugin>> {
     let flags = PermissionFlags {
         allow: options.allow.clone(),
         yolo: options.yolo,
@@ -105,6 +107,7 @@ pub fn builtin_plugins(options: &Options) -> Vec<Arc<dyn Plugin>> {
         Arc::new(McpPlugin::new(mcp)),
         Arc::new(PermissionsPlugin::new(flags)),
         Arc::new(BuiltinCommands),
+        Arc::new(checkpoints),
         Arc::new(RedactPlugin::new(secrets)),
     ]
 }
@@ -179,13 +182,19 @@ pub fn build_session(
     let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
-    let (recorded, output) = record(options, &cwd, output)?;
+    let Recording { resumed: mut recorded, output, journal } = record(options, &cwd, output)?;
+    let checkpoints = Checkpoints::new(journal, cwd.clone());
+    if let Some(resumed) = recorded.as_mut() {
+        let records = std::mem::take(&mut resumed.replayed.files);
+        let warnings = checkpoints.resume(records, resumed.replayed.turns);
+        resumed.replayed.warnings.extend(warnings);
+    }
     let mut agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
     if let Some(steps) = options.max_steps {
         agent.set_max_steps(steps);
     }
     let mut session = Session::new(agent, input, providers, settings.clone(), approver);
-    let plugins = builtin_plugins(options).into_iter().chain(options.extra_plugins.0.iter().cloned());
+    let plugins = builtin_plugins(options, checkpoints).into_iter().chain(options.extra_plugins.0.iter().cloned());
     for plugin in plugins.chain([plugin_files(options, &cwd)]) {
         session.add_plugin(plugin)?;
     }
@@ -214,15 +223,20 @@ struct Resumed {
     plain_output: Arc<dyn Output>,
 }
 
-/// Wraps `output` in a recorder for the chosen session; returns what a resumed session held.
-fn record(
-    options: &Options,
-    cwd: &std::path::Path,
+/// Where a run records: what a resumed session held, the output to use, and where plugins
+/// append records of their own.
+struct Recording {
+    resumed: Option<Resumed>,
     output: Arc<dyn Output>,
-) -> anyhow::Result<(Option<Resumed>, Arc<dyn Output>)> {
+    journal: Option<Journal>,
+}
+
+/// Wraps `output` in a recorder for the chosen session; returns what a resumed session held
+/// and where plugins append records of their own (file checkpoints).
+fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> anyhow::Result<Recording> {
     use crate::sessions::{replay, Recorder, Store};
     let Some(store) = Store::default_location().filter(|_| options.session != SessionChoice::Off) else {
-        return Ok((None, output));
+        return Ok(Recording { resumed: None, output, journal: None });
     };
     let existing = match &options.session {
         SessionChoice::Continue => store.latest_in(cwd),
@@ -237,7 +251,9 @@ fn record(
         let file = crate::data_dir::open_private_append(&info.file.path)
             .with_context(|| format!("cannot append to session {}", info.file.path.display()))?;
         let recorder = Arc::new(Recorder::new(output.clone(), file, replayed.messages.clone()));
-        return Ok((Some(Resumed { file: info.file, replayed, plain_output: output }), recorder));
+        let journal = journal_of(&recorder);
+        let resumed = Resumed { file: info.file, replayed, plain_output: output };
+        return Ok(Recording { resumed: Some(resumed), output: recorder, journal: Some(journal) });
     }
     if options.session == SessionChoice::Continue {
         output.emit(crate::agent::AgentEvent::Warning(format!(
@@ -249,13 +265,19 @@ fn record(
         Ok((file, handle)) => {
             let recorder = Arc::new(Recorder::new(output, handle, Vec::new()));
             recorder.header(&file.id, &cwd.to_string_lossy());
-            Ok((None, recorder))
+            let journal = journal_of(&recorder);
+            Ok(Recording { resumed: None, output: recorder, journal: Some(journal) })
         }
         Err(error) => {
             output.emit(crate::agent::AgentEvent::Warning(format!("this session is not recorded: {error}")));
-            Ok((None, output))
+            Ok(Recording { resumed: None, output, journal: None })
         }
     }
+}
+
+fn journal_of(recorder: &Arc<crate::sessions::Recorder>) -> Journal {
+    let recorder = recorder.clone();
+    Arc::new(move |record| recorder.append(record))
 }
 
 /// Puts a resumed session's conversation back and shows its history (or a summary).

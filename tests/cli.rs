@@ -323,6 +323,29 @@ fn context_delete_edit_clear_undo_and_compact() {
 }
 
 #[test]
+fn context_edit_without_text_opens_the_editor_and_an_emptied_message_is_deleted() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [{"type": "saying", "text": "first reply"}]},
+        {"events": [{"type": "saying", "text": "second reply"}]}
+    ]));
+    // Rewrites the message that says "one", empties any other.
+    let editor = r#"sh -c 'if grep -q one "$1"; then printf "edited in the editor\n" > "$1"; else : > "$1"; fi' sh"#;
+    let env = std::collections::HashMap::from([("VISUAL", editor), ("EDITOR", "false")]);
+    let input = "one\ntwo\n/context edit 2\n/context edit 4\n/context\n/context edit 1\n";
+    let out = run.elelem_env(&["chat", "--plain"], Some(&script), input, &env);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("Message 2 replaced."), "{stdout}{stderr}");
+    assert!(stdout.contains("Message 4 was emptied, so it is deleted."), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("  2. user: edited in the editor\n  3. assistant: first reply\n  4. assistant: second reply"),
+        "{stdout}"
+    );
+    assert!(format!("{stdout}{stderr}").contains("message 1 is the system prompt"), "{stdout}{stderr}");
+}
+
+#[test]
 fn bang_runs_a_shell_command_as_the_user_and_the_next_prompt_carries_it() {
     let run = Run::new();
     let script = run.script(json!([{"events": [{"type": "saying", "text": "I see the listing."}]}]));

@@ -13,12 +13,13 @@ const RULES: &[(&str, &[&str])] = &[
     ("plugins", &["agent", "protocol"]),
     ("clipboard", &[]),
     ("sanitize", &[]),
+    ("editor", &[]),
     ("startup", &["agent", "protocol", "plugins", "tools", "providers", "sessions", "data_dir"]),
     ("signals", &[]),
     ("data_dir", &[]),
     ("sessions", &["agent", "protocol", "data_dir"]),
-    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard"]),
-    ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard"]),
+    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard", "editor"]),
+    ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard", "editor"]),
     ("ask", &["agent", "protocol", "sanitize"]),
 ];
 

@@ -159,3 +159,51 @@ fn keys_are_never_written_to_a_session() {
     assert!(recorded.contains("hello"));
     assert!(!recorded.contains("sk-ant-never-written"), "{recorded}");
 }
+
+fn doing(calls: &[(&str, &str, serde_json::Value)]) -> serde_json::Value {
+    let events: Vec<serde_json::Value> = calls
+        .iter()
+        .map(|(id, name, arguments)| json!({"type": "doing", "id": id, "name": name, "arguments": arguments}))
+        .collect();
+    json!({ "events": events })
+}
+
+#[test]
+fn undo_restores_files_even_after_resume_and_asks_before_overwriting_outside_changes() {
+    let home = Home::new();
+    let (existing, created, later) =
+        (home.dir.path().join("existing.txt"), home.dir.path().join("new.txt"), home.dir.path().join("later.txt"));
+    std::fs::write(&existing, "original\n").unwrap();
+    let script = home.script(json!([
+        doing(&[
+            ("t1", "write", json!({"path": "new.txt", "content": "created\n"})),
+            ("t2", "edit", json!({"path": "existing.txt", "old": "original", "new": "changed"})),
+        ]),
+        {"events": [{"type": "saying", "text": "turn one done"}]},
+        doing(&[("t3", "write", json!({"path": "later.txt", "content": "later\n"}))]),
+        {"events": [{"type": "saying", "text": "turn two done"}]},
+    ]));
+    let first = home.run(&["chat", "--plain", "--yolo"], &script, "change files\nand more\n/undo --list\n/undo\n");
+    let text = stdout(&first);
+    assert!(text.contains("turn 1: new.txt, existing.txt") && text.contains("turn 2: later.txt"), "{text}");
+    assert!(text.contains("later.txt: deleted"), "{text}");
+    assert!(!later.exists(), "/undo took back the last turn");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "changed\n", "turn 1 stays");
+    assert_eq!(std::fs::read_to_string(&created).unwrap(), "created\n");
+
+    std::fs::write(&existing, "edited by the user\n").unwrap();
+    let second = home.run(&["chat", "--plain", "--continue"], &home.script(reply("")), "/undo\n");
+    let text = format!("{}{}", stdout(&second), String::from_utf8_lossy(&second.stderr));
+    assert!(text.contains("changed outside elelem") && text.contains("existing.txt"), "{text}");
+    assert!(text.contains("/undo --force"), "{text}");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "edited by the user\n", "not overwritten");
+    assert!(created.exists());
+
+    let third = home.run(&["chat", "--plain", "--continue"], &home.script(reply("")), "/undo --force\n/undo\n");
+    let text = stdout(&third);
+    assert!(text.contains("existing.txt: restored") && text.contains("new.txt: deleted"), "{text}");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "original\n");
+    assert!(!created.exists());
+    let err = String::from_utf8_lossy(&third.stderr);
+    assert!(format!("{text}{err}").contains("nothing to undo"), "{text}{err}");
+}

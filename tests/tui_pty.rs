@@ -479,3 +479,62 @@ fn focus_reporting_is_on_while_the_app_runs_and_off_after() {
     tui.assert_restored();
     assert_eq!(tui.screen.lock().unwrap().callbacks().2, Some(false));
 }
+
+#[test]
+fn context_edit_opens_the_editor_on_the_real_terminal_and_saves_back() {
+    let script = json!([{"events": [{"type": "saying", "text": "first reply"}]}]);
+    // Reads a line from the terminal: only works once the app gave the terminal back
+    // (raw mode off, its key reader stopped).
+    let editor = r#"sh -c 'printf "EDITOR RUNNING\n"; read answer; printf "%s" "$answer" > "$1"' sh"#;
+    let mut tui = Tui::start(script, 24, 100, &[("VISUAL", editor)]);
+    tui.wait_for("Ask elelem");
+    tui.send("one\r");
+    tui.wait_for("first reply");
+    tui.send("/context edit 2\r");
+    tui.wait_for("EDITOR RUNNING");
+    assert!(!tui.screen.lock().unwrap().screen().alternate_screen(), "the editor gets the main screen");
+    tui.send("typed in the editor\r");
+    tui.wait_for("Message 2 replaced.");
+    assert!(tui.screen.lock().unwrap().screen().alternate_screen(), "the app took the screen back");
+    tui.send("\x0f"); // Ctrl+O: the context panel
+    tui.wait_for("typed in the editor");
+    tui.send("\x04");
+    tui.wait_exit();
+    tui.assert_restored();
+}
+
+#[test]
+fn resume_without_an_id_opens_a_picker_and_the_chosen_session_comes_back() {
+    let mut tui = Tui::start(json!([{"events": [{"type": "saying", "text": "older answer"}]}]), 30, 110, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("the older question\r");
+    tui.wait_for("older answer");
+    tui.send("\x04");
+    tui.wait_exit();
+    let dir = std::mem::replace(&mut tui._dir, tempfile::tempdir().unwrap());
+    let mut newer = Tui::start_in(dir, json!([{"events": [{"type": "saying", "text": "newer answer"}]}]), 30, 110, &[]);
+    newer.wait_for("Ask elelem");
+    newer.send("the newer question\r");
+    newer.wait_for("newer answer");
+    newer.send("\x04");
+    newer.wait_exit();
+
+    let dir = std::mem::replace(&mut newer._dir, tempfile::tempdir().unwrap());
+    let cwd = dir.path().to_string_lossy().into_owned();
+    let mut picker = Tui::start_in(dir, json!([]), 30, 110, &["--resume"]);
+    picker.wait_for("Resume which session? [1-2]");
+    let screen = picker.contents();
+    let row = screen.lines().find(|l| l.contains("the older question")).expect("the older session is listed");
+    assert!(row.contains("1 turns") && row.contains(&cwd), "turns and directory: {row}");
+    let date = row.split_whitespace().nth(2).unwrap_or_default();
+    assert!(date.len() == 10 && date.as_bytes()[4] == b'-', "a date: {row}");
+    let number = row.trim().split('.').next().unwrap().to_string();
+    picker.send(&format!("{number}\r"));
+    picker.wait_for("Resumed session");
+    let screen = picker.contents();
+    assert!(screen.contains("the older question") && screen.contains("older answer"), "{screen}");
+    assert!(!screen.contains("newer answer"), "{screen}");
+    picker.send("\x04");
+    picker.wait_exit();
+    picker.assert_restored();
+}

@@ -1,12 +1,13 @@
 //! Snapshots of the TUI's panes and whole frames (ratatui `TestBackend`) at 80x24 and
 //! 120x40, driven by the same agent events the real agent task sends.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use elelem::agent::input::ApprovalRequest;
 use elelem::agent::output::{AgentEvent, ContextSnapshot, TurnEnd};
 use elelem::agent::{Preview, PreviewKind};
 use elelem::protocol::ToolSpec;
 use elelem::protocol::{Message, ToolCall};
-use elelem::tui::app::{App, Focus};
+use elelem::tui::app::{Action, App, Focus};
 use elelem::tui::clock::ManualClock;
 use elelem::tui::theme::Theme;
 use ratatui::backend::TestBackend;
@@ -437,4 +438,23 @@ fn the_status_line_shows_the_turns_and_the_sessions_tokens_and_the_turns_time() 
     let status = |app: &mut App, w: u16, h: u16| text(&frame(app, w, h)).lines().last().unwrap_or_default().to_string();
     insta::assert_snapshot!("status_tokens_120x40", status(&mut app, 120, 40));
     insta::assert_snapshot!("status_tokens_80x24", status(&mut app, 80, 24));
+}
+
+#[test]
+fn clear_asks_first_and_esc_keeps_the_conversation() {
+    let mut app = app();
+    with_turn(&mut app);
+    let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+    app.composer.set_text("/clear");
+    assert_eq!(app.handle_key(enter), vec![], "the first Enter only asks");
+    insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
+    assert_eq!(app.handle_key(enter), vec![Action::Submit("/clear".into())], "Enter again clears");
+    assert!(!app.confirm_clear);
+
+    app.composer.set_text("/clear");
+    assert_eq!(app.handle_key(enter), vec![]);
+    assert_eq!(app.handle_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)), vec![]);
+    assert!(!app.confirm_clear && app.composer.is_empty(), "Esc keeps the conversation");
+    app.composer.set_text("/clear undo");
+    assert_eq!(app.handle_key(enter), vec![Action::Submit("/clear undo".into())], "only /clear itself asks");
 }

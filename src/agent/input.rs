@@ -42,6 +42,13 @@ pub trait Approver: Send + Sync {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval>;
 }
 
+/// Opens text in the user's editor and returns what they saved (`/context edit N`). The
+/// front end makes room for the editor — the full-screen app suspends its screen — and
+/// blocks until it closes.
+pub trait TextEditor: Send + Sync {
+    fn edit(&self, text: &str) -> anyhow::Result<String>;
+}
+
 /// An approver that cannot ask anyone and says no (headless runs).
 pub struct DenyAll;
 

@@ -22,7 +22,7 @@ pub mod transcript;
 pub use agent::{Agent, TurnOutcome};
 pub use commands::{Commands, Flow};
 pub use conversation::Conversation;
-pub use input::{Approval, ApprovalRequest, Approver, Input};
+pub use input::{Approval, ApprovalRequest, Approver, Input, TextEditor};
 pub use output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 pub use plugin::{Plugin, SetupBlock};
 pub use session::{Interrupter, Observer, Session};

@@ -7,7 +7,7 @@ use super::agent::{Agent, TurnOutcome};
 use super::caught::catch_sync;
 use super::commands::{Commands, Flow};
 use super::conversation::Conversation;
-use super::input::{Approver, Input};
+use super::input::{Approver, Input, TextEditor};
 use super::output::{AgentEvent, ContextSnapshot, Output};
 use super::plugin::Plugin;
 use super::toolbox::Toolbox;
@@ -95,6 +95,8 @@ pub struct Session {
     observers: Arc<RwLock<Vec<Observer>>>,
     /// Lines to dispatch before reading the input again.
     queued: VecDeque<String>,
+    /// The user's editor, when the front end offers one.
+    editor: Option<Arc<dyn TextEditor>>,
 }
 
 /// A plugin's refresh, run before each turn and each slash command: e.g. adding the tools
@@ -130,6 +132,7 @@ impl Session {
             settlers: Vec::new(),
             observers,
             queued: VecDeque::new(),
+            editor: None,
         }
     }
 
@@ -182,6 +185,13 @@ impl Session {
     /// Who answers permission questions.
     pub fn approver(&self) -> Arc<dyn Approver> {
         self.approver.clone()
+    }
+    /// The user's editor, offered by the front end (`None`: commands take text inline).
+    pub fn editor(&self) -> Option<Arc<dyn TextEditor>> {
+        self.editor.clone()
+    }
+    pub fn set_editor(&mut self, editor: Arc<dyn TextEditor>) {
+        self.editor = Some(editor);
     }
     /// Cancels the running turn; front ends keep a clone.
     pub fn interrupter(&self) -> &Interrupter {

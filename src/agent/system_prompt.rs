@@ -97,6 +97,13 @@ pub fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// A moment (seconds since the epoch) as `YYYY-MM-DD HH:MM` UTC.
+pub fn date_time(secs: u64) -> String {
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let minutes = secs % 86_400 / 60;
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", minutes / 60, minutes % 60)
+}
+
 /// Days since 1970-01-01 to a (year, month, day), Howard Hinnant's algorithm.
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -120,6 +127,7 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(20_786), (2026, 11, 29));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(date_time(20_786 * 86_400 + 19 * 3600 + 5 * 60 + 59), "2026-11-29 19:05");
     }
 
     #[test]

@@ -23,7 +23,7 @@ impl Plugin for BuiltinCommands {
         });
         c.add(
             "context",
-            "[json|N|delete N,M|edit N TEXT]",
+            "[json|N|delete N,M|edit N [TEXT]]",
             "what the model sees: a list, the JSON, message N whole; delete or edit messages",
             super::context_commands::context,
         );

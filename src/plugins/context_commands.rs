@@ -1,7 +1,7 @@
 //! The commands that show and shape what the model sees: `/context` (list, JSON, one
-//! message, `delete N[,M…]`, `edit N TEXT`), `/clear` (undoable once with `/clear undo`)
-//! and `/compact [instructions]`. Messages are numbered from 1, and 1 is the system
-//! prompt, which cannot be deleted or edited.
+//! message, `delete N[,M…]`, `edit N [TEXT]`: without TEXT in the user's editor), `/clear`
+//! (undoable once with `/clear undo`) and `/compact [instructions]`. Messages are numbered
+//! from 1, and 1 is the system prompt, which cannot be deleted or edited.
 
 use crate::agent::{AgentEvent, Conversation, Flow, Session};
 use anyhow::{bail, Context as _};
@@ -52,8 +52,9 @@ pub fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
         "edit" => edit(session, rest)?,
         n => {
             let messages = session.transcript().messages(&[]);
-            let i: usize =
-                n.parse().with_context(|| format!("usage: /context [json|N|delete N[,M…]|edit N TEXT], not {n:?}"))?;
+            let i: usize = n
+                .parse()
+                .with_context(|| format!("usage: /context [json|N|delete N[,M…]|edit N [TEXT]], not {n:?}"))?;
             let Some(m) = i.checked_sub(1).and_then(|i| messages.get(i)) else {
                 bail!("no message {i}: there are {}", messages.len());
             };
@@ -135,9 +136,26 @@ fn delete(session: &mut Session, numbers: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `/context edit N TEXT` replaces message N; `/context edit N` opens it in the user's
+/// editor. Emptied, it is deleted.
 fn edit(session: &mut Session, args: &str) -> anyhow::Result<()> {
     let (number, text) = args.trim().split_once(char::is_whitespace).unwrap_or((args.trim(), ""));
     let i = conversation_index(session, number)?;
+    let edited;
+    let text = if text.trim().is_empty() {
+        let Some(editor) = session.editor() else {
+            bail!("no editor here: /context edit {number} TEXT replaces the message");
+        };
+        let current = session.conversation().messages().get(i).map(|m| m.text().into_owned()).unwrap_or_default();
+        edited = editor.edit(&current)?;
+        if edited == current {
+            session.show(format!("Message {number} unchanged."));
+            return Ok(());
+        }
+        edited.as_str()
+    } else {
+        text
+    };
     if text.trim().is_empty() {
         session.conversation_mut().remove(i);
         session.show(format!("Message {number} was emptied, so it is deleted."));

@@ -1,8 +1,9 @@
-//! The built-in plugins that are not tools: the slash commands, the permissions gate and
-//! the redaction of secrets from tool results, plus the project trust they (and plugin
-//! files and MCP servers) consult. Each plugin is a kernel `Plugin` (a setup block run
+//! The built-in plugins that are not tools: the slash commands, the permissions gate, file
+//! checkpoints with `/undo`, and the redaction of secrets from tool results, plus the
+//! project trust they (and plugin files and MCP servers) consult. Each plugin is a kernel `Plugin` (a setup block run
 //! against the `Session`); `startup.rs` lists them.
 
+pub mod checkpoints;
 pub mod commands;
 pub mod context_commands;
 pub mod lua;

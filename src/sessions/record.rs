@@ -43,6 +43,12 @@ impl Recorder {
         self.write(json!({"type": "session", "version": 1, "id": id, "cwd": cwd, "started": started}));
     }
 
+    /// Appends a record of the session's own (a plugin's, e.g. a file checkpoint), in
+    /// order with the events around it.
+    pub fn append(&self, record: Value) {
+        self.write(record);
+    }
+
     fn write(&self, record: Value) {
         let Ok(mut state) = self.state.lock() else { return };
         state.flush_pending();

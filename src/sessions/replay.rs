@@ -2,7 +2,7 @@
 //! `messages` records) and the events to show again in the front end — those of the last
 //! `SHOWN_TURNS` turns, so a session of thousands of turns opens at once (the model still
 //! gets its whole conversation). The file is read once, line by line, and events of older
-//! turns are dropped as it goes. A line that cannot be read — typically the last one, cut
+//! turns are dropped unparsed as it goes. A line that cannot be read — typically the last one, cut
 //! short by a crash — is skipped with a warning.
 
 use crate::agent::output::{AgentEvent, TurnEnd};
@@ -37,7 +37,13 @@ pub struct Replayed {
     pub hidden_turns: usize,
     /// Lines that could not be read.
     pub warnings: Vec<String>,
+    /// File checkpoint records (`file_before`, `file_after`, `undo`), in order, for the
+    /// checkpoints plugin to rebuild its state from.
+    pub files: Vec<Value>,
 }
+
+/// Record kinds that belong to the file checkpoints.
+const FILE_RECORDS: [&str; 3] = ["file_before", "file_after", "undo"];
 
 /// Events grouped by turn while reading, the oldest dropped past `SHOWN_TURNS`.
 #[derive(Default)]
@@ -90,53 +96,73 @@ fn kind_of(line: &str) -> Option<&str> {
     rest.split('"').next()
 }
 
-/// Reads a whole session file: a quick pass counts the turns, then records are parsed
-/// except the shown events of turns too old to show.
+/// A line kept to parse once the whole file is read: its number and text.
+type Line = (usize, String);
+
+/// Reads a whole session file in one pass. The conversation (`messages`) and file
+/// checkpoint records are applied as they come; the shown events are kept as raw lines for
+/// the last `SHOWN_TURNS` turns only (older ones are dropped as newer turns arrive) and
+/// parsed at the end, so an old turn's tool output is never parsed.
 pub fn read(path: &Path) -> std::io::Result<Replayed> {
-    let lines = || -> std::io::Result<std::io::Lines<std::io::BufReader<std::fs::File>>> {
-        Ok(std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?).lines())
-    };
-    let total_turns = lines()?.map_while(Result::ok).filter(|l| kind_of(l) == Some("prompt")).count();
-    let first_shown = total_turns.saturating_sub(SHOWN_TURNS);
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
     let mut replayed = Replayed::default();
+    let mut preamble: Vec<Line> = Vec::new();
+    let mut turns: VecDeque<Vec<Line>> = VecDeque::new();
+    let mut hidden = 0;
     let mut shown = Shown::default();
-    let mut turn = 0;
-    for (n, line) in lines()?.enumerate() {
-        let line = match line {
-            Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => line,
+    let mut buf = Vec::new();
+    let mut n = 0;
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => n += 1,
             Err(e) => {
                 replayed.warnings.push(format!("{}: line {}: {e}", path.display(), n + 1));
                 break;
             }
-        };
-        match kind_of(&line) {
-            Some("prompt") => turn += 1,
-            Some("messages") | Some("session") => {}
-            // Events of a turn that will not be shown: not worth parsing.
-            Some(_) if turn <= first_shown && turn > 0 => continue,
-            _ => {}
         }
-        if turn <= first_shown && kind_of(&line) == Some("prompt") {
-            replayed.turns += 1;
-            shown.hidden += 1;
+        let Ok(line) = std::str::from_utf8(&buf) else {
+            replayed.warnings.push(format!("{}: line {n} skipped: not UTF-8", path.display()));
+            continue;
+        };
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
             continue;
         }
-        let record: Value = match serde_json::from_str(&line) {
-            Ok(record) => record,
-            Err(e) => {
-                replayed.warnings.push(format!("{}: line {} skipped: {e}", path.display(), n + 1));
-                continue;
+        match kind_of(line) {
+            Some("messages" | "session") => parse_and_apply(&mut replayed, &mut shown, path, (n, line)),
+            Some(kind) if FILE_RECORDS.contains(&kind) => parse_and_apply(&mut replayed, &mut shown, path, (n, line)),
+            Some("prompt") => {
+                replayed.turns += 1;
+                turns.push_back(vec![(n, line.to_string())]);
+                if turns.len() > SHOWN_TURNS {
+                    turns.pop_front();
+                    hidden += 1;
+                }
             }
-        };
-        if let Err(message) = apply(&mut replayed, &mut shown, record) {
-            replayed.warnings.push(format!("{}: line {} skipped: {message}", path.display(), n + 1));
+            _ => turns.back_mut().unwrap_or(&mut preamble).push((n, line.to_string())),
         }
+    }
+    shown.hidden = hidden;
+    for (n, line) in preamble.into_iter().chain(turns.into_iter().flatten()) {
+        parse_and_apply(&mut replayed, &mut shown, path, (n, &line));
     }
     let (events, hidden) = shown.finish();
     replayed.events = events;
     replayed.hidden_turns = hidden;
     Ok(replayed)
+}
+
+/// Parses one line and applies it; a line that cannot be used becomes a warning.
+fn parse_and_apply(replayed: &mut Replayed, shown: &mut Shown, path: &Path, (n, line): (usize, &str)) {
+    let problem = match serde_json::from_str::<Value>(line) {
+        Ok(record) => apply(replayed, shown, record).err(),
+        Err(e) => Some(e.to_string()),
+    };
+    if let Some(problem) = problem {
+        replayed.warnings.push(format!("{}: line {n} skipped: {problem}", path.display()));
+    }
 }
 
 fn take_text(record: &mut Value, key: &str) -> Result<String, String> {
@@ -156,7 +182,6 @@ fn apply(replayed: &mut Replayed, shown: &mut Shown, mut record: Value) -> Resul
     match kind.as_str() {
         "session" => replayed.cwd = take_text(&mut record, "cwd").unwrap_or_default(),
         "prompt" => {
-            replayed.turns += 1;
             shown.start_turn(AgentEvent::TurnStarted { prompt: take_text(&mut record, "text")? });
         }
         "saying" => shown.push(AgentEvent::saying(take_text(&mut record, "text")?)),
@@ -180,6 +205,7 @@ fn apply(replayed: &mut Replayed, shown: &mut Shown, mut record: Value) -> Resul
         }
         "error" => shown.push(AgentEvent::Error(take_text(&mut record, "message")?)),
         "cleared" => shown.push(AgentEvent::Cleared),
+        kind if FILE_RECORDS.contains(&kind) => replayed.files.push(record),
         "messages" => {
             let keep = record.get("keep").and_then(Value::as_u64).ok_or("no \"keep\"")? as usize;
             let append: Vec<Message> = parse(&mut record, "append")?;
@@ -189,4 +215,64 @@ fn apply(replayed: &mut Replayed, shown: &mut Shown, mut record: Value) -> Resul
         _ => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::io::Write as _;
+
+    /// A session of `turns` turns, each a prompt, a tool call and a reply, plus a file
+    /// checkpoint record in the first turn; `tail` is appended raw.
+    fn session(turns: usize, tail: &str) -> tempfile::NamedTempFile {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        let mut line = |v: Value| writeln!(file, "{v}").unwrap();
+        line(json!({"type": "session", "version": 1, "id": "t", "cwd": "/p", "started": 0}));
+        for i in 0..turns {
+            line(json!({"type": "prompt", "text": format!("q{i}")}));
+            line(json!({"type": "messages", "keep": 2 * i, "append": [{"role": "user", "content": format!("q{i}")}]}));
+            if i == 0 {
+                line(json!({"type": "file_before", "turn": 1, "path": "/p/a", "missing": true}));
+            }
+            let call = json!({"id": format!("t{i}"), "name": "look", "arguments": {}});
+            line(json!({"type": "tool_started", "call": call, "summary": ""}));
+            line(json!({"type": "tool_finished", "call": call, "result": {"content": "out", "ok": true}}));
+            line(json!({"type": "turn_finished", "reply": format!("r{i}"), "end": "done"}));
+            line(
+                json!({"type": "messages", "keep": 2 * i + 1, "append": [{"role": "assistant", "content": format!("r{i}")}]}),
+            );
+        }
+        write!(file, "{tail}").unwrap();
+        file
+    }
+
+    #[test]
+    fn only_the_last_turns_are_shown_but_the_whole_conversation_comes_back() {
+        let file = session(SHOWN_TURNS + 50, "");
+        let replayed = read(file.path()).unwrap();
+        assert_eq!(replayed.cwd, "/p");
+        assert_eq!(replayed.turns, SHOWN_TURNS + 50);
+        assert_eq!(replayed.hidden_turns, 50);
+        assert_eq!(replayed.messages.len(), 2 * (SHOWN_TURNS + 50));
+        assert_eq!(replayed.files.len(), 1, "checkpoint records of hidden turns are kept");
+        assert!(matches!(&replayed.events[0], AgentEvent::Info(text) if text.starts_with("… 50 earlier turns")));
+        assert_eq!(replayed.events[1], AgentEvent::TurnStarted { prompt: "q50".into() });
+        let started = replayed.events.iter().filter(|e| matches!(e, AgentEvent::TurnStarted { .. })).count();
+        assert_eq!(started, SHOWN_TURNS);
+        assert!(replayed.warnings.is_empty(), "{:?}", replayed.warnings);
+    }
+
+    #[test]
+    fn a_cut_last_line_is_a_warning_and_an_unfinished_turn_shows_as_interrupted() {
+        let file = session(2, "{\"type\":\"prompt\",\"text\":\"q2\"}\n{\"type\":\"saying\",\"te");
+        let replayed = read(file.path()).unwrap();
+        assert_eq!(replayed.turns, 3);
+        assert_eq!(replayed.warnings.len(), 1, "{:?}", replayed.warnings);
+        assert!(replayed.warnings[0].contains("line 16 skipped"), "{:?}", replayed.warnings);
+        assert_eq!(
+            replayed.events.last(),
+            Some(&AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted })
+        );
+    }
 }

@@ -97,6 +97,9 @@ pub struct App {
     pub mouse: bool,
     pub quit: bool,
     pub last_ctrl_c: Option<Instant>,
+    /// `/clear` was typed once: Enter again (the composer holds it) clears, anything else
+    /// cancels. The status line asks meanwhile.
+    pub confirm_clear: bool,
     /// A short message for the status line, and when it expires.
     pub notice: Option<(String, Instant)>,
     pub rects: PaneRects,
@@ -150,6 +153,7 @@ impl App {
             mouse: true,
             quit: false,
             last_ctrl_c: None,
+            confirm_clear: false,
             notice: None,
             rects: PaneRects::default(),
             started: Instant::now(),

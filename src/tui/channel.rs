@@ -18,6 +18,9 @@ pub enum UiMessage {
     Ready(Box<Ready>),
     /// The session could not be built; the app stops and reports this.
     Failed(anyhow::Error),
+    /// Open this text in the user's editor (the screen is suspended meanwhile) and send
+    /// back what was saved.
+    Edit(String, std::sync::mpsc::Sender<anyhow::Result<String>>),
 }
 
 pub struct Ready {
@@ -48,6 +51,17 @@ impl Approver for ChannelApprover {
             }
             rx.await.unwrap_or(Approval::No)
         })
+    }
+}
+
+/// The user's editor from the agent task: the UI suspends the screen, runs it and answers.
+pub struct ChannelEditor(pub mpsc::UnboundedSender<UiMessage>);
+
+impl crate::agent::TextEditor for ChannelEditor {
+    fn edit(&self, text: &str) -> anyhow::Result<String> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.0.send(UiMessage::Edit(text.to_string(), tx)).map_err(|_| anyhow::anyhow!("the screen is gone"))?;
+        crate::editor::block(|| rx.recv()).map_err(|_| anyhow::anyhow!("the editor did not answer"))?
     }
 }
 

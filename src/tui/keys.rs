@@ -39,7 +39,11 @@ impl App {
             KeyCode::Char('j') if ctrl => self.composer.insert_newline(),
             KeyCode::Enter if shift || alt => self.composer.insert_newline(),
             KeyCode::Esc => {
-                if !self.composer.popup().is_empty() {
+                if self.confirm_clear {
+                    self.confirm_clear = false;
+                    self.composer.clear();
+                    self.notify("not cleared");
+                } else if !self.composer.popup().is_empty() {
                     self.composer.dismiss_popup();
                 } else if self.busy {
                     return vec![Action::Interrupt];
@@ -183,7 +187,15 @@ impl App {
     /// Handles UI-only commands here and sends everything else to the agent.
     pub fn run_line(&mut self, line: &str) -> Vec<Action> {
         self.history.scroll_end();
+        let confirmed = std::mem::take(&mut self.confirm_clear);
         match line.trim() {
+            "/clear" if !confirmed => {
+                // Asks first: the composer keeps the line, so Enter again confirms.
+                self.confirm_clear = true;
+                self.composer.set_text("/clear");
+                self.composer.dismiss_popup();
+                vec![]
+            }
             "/context" => {
                 self.toggle_context();
                 vec![]

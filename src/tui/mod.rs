@@ -107,6 +107,7 @@ async fn start_session(
     line_rx: mpsc::UnboundedReceiver<String>,
 ) {
     let output = Arc::new(ChannelOutput(ui_tx.clone()));
+    let editor = Arc::new(channel::ChannelEditor(ui_tx.clone()));
     let approver = Arc::new(ChannelApprover(ui_tx.clone()));
     let trust = crate::startup::trust_question(&options);
     let built = tokio::task::spawn_blocking(move || {
@@ -136,6 +137,7 @@ async fn start_session(
         commands,
         history,
     };
+    session.set_editor(editor);
     let _ = ui_tx.send(UiMessage::Ready(Box::new(ready)));
     session.publish_context();
     if let Some(question) = trust {
@@ -187,12 +189,18 @@ async fn event_loop(
             },
             message = ui_rx.recv() => {
                 let Some(message) = message else { break };
-                handle_message(app, message)?;
+                let mut edits = Vec::new();
+                edits.extend(handle_message(app, message)?);
                 for _ in 0..BATCH {
                     match ui_rx.try_recv() {
-                        Ok(message) => handle_message(app, message)?,
+                        Ok(message) => edits.extend(handle_message(app, message)?),
                         Err(_) => break,
                     }
+                }
+                for (text, reply) in edits {
+                    let (edited, fresh) = edit_outside(term, app, events, text).await?;
+                    events = fresh;
+                    let _ = reply.send(edited);
                 }
                 if let Some(alert) = app.alert.take() {
                     app.terminal_writes.push(alert);
@@ -233,14 +241,39 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
     }
 }
 
-fn handle_message(app: &mut App, message: UiMessage) -> anyhow::Result<()> {
+/// An edit request the event loop carries out (it owns the terminal and its events).
+type EditRequest = (String, std::sync::mpsc::Sender<anyhow::Result<String>>);
+
+fn handle_message(app: &mut App, message: UiMessage) -> anyhow::Result<Option<EditRequest>> {
     match message {
         UiMessage::Agent(event) => app.handle_agent(event),
         UiMessage::Approval(request, reply) => app.ask(request, reply),
         UiMessage::Ready(ready) => app.ready(*ready, &banner()),
         UiMessage::Failed(error) => return Err(error),
+        UiMessage::Edit(text, reply) => return Ok(Some((text, reply))),
     }
-    Ok(())
+    Ok(None)
+}
+
+/// Runs the user's editor on `text` with the terminal given back: the event reader stops
+/// (it would take the editor's keys), the screen modes are undone, and both come back
+/// afterwards (a new reader) with a full redraw.
+async fn edit_outside(
+    term: &mut Term,
+    app: &App,
+    events: EventStream,
+    text: String,
+) -> anyhow::Result<(anyhow::Result<String>, EventStream)> {
+    drop(events);
+    terminal::suspend();
+    let edited = tokio::task::spawn_blocking(move || crate::editor::edit(&text))
+        .await
+        .unwrap_or_else(|e| Err(anyhow::anyhow!("the editor task failed: {e}")));
+    terminal::resume(app.mouse)?;
+    // Not `term.clear()`: it asks the terminal where the cursor is, which may not answer.
+    ratatui::backend::Backend::clear(term.backend_mut())?;
+    term.swap_buffers(); // both buffers blank: the next frame is drawn whole
+    Ok((edited, EventStream::new()))
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.

@@ -19,22 +19,38 @@ pub struct TerminalGuard;
 
 impl TerminalGuard {
     pub fn enter(mouse: bool) -> std::io::Result<TerminalGuard> {
-        enable_raw_mode()?;
-        ACTIVE.store(true, Ordering::SeqCst);
-        let mut out = std::io::stdout();
-        execute!(
-            out,
-            EnterAlternateScreen,
-            EnableBracketedPaste,
-            EnableFocusChange,
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
-            cursor::Hide
-        )?;
-        if mouse {
-            execute!(out, EnableMouseCapture)?;
-        }
+        enter_modes(mouse)?;
         Ok(TerminalGuard)
     }
+}
+
+/// Gives the terminal back for a while (the user's editor runs): every mode undone, frames
+/// not drawn until `resume`.
+pub fn suspend() {
+    restore();
+}
+
+/// Takes the terminal again after `suspend`.
+pub fn resume(mouse: bool) -> std::io::Result<()> {
+    enter_modes(mouse)
+}
+
+fn enter_modes(mouse: bool) -> std::io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let mut out = std::io::stdout();
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableFocusChange,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
+        cursor::Hide
+    )?;
+    if mouse {
+        execute!(out, EnableMouseCapture)?;
+    }
+    Ok(())
 }
 
 impl Drop for TerminalGuard {

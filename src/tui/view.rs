@@ -87,7 +87,9 @@ impl App {
         if self.yolo {
             left.push_str(" │ YOLO: no approvals");
         }
-        if let Some((notice, _)) = &self.notice {
+        if self.confirm_clear {
+            left.push_str(" │ Clear conversation? Enter: yes · Esc: no");
+        } else if let Some((notice, _)) = &self.notice {
             left.push_str(&format!(" │ {notice}"));
         }
         let hints = if self.busy {

@@ -1,0 +1,133 @@
+//! File checkpoints and `/undo`. Before a tool that changes things (not read-only) and
+//! names the files it touches (`Tool::paths`) runs, a global before hook records what each
+//! of those files holds, keyed by the turn; an after hook notes what elelem left there.
+//! Records go to the session file through a `Journal`, so a resumed session can still undo
+//! (`Checkpoints::resume`). The state is `store.rs`, the command `undo.rs`.
+
+pub mod store;
+pub mod undo;
+
+use crate::agent::{AgentEvent, Flow, HookCall, Plugin, Session};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+pub use store::{FileState, Journal, Store, MAX_CHECKPOINT_BYTES};
+
+/// The checkpoints of one session, shared by its hooks and `/undo`.
+#[derive(Clone)]
+pub struct Checkpoints {
+    store: Arc<Mutex<Store>>,
+    cwd: PathBuf,
+}
+
+impl Checkpoints {
+    /// Checkpoints recorded through `journal` (none: kept in memory only); relative paths
+    /// are resolved against `cwd`, as the tools resolve them.
+    pub fn new(journal: Option<Journal>, cwd: PathBuf) -> Checkpoints {
+        Checkpoints { store: Arc::new(Mutex::new(Store::new(journal))), cwd }
+    }
+
+    /// Rebuilds the checkpoints of a resumed session from its records; `turns` is how many
+    /// turns it ran. Returns warnings for records that could not be used.
+    pub fn resume(&self, records: Vec<serde_json::Value>, turns: usize) -> Vec<String> {
+        self.store.lock().map(|mut s| s.replay(records, turns)).unwrap_or_default()
+    }
+
+    /// Runs `f` on the store (a poisoned lock is taken over: the store stays usable).
+    fn with<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
+        let mut guard = self.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut guard)
+    }
+
+    /// The files a call would change, resolved: none for read-only tools.
+    fn changed_paths(&self, call: &HookCall) -> Vec<PathBuf> {
+        if call.tool.read_only {
+            return Vec::new();
+        }
+        call.tool.paths(&call.args).into_iter().filter(|p| !p.is_empty()).map(|p| self.resolve(p)).collect()
+    }
+
+    fn resolve(&self, path: &str) -> PathBuf {
+        let path = Path::new(path);
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.cwd.join(path)
+        }
+    }
+
+    /// `/undo [N] [--force]`, `/undo --list`.
+    fn command(&self, session: &mut Session, args: &str) -> anyhow::Result<Flow> {
+        let text = match undo::parse(args)? {
+            undo::Request::List => self.with(|s| undo::list(s, &self.cwd)),
+            undo::Request::Undo { from, force } => self.with(|s| undo::undo(s, from, force, &self.cwd))?,
+        };
+        session.show(text);
+        Ok(Flow::Continue)
+    }
+}
+
+impl Plugin for Checkpoints {
+    fn name(&self) -> &str {
+        "checkpoints"
+    }
+
+    fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
+        let this = self.clone();
+        session.observe(Arc::new(move |event| {
+            if let AgentEvent::TurnStarted { .. } = event {
+                this.with(|s| s.turn += 1);
+            }
+        }));
+        let this = self.clone();
+        let output = session.output();
+        session.toolbox_mut().before(None, move |call: HookCall| {
+            let (this, output) = (this.clone(), output.clone());
+            async move {
+                let paths = this.changed_paths(&call);
+                if paths.is_empty() {
+                    return Ok(());
+                }
+                let snapshots = call
+                    .context
+                    .blocking(move || paths.into_iter().filter_map(|p| Some((store::snapshot(&p)?, p))).collect())
+                    .await
+                    .map_err(|e| format!("checkpoint: {e:#}"))?;
+                let snapshots: Vec<(store::Snapshot, PathBuf)> = snapshots;
+                for (snapshot, path) in snapshots {
+                    if let Some(notice) = this.with(|s| s.before_change(&path, snapshot)) {
+                        output.emit(AgentEvent::Warning(notice));
+                    }
+                }
+                Ok(())
+            }
+        });
+        let this = self.clone();
+        session.toolbox_mut().after(None, move |call: HookCall, result| {
+            let this = this.clone();
+            async move {
+                let paths = this.changed_paths(&call);
+                if paths.is_empty() {
+                    return Ok(result);
+                }
+                let states = call
+                    .context
+                    .blocking(move || paths.into_iter().filter_map(|p| Some((store::snapshot(&p)?.state, p))).collect())
+                    .await?;
+                let states: Vec<(FileState, PathBuf)> = states;
+                this.with(|s| states.into_iter().for_each(|(state, path)| s.after_change(&path, state)));
+                Ok(result)
+            }
+        });
+        let this = self.clone();
+        session.commands_mut().add(
+            "undo",
+            "[N] [--force] | --list",
+            "restore the files the last turn (or turn N onward) changed",
+            move |s, a| this.command(s, a),
+        );
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
