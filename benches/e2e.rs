@@ -169,7 +169,11 @@ impl Run {
     }
 
     fn clear(&mut self) {
+        // The TUI asks first: Enter on the question clears.
         self.send("/clear");
+        self.wait_for("Clear conversation?", Duration::from_secs(10));
+        self.writer.write_all(b"\r").unwrap();
+        self.writer.flush().unwrap();
         self.wait_for("Conversation cleared", Duration::from_secs(10));
     }
 

@@ -352,4 +352,43 @@ mod tests {
                 {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]})
         );
     }
+
+    fn events(frames: &[&str]) -> Vec<ProviderEvent> {
+        let mut parser = Parser::default();
+        let mut out = Vec::new();
+        for (line, data) in frames.iter().enumerate() {
+            let frame = Frame { event: None, data: data.to_string(), line };
+            assert!(parser.frame(frame, &mut out).is_ok(), "{data}");
+        }
+        out
+    }
+
+    /// Text chunks read without a JSON tree give what the tree gives: escapes decoded,
+    /// thinking, usage, the finish; tool calls and odd shapes still go the tree's way.
+    #[test]
+    fn text_chunks_read_directly_match_the_tree() {
+        let out = events(&[
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":"hm"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"a \"b\"\n\u00e9 plain"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":42},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"read","arguments":"{\"path\":"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"a\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":5,"details":{}}}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(
+            out,
+            vec![
+                ProviderEvent::Thinking("hm".into()),
+                ProviderEvent::Saying("a \"b\"\né plain".into()),
+                ProviderEvent::Usage(Usage { input_tokens: 3, output_tokens: 5 }),
+                ProviderEvent::Doing(ToolCall { id: "c1".into(), name: "read".into(), arguments: json!({"path": "a"}) }),
+            ]
+        );
+        let mut parser = Parser::default();
+        let error = r#"{"error":{"message":"overloaded"}}"#;
+        let frame = Frame { event: None, data: error.into(), line: 1 };
+        assert!(parser.frame(frame, &mut Vec::new()).is_err(), "an error chunk is still an error");
+    }
 }

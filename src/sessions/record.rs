@@ -6,6 +6,7 @@
 
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::protocol::Message;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -21,6 +22,8 @@ struct State {
     messages: Vec<Message>,
     /// Set after a write failed: recording stops, the session goes on.
     broken: bool,
+    /// The line being written, reused (records are serialised straight into it).
+    line: Vec<u8>,
 }
 
 /// Records a session's events, then passes each on to `inner`.
@@ -33,7 +36,7 @@ impl Recorder {
     /// Records into `file` (opened for appending); `messages` is the conversation the file
     /// already holds (empty for a new session).
     pub fn new(inner: Arc<dyn Output>, file: std::fs::File, messages: Vec<Message>) -> Self {
-        Recorder { inner, state: Mutex::new(State { file, pending: None, messages, broken: false }) }
+        Recorder { inner, state: Mutex::new(State { file, pending: None, messages, broken: false, line: Vec::new() }) }
     }
 
     /// Writes the header of a new session file.
@@ -57,20 +60,27 @@ impl Recorder {
 }
 
 impl State {
-    fn write_line(&mut self, record: &Value) {
+    fn write_line(&mut self, record: &impl Serialize) {
         if self.broken {
             return;
         }
-        let mut line = record.to_string();
-        line.push('\n');
-        if self.file.write_all(line.as_bytes()).and_then(|_| self.file.flush()).is_err() {
+        self.line.clear();
+        if serde_json::to_writer(&mut self.line, record).is_err() {
+            return;
+        }
+        self.line.push(b'\n');
+        if self.file.write_all(&self.line).and_then(|_| self.file.flush()).is_err() {
             self.broken = true;
+        }
+        // A long reply's line is not kept for the rest of the session.
+        if self.line.capacity() > 64 * 1024 {
+            self.line = Vec::new();
         }
     }
 
     fn flush_pending(&mut self) {
         if let Some((kind, text)) = self.pending.take() {
-            self.write_line(&json!({"type": kind, "text": text}));
+            self.write_line(&Text { kind, text: &text });
         }
     }
 
@@ -96,9 +106,33 @@ impl State {
         }
         let append = &now[keep..];
         self.flush_pending();
-        self.write_line(&json!({"type": "messages", "keep": keep, "append": append}));
+        self.write_line(&Messages { kind: "messages", keep, append });
         self.messages = now.to_vec();
     }
+}
+
+/// Records written without building a JSON tree (they can hold a whole long reply).
+#[derive(Serialize)]
+struct Text<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct Messages<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    keep: usize,
+    append: &'a [Message],
+}
+
+#[derive(Serialize)]
+struct TurnFinished<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    reply: &'a str,
+    end: &'static str,
 }
 
 fn end_name(end: TurnEnd) -> &'static str {
@@ -143,7 +177,7 @@ impl Output for Recorder {
                 AgentEvent::Context(snapshot) => state.messages(&snapshot.messages),
                 AgentEvent::TurnFinished { reply, end } => {
                     state.flush_pending();
-                    state.write_line(&json!({"type": "turn_finished", "reply": reply, "end": end_name(*end)}));
+                    state.write_line(&TurnFinished { kind: "turn_finished", reply, end: end_name(*end) });
                 }
                 AgentEvent::Cleared => {
                     state.flush_pending();

@@ -106,8 +106,6 @@ impl Plugin for PluginFiles {
     }
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
-        let mirror = self.host.mirror.clone();
-        session.observe(Arc::new(move |event| mirror.observe(event)));
         let (files, skipped, project) = (self.files.clone(), self.skipped.clone(), self.folders.project.clone());
         session.commands_mut().add("plugins", "", "plugin files and what each registered", move |session, _| {
             let listed: Vec<(String, listing::Status)> =
@@ -122,6 +120,11 @@ impl Plugin for PluginFiles {
             self.host.notice(session, AgentEvent::Warning(notice));
         }
         *self.skipped.lock() = found.skipped;
+        // Only plugin code reads the mirror: without files, no copy of each context.
+        if !found.files.is_empty() {
+            let mirror = self.host.mirror.clone();
+            session.observe(Arc::new(move |event| mirror.observe(event)));
+        }
         for path in found.files {
             if self.files.lock().iter().any(|f| f.path() == path) {
                 continue; // set up again by the session's own reload
