@@ -479,3 +479,29 @@ fn focus_reporting_is_on_while_the_app_runs_and_off_after() {
     tui.assert_restored();
     assert_eq!(tui.screen.lock().unwrap().callbacks().2, Some(false));
 }
+
+#[test]
+fn at_picks_a_file_that_is_then_attached_to_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/main.rs"), "fn main() { println!(\"picked me\"); }\n").unwrap();
+    std::fs::write(dir.path().join("src/map.rs"), "// another\n").unwrap();
+    let script = json!([{"events": [{"type": "saying", "text": "Read it."}]}]);
+    let mut tui = Tui::start_in(dir, script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("explain @src/ma");
+    tui.wait_for("files · 2 of");
+    tui.wait_for("› src/map.rs");
+    tui.send("\x1b[B"); // Down
+    tui.wait_for("› src/main.rs");
+    tui.send("\t");
+    tui.wait_for("explain @src/main.rs");
+    tui.send("\r");
+    tui.wait_for("Read it.");
+    // The model got the file with the prompt: the context's first message holds it.
+    tui.send("/context 1\r");
+    tui.wait_for("<file path=\"src/main.rs\">");
+    tui.wait_for("picked me");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -62,6 +62,8 @@ pub struct App {
     pub tools: ToolLog,
     pub context: ContextPanel,
     pub composer: Composer,
+    /// The `@` file picker over the working directory's files.
+    pub files: super::file_picker::FilePicker,
     pub focus: Focus,
     pub show_context: bool,
     pub provider: String,
@@ -127,6 +129,7 @@ impl App {
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),
+            files: super::file_picker::FilePicker::new(std::env::current_dir().ok()),
             focus: Focus::Composer,
             show_context: false,
             provider: provider.to_string(),
@@ -165,6 +168,7 @@ impl App {
         self.model = ready.model;
         self.composer.set_commands_and_history(ready.commands, ready.history);
         self.interrupter = Some(ready.interrupter);
+        self.files.start();
         let notice = format!("{banner} · {} · {} · ? for help", self.provider, self.model);
         self.history.push(super::cells::CellKind::Notice(notice));
     }
@@ -189,7 +193,7 @@ impl App {
 
     /// Something on screen changes with time (spinner, elapsed time, retry countdown).
     pub fn animating(&self) -> bool {
-        self.busy || self.tools.running() > 0
+        self.busy || self.tools.running() > 0 || self.file_popup_waiting()
     }
 
     pub fn notify(&mut self, text: impl Into<String>) {

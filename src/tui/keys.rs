@@ -25,6 +25,9 @@ impl App {
             self.help_key(key);
             return vec![];
         }
+        if self.file_picker_key(key) {
+            return vec![];
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let alt = key.modifiers.contains(KeyModifiers::ALT);

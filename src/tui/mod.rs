@@ -10,6 +10,8 @@ pub mod clock;
 pub mod composer;
 pub mod context_panel;
 pub mod diff;
+pub mod file_index;
+pub mod file_picker;
 pub mod help;
 pub mod highlight;
 pub mod history;

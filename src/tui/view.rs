@@ -48,6 +48,7 @@ impl App {
         self.render_status(status, buf, now);
         if self.focus == Focus::Composer {
             self.composer.render_popup(composer, buf, &theme);
+            self.render_file_popup(composer, buf);
         }
         if let Some(help) = self.help.as_mut() {
             help.render(area, buf, &theme, self.composer.commands());

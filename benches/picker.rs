@@ -1,0 +1,61 @@
+//! The `@` file picker's ranking on a 100,000-file tree (issue 12 item 11): each keystroke
+//! re-ranks the paths, so one rank must fit well inside a frame. Budget: < 16 ms per
+//! keystroke for a fresh query (every path scored) and less for a query that extends the
+//! last one. Run with `cargo bench --bench picker`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use elelem::tui::file_index::{FileIndex, Ranker};
+use std::time::Duration;
+
+/// 100,000 paths shaped like a big repository: nested directories, varied names.
+fn paths() -> Vec<String> {
+    let dirs = ["src", "lib", "tests", "docs", "crates", "packages", "vendor", "tools"];
+    let subs = ["core", "ui", "net", "agent", "render", "parser", "util", "io", "config", "cli"];
+    let stems = ["main", "mod", "lib", "handler", "widget", "buffer", "stream", "model", "index", "event"];
+    let exts = ["rs", "ts", "md", "json", "py", "toml", "c", "h"];
+    (0..100_000usize)
+        .map(|i| {
+            format!(
+                "{}/{}{}/{}/{}_{}.{}",
+                dirs[i % dirs.len()],
+                subs[(i / 8) % subs.len()],
+                i % 37,
+                subs[(i / 80) % subs.len()],
+                stems[(i / 3) % stems.len()],
+                i,
+                exts[(i / 7) % exts.len()]
+            )
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let paths = paths();
+    let mut group = c.benchmark_group("picker: rank 100k paths");
+    group.sample_size(20).measurement_time(Duration::from_secs(5));
+    for query in ["s", "src/ui", "handler_123"] {
+        let mut ranker = Ranker::new(FileIndex::from_paths(paths.clone()));
+        ranker.rank("");
+        // Alternating two queries scores every path each time: a fresh query.
+        group.bench_function(format!("fresh query {query:?}"), |b| {
+            b.iter(|| {
+                ranker.rank("");
+                ranker.rank(query).len()
+            })
+        });
+    }
+    // Typing `src/core1/mod` one character at a time, from an empty query.
+    let typed = "src/core1/mod";
+    let mut ranker = Ranker::new(FileIndex::from_paths(paths.clone()));
+    group.bench_function(format!("typing {typed:?} ({} keystrokes)", typed.len()), |b| {
+        b.iter(|| {
+            ranker.rank("x");
+            ranker.rank("");
+            (1..=typed.len()).map(|n| ranker.rank(&typed[..n]).len()).sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
