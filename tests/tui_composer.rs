@@ -66,3 +66,33 @@ fn tab_or_enter_inserts_the_chosen_path_and_esc_keeps_the_text() {
     type_text(&mut app, "mail a@b");
     assert!(!screen(&mut app, 80, 24).contains("files ·"));
 }
+
+#[test]
+fn ctrl_r_searches_the_history_and_esc_restores_the_prompt_120x40_and_80x24() {
+    let history = ["cargo test --lib", "explain the parser", "cargo build --release", "git status"];
+    let mut app = app(history.map(String::from).into());
+    type_text(&mut app, "half-typed");
+    ctrl(&mut app, 'r');
+    type_text(&mut app, "cargo");
+    assert_eq!(app.composer.text(), "cargo build --release", "the newest match is shown");
+    insta::assert_snapshot!("reverse_search_120x40", screen(&mut app, 120, 40));
+    ctrl(&mut app, 'r');
+    assert_eq!(app.composer.text(), "cargo test --lib", "Ctrl+R again: the next older match");
+    insta::assert_snapshot!("reverse_search_80x24", screen(&mut app, 80, 24));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.composer.text(), "half-typed", "Esc puts back what was typed");
+    assert!(!screen(&mut app, 80, 24).contains("history search"));
+    ctrl(&mut app, 'r');
+    type_text(&mut app, "PARSER");
+    assert!(screen(&mut app, 80, 24).contains("no match"), "a capital makes the search exact");
+    key(&mut app, KeyCode::Backspace);
+    for _ in 0..5 {
+        key(&mut app, KeyCode::Backspace);
+    }
+    type_text(&mut app, "pars");
+    key(&mut app, KeyCode::Right);
+    assert_eq!(app.composer.text(), "explain the parser", "Right accepts the match into the prompt");
+    assert!(app.search.is_none());
+    key(&mut app, KeyCode::Char('!'));
+    assert_eq!(app.composer.text(), "explain the parser!", "and it can be edited");
+}

@@ -505,3 +505,30 @@ fn at_picks_a_file_that_is_then_attached_to_the_prompt() {
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
+
+#[test]
+fn ctrl_r_finds_a_prompt_of_an_earlier_session_and_sends_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("data/elelem")).unwrap();
+    let earlier = ["\"run the unit tests\"", "\"explain the parser\"", "\"list the files\""];
+    std::fs::write(dir.path().join("data/elelem/history"), earlier.join("\n") + "\n").unwrap();
+    let script = json!([{"events": [{"type": "saying", "text": "Parser explained."}]}]);
+    let mut tui = Tui::start_in(dir, script, 24, 80, &[]);
+    tui.wait_for("? for help"); // the session (and the history) is ready
+    tui.send("draft");
+    tui.send("\x12"); // Ctrl+R
+    tui.wait_for("history search");
+    tui.send("the");
+    tui.wait_for("list the files");
+    tui.send("\x12");
+    tui.wait_for("explain the parser");
+    tui.send("\x1b"); // Esc: the draft comes back
+    tui.wait_for("draft");
+    assert!(!tui.contents().contains("history search"), "{}", tui.contents());
+    tui.send("\x12pars\r"); // search again, Enter accepts into the prompt
+    tui.wait_for("explain the parser");
+    tui.send("\r"); // and Enter sends it
+    tui.wait_for("Parser explained.");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -93,6 +93,8 @@ pub struct App {
     pub alert: Option<String>,
     /// When the running turn started.
     pub turn_started: Option<Instant>,
+    /// Ctrl+R's history search, while open.
+    pub search: Option<super::reverse_search::ReverseSearch>,
     /// The help overlay, while open.
     pub help: Option<super::help::HelpOverlay>,
     pub yolo: bool,
@@ -143,6 +145,7 @@ impl App {
             last_turn: None,
             approval: None,
             help: None,
+            search: None,
             terminal_focused: true,
             notify_mode: super::notify::NotifyMode::Bell,
             alert: None,

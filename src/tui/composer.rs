@@ -192,6 +192,11 @@ impl Composer {
         true
     }
 
+    /// The input history, oldest first.
+    pub fn history_entries(&self) -> &[String] {
+        &self.history
+    }
+
     /// A prompt recalled from history is shown (not being edited).
     pub fn recalling(&self) -> bool {
         self.recall.is_some()

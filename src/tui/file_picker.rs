@@ -76,7 +76,7 @@ impl FilePicker {
 impl App {
     /// The mention the popup is open for.
     fn file_popup(&self) -> Option<Mention> {
-        if self.focus != Focus::Composer || self.composer.recalling() {
+        if self.focus != Focus::Composer || self.composer.recalling() || self.search.is_some() {
             return None;
         }
         let mention = self.composer.mention()?;

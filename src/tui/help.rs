@@ -16,6 +16,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Enter", "send the prompt"),
     ("Shift+Enter, Alt+Enter, Ctrl+J", "new line"),
     ("Up / Down", "recall earlier prompts; in a pane, move the selection"),
+    ("Ctrl+R", "search earlier prompts; again: older match; Enter/→ keep it, Esc cancel"),
+    ("@ (prompt)", "pick a file to attach: ↑↓ choose, Tab/Enter insert, Esc close"),
     ("Tab / Shift+Tab", "move focus: prompt → conversation → tools → context"),
     ("PgUp PgDn Home End, wheel", "scroll the focused pane; End in the tools pane follows new calls"),
     ("Enter (conversation)", "open the selected tool call in the tool log"),

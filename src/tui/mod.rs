@@ -22,6 +22,7 @@ pub mod notify;
 pub mod outcome;
 pub mod prefs;
 pub mod prompt_history;
+pub mod reverse_search;
 pub mod rows;
 pub mod scheduler;
 pub mod terminal;
