@@ -17,8 +17,9 @@ const RULES: &[(&str, &[&str])] = &[
     ("signals", &[]),
     ("data_dir", &[]),
     ("sessions", &["agent", "protocol", "data_dir"]),
-    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard"]),
-    ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard"]),
+    ("tool_outcome", &["protocol", "sanitize"]),
+    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard", "tool_outcome"]),
+    ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard", "tool_outcome"]),
     ("ask", &["agent", "protocol", "sanitize"]),
 ];
 

@@ -19,7 +19,6 @@ pub mod keys;
 pub mod layout;
 pub mod markdown;
 pub mod notify;
-pub mod outcome;
 pub mod prefs;
 pub mod prompt_history;
 pub mod reverse_search;
