@@ -61,7 +61,13 @@ fn tab_or_enter_inserts_the_chosen_path_and_esc_keeps_the_text() {
     type_text(&mut app, ".");
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.composer.text(), "explain @src/main.rs and @src/tui/mod.rs ", "typing opened it again");
-    // No popup for an address, and an unmatched mention lets Enter send.
+    // Enter on a path typed in full sends the prompt.
+    app.composer.clear();
+    type_text(&mut app, "see @README.md");
+    assert!(screen(&mut app, 80, 24).contains("files · 1 of 6"));
+    let actions = app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(actions, vec![elelem::tui::app::Action::Submit("see @README.md".into())]);
+    // No popup for an address.
     app.composer.clear();
     type_text(&mut app, "mail a@b");
     assert!(!screen(&mut app, 80, 24).contains("files ·"));

@@ -1,8 +1,8 @@
 //! The `@` file picker: typing `@` in the prompt opens a popup of the project's files
 //! ranked for what follows the `@` (`file_index.rs` lists and ranks them). Up/Down choose,
 //! Tab or Enter replace the typed `@query` with `@path ` (the session's mention handling
-//! then attaches the file to the prompt), Esc closes the popup and keeps the text; typing
-//! opens it again. The file list is walked once, in the background, from when the session
+//! then attaches the file to the prompt; Enter on a path typed in full sends), Esc closes
+//! the popup and keeps the text; typing opens it again. The file list is walked once, in the background, from when the session
 //! is ready (or the first `@`, whichever comes first), never before the first frame.
 
 use super::app::{App, Focus};
@@ -101,6 +101,9 @@ impl App {
             }
             KeyCode::Tab | KeyCode::Enter if plain && !top.is_empty() => {
                 let path = top[self.files.selected.min(top.len() - 1)].1.clone();
+                if key.code == KeyCode::Enter && path == mention.2 {
+                    return false; // typed in full already: Enter sends
+                }
                 self.composer.replace_mention(&path);
             }
             _ => return false,
