@@ -231,7 +231,7 @@ def at_completion(binary, env, out):
     """The `@` file picker over this repository's own files."""
     app = App(binary, ROOT, env)
     app.wait_for("? for help")  # the session is ready and the files are being listed
-    app.send("explain @tui/comp")
+    app.send("explain @tui/co")
     app.wait_for("files ·")
     app.pump(0.5)
     render(app.screen, os.path.join(out, "at-completion.png"))
