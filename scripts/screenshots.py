@@ -2,7 +2,9 @@
 """Regenerates screenshots/*.png from the real elelem binary.
 
 Runs `elelem` in a pseudo-terminal with a stub script, types keys, reads the screen with
-pyte (a terminal emulator) and draws it to PNG with Pillow and DejaVu Sans Mono.
+pyte (a terminal emulator) and draws it to PNG with Pillow and DejaVu Sans Mono: the
+conversation, an approval, the expanded tool log, the context panel, the approval dialog
+over a coloured diff and the `@` file picker.
 
     python3 scripts/screenshots.py        # builds the binary first
 
@@ -191,6 +193,7 @@ def main():
         render(app.screen, os.path.join(out, "context-panel.png"))
         app.close()
         approval_diff(binary, tmp, env, out)
+        at_completion(binary, env, out)
 
 
 CALC = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(8))
@@ -221,6 +224,18 @@ def approval_diff(binary, tmp, env, out):
     render(app.screen, os.path.join(out, "approval-diff.png"))
     app.send("n")
     app.pump(0.3)
+    app.close()
+
+
+def at_completion(binary, env, out):
+    """The `@` file picker over this repository's own files."""
+    app = App(binary, ROOT, env)
+    app.wait_for("? for help")  # the session is ready and the files are being listed
+    app.send("explain @tui/co")
+    app.wait_for("files ·")
+    app.pump(0.5)
+    render(app.screen, os.path.join(out, "at-completion.png"))
+    app.send("\x03")  # clear the prompt, then quit
     app.close()
 
 

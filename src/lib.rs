@@ -1,7 +1,7 @@
 //! elelem: a terminal coding agent. `protocol` is the shared vocabulary (a leaf); the
 //! kernel (`agent`) runs the loop; `providers` talk to models; `tools` and `plugins` fill
 //! the toolbox and commands; `startup` composes them; `repl`, `ask` and `tui` are the
-//! front ends.
+//! front ends (`tool_outcome` is what a tool result means on screen, for the first and last).
 
 pub mod agent;
 pub mod ask;
@@ -17,5 +17,6 @@ pub mod sanitize;
 pub mod sessions;
 pub mod signals;
 pub mod startup;
+pub mod tool_outcome;
 pub mod tools;
 pub mod tui;

@@ -8,6 +8,7 @@ use crate::agent::session::Session;
 use crate::agent::PreviewKind;
 use crate::sanitize::{sanitize, sanitize_visible};
 use crate::signals::{Stop, Stops};
+use crate::tool_outcome::{command_output, outcome, tail_start};
 use futures::future::BoxFuture;
 use std::io::Write;
 use std::sync::Mutex;
@@ -19,6 +20,7 @@ pub fn use_color(is_terminal: bool) -> bool {
 }
 
 const DIM: &str = "\x1b[2m";
+const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
 const RESET: &str = "\x1b[0m";
 
@@ -29,32 +31,65 @@ enum Section {
     Saying,
 }
 
+/// Thinking lines start with this (dimmed too when colour is on), so reasoning never reads
+/// as the reply.
+pub const THINKING_PREFIX: &str = "┊ ";
+
+/// What `PlainOutput` remembers between events.
+struct State {
+    /// The section being printed.
+    section: Section,
+    /// The text of the event being rendered.
+    text: String,
+    /// The thinking text printed so far ends a line (the next piece gets the prefix).
+    thinking_line_start: bool,
+    /// Tool calls of this session so far (they are numbered as in the TUI), and each
+    /// running call's line and whether it streamed output.
+    calls: usize,
+    running: std::collections::HashMap<String, (String, bool)>,
+    /// When the running turn started, and its tokens so far.
+    turn_started: Option<std::time::Instant>,
+    turn_usage: crate::protocol::Usage,
+}
+
 /// Prints agent events as plain lines. Progress (thinking, tool lines, errors) goes to
 /// `progress`; the reply text to `reply`. Each event is rendered whole and written with one
 /// write and flush (the agent already merges streamed text per batch), never piece by piece.
+///
+/// As in the TUI: thinking is set apart (each line prefixed `┊ `, dimmed), a tool call is a
+/// numbered line (`+ #2 execute cargo test`), a failed one is marked again when it ends
+/// (`x #2 execute cargo test · exit 101`, red) and a command shows the last lines of its
+/// output; after each turn a line gives its tokens and how long it took.
 pub struct PlainOutput {
     color: bool,
     /// `ask` mode: the streamed reply is not printed (the final reply is, by the caller).
     quiet_reply: bool,
-    /// The section being printed, and the text of the event being rendered.
-    state: Mutex<(Section, String)>,
+    state: Mutex<State>,
     write: fn(&str),
 }
 
 impl PlainOutput {
+    fn with(color: bool, quiet_reply: bool, write: fn(&str)) -> Self {
+        let state = State {
+            section: Section::None,
+            text: String::new(),
+            thinking_line_start: true,
+            calls: 0,
+            running: std::collections::HashMap::new(),
+            turn_started: None,
+            turn_usage: crate::protocol::Usage::default(),
+        };
+        PlainOutput { color, quiet_reply, state: Mutex::new(state), write }
+    }
+
     /// Everything to stdout (the line REPL).
     pub fn stdout(color: bool) -> Self {
-        PlainOutput {
-            color,
-            quiet_reply: false,
-            state: Mutex::new((Section::None, String::new())),
-            write: print_stdout,
-        }
+        Self::with(color, false, print_stdout)
     }
 
     /// Progress to stderr, reply left to the caller (`ask`).
     pub fn stderr(color: bool) -> Self {
-        PlainOutput { color, quiet_reply: true, state: Mutex::new((Section::None, String::new())), write: print_stderr }
+        Self::with(color, true, print_stderr)
     }
 
     fn paint(&self, style: &str, text: &str) -> String {
@@ -65,60 +100,144 @@ impl PlainOutput {
         }
     }
 
-    /// The text `event` prints, appended to `out`; `section` is where the output is.
-    fn render(&self, event: AgentEvent, section: &mut Section, out: &mut String) {
-        // Moves to a new section, ending the previous one's line.
-        let mut enter = |next: Section, out: &mut String| {
-            if *section != next && *section != Section::None {
-                out.push('\n');
+    /// Thinking text with each line prefixed.
+    fn thinking(&self, text: &str, state: &mut State) {
+        for piece in sanitize(text).split_inclusive('\n') {
+            if state.thinking_line_start {
+                state.text.push_str(&self.paint(DIM, THINKING_PREFIX));
             }
-            *section = next;
+            state.text.push_str(&self.paint(DIM, piece));
+            state.thinking_line_start = piece.ends_with('\n');
+        }
+    }
+
+    /// A finished call: marked again when it failed, then the tail of a command's output.
+    fn finished(&self, call: &crate::protocol::ToolCall, result: &crate::protocol::ToolResult, state: &mut State) {
+        let (label, streamed) = state.running.remove(&call.id).unwrap_or_default();
+        let outcome = outcome(result);
+        if outcome.failed {
+            let reason = outcome.reason.map(|r| format!(" · {r}")).unwrap_or_default();
+            state.text.push_str(&format!("{}\n", self.paint(RED, &format!("x {label}{reason}"))));
+        }
+        let Some(output) = command_output(result, streamed) else { return };
+        let output = sanitize(output.trim_end());
+        let lines: Vec<&str> = output.lines().collect();
+        let start = tail_start(&lines);
+        if start > 0 {
+            state.text.push_str(&format!("{}\n", self.paint(DIM, &format!("  ⋮ {start} earlier lines"))));
+        }
+        for line in lines[start..].iter().filter(|l| !l.trim().is_empty()) {
+            state.text.push_str(&format!("{}\n", self.paint(DIM, &format!("  │ {line}"))));
+        }
+    }
+
+    /// `turn ↑1.2k ↓340 · 4.2s`, after a turn.
+    fn turn_line(&self, state: &mut State) -> Option<String> {
+        let took = state.turn_started.take()?.elapsed();
+        let usage = std::mem::take(&mut state.turn_usage);
+        let tokens = if usage.input_tokens + usage.output_tokens > 0 {
+            format!("↑{} ↓{} · ", count(usage.input_tokens), count(usage.output_tokens))
+        } else {
+            String::new()
+        };
+        Some(format!("{}\n", self.paint(DIM, &format!("turn {tokens}{:.1}s", took.as_secs_f64()))))
+    }
+
+    /// Renders `event` into `state.text`.
+    fn render(&self, event: AgentEvent, state: &mut State) {
+        // Moves to a new section, ending the previous one's line.
+        let enter = |next: Section, state: &mut State| {
+            if state.section != next && state.section != Section::None {
+                if !(state.section == Section::Thinking && state.thinking_line_start) {
+                    state.text.push('\n');
+                }
+                state.thinking_line_start = true;
+            }
+            state.section = next;
         };
         match event {
+            AgentEvent::TurnStarted { .. } => {
+                state.turn_started = Some(std::time::Instant::now());
+                state.turn_usage = crate::protocol::Usage::default();
+            }
             AgentEvent::Delta(Delta::Thinking(text)) => {
-                enter(Section::Thinking, out);
-                out.push_str(&self.paint(DIM, &sanitize(&text)));
+                enter(Section::Thinking, state);
+                self.thinking(&text, state);
             }
             AgentEvent::Delta(Delta::Saying(text)) if !self.quiet_reply => {
-                enter(Section::Saying, out);
-                out.push_str(&sanitize(&text));
+                enter(Section::Saying, state);
+                state.text.push_str(&sanitize(&text));
             }
-            AgentEvent::ToolStarted { call, .. } => {
-                enter(Section::None, out);
-                out.push_str(&format!("+ {}\n", sanitize_visible(&call_line(&call.name, &call.arguments))));
-            }
-            AgentEvent::ToolFinished { result, .. } => {
-                if let Some(error) = result.error() {
-                    let first = error.lines().next().unwrap_or("");
-                    out.push_str(&format!("{}\n", self.paint(RED, &format!("  x {}", sanitize(first)))));
+            AgentEvent::Delta(Delta::ToolOutput { id, .. }) => {
+                if let Some((_, streamed)) = state.running.get_mut(&id) {
+                    *streamed = true;
                 }
             }
+            AgentEvent::ToolStarted { call, summary } => {
+                enter(Section::None, state);
+                state.calls += 1;
+                let summary = sanitize_visible(&summary).replace('\n', " ⏎ ");
+                let label = format!("#{} {} {}", state.calls, sanitize_visible(&call.name), cut(&summary, 120));
+                let label = label.trim_end().to_string();
+                state.text.push_str(&format!("{} {}\n", self.paint(GREEN, "+"), label));
+                state.running.insert(call.id, (label, false));
+            }
+            AgentEvent::ToolFinished { call, result } => {
+                enter(Section::None, state);
+                self.finished(&call, &result, state);
+            }
+            AgentEvent::Usage(usage) => {
+                state.turn_usage.input_tokens += usage.input_tokens;
+                state.turn_usage.output_tokens += usage.output_tokens;
+            }
             AgentEvent::Retrying { attempt, max, delay, reason } => {
-                enter(Section::None, out);
+                enter(Section::None, state);
                 let line =
                     format!("{}: retrying in {:.1}s (attempt {attempt}/{max})", sanitize(&reason), delay.as_secs_f64());
-                out.push_str(&format!("{}\n", self.paint(DIM, &line)));
+                state.text.push_str(&format!("{}\n", self.paint(DIM, &line)));
             }
             AgentEvent::Error(message) => {
-                enter(Section::None, out);
-                out.push_str(&format!("{}\n", self.paint(RED, &format!("Error: {}", sanitize(&message)))));
+                enter(Section::None, state);
+                state.text.push_str(&format!("{}\n", self.paint(RED, &format!("Error: {}", sanitize(&message)))));
             }
             AgentEvent::Info(text) => {
-                enter(Section::None, out);
-                out.push_str(&format!("{}\n", sanitize(&text)));
+                enter(Section::None, state);
+                state.text.push_str(&format!("{}\n", sanitize(&text)));
             }
             AgentEvent::Clipboard(text) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
-                out.push_str(&crate::clipboard::osc52(&text));
+                state.text.push_str(&crate::clipboard::osc52(&text));
             }
             AgentEvent::TurnFinished { end, .. } => {
-                enter(Section::None, out);
+                enter(Section::None, state);
                 if end == TurnEnd::Interrupted {
-                    out.push_str(&format!("{}\n", self.paint(DIM, "[interrupted]")));
+                    state.text.push_str(&format!("{}\n", self.paint(DIM, "[interrupted]")));
+                }
+                if !self.quiet_reply {
+                    if let Some(line) = self.turn_line(state) {
+                        state.text.push_str(&line);
+                    }
                 }
             }
             _ => {}
         }
     }
+}
+
+/// `950`, `1.2k`, `34k`.
+fn count(n: u64) -> String {
+    match n {
+        0..1000 => n.to_string(),
+        1000..10_000 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{}k", n / 1000),
+    }
+}
+
+/// `text` cut to `max` characters, ending in `…` when cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    text.chars().take(max - 1).chain(['…']).collect()
 }
 
 fn print_stdout(text: &str) {
@@ -133,23 +252,13 @@ fn print_stderr(text: &str) {
     let _ = err.flush();
 }
 
-/// `name(args)` with the arguments as compact JSON, cut to fit a line.
-pub fn call_line(name: &str, args: &serde_json::Value) -> String {
-    let mut args = args.to_string();
-    if args.chars().count() > 120 {
-        args = args.chars().take(117).collect::<String>() + "...";
-    }
-    format!("{name}({args})")
-}
-
 impl Output for PlainOutput {
     fn emit(&self, event: AgentEvent) {
         let Ok(mut state) = self.state.lock() else { return };
-        let (section, text) = &mut *state;
-        self.render(event, section, text);
-        if !text.is_empty() {
-            (self.write)(text);
-            text.clear();
+        self.render(event, &mut state);
+        if !state.text.is_empty() {
+            (self.write)(&state.text);
+            state.text.clear();
         }
     }
 }
@@ -170,7 +279,8 @@ fn stdin_lines() -> &'static tokio::sync::Mutex<Lines<BufReader<Stdin>>> {
     LINES.get_or_init(|| tokio::sync::Mutex::new(BufReader::new(tokio::io::stdin()).lines()))
 }
 
-/// Lines from the process's stdin; the prompt is printed to stdout.
+/// Lines from the process's stdin; the prompt is printed to stdout (and a piped line after
+/// it, so output never continues the prompt's line).
 #[derive(Default)]
 pub struct StdinInput {
     _shared: (),
@@ -179,7 +289,14 @@ pub struct StdinInput {
 impl Input for StdinInput {
     fn read_line(&mut self, prompt: &str) -> BoxFuture<'_, Option<String>> {
         print_stdout(prompt);
-        Box::pin(async move { stdin_lines().lock().await.next_line().await.ok().flatten() })
+        Box::pin(async move {
+            let line = stdin_lines().lock().await.next_line().await.ok().flatten();
+            if let Some(line) = line.as_ref().filter(|_| !std::io::IsTerminal::is_terminal(&std::io::stdin())) {
+                // Echo a piped line, as a terminal would: what follows starts on its own line.
+                print_stdout(&format!("{}\n", sanitize_visible(line)));
+            }
+            line
+        })
     }
 }
 
@@ -191,7 +308,6 @@ pub struct LineApprover {
 /// The question `LineApprover` prints: what the call would do (the command, or the diff
 /// with `+` lines green and `-` lines red), then `Allow TOOL? [y/N/a] `.
 pub fn approval_question(request: &ApprovalRequest, color: bool) -> String {
-    const GREEN: &str = "\x1b[32m";
     let what = match request.preview.kind {
         PreviewKind::Command => "wants to run",
         PreviewKind::Diff => "wants to make this change",
@@ -281,6 +397,20 @@ mod tests {
     use super::*;
     use crate::agent::Preview;
     use serde_json::json;
+
+    #[test]
+    fn in_colour_thinking_is_dim_and_a_failed_call_red() {
+        let output = PlainOutput::with(true, false, |_| {});
+        let mut state = output.state.lock().unwrap();
+        output.render(AgentEvent::thinking("a\nb"), &mut state);
+        assert_eq!(state.text, format!("{DIM}┊ {RESET}{DIM}a\n{RESET}{DIM}┊ {RESET}{DIM}b{RESET}"));
+        state.text.clear();
+        let call = crate::protocol::ToolCall { id: "c".into(), name: "read".into(), arguments: json!({}) };
+        output.render(AgentEvent::ToolStarted { call: call.clone(), summary: "x.md".into() }, &mut state);
+        let result = json!({"error": "no such file", "ok": false}).into();
+        output.render(AgentEvent::ToolFinished { call, result }, &mut state);
+        assert_eq!(state.text, format!("\n{GREEN}+{RESET} #1 read x.md\n{RED}x #1 read x.md · no such file{RESET}\n"));
+    }
 
     #[test]
     fn n_with_words_after_it_is_a_refusal_with_a_reason() {

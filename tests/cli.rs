@@ -111,7 +111,7 @@ fn ask_prints_the_reply_on_stdout_and_progress_on_stderr() {
     let out = run.elelem(&["ask", "what", "is", "this"], Some(&script), "");
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "It is a demo.\n");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("+ read({\"path\":\"README.md\"})"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("+ #1 read README.md\n"));
 }
 
 #[test]
@@ -150,8 +150,7 @@ fn line_mode_prints_banner_tool_lines_and_reply_without_colour_when_piped() {
     assert!(out.status.success(), "EOF must exit 0");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.starts_with(&format!("elelem v{}", env!("CARGO_PKG_VERSION"))), "{stdout}");
-    assert!(stdout.contains("> "));
-    assert!(stdout.contains("hmm\n+ nope?({})\n"), "{stdout}");
+    assert!(stdout.contains("> hi\n┊ hmm\n+ #1 nope?\nx #1 nope? · unknown tool: \"nope\""), "{stdout}");
     assert!(stdout.contains("Hello there."));
     assert!(stdout.contains("  2. user: hi\n  3. assistant: Hello there."), "{stdout}");
     assert!(!stdout.contains('\x1b'), "no escape codes when piped: {stdout:?}");
@@ -352,7 +351,12 @@ fn bang_runs_a_shell_command_as_the_user_and_the_next_prompt_carries_it() {
     let out =
         run.elelem(&["chat", "--plain"], Some(&script), "!echo from-the-shell; exit 3\nwhat did it say?\n/context 2\n");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("+ !({\"command\":\"echo from-the-shell; exit 3\"})"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "+ #1 ! echo from-the-shell; exit 3\nx #1 ! echo from-the-shell; exit 3 · exit 3\n  │ from-the-shell\n"
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("I see the listing."), "{stdout}");
     assert!(
         stdout.contains("2. user:\nI ran `echo from-the-shell; exit 3` in the shell (exit status 3). Its output:\n```\nfrom-the-shell\n```\n\nwhat did it say?"),
@@ -397,7 +401,7 @@ fn context_keep_keeps_a_tool_call_of_the_last_turn_in_native_shape() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("  k1. read README.md (ok)"), "{stdout}");
     assert!(stdout.contains("Kept read (k1) and its result in the conversation."), "{stdout}");
-    let json_start = stdout.find("> [\n").unwrap() + 2;
+    let json_start = stdout.find("> /context json\n[\n").unwrap() + 16;
     let json_end = stdout.rfind("\n]").unwrap() + 2;
     let messages: Vec<Value> = serde_json::from_str(&stdout[json_start..json_end]).unwrap();
     let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
@@ -405,4 +409,35 @@ fn context_keep_keeps_a_tool_call_of_the_last_turn_in_native_shape() {
     assert_eq!(messages[2]["tool_calls"][0]["name"], "read");
     assert_eq!(messages[3]["tool_call_id"], "r1");
     assert_eq!(messages[4]["content"], "It is a demo.");
+}
+
+#[test]
+fn line_mode_sets_thinking_apart_shows_tool_tails_and_failures_and_each_turns_tokens_and_time() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [
+            {"type": "thinking", "text": "First I look.\nThen I "},
+            {"type": "thinking", "text": "run it."},
+            doing("x1", "execute", json!({"command": "seq 1 10; exit 2"})),
+            {"type": "usage", "input_tokens": 1200, "output_tokens": 40}
+        ]},
+        {"events": [
+            {"type": "saying", "text": "It failed with status 2."},
+            {"type": "usage", "input_tokens": 1300, "output_tokens": 12}
+        ]}
+    ]));
+    let out = run.elelem(&["chat", "--plain", "--yolo"], Some(&script), "run the check\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let expected = "> run the check\n\
+                    ┊ First I look.\n\
+                    ┊ Then I run it.\n\
+                    + #1 execute seq 1 10; exit 2\n\
+                    x #1 execute seq 1 10; exit 2 · exit 2\n  \
+                    ⋮ 7 earlier lines\n  \
+                    │ 8\n  │ 9\n  │ 10\n\
+                    It failed with status 2.\n\
+                    turn ↑2.5k ↓52 · ";
+    assert!(stdout.contains(expected), "{stdout}");
+    let after = stdout.split("turn ↑2.5k ↓52 · ").nth(1).unwrap_or("");
+    assert!(after.starts_with(|c: char| c.is_ascii_digit()) && after.contains("s\n> "), "{stdout}");
 }

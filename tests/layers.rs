@@ -18,8 +18,9 @@ const RULES: &[(&str, &[&str])] = &[
     ("signals", &[]),
     ("data_dir", &[]),
     ("sessions", &["agent", "protocol", "data_dir"]),
-    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard", "editor"]),
-    ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard", "editor"]),
+    ("tool_outcome", &["protocol", "sanitize"]),
+    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard", "editor", "tool_outcome"]),
+    ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard", "editor", "tool_outcome"]),
     ("ask", &["agent", "protocol", "sanitize"]),
 ];
 

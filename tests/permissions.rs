@@ -329,7 +329,7 @@ fn chat_plain_asks_and_reads_the_answer_from_stdin() {
         "{stdout}"
     );
     assert!(stdout.contains("execute wants to run:\n  echo ran > ran.txt\nAllow execute? [y/N/a] n\n"), "{stdout}");
-    assert!(stdout.contains("x User denied permission: execute"), "{stdout}");
+    assert!(stdout.contains("x #2 execute echo ran > ran.txt · User denied permission: execute\n"), "{stdout}");
     assert_eq!(std::fs::read_to_string(dirs.project.join("a.txt")).unwrap(), "hi there\n");
     assert!(!dirs.project.join("ran.txt").exists());
 }

@@ -538,3 +538,56 @@ fn resume_without_an_id_opens_a_picker_and_the_chosen_session_comes_back() {
     picker.wait_exit();
     picker.assert_restored();
 }
+
+#[test]
+fn at_picks_a_file_that_is_then_attached_to_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/main.rs"), "fn main() { println!(\"picked me\"); }\n").unwrap();
+    std::fs::write(dir.path().join("src/map.rs"), "// another\n").unwrap();
+    let script = json!([{"events": [{"type": "saying", "text": "Read it."}]}]);
+    let mut tui = Tui::start_in(dir, script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("explain @src/ma");
+    tui.wait_for("files · 2 of");
+    tui.wait_for("› src/map.rs");
+    tui.send("\x1b[B"); // Down
+    tui.wait_for("› src/main.rs");
+    tui.send("\t");
+    tui.wait_for("explain @src/main.rs");
+    tui.send("\r");
+    tui.wait_for("Read it.");
+    // The model got the file with the prompt: the context's first message holds it.
+    tui.send("/context 1\r");
+    tui.wait_for("<file path=\"src/main.rs\">");
+    tui.wait_for("picked me");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+#[test]
+fn ctrl_r_finds_a_prompt_of_an_earlier_session_and_sends_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("data/elelem")).unwrap();
+    let earlier = ["\"run the unit tests\"", "\"explain the parser\"", "\"list the files\""];
+    std::fs::write(dir.path().join("data/elelem/history"), earlier.join("\n") + "\n").unwrap();
+    let script = json!([{"events": [{"type": "saying", "text": "Parser explained."}]}]);
+    let mut tui = Tui::start_in(dir, script, 24, 80, &[]);
+    tui.wait_for("? for help"); // the session (and the history) is ready
+    tui.send("draft");
+    tui.send("\x12"); // Ctrl+R
+    tui.wait_for("history search");
+    tui.send("the");
+    tui.wait_for("list the files");
+    tui.send("\x12");
+    tui.wait_for("explain the parser");
+    tui.send("\x1b"); // Esc: the draft comes back
+    tui.wait_for("draft");
+    assert!(!tui.contents().contains("history search"), "{}", tui.contents());
+    tui.send("\x12pars\r"); // search again, Enter accepts into the prompt
+    tui.wait_for("explain the parser");
+    tui.send("\r"); // and Enter sends it
+    tui.wait_for("Parser explained.");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}

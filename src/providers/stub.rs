@@ -36,6 +36,8 @@ enum ScriptEvent {
         #[serde(default)]
         delay_ms: u64,
     },
+    /// Token usage of the call, as a real provider reports it.
+    Usage { input_tokens: u64, output_tokens: u64 },
 }
 
 /// The answer to one model call.
@@ -156,6 +158,9 @@ fn scripted(event: ScriptEvent) -> Timed {
         ScriptEvent::Doing { id, name, arguments, delay_ms } => {
             let arguments = if arguments.is_null() { json!({}) } else { arguments };
             (delay_ms, Ok(ProviderEvent::Doing(ToolCall { id, name, arguments })))
+        }
+        ScriptEvent::Usage { input_tokens, output_tokens } => {
+            (0, Ok(ProviderEvent::Usage(crate::protocol::Usage { input_tokens, output_tokens })))
         }
     }
 }

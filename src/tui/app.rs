@@ -62,6 +62,8 @@ pub struct App {
     pub tools: ToolLog,
     pub context: ContextPanel,
     pub composer: Composer,
+    /// The `@` file picker over the working directory's files.
+    pub files: super::file_picker::FilePicker,
     pub focus: Focus,
     pub show_context: bool,
     pub provider: String,
@@ -91,6 +93,8 @@ pub struct App {
     pub alert: Option<String>,
     /// When the running turn started.
     pub turn_started: Option<Instant>,
+    /// Ctrl+R's history search, while open.
+    pub search: Option<super::reverse_search::ReverseSearch>,
     /// The help overlay, while open.
     pub help: Option<super::help::HelpOverlay>,
     pub yolo: bool,
@@ -130,6 +134,7 @@ impl App {
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),
+            files: super::file_picker::FilePicker::new(std::env::current_dir().ok()),
             focus: Focus::Composer,
             show_context: false,
             provider: provider.to_string(),
@@ -143,6 +148,7 @@ impl App {
             last_turn: None,
             approval: None,
             help: None,
+            search: None,
             terminal_focused: true,
             notify_mode: super::notify::NotifyMode::Bell,
             alert: None,
@@ -169,6 +175,7 @@ impl App {
         self.model = ready.model;
         self.composer.set_commands_and_history(ready.commands, ready.history);
         self.interrupter = Some(ready.interrupter);
+        self.files.start();
         let notice = format!("{banner} · {} · {} · ? for help", self.provider, self.model);
         self.history.push(super::cells::CellKind::Notice(notice));
     }
@@ -193,7 +200,7 @@ impl App {
 
     /// Something on screen changes with time (spinner, elapsed time, retry countdown).
     pub fn animating(&self) -> bool {
-        self.busy || self.tools.running() > 0
+        self.busy || self.tools.running() > 0 || self.file_popup_waiting()
     }
 
     pub fn notify(&mut self, text: impl Into<String>) {

@@ -1,5 +1,6 @@
 //! The composer: a multi-line prompt editor (ratatui-textarea) with input history recall
-//! (Up on the first line, Down on the last) and slash-command completion.
+//! (Up on the first line, Down on the last) and slash-command completion; it tells the `@`
+//! file picker (`file_picker.rs`) which mention is being typed.
 
 use super::theme::Theme;
 use super::wrap::truncate;
@@ -189,6 +190,40 @@ impl Composer {
             self.set_text(&draft);
         }
         true
+    }
+
+    /// The input history, oldest first.
+    pub fn history_entries(&self) -> &[String] {
+        &self.history
+    }
+
+    /// A prompt recalled from history is shown (not being edited).
+    pub fn recalling(&self) -> bool {
+        self.recall.is_some()
+    }
+
+    /// The `@mention` being typed: (row, column of the `@`, what follows it up to the
+    /// cursor), when the cursor ends a word that starts with `@` (so `a@b.c` is no mention).
+    pub fn mention(&self) -> Option<(usize, usize, String)> {
+        let (row, col) = (self.textarea.cursor().0, self.textarea.cursor().1);
+        let line: Vec<char> = self.textarea.lines().get(row)?.chars().collect();
+        if line.get(col).is_some_and(|c| !c.is_whitespace()) {
+            return None;
+        }
+        let start = line[..col.min(line.len())].iter().rposition(|c| c.is_whitespace()).map_or(0, |i| i + 1);
+        if line.get(start) != Some(&'@') {
+            return None;
+        }
+        Some((row, start, line[start + 1..col].iter().collect()))
+    }
+
+    /// Replaces the `@mention` being typed with `@path `.
+    pub fn replace_mention(&mut self, path: &str) {
+        let Some((_, start, _)) = self.mention() else { return };
+        for _ in start..self.textarea.cursor().1 {
+            self.textarea.delete_char();
+        }
+        self.textarea.insert_str(format!("@{path} "));
     }
 
     /// Every command offered: (`/name`, description).

@@ -1,6 +1,7 @@
 //! The help overlay (`?` on an empty prompt, or `/help`): every key and every slash
 //! command in two columns, the descriptions wrapping under themselves, scrollable, closed
-//! with Esc. `KEYS` is the one list of bindings; the README's key table follows it.
+//! with Esc. `KEYS` is the one list of bindings; the README's key table is the same list
+//! (`tests/readme_keys.rs` fails when they differ).
 
 use super::rows::Scroll;
 use super::theme::Theme;
@@ -15,23 +16,30 @@ use unicode_width::UnicodeWidthStr;
 pub const KEYS: &[(&str, &str)] = &[
     ("Enter", "send the prompt"),
     ("Shift+Enter, Alt+Enter, Ctrl+J", "new line"),
-    ("Up / Down", "recall earlier prompts; in a pane, move the selection"),
-    ("Tab / Shift+Tab", "move focus: prompt → conversation → tools → context"),
-    ("PgUp PgDn Home End, wheel", "scroll the focused pane; End in the tools pane follows new calls"),
+    ("Up / Down", "recall earlier prompts (kept across sessions); in a pane, move the selection"),
+    ("Ctrl+R", "search earlier prompts; again: older match; Enter/→ keep it, Esc cancel"),
+    ("@ (prompt)", "pick a file to attach: ↑↓ choose, Tab/Enter insert, Esc close"),
+    ("Tab / Shift+Tab", "move focus: prompt → conversation → tools → context; in the / popup, complete"),
+    (
+        "PgUp PgDn, mouse wheel",
+        "scroll the focused pane (from the prompt: the conversation); the wheel, the pane under it",
+    ),
+    ("Home End", "top / bottom of the focused pane; End in the tools pane follows new calls"),
+    ("Ctrl+Home, Ctrl+End", "the same from the prompt (End alone at the end of the text)"),
     ("Enter (conversation)", "open the selected tool call in the tool log"),
     ("Space (conversation)", "show all output of the selected call, or a whole paste"),
     ("Enter (tools)", "expand / collapse the selected call"),
-    ("Esc", "interrupt the running turn; close a popup or this help"),
-    ("Ctrl+C", "clear the prompt; twice quits"),
+    ("Esc", "interrupt the running turn; close a popup or this help; from a pane, back to the prompt"),
+    ("Ctrl+C", "clear the prompt (an empty one: interrupt the turn); twice quits"),
     ("Ctrl+D (empty prompt)", "quit"),
     ("Ctrl+O, /context", "toggle the context panel"),
     ("Ctrl+T", "expand thinking"),
     ("Ctrl+Left / Ctrl+Right, < >", "widen / narrow the side column (in a pane; < > in tools or context)"),
     ("Ctrl+Z", "zoom the focused pane to the whole screen, and back (remembered)"),
     ("mouse click", "focus a pane, select the row under it"),
-    ("?, /help", "this help"),
-    ("/mouse", "toggle mouse capture (off: the terminal's own selection works)"),
-    ("y n a (approval)", "allow once, deny, allow for the session"),
+    ("? (empty prompt), /help", "the help overlay: keys and commands"),
+    ("/mouse, --no-mouse", "toggle mouse capture (off: the terminal's own selection works)"),
+    ("y n a (approval)", "allow once, deny (Esc too), allow for the session"),
     ("r (approval)", "deny and tell the model why (type a reason, Enter)"),
     ("↑↓ PgUp PgDn, f (approval)", "scroll the preview; full screen"),
 ];

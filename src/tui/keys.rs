@@ -25,6 +25,13 @@ impl App {
             self.help_key(key);
             return vec![];
         }
+        if self.search.is_some() {
+            self.search_key(key);
+            return vec![];
+        }
+        if self.file_picker_key(key) {
+            return vec![];
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -32,6 +39,7 @@ impl App {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => return vec![Action::Quit],
             KeyCode::Char('o') if ctrl => self.toggle_context(),
+            KeyCode::Char('r') if ctrl => self.open_search(),
             KeyCode::Char('t') if ctrl => self.history.toggle_thinking(),
             KeyCode::Char('z') if ctrl => self.toggle_zoom(),
             KeyCode::Left if ctrl && self.focus != Focus::Composer => self.resize_split(1),

@@ -2,15 +2,13 @@
 //! succeeded, `x execute ./test.sh · exit 1` in red when it failed, and for a command the
 //! last lines of its output underneath (all of it, up to a cap, when expanded).
 
-use super::outcome::{command_output, outcome};
 use super::theme::Theme;
 use super::wrap::{truncate, wrap_spans};
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
+use crate::tool_outcome::{command_output, outcome, tail_start, TAIL_LINES};
 use ratatui::text::{Line, Span};
 
-/// Output lines shown under a finished command.
-pub const TAIL_LINES: usize = 3;
 /// Output lines shown at most when expanded.
 const EXPANDED_CAP: usize = 400;
 
@@ -101,20 +99,6 @@ impl ToolLine {
         }
         lines
     }
-}
-
-/// Where the tail starts: at the `TAIL_LINES`-th non-blank line from the end.
-fn tail_start(lines: &[&str]) -> usize {
-    let mut seen = 0;
-    for (i, line) in lines.iter().enumerate().rev() {
-        if !line.trim().is_empty() {
-            seen += 1;
-            if seen == TAIL_LINES {
-                return i;
-            }
-        }
-    }
-    0
 }
 
 fn dim_line(text: &str, width: u16, theme: &Theme) -> Line<'static> {

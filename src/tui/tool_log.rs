@@ -5,12 +5,12 @@
 
 use super::clock::{SharedClock, SystemClock};
 use super::diff::{diff_lines, is_diff};
-use super::outcome::{exit_status, outcome};
 use super::rows::{RowIndex, Scroll};
 use super::theme::Theme;
 use super::wrap::{truncate, wrap};
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
+use crate::tool_outcome::{exit_status, outcome};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

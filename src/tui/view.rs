@@ -46,8 +46,11 @@ impl App {
         let prompt_title = if self.queued > 0 { format!("prompt · {} queued", self.queued) } else { "prompt".into() };
         self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
         self.render_status(status, buf, now);
-        if self.focus == Focus::Composer {
+        if self.search.is_some() {
+            self.render_search(composer, buf);
+        } else if self.focus == Focus::Composer {
             self.composer.render_popup(composer, buf, &theme);
+            self.render_file_popup(composer, buf);
         }
         if let Some(help) = self.help.as_mut() {
             help.render(area, buf, &theme, self.composer.commands());

@@ -1,7 +1,7 @@
 //! What a finished tool call's result means on screen: whether it failed (an error, or a
 //! command that exited non-zero), the short reason shown on its line (`exit 1`, the first
-//! line of the error), and the command output whose tail is shown under it. The
-//! conversation's tool lines and the tool log both ask here, so they always agree.
+//! line of the error), and the command output whose tail is shown under it. The TUI's
+//! conversation lines and tool log and the line REPL all ask here, so they always agree.
 
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize_visible;
@@ -40,6 +40,23 @@ pub fn command_output(result: &ToolResult, streamed: bool) -> Option<&str> {
         return None;
     }
     result.get("content")?.as_str().filter(|text| !text.trim().is_empty())
+}
+
+/// Output lines shown under a finished command.
+pub const TAIL_LINES: usize = 3;
+
+/// Where the tail starts: at the `TAIL_LINES`-th non-blank line from the end.
+pub fn tail_start(lines: &[&str]) -> usize {
+    let mut seen = 0;
+    for (i, line) in lines.iter().enumerate().rev() {
+        if !line.trim().is_empty() {
+            seen += 1;
+            if seen == TAIL_LINES {
+                return i;
+            }
+        }
+    }
+    0
 }
 
 #[cfg(test)]
