@@ -19,7 +19,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("data_dir", &[]),
     ("sessions", &["agent", "protocol", "data_dir"]),
     ("tool_outcome", &["protocol", "sanitize"]),
-    ("tui", &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard", "editor", "tool_outcome"]),
+    (
+        "tui",
+        &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard", "editor", "tool_outcome"],
+    ),
     ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard", "editor", "tool_outcome"]),
     ("ask", &["agent", "protocol", "sanitize"]),
 ];

@@ -383,7 +383,11 @@ mod tests {
                 ProviderEvent::Thinking("hm".into()),
                 ProviderEvent::Saying("a \"b\"\né plain".into()),
                 ProviderEvent::Usage(Usage { input_tokens: 3, output_tokens: 5 }),
-                ProviderEvent::Doing(ToolCall { id: "c1".into(), name: "read".into(), arguments: json!({"path": "a"}) }),
+                ProviderEvent::Doing(ToolCall {
+                    id: "c1".into(),
+                    name: "read".into(),
+                    arguments: json!({"path": "a"})
+                }),
             ]
         );
         let mut parser = Parser::default();
