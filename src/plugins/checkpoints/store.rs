@@ -39,6 +39,9 @@ pub struct Checkpoint {
     pub turn: usize,
     pub path: PathBuf,
     pub before: FileState,
+    /// The file was changed outside elelem after elelem's previous write to it: undoing an
+    /// earlier turn past this checkpoint would lose that change.
+    pub changed_outside: bool,
 }
 
 /// A file read from disk: its state and, for a kept size, its bytes.
@@ -131,6 +134,7 @@ impl Store {
     /// A tool is about to change `path`, which holds `now`: the first change this turn
     /// keeps a checkpoint. Returns a notice when the file is too large to checkpoint.
     pub fn before_change(&mut self, path: &Path, mut now: Snapshot) -> Option<String> {
+        let changed_outside = self.written.get(path).is_some_and(|written| *written != now.state);
         self.written.insert(path.to_path_buf(), now.state.clone());
         let turn = self.turn;
         if self.checkpoints.iter().any(|c| c.turn == turn && c.path == path) {
@@ -149,6 +153,9 @@ impl Store {
             }
         }
         let mut record = json!({"type": "file_before", "turn": turn, "path": path});
+        if changed_outside {
+            record["changed_outside"] = json!(true);
+        }
         let notice = match &now.state {
             FileState::Missing => {
                 record["missing"] = json!(true);
@@ -179,7 +186,7 @@ impl Store {
             }
         };
         self.record(record);
-        self.checkpoints.push(Checkpoint { turn, path: path.to_path_buf(), before: now.state });
+        self.checkpoints.push(Checkpoint { turn, path: path.to_path_buf(), before: now.state, changed_outside });
         notice
     }
 
@@ -266,8 +273,9 @@ impl Store {
                     self.journaled.insert(hash.clone());
                     FileState::Content(hash)
                 };
+                let changed_outside = record.get("changed_outside").and_then(Value::as_bool).unwrap_or(false);
                 self.written.insert(path.clone(), before.clone());
-                self.checkpoints.push(Checkpoint { turn, path, before });
+                self.checkpoints.push(Checkpoint { turn, path, before, changed_outside });
             }
             Some("file_after") => {
                 let state = parse_state(record.get("state").ok_or("no state")?)?;

@@ -82,6 +82,31 @@ fn a_file_changed_outside_elelem_is_not_overwritten_without_force() {
 }
 
 #[test]
+fn an_edit_made_between_two_undone_turns_is_not_lost_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    std::fs::write(&file, "original").unwrap();
+    let (mut store, records) = journaled();
+    store.turn = 1;
+    change(&mut store, &file, "turn 1");
+    std::fs::write(&file, "the user's edit").unwrap();
+    store.turn = 2;
+    change(&mut store, &file, "turn 2");
+
+    let refusal = undo::undo(&mut store, Some(1), false, dir.path()).unwrap_err().to_string();
+    assert!(refusal.contains("f.txt") && refusal.contains("/undo 1 --force"), "{refusal}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "turn 2", "nothing touched");
+    // Undoing only the later turn gives the user's edit back: no question.
+    let mut replayed = Store::new(None);
+    replayed.replay(records.lock().unwrap().clone(), 2);
+    undo::undo(&mut replayed, None, false, dir.path()).unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "the user's edit");
+    std::fs::write(&file, "turn 2").unwrap();
+    undo::undo(&mut store, Some(1), true, dir.path()).unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "original");
+}
+
+#[test]
 fn a_created_file_deleted_outside_elelem_counts_as_changed() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("made");

@@ -74,16 +74,20 @@ pub fn undo(store: &mut Store, from: Option<usize>, force: bool, cwd: &Path) -> 
         bail!("nothing to undo from turn {from} on: the last turn that changed files is {last}");
     }
     let now: Vec<Option<FileState>> = targets.iter().map(|t| snapshot(&t.path).map(|s| s.state)).collect();
+    // Changed outside elelem since its last write, or between two turns being undone (the
+    // user's edit would be lost with the later turn's).
+    let between =
+        |t: &Checkpoint| store.checkpoints().iter().any(|c| c.turn > t.turn && c.path == t.path && c.changed_outside);
     let changed_outside: Vec<String> = targets
         .iter()
         .zip(&now)
-        .filter(|(t, now)| now.as_ref() != store.written(&t.path))
+        .filter(|(t, now)| now.as_ref() != store.written(&t.path) || between(t))
         .map(|(t, _)| shown(&t.path, cwd))
         .collect();
     if !changed_outside.is_empty() && !force {
         let which = if from == last { "/undo --force".to_string() } else { format!("/undo {from} --force") };
         bail!(
-            "not undone: changed outside elelem since elelem wrote them: {}. {which} overwrites them.",
+            "not undone: changed outside elelem since elelem wrote them (or between the turns undone): {}. {which} overwrites them.",
             changed_outside.join(", ")
         );
     }
