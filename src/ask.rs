@@ -2,7 +2,8 @@
 //! progress to stderr; with `--json` every event is one JSON object per line on stdout.
 
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::json;
 use std::io::Write;
 use std::sync::Mutex;
 
@@ -14,15 +15,16 @@ pub struct JsonOutput {
 }
 
 impl JsonOutput {
-    fn line(value: Value) {
+    fn line(value: &impl Serialize) {
+        let Ok(text) = serde_json::to_string(value) else { return };
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", crate::sanitize::escape_json_line(&value.to_string()));
+        let _ = writeln!(out, "{}", crate::sanitize::escape_json_line(&text));
         let _ = out.flush();
     }
 
     fn flush(&self) {
         if let Some((kind, text)) = self.pending.lock().ok().and_then(|mut p| p.take()) {
-            Self::line(json!({"type": kind, "text": text}));
+            Self::line(&Text { kind, text: &text, interrupted: false });
         }
     }
 
@@ -32,7 +34,7 @@ impl JsonOutput {
             Some((k, text)) if *k == kind => text.push_str(&delta),
             _ => {
                 if let Some((k, text)) = pending.take() {
-                    Self::line(json!({"type": k, "text": text}));
+                    Self::line(&Text { kind: k, text: &text, interrupted: false });
                 }
                 *pending = Some((kind, delta));
             }
@@ -69,16 +71,24 @@ impl Output for JsonOutput {
             AgentEvent::Warning(message) => json!({"type": "warning", "message": message}),
             AgentEvent::Info(text) => json!({"type": "info", "text": text}),
             AgentEvent::TurnFinished { reply, end } => {
-                let mut line = json!({"type": "reply", "text": reply});
-                if end == TurnEnd::Interrupted {
-                    line["interrupted"] = json!(true);
-                }
-                line
+                // Written as it is: a long reply is not copied into a JSON tree.
+                let interrupted = end == TurnEnd::Interrupted;
+                return Self::line(&Text { kind: "reply", text: &reply, interrupted });
             }
             _ => return,
         };
-        Self::line(value);
+        Self::line(&value);
     }
+}
+
+/// A text line (`saying`, `thinking`, `reply`), serialised without a JSON tree.
+#[derive(Serialize)]
+struct Text<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
 }
 
 /// The prompt with piped stdin appended as a fenced block.

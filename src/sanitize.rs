@@ -25,6 +25,10 @@ pub fn sanitize_visible(text: &str) -> Cow<'_, str> {
 /// controls, invisible characters, DEL) written as a `\uXXXX` escape. JSON already escapes
 /// C0 controls; the decoded value is unchanged.
 pub fn escape_json_line(json: &str) -> Cow<'_, str> {
+    // Everything escaped is DEL or beyond ASCII: plain ASCII (most lines) needs one byte scan.
+    if json.bytes().all(|b| b < 0x7f) {
+        return Cow::Borrowed(json);
+    }
     if !json.chars().any(|c| c == '\u{7f}' || is_c1(c) || is_invisible(c)) {
         return Cow::Borrowed(json);
     }

@@ -81,3 +81,69 @@ async fn text_before_an_error_is_shown_before_it() {
     assert_eq!((outcome.end, outcome.reply.as_str()), (TurnEnd::Failed, "Error: cut"));
     assert_eq!(shown(&output.events()), (vec!["saying: ab".to_string(), "error: cut".to_string()], 1));
 }
+
+/// A model that sends one event every millisecond, as a real API trickles a reply.
+struct TricklingModel {
+    answer: Mutex<Vec<Result<ProviderEvent, ProviderError>>>,
+}
+
+impl Provider for TricklingModel {
+    fn name(&self) -> &str {
+        "trickle"
+    }
+    fn model(&self) -> &str {
+        "trickle-1"
+    }
+    fn fetch(&self, _request: Request) -> EventStream {
+        let answer = std::mem::take(&mut *self.answer.lock().unwrap());
+        futures::stream::iter(answer)
+            .then(|event| async move {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                event
+            })
+            .boxed()
+    }
+}
+
+/// An output that asks for text at most every 20 ms (as the full-screen app does).
+struct PacedOutput(elelem::agent::output::RecordingOutput);
+
+impl elelem::agent::output::Output for PacedOutput {
+    fn emit(&self, event: AgentEvent) {
+        self.0.emit(event)
+    }
+    fn pace(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_millis(20))
+    }
+}
+
+/// A paced output gets a trickling stream's text merged into a few deltas, in order, with
+/// other events where they came; without a pace every event is its own delta.
+#[tokio::test]
+async fn a_paced_output_gets_a_trickle_in_few_deltas_and_in_order() {
+    let answer = || {
+        let mut answer: Vec<_> = (0..200).map(|i| Ok(ProviderEvent::Saying(format!("{i} ")))).collect();
+        answer.insert(100, Ok(ProviderEvent::Usage(Usage { input_tokens: 1, output_tokens: 5 })));
+        answer
+    };
+    let text: String = (0..200).map(|i| format!("{i} ")).collect();
+    let model = Arc::new(TricklingModel { answer: Mutex::new(answer()) });
+    let output = Arc::new(PacedOutput(Default::default()));
+    let transcript = elelem::agent::transcript::Transcript::new(elelem::agent::system_prompt::SystemPrompt::new(
+        std::env::temp_dir(),
+    ));
+    let mut agent =
+        elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output.clone(), transcript);
+    let outcome = agent.turn("go", CancellationToken::new()).await;
+    assert_eq!((outcome.end, outcome.reply.as_str()), (TurnEnd::Done, text.as_str()));
+    let (lines, deltas) = shown(&output.0.events());
+    let first: String = (0..100).map(|i| format!("{i} ")).collect();
+    let rest: String = (100..200).map(|i| format!("{i} ")).collect();
+    assert_eq!(lines, [format!("saying: {first}"), "usage: 5".into(), format!("saying: {rest}")]);
+    assert!(deltas <= 80, "{deltas} deltas for 200 events 1 ms apart at a 20 ms pace");
+
+    let (mut agent, output) = support::agent(Arc::new(TricklingModel { answer: Mutex::new(answer()) }));
+    agent.turn("go", CancellationToken::new()).await;
+    let (_, unpaced) = shown(&output.events());
+    assert!(unpaced > 150, "without a pace the trickle is shown as it comes: {unpaced}");
+}

@@ -188,28 +188,21 @@ impl Agent {
 
     /// Streams one model response, showing it as it arrives. Every event already waiting
     /// is taken in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
-    /// as one delta: a fast stream costs one output call per batch, not one per event.
+    /// as one delta: a fast stream costs one output call per batch, not one per event. An
+    /// output with a `pace` gets text at most once per interval (the first at once).
     /// `shown_text` collects the reply text shown so far, which an interrupt keeps.
     async fn call_provider(&self, request: Request, shown_text: &mut String) -> Result<Response, ProviderError> {
         let mut stream = self.provider.fetch(request).fuse();
+        if let Some(pace) = self.output.pace() {
+            return self.paced(&mut stream, pace, shown_text).await;
+        }
         let mut response = Response::default();
         while let Some(first) = stream.next().await {
             let mut shown: Option<Delta> = None;
             let mut next = Some(first);
             let mut taken = 0;
             while let Some(event) = next.take() {
-                match event {
-                    Ok(event) => {
-                        if let ProviderEvent::Saying(text) = &event {
-                            shown_text.push_str(text);
-                        }
-                        self.take(event, &mut response, &mut shown)
-                    }
-                    Err(error) => {
-                        self.show(None, &mut shown);
-                        return Err(error);
-                    }
-                }
+                self.take_event(event, &mut response, &mut shown, shown_text)?;
                 taken += 1;
                 if taken < EVENT_BATCH {
                     next = stream.next().now_or_never().flatten();
@@ -218,6 +211,75 @@ impl Agent {
             self.show(None, &mut shown);
         }
         Ok(response)
+    }
+
+    /// `call_provider` for an output with a pace: the stream is read as it comes (so a
+    /// stream that only makes progress while polled is never slowed down), but text is
+    /// held and merged until `pace` after the last delta shown — the output is woken at
+    /// most once per interval. The first text shows at once; other events go at once,
+    /// after the text before them.
+    async fn paced(
+        &self,
+        stream: &mut futures::stream::Fuse<crate::protocol::EventStream>,
+        pace: std::time::Duration,
+        shown_text: &mut String,
+    ) -> Result<Response, ProviderError> {
+        let mut response = Response::default();
+        let mut shown: Option<Delta> = None;
+        // While set, text is held (merged) until then.
+        let mut hold_until: Option<tokio::time::Instant> = None;
+        loop {
+            let event = match hold_until {
+                Some(until) => tokio::select! {
+                    biased;
+                    event = stream.next() => event,
+                    _ = tokio::time::sleep_until(until) => {
+                        self.show(None, &mut shown);
+                        hold_until = None;
+                        continue;
+                    }
+                },
+                None => stream.next().await,
+            };
+            let Some(event) = event else { break };
+            self.take_event(event, &mut response, &mut shown, shown_text)?;
+            let mut taken = 1;
+            while taken < EVENT_BATCH {
+                let Some(Some(event)) = stream.next().now_or_never() else { break };
+                self.take_event(event, &mut response, &mut shown, shown_text)?;
+                taken += 1;
+            }
+            if hold_until.is_none() {
+                self.show(None, &mut shown);
+                hold_until = Some(tokio::time::Instant::now() + pace);
+            }
+        }
+        self.show(None, &mut shown);
+        Ok(response)
+    }
+
+    /// One event of a response: text is merged into `shown`, an error ends the response
+    /// after the text shown before it.
+    fn take_event(
+        &self,
+        event: Result<ProviderEvent, ProviderError>,
+        response: &mut Response,
+        shown: &mut Option<Delta>,
+        shown_text: &mut String,
+    ) -> Result<(), ProviderError> {
+        match event {
+            Ok(event) => {
+                if let ProviderEvent::Saying(text) = &event {
+                    shown_text.push_str(text);
+                }
+                self.take(event, response, shown);
+                Ok(())
+            }
+            Err(error) => {
+                self.show(None, shown);
+                Err(error)
+            }
+        }
     }
 
     /// Adds one provider event to the response; text goes to `shown` (merged), anything

@@ -150,6 +150,15 @@ impl AgentEvent {
 /// Receives what the agent shows.
 pub trait Output: Send + Sync {
     fn emit(&self, event: AgentEvent);
+
+    /// How often this output wants streamed text. `Some(interval)`: text that arrives
+    /// within `interval` of the last delta shown is merged and shown when it ends (other
+    /// events still go at once, after the text before them) — a screen that draws at most
+    /// that often loses nothing and is not woken for every event. `None` (the default):
+    /// text is shown as it is read.
+    fn pace(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// An output that keeps every event; for tests and scripted runs.

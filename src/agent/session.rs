@@ -30,6 +30,10 @@ struct Observed {
 }
 
 impl Output for Observed {
+    fn pace(&self) -> Option<std::time::Duration> {
+        self.front.pace()
+    }
+
     fn emit(&self, event: AgentEvent) {
         let observers = self.observers.read().map(|o| o.clone()).unwrap_or_default();
         if observers.is_empty() {

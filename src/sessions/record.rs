@@ -144,6 +144,10 @@ fn end_name(end: TurnEnd) -> &'static str {
 }
 
 impl Output for Recorder {
+    fn pace(&self) -> Option<std::time::Duration> {
+        self.inner.pace()
+    }
+
     fn emit(&self, event: AgentEvent) {
         if let Ok(mut state) = self.state.lock() {
             match &event {

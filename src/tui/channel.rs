@@ -34,6 +34,12 @@ pub struct Ready {
 pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);
 
 impl Output for ChannelOutput {
+    /// Streamed text at most ~30 times a second: smooth to read, and half the frames of
+    /// drawing every delta (keys still draw at once).
+    fn pace(&self) -> Option<std::time::Duration> {
+        Some(super::scheduler::FRAME_INTERVAL * 2)
+    }
+
     fn emit(&self, event: AgentEvent) {
         let _ = self.0.send(UiMessage::Agent(event));
     }
