@@ -314,13 +314,15 @@ fn main() {
     ];
     steps.extend(SHAPES.iter().map(|shape| json!({"events": shape_events(shape)})));
     let runs = runs();
-    // Every run replays the whole script, once per run.
-    let all: Vec<serde_json::Value> = (0..runs).flat_map(|_| steps.clone()).collect();
-    std::fs::write(&script, serde_json::Value::Array(all).to_string()).unwrap();
+    // Each run is a fresh process that replays the whole script (peak memory per run).
+    std::fs::write(&script, serde_json::Value::Array(steps).to_string()).unwrap();
+    // Start-up and idle with a one-line script: nothing to parse in the background.
+    let small = dir.path().join("small.json");
+    std::fs::write(&small, json!([{"events": [{"type": "saying", "text": "hi"}]}]).to_string()).unwrap();
 
     let mut starts = Vec::new();
     for _ in 0..10 {
-        let run = start(Source::Stub(&script), dir.path());
+        let run = start(Source::Stub(&small), dir.path());
         starts.push(run.wait_for("Ask elelem", Duration::from_secs(10)));
         run.quit();
     }
@@ -331,13 +333,14 @@ fn main() {
         starts[starts.len() - 1].as_secs_f64() * 1000.0
     );
 
-    let mut run = start(Source::Stub(&script), dir.path());
+    let run = start(Source::Stub(&small), dir.path());
     run.wait_for("Ask elelem", Duration::from_secs(10));
     std::thread::sleep(Duration::from_millis(300));
     let pid = run.pid();
     let idle_before = cpu_seconds(pid);
     std::thread::sleep(Duration::from_secs(10));
     println!("| TUI: idle CPU per 10 s | {:.3} s | 0.00 s |", cpu_seconds(pid) - idle_before);
+    run.quit();
 
     let mut rows: Vec<(String, &str, Vec<Cost>)> = vec![
         ("1 MB stub reply at once (Enter → all on screen)".into(), "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB", vec![]),
@@ -358,12 +361,16 @@ fn main() {
     .chain(SHAPES.iter().map(|shape| (format!("one {shape}"), "END-OF-SHAPE")))
     .collect();
     for _ in 0..runs {
-        for (row, (prompt, marker)) in rows.iter_mut().zip(&prompts) {
-            run.clear();
+        let mut run = start(Source::Stub(&script), dir.path());
+        run.wait_for("Ask elelem", Duration::from_secs(10));
+        for (i, (row, (prompt, marker))) in rows.iter_mut().zip(&prompts).enumerate() {
+            if i > 0 {
+                run.clear();
+            }
             row.2.push(run.measure(prompt, marker));
         }
+        run.quit();
     }
-    run.quit();
 
     if let Ok(mock) = std::env::var("ELELEM_SSE_MOCK") {
         let burst = Mock::start(&mock, &[]);
