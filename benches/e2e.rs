@@ -363,6 +363,9 @@ fn main() {
     for _ in 0..runs {
         let mut run = start(Source::Stub(&script), dir.path());
         run.wait_for("Ask elelem", Duration::from_secs(10));
+        // The first frame comes before the session is built (the stub reads its script):
+        // let that finish before measuring.
+        std::thread::sleep(Duration::from_secs(2));
         for (i, (row, (prompt, marker))) in rows.iter_mut().zip(&prompts).enumerate() {
             if i > 0 {
                 run.clear();

@@ -21,7 +21,7 @@ python3 - "$tree" "$runs" "$work" <<'PY'
 import json, os, statistics, subprocess, sys, time
 tree, runs, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 env = dict(os.environ, HOME=work, ELELEM_STUB_SCRIPT=os.path.join(work, "script.json"), OLLAMA_HOST="http://127.0.0.1:9")
-elelem = [os.path.abspath("target/release/elelem"), "-p", "stub", "ask", "--json", "search"]
+elelem = [os.path.abspath("target/release/elelem"), "-p", "stub", "--yolo", "ask", "--json", "search"]
 gnu = ["grep", "-rn", "fn new(", tree]
 
 def timed(cmd, **kw):
