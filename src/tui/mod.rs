@@ -280,6 +280,8 @@ async fn edit_outside(
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
 fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
+    // A panic on another thread restores the terminal only between frames.
+    let _writing = terminal::frame_guard();
     if !terminal::active() {
         return Ok(());
     }

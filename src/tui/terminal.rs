@@ -72,6 +72,16 @@ pub fn restore() {
     undo_modes();
 }
 
+/// Held while a frame is written, and by the panic hook while it restores the terminal: a
+/// frame the UI thread is writing cannot land after the restore (re-entrant, so a panic
+/// inside a frame on the UI thread itself does not wait for itself).
+static WRITING: parking_lot::ReentrantMutex<()> = parking_lot::const_reentrant_mutex(());
+
+/// Taken for the length of one frame.
+pub fn frame_guard() -> parking_lot::ReentrantMutexGuard<'static, ()> {
+    WRITING.lock()
+}
+
 /// Whether the app owns the terminal (not yet restored); frames are drawn only then.
 pub fn active() -> bool {
     ACTIVE.load(Ordering::SeqCst)
@@ -103,6 +113,9 @@ pub fn install_panic_hook() {
         if crate::agent::caught::panic_is_caught() {
             return;
         }
+        // Let a frame being written finish first (bounded: a stuck terminal must not keep
+        // the app from exiting).
+        let _writing = WRITING.try_lock_for(std::time::Duration::from_millis(500));
         restore();
         previous(info);
         crate::startup::shutdown();
