@@ -96,12 +96,9 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
     };
     let secrets = SecretPolicy::from_env().secret_values();
     // TRUST: the project's MCP servers start only when the project is trusted.
-    let mcp = McpSettings {
-        trust: project_trust(options, &std::env::current_dir().unwrap_or_default()),
-        headless: options.headless,
-        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
-        project: std::env::current_dir().unwrap_or_default(),
-    };
+    let project = std::env::current_dir().unwrap_or_default();
+    let mcp =
+        McpSettings { trust: project_trust(options, &project), headless: options.headless, home: home(), project };
     vec![
         Arc::new(BuiltinTools),
         Arc::new(McpPlugin::new(mcp)),
@@ -115,7 +112,17 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
 /// Whether the project around `cwd` is trusted: `--trust`, or remembered in the trust
 /// store (asked again at each `/reload`, so trusting the project during a run applies).
 fn project_trust(options: &Options, cwd: &Path) -> ProjectTrust {
-    ProjectTrust::new(Trust::new(TrustStore::from_env(), options.trust), cwd.to_path_buf())
+    ProjectTrust::new(trust(options), cwd.to_path_buf())
+}
+
+/// `--trust`, else the user's trust store.
+fn trust(options: &Options) -> Trust {
+    Trust::new(TrustStore::from_env(), options.trust)
+}
+
+/// The user's home directory (`$HOME`, when set and not empty).
+fn home() -> Option<std::path::PathBuf> {
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from)
 }
 
 /// The plugin that loads `~/.agents/plugins/*.lua` and, in a trusted project,
@@ -123,7 +130,7 @@ fn project_trust(options: &Options, cwd: &Path) -> ProjectTrust {
 pub fn plugin_files(options: &Options, cwd: &Path) -> Arc<dyn Plugin> {
     // TRUST: whether this project's plugin files load (`--trust` or the trust store).
     let trust = project_trust(options, cwd);
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
+    let home = home();
     let settings = LuaSettings {
         folders: Folders::with_trust(home.as_deref(), cwd, trust),
         cwd: cwd.to_path_buf(),
@@ -309,8 +316,7 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
 /// `TrustQuestion::ask(session)`.
 pub fn trust_question(options: &Options) -> Option<TrustQuestion> {
     let cwd = std::env::current_dir().ok()?;
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
-    Trust::new(TrustStore::from_env(), options.trust).question(&cwd, home.as_deref())
+    trust(options).question(&cwd, home().as_deref())
 }
 
 /// Panics inside tools are caught and reported as tool results; don't also print them.

@@ -422,20 +422,24 @@ fn elelem_plugins_lists_each_file_with_what_it_registered() {
     assert!(out.contains("    hooks: before note, before *, after note, after *\n"), "{out}");
 }
 
-/// A provider declared by a user plugin, used with `-p NAME`: the request goes to its
-/// base URL with the key from its `key_env` and its model.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_declared_provider_is_used_with_p_name() {
+/// A Chat Completions stream whose whole reply is `text`.
+fn openai_reply(text: &str) -> String {
     let chunk = |delta: Value, finish: Option<&str>| {
         json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
     };
-    let body = [chunk(json!({"role": "assistant", "content": "Hi from local"}), None), chunk(json!({}), Some("stop"))]
+    [chunk(json!({"role": "assistant", "content": text}), None), chunk(json!({}), Some("stop"))]
         .iter()
         .map(|c| format!("data: {c}\n\n"))
         .collect::<String>()
-        + "data: [DONE]\n\n";
-    let server = Server::start(vec![Reply::sse(&body)]).await;
+        + "data: [DONE]\n\n"
+}
+
+/// A provider declared by a user plugin, used with `-p NAME`: the request goes to its
+/// base URL with the key from its `key_env` and its model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_provider_is_used_with_p_name() {
+    let server = Server::start(vec![Reply::sse(&openai_reply("Hi from local"))]).await;
     let env = Env::new();
     env.user_plugin(
         "local.lua",
@@ -461,16 +465,7 @@ async fn a_declared_provider_is_used_with_p_name() {
 /// missing is reported and the session keeps the provider it had.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_declared_default_provider_is_used_without_p() {
-    let chunk = |delta: Value, finish: Option<&str>| {
-        json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
-    };
-    let body = [chunk(json!({"role": "assistant", "content": "Hi by default"}), None), chunk(json!({}), Some("stop"))]
-        .iter()
-        .map(|c| format!("data: {c}\n\n"))
-        .collect::<String>()
-        + "data: [DONE]\n\n";
-    let server = Server::start(vec![Reply::sse(&body)]).await;
+    let server = Server::start(vec![Reply::sse(&openai_reply("Hi by default"))]).await;
     let env = Env::new();
     env.user_plugin(
         "local.lua",

@@ -192,41 +192,12 @@ impl Agent {
     /// output with a `pace` gets text at most once per interval (the first at once).
     /// `shown_text` collects the reply text shown so far, which an interrupt keeps.
     async fn call_provider(&self, request: Request, shown_text: &mut String) -> Result<Response, ProviderError> {
+        let pace = self.output.pace();
         let mut stream = self.provider.fetch(request).fuse();
-        if let Some(pace) = self.output.pace() {
-            return self.paced(&mut stream, pace, shown_text).await;
-        }
-        let mut response = Response::default();
-        while let Some(first) = stream.next().await {
-            let mut shown: Option<Delta> = None;
-            let mut next = Some(first);
-            let mut taken = 0;
-            while let Some(event) = next.take() {
-                self.take_event(event, &mut response, &mut shown, shown_text)?;
-                taken += 1;
-                if taken < EVENT_BATCH {
-                    next = stream.next().now_or_never().flatten();
-                }
-            }
-            self.show(None, &mut shown);
-        }
-        Ok(response)
-    }
-
-    /// `call_provider` for an output with a pace: the stream is read as it comes (so a
-    /// stream that only makes progress while polled is never slowed down), but text is
-    /// held and merged until `pace` after the last delta shown — the output is woken at
-    /// most once per interval. The first text shows at once; other events go at once,
-    /// after the text before them.
-    async fn paced(
-        &self,
-        stream: &mut futures::stream::Fuse<crate::protocol::EventStream>,
-        pace: std::time::Duration,
-        shown_text: &mut String,
-    ) -> Result<Response, ProviderError> {
         let mut response = Response::default();
         let mut shown: Option<Delta> = None;
-        // While set, text is held (merged) until then.
+        // While set (only with a pace), text is held and merged until then. The stream is
+        // still read as it comes, so one that only progresses while polled is not slowed.
         let mut hold_until: Option<tokio::time::Instant> = None;
         loop {
             let event = match hold_until {
@@ -251,7 +222,7 @@ impl Agent {
             }
             if hold_until.is_none() {
                 self.show(None, &mut shown);
-                hold_until = Some(tokio::time::Instant::now() + pace);
+                hold_until = pace.map(|pace| tokio::time::Instant::now() + pace);
             }
         }
         self.show(None, &mut shown);

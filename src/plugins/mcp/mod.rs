@@ -105,15 +105,14 @@ impl Plugin for McpPlugin {
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         let trusted = self.settings.trust.is_trusted();
-        let mut first = false;
         let servers = self
             .servers
             .get_or_init(|| {
-                first = true;
+                self.project_started.store(trusted, Ordering::SeqCst);
                 self.start(session, trusted)
             })
             .clone();
-        if trusted && !self.project_started.swap(true, Ordering::SeqCst) && !first {
+        if trusted && !self.project_started.swap(true, Ordering::SeqCst) {
             self.start_project(session, &servers);
         }
         let listing = servers.clone();
