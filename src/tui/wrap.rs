@@ -81,46 +81,59 @@ fn class(c: char) -> Class {
     }
 }
 
-/// One run of the same class: styled pieces (a word may span several styles).
-struct Token {
+/// A run of one class inside one span: a piece of a token. Tabs in a space piece are
+/// already expanded (the only place a tab can be), so every other piece borrows its span.
+struct Piece<'a> {
     class: Class,
-    pieces: Vec<(Style, String)>,
+    style: Style,
+    text: Cow<'a, str>,
 }
 
-fn tokens(spans: &[Span<'_>]) -> Vec<Token> {
-    let mut out: Vec<Token> = Vec::new();
+/// The spans cut into pieces, one allocation for the whole text: a token (a word, a run of
+/// spaces, a line break) is a run of neighbouring pieces of one class, a break alone.
+fn pieces<'a>(spans: &'a [Span<'_>]) -> Vec<Piece<'a>> {
+    let mut out: Vec<Piece<'a>> = Vec::new();
     for span in spans {
-        for c in span.content.chars() {
+        let content: &'a str = span.content.as_ref();
+        let mut start = 0;
+        let mut current: Option<Class> = None;
+        for (i, c) in content.char_indices() {
             let cls = class(c);
-            match out.last_mut() {
-                Some(tok) if tok.class == cls && cls != Class::Break => match tok.pieces.last_mut() {
-                    Some((style, piece)) if *style == span.style => push_char(piece, c),
-                    _ => tok.pieces.push((span.style, piece_of(c))),
-                },
-                _ => out.push(Token { class: cls, pieces: vec![(span.style, piece_of(c))] }),
+            if current != Some(cls) || cls == Class::Break {
+                if let Some(class) = current.filter(|_| i > start) {
+                    out.push(piece(class, span.style, &content[start..i]));
+                }
+                start = i;
+                current = Some(cls);
             }
+        }
+        if let Some(class) = current.filter(|_| content.len() > start) {
+            out.push(piece(class, span.style, &content[start..]));
         }
     }
     out
 }
 
-/// Appends `c` to a piece of text, a tab as `TAB`.
-fn push_char(piece: &mut String, c: char) {
-    if c == '\t' {
-        piece.push_str(TAB);
-    } else {
-        piece.push(c);
-    }
+fn piece(class: Class, style: Style, text: &str) -> Piece<'_> {
+    let text = if class == Class::Space { expand_tabs(text) } else { Cow::Borrowed(text) };
+    Piece { class, style, text }
 }
 
-fn piece_of(c: char) -> String {
-    let mut piece = String::new();
-    push_char(&mut piece, c);
-    piece
+/// The tokens of `pieces`: each the slice of its pieces.
+fn tokens<'p, 'a>(pieces: &'p [Piece<'a>]) -> impl Iterator<Item = &'p [Piece<'a>]> {
+    let mut rest = pieces;
+    std::iter::from_fn(move || {
+        let first = rest.first()?;
+        let len =
+            if first.class == Class::Break { 1 } else { rest.iter().take_while(|p| p.class == first.class).count() };
+        let (token, after) = rest.split_at(len);
+        rest = after;
+        Some(token)
+    })
 }
 
-fn pieces_width(pieces: &[(Style, String)]) -> usize {
-    pieces.iter().map(|(_, t)| t.width()).sum()
+fn pieces_width(pieces: &[Piece<'_>]) -> usize {
+    pieces.iter().map(|p| p.text.width()).sum()
 }
 
 /// Lines being built, with merging of same-styled neighbours.
@@ -147,6 +160,12 @@ impl Builder {
         }
     }
 
+    fn push_all(&mut self, pieces: &[Piece<'_>]) {
+        for piece in pieces {
+            self.push(piece.style, &piece.text);
+        }
+    }
+
     fn end_line(&mut self, hard: bool) {
         self.lines.push(std::mem::take(&mut self.current));
         self.used = 0;
@@ -167,29 +186,43 @@ impl Builder {
     }
 
     /// Places a word longer than the remaining room, breaking it between characters.
-    fn push_broken(&mut self, pieces: &[(Style, String)]) {
-        for (style, text) in pieces {
-            let mut chunk = String::new();
-            let mut chunk_width = 0;
-            for c in text.chars() {
+    fn push_broken(&mut self, pieces: &[Piece<'_>]) {
+        for piece in pieces {
+            let text: &str = &piece.text;
+            let (mut start, mut chunk_width) = (0, 0);
+            for (i, c) in text.char_indices() {
                 let w = c.width().unwrap_or(0);
                 if chunk_width + w > self.room() {
-                    self.push(*style, &chunk);
-                    chunk.clear();
+                    self.push(piece.style, &text[start..i]);
+                    start = i;
                     chunk_width = 0;
                     if self.used > 0 {
                         self.end_line(false);
                     }
                     if w > self.width() {
                         // A wide character in a one-column area: show a narrow stand-in.
-                        self.push(*style, "\u{fffd}");
+                        self.push(piece.style, "\u{fffd}");
+                        start = i + c.len_utf8();
                         continue;
                     }
                 }
-                chunk.push(c);
                 chunk_width += w;
             }
-            self.push(*style, &chunk);
+            self.push(piece.style, &text[start..]);
+        }
+    }
+
+    /// Leading spaces of a line that started at a hard break: what fits, less one column.
+    fn push_indent(&mut self, pieces: &[Piece<'_>]) {
+        let width = self.width().saturating_sub(1);
+        let mut used = 0;
+        for piece in pieces {
+            let kept = prefix_within(&piece.text, width - used);
+            used += kept.width();
+            self.push(piece.style, kept);
+            if kept.len() < piece.text.len() {
+                break;
+            }
         }
     }
 }
@@ -198,66 +231,44 @@ impl Builder {
 fn wrap_widths(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'static>>> {
     let (first, rest) = (first.max(1), rest.max(1));
     let mut b = Builder { first, rest, lines: Vec::new(), current: Vec::new(), used: 0, hard_start: true };
-    let mut pending_space: Option<Vec<(Style, String)>> = None;
-    for tok in tokens(spans) {
-        match tok.class {
+    let all = pieces(spans);
+    let mut pending_space: Option<&[Piece<'_>]> = None;
+    for tok in tokens(&all) {
+        match tok[0].class {
             Class::Break => {
                 pending_space = None;
                 b.end_line(true);
             }
             Class::Space => {
                 if b.used == 0 && b.hard_start {
-                    // Indentation: keep what fits.
-                    let indent = truncate_pieces(&tok.pieces, b.width().saturating_sub(1));
-                    for (style, text) in &indent {
-                        b.push(*style, text);
-                    }
+                    b.push_indent(tok);
                 } else {
-                    pending_space = Some(tok.pieces);
+                    pending_space = Some(tok);
                 }
             }
             Class::Word => {
-                let word_width = pieces_width(&tok.pieces);
-                let space = pending_space.take().filter(|_| b.used > 0);
-                let space_width = space.as_deref().map_or(0, pieces_width);
+                let word_width = pieces_width(tok);
+                let space = pending_space.take().filter(|_| b.used > 0).unwrap_or(&[]);
+                let space_width = pieces_width(space);
                 if space_width + word_width <= b.room() {
-                    for (style, text) in space.iter().flatten().chain(tok.pieces.iter()) {
-                        b.push(*style, text);
-                    }
+                    b.push_all(space);
+                    b.push_all(tok);
                 } else if word_width <= b.rest && b.used > 0 {
                     b.end_line(false);
-                    for (style, text) in &tok.pieces {
-                        b.push(*style, text);
-                    }
+                    b.push_all(tok);
                 } else {
                     if space_width < b.room() {
-                        for (style, text) in space.iter().flatten() {
-                            b.push(*style, text);
-                        }
+                        b.push_all(space);
                     } else if b.used > 0 {
                         b.end_line(false);
                     }
-                    b.push_broken(&tok.pieces);
+                    b.push_broken(tok);
                 }
             }
         }
     }
     b.lines.push(b.current);
     b.lines
-}
-
-fn truncate_pieces(pieces: &[(Style, String)], width: usize) -> Vec<(Style, String)> {
-    let mut out = Vec::new();
-    let mut used = 0;
-    for (style, text) in pieces {
-        let kept = prefix_within(text, width - used);
-        used += kept.width();
-        out.push((*style, kept.to_string()));
-        if kept.len() < text.len() {
-            break;
-        }
-    }
-    out
 }
 
 /// Cuts plain `text` (tabs expanded) to `width` columns, ending it with `…` when cut.
