@@ -147,3 +147,68 @@ async fn a_paced_output_gets_a_trickle_in_few_deltas_and_in_order() {
     let (_, unpaced) = shown(&output.events());
     assert!(unpaced > 150, "without a pace the trickle is shown as it comes: {unpaced}");
 }
+
+/// A model whose events are due 1 ms apart from the start of the stream whether or not it is
+/// polled (as a socket buffers a network stream), counting how often a poll found nothing
+/// ready (each such poll is a wake-up later).
+struct ScheduledModel {
+    events: usize,
+    ahead: bool,
+    polls: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Provider for ScheduledModel {
+    fn name(&self) -> &str {
+        "scheduled"
+    }
+    fn model(&self) -> &str {
+        "scheduled-1"
+    }
+    fn streams_ahead(&self) -> bool {
+        self.ahead
+    }
+    fn fetch(&self, _request: Request) -> EventStream {
+        let start = tokio::time::Instant::now();
+        let mut inner = futures::stream::unfold(0, move |i| async move {
+            tokio::time::sleep_until(start + std::time::Duration::from_millis(i as u64 + 1)).await;
+            Some((Ok(ProviderEvent::Saying(format!("{i} "))), i + 1))
+        })
+        .take(self.events)
+        .boxed();
+        let polls = self.polls.clone();
+        futures::stream::poll_fn(move |cx| {
+            let poll = inner.poll_next_unpin(cx);
+            if poll.is_pending() {
+                polls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            poll
+        })
+        .boxed()
+    }
+}
+
+/// A paced output leaves a stream that streams ahead alone between its intervals and takes
+/// what came in one go: a few empty polls (wake-ups) per interval, not one per event; a
+/// stream that does not stream ahead is still read as it comes.
+#[tokio::test]
+async fn a_paced_output_leaves_a_stream_that_streams_ahead_alone_between_intervals() {
+    let text: String = (0..300).map(|i| format!("{i} ")).collect();
+    let mut polls = Vec::new();
+    for ahead in [true, false] {
+        let counter = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let model = Arc::new(ScheduledModel { events: 300, ahead, polls: counter.clone() });
+        let output = Arc::new(PacedOutput(Default::default()));
+        let transcript = elelem::agent::transcript::Transcript::new(elelem::agent::system_prompt::SystemPrompt::new(
+            std::env::temp_dir(),
+        ));
+        let mut agent =
+            elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output.clone(), transcript);
+        let outcome = agent.turn("go", CancellationToken::new()).await;
+        assert_eq!((outcome.end, outcome.reply.as_str()), (TurnEnd::Done, text.as_str()));
+        let (lines, _) = shown(&output.0.events());
+        assert_eq!(lines, [format!("saying: {text}")]);
+        polls.push(counter.load(std::sync::atomic::Ordering::Relaxed));
+    }
+    assert!(polls[0] < 60, "{} empty polls for 300 events 1 ms apart at a 20 ms pace", polls[0]);
+    assert!(polls[1] > 200, "a stream that does not stream ahead is read as it comes: {} empty polls", polls[1]);
+}

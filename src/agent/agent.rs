@@ -187,29 +187,46 @@ impl Agent {
     }
 
     /// Streams one model response, showing it as it arrives. Every event already waiting
-    /// is taken in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
-    /// as one delta: a fast stream costs one output call per batch, not one per event. An
-    /// output with a `pace` gets text at most once per interval (the first at once).
+    /// is taken in one go, and consecutive text of one kind is shown as one delta: a fast
+    /// stream costs one output call per batch, not one per event. An output with a `pace`
+    /// gets text at most once per interval (the first at once); meanwhile a trickling
+    /// stream that `streams_ahead` is not polled at all (its events wait in the socket, or
+    /// in the stub's schedule, and are taken together when the interval ends), so a reply
+    /// arriving in 1 ms events wakes this task once per interval, not once per event. A
+    /// stream that bursts (a batch filled), or one that only moves on while polled, is read
+    /// as it comes during the interval, so its sender never waits.
     /// `shown_text` collects the reply text shown so far, which an interrupt keeps.
     async fn call_provider(&self, request: Request, shown_text: &mut String) -> Result<Response, ProviderError> {
         let pace = self.output.pace();
+        let streams_ahead = self.provider.streams_ahead();
         let mut stream = self.provider.fetch(request).fuse();
         let mut response = Response::default();
         let mut shown: Option<Delta> = None;
-        // While set (only with a pace), text is held and merged until then. The stream is
-        // still read as it comes, so one that only progresses while polled is not slowed.
-        let mut hold_until: Option<tokio::time::Instant> = None;
+        // Set (only with a pace) while text is held: until when, and whether the stream is
+        // read meanwhile (it was bursting) or left alone (it trickles).
+        let mut hold: Option<(tokio::time::Instant, bool)> = None;
         loop {
-            let event = match hold_until {
-                Some(until) => tokio::select! {
+            let event = match hold {
+                Some((until, true)) => tokio::select! {
                     biased;
                     event = stream.next() => event,
                     _ = tokio::time::sleep_until(until) => {
                         self.show(None, &mut shown);
-                        hold_until = None;
+                        hold = None;
                         continue;
                     }
                 },
+                Some((until, false)) => {
+                    tokio::time::sleep_until(until).await;
+                    hold = None;
+                    match stream.next().now_or_never() {
+                        Some(event) => event,
+                        None => {
+                            self.show(None, &mut shown);
+                            continue;
+                        }
+                    }
+                }
                 None => stream.next().await,
             };
             let Some(event) = event else { break };
@@ -220,9 +237,10 @@ impl Agent {
                 self.take_event(event, &mut response, &mut shown, shown_text)?;
                 taken += 1;
             }
-            if hold_until.is_none() {
+            if hold.is_none() {
                 self.show(None, &mut shown);
-                hold_until = pace.map(|pace| tokio::time::Instant::now() + pace);
+                let read_meanwhile = taken == EVENT_BATCH || !streams_ahead;
+                hold = pace.map(|pace| (tokio::time::Instant::now() + pace, read_meanwhile));
             }
         }
         self.show(None, &mut shown);

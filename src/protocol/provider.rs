@@ -80,6 +80,13 @@ pub trait Provider: Send + Sync {
     }
     /// Streams the answer to one request. Dropping the stream cancels the call.
     fn fetch(&self, request: Request) -> EventStream;
+    /// Whether `fetch`'s events keep arriving while the stream is not polled (a network
+    /// stream, buffered by the socket; the stub's schedule), so a consumer may leave it
+    /// alone for a while and take what came in one go. A stream that only moves on while
+    /// it is polled must say no (the default): it is then read as it comes.
+    fn streams_ahead(&self) -> bool {
+        false
+    }
 }
 
 /// What a provider is built with.

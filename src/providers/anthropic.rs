@@ -167,6 +167,10 @@ impl Provider for AnthropicProvider {
         NAME
     }
 
+    fn streams_ahead(&self) -> bool {
+        true
+    }
+
     fn model(&self) -> &str {
         &self.config.model
     }

@@ -169,6 +169,10 @@ impl Provider for OllamaProvider {
         NAME
     }
 
+    fn streams_ahead(&self) -> bool {
+        true
+    }
+
     fn model(&self) -> &str {
         &self.config.model
     }

@@ -121,6 +121,10 @@ impl Provider for OpenAiProvider {
         NAME
     }
 
+    fn streams_ahead(&self) -> bool {
+        true
+    }
+
     fn model(&self) -> &str {
         &self.config.model
     }

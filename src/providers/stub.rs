@@ -130,6 +130,10 @@ impl Provider for StubProvider {
         "stub"
     }
 
+    fn streams_ahead(&self) -> bool {
+        true
+    }
+
     fn model(&self) -> &str {
         &self.model
     }
@@ -140,12 +144,17 @@ impl Provider for StubProvider {
             Some(ScriptStep::Events { events }) => events.into_iter().map(scripted).collect(),
             None => demo(&request),
         };
-        futures::stream::unfold(queue, |mut queue| async move {
+        // Each event is due its delay after the one before, counted from when the stream
+        // began, not from when it was last polled: like a network stream, a consumer that
+        // reads late finds everything due meanwhile waiting, not one event per poll.
+        let due = tokio::time::Instant::now();
+        futures::stream::unfold((queue, due), |(mut queue, mut due)| async move {
             let (delay, event) = queue.pop_front()?;
             if delay > 0 {
-                tokio::time::sleep(Duration::from_millis(delay)).await;
+                due += Duration::from_millis(delay);
+                tokio::time::sleep_until(due).await;
             }
-            Some((event, queue))
+            Some((event, (queue, due)))
         })
         .boxed()
     }

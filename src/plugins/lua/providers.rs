@@ -80,4 +80,7 @@ impl Provider for Renamed {
     fn fetch(&self, request: Request) -> EventStream {
         self.inner.fetch(request)
     }
+    fn streams_ahead(&self) -> bool {
+        self.inner.streams_ahead()
+    }
 }
