@@ -14,7 +14,7 @@ use super::transcript::Transcript;
 use crate::protocol::{
     Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
 };
-use futures::{FutureExt, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -205,6 +205,9 @@ impl Agent {
         // Set (only with a pace) while text is held: until when, and whether the stream is
         // read meanwhile (it was bursting) or left alone (it trickles).
         let mut hold: Option<(tokio::time::Instant, bool)> = None;
+        // After leaving the stream alone, what came meanwhile is taken patiently (see
+        // `next_ready`).
+        let mut patient = false;
         loop {
             let event = match hold {
                 Some((until, true)) => tokio::select! {
@@ -219,7 +222,8 @@ impl Agent {
                 Some((until, false)) => {
                     tokio::time::sleep_until(until).await;
                     hold = None;
-                    match stream.next().now_or_never() {
+                    patient = true;
+                    match next_ready(&mut stream, patient).await {
                         Some(event) => event,
                         None => {
                             self.show(None, &mut shown);
@@ -233,10 +237,11 @@ impl Agent {
             self.take_event(event, &mut response, &mut shown, shown_text)?;
             let mut taken = 1;
             while taken < EVENT_BATCH {
-                let Some(Some(event)) = stream.next().now_or_never() else { break };
+                let Some(Some(event)) = next_ready(&mut stream, patient).await else { break };
                 self.take_event(event, &mut response, &mut shown, shown_text)?;
                 taken += 1;
             }
+            patient = false;
             if hold.is_none() {
                 self.show(None, &mut shown);
                 let read_meanwhile = taken == EVENT_BATCH || !streams_ahead;
@@ -456,4 +461,22 @@ impl Agent {
         let _ = self.transcript.conversation.push(Message::assistant(text));
         TurnOutcome { reply: String::new(), end: TurnEnd::Interrupted }
     }
+}
+
+/// The stream's next event if one is ready (`None` if not). `patient`: after the stream was
+/// left alone, what arrived may still be a task away (an HTTP client hands a body over one
+/// chunk at a time, decoding the next only once the last was taken), so a poll that finds
+/// nothing yields to the runtime and looks again, a few times, before saying so.
+async fn next_ready<S: Stream + Unpin>(stream: &mut S, patient: bool) -> Option<Option<S::Item>> {
+    const LOOKS: usize = 3;
+    for _ in 0..LOOKS {
+        if let Some(event) = stream.next().now_or_never() {
+            return Some(event);
+        }
+        if !patient {
+            return None;
+        }
+        tokio::task::yield_now().await;
+    }
+    stream.next().now_or_never()
 }

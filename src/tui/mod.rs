@@ -38,7 +38,8 @@ use channel::{ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
-use ratatui::Terminal;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
 use scheduler::FrameScheduler;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -81,7 +82,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
 
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
-    let mut term = Terminal::new(CrosstermBackend::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())))?;
+    let mut term = new_terminal()?;
     draw(&mut term, &mut app)?;
 
     let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx));
@@ -167,6 +168,9 @@ async fn event_loop(
             }
             event = events.next() => match event {
                 Some(Ok(event)) => {
+                    if let Event::Resize(width, height) = event {
+                        term.resize(Rect::new(0, 0, width, height))?;
+                    }
                     for action in handle_terminal_event(app, event) {
                         match action {
                             Action::Submit(line) => {
@@ -224,6 +228,21 @@ async fn event_loop(
     Ok(None)
 }
 
+/// The full-screen terminal, its size fixed until a resize event says otherwise: ratatui
+/// would otherwise ask the terminal's size before every frame (crossterm opens `/dev/tty`
+/// to do so, a few syscalls per frame while a reply streams).
+fn new_terminal() -> std::io::Result<Term> {
+    let backend = CrosstermBackend::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()));
+    let viewport = Viewport::Fixed(screen_area()?);
+    Terminal::with_options(backend, TerminalOptions { viewport })
+}
+
+/// The whole screen as the terminal reports it now.
+fn screen_area() -> std::io::Result<Rect> {
+    let (width, height) = crossterm::terminal::size()?;
+    Ok(Rect::new(0, 0, width, height))
+}
+
 fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
     match event {
         Event::Key(key) => app.handle_key(key),
@@ -272,6 +291,11 @@ async fn edit_outside(
         .await
         .unwrap_or_else(|e| Err(anyhow::anyhow!("the editor task failed: {e}")));
     terminal::resume(app.mouse)?;
+    // The window may have changed size while the editor had it.
+    let area = screen_area()?;
+    if area != term.get_frame().area() {
+        term.resize(area)?;
+    }
     // Not `term.clear()`: it asks the terminal where the cursor is, which may not answer.
     ratatui::backend::Backend::clear(term.backend_mut())?;
     term.swap_buffers(); // both buffers blank: the next frame is drawn whole
