@@ -209,6 +209,8 @@ async fn a_paced_output_leaves_a_stream_that_streams_ahead_alone_between_interva
         assert_eq!(lines, [format!("saying: {text}")]);
         polls.push(counter.load(std::sync::atomic::Ordering::Relaxed));
     }
-    assert!(polls[0] < 60, "{} empty polls for 300 events 1 ms apart at a 20 ms pace", polls[0]);
-    assert!(polls[1] > 200, "a stream that does not stream ahead is read as it comes: {} empty polls", polls[1]);
+    // ~15 intervals, a few empty looks each (`next_ready` looks again before giving up),
+    // against at least one empty poll per event when it is read as it comes.
+    assert!(polls[0] < 150, "{} empty polls for 300 events 1 ms apart at a 20 ms pace", polls[0]);
+    assert!(polls[1] >= 290, "a stream that does not stream ahead is read as it comes: {} empty polls", polls[1]);
 }

@@ -235,11 +235,23 @@ impl Agent {
             };
             let Some(event) = event else { break };
             self.take_event(event, &mut response, &mut shown, shown_text)?;
-            let mut taken = 1;
+            let (mut taken, mut ended) = (1, false);
             while taken < EVENT_BATCH {
-                let Some(Some(event)) = next_ready(&mut stream, patient).await else { break };
-                self.take_event(event, &mut response, &mut shown, shown_text)?;
-                taken += 1;
+                match next_ready(&mut stream, patient).await {
+                    Some(Some(event)) => {
+                        self.take_event(event, &mut response, &mut shown, shown_text)?;
+                        taken += 1;
+                    }
+                    // The end is taken at once, not after a hold.
+                    Some(None) => {
+                        ended = true;
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            if ended {
+                break;
             }
             patient = false;
             if hold.is_none() {
