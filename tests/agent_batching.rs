@@ -187,9 +187,9 @@ impl Provider for ScheduledModel {
     }
 }
 
-/// A paced output leaves a stream that streams ahead alone between its intervals and takes
-/// what came in one go: a few empty polls (wake-ups) per interval, not one per event; a
-/// stream that does not stream ahead is still read as it comes.
+/// For a paced output, a stream that streams ahead is read on the read-ahead thread, left
+/// alone between intervals and taken in batches: a few empty polls (wake-ups) per interval,
+/// not one per event; a stream that does not stream ahead is still read as it comes.
 #[tokio::test]
 async fn a_paced_output_leaves_a_stream_that_streams_ahead_alone_between_intervals() {
     let text: String = (0..300).map(|i| format!("{i} ")).collect();
@@ -209,7 +209,7 @@ async fn a_paced_output_leaves_a_stream_that_streams_ahead_alone_between_interva
         assert_eq!(lines, [format!("saying: {text}")]);
         polls.push(counter.load(std::sync::atomic::Ordering::Relaxed));
     }
-    // ~15 intervals, a few empty looks each (`next_ready` looks again before giving up),
+    // ~15 intervals, a few empty looks each (the reader looks again before giving up),
     // against at least one empty poll per event when it is read as it comes.
     assert!(polls[0] < 150, "{} empty polls for 300 events 1 ms apart at a 20 ms pace", polls[0]);
     assert!(polls[1] >= 290, "a stream that does not stream ahead is read as it comes: {} empty polls", polls[1]);

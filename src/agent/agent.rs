@@ -8,13 +8,14 @@
 //! like a provider failure.
 
 use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
+use super::read_ahead::read_ahead;
 use super::tool::ToolContext;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use crate::protocol::{
     Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
 };
-use futures::{FutureExt, Stream, StreamExt};
+use futures::{FutureExt, StreamExt};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -187,77 +188,50 @@ impl Agent {
     }
 
     /// Streams one model response, showing it as it arrives. Every event already waiting
-    /// is taken in one go, and consecutive text of one kind is shown as one delta: a fast
-    /// stream costs one output call per batch, not one per event. An output with a `pace`
-    /// gets text at most once per interval (the first at once); meanwhile a trickling
-    /// stream that `streams_ahead` is not polled at all (its events wait in the socket, or
-    /// in the stub's schedule, and are taken together when the interval ends), so a reply
-    /// arriving in 1 ms events wakes this task once per interval, not once per event. A
-    /// stream that bursts (a batch filled), or one that only moves on while polled, is read
-    /// as it comes during the interval, so its sender never waits.
+    /// is taken in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
+    /// as one delta: a fast stream costs one output call per batch, not one per event. An
+    /// output with a `pace` gets text at most once per interval (the first at once), and a
+    /// stream that `streams_ahead` is then read on the read-ahead thread, which hands it
+    /// over in batches (`read_ahead`): a reply arriving in 1 ms network events costs a few
+    /// wake-ups per interval, not one per event.
     /// `shown_text` collects the reply text shown so far, which an interrupt keeps.
     async fn call_provider(&self, request: Request, shown_text: &mut String) -> Result<Response, ProviderError> {
         let pace = self.output.pace();
-        let streams_ahead = self.provider.streams_ahead();
-        let mut stream = self.provider.fetch(request).fuse();
+        let stream = self.provider.fetch(request);
+        let mut stream = match pace {
+            Some(pace) if self.provider.streams_ahead() => read_ahead(stream, pace),
+            _ => stream,
+        }
+        .fuse();
         let mut response = Response::default();
         let mut shown: Option<Delta> = None;
-        // Set (only with a pace) while text is held: until when, and whether the stream is
-        // read meanwhile (it was bursting) or left alone (it trickles).
-        let mut hold: Option<(tokio::time::Instant, bool)> = None;
-        // After leaving the stream alone, what came meanwhile is taken patiently (see
-        // `next_ready`).
-        let mut patient = false;
+        // While set (only with a pace), text is held and merged until then. The stream is
+        // still read as it comes, so one that only progresses while polled is not slowed.
+        let mut hold_until: Option<tokio::time::Instant> = None;
         loop {
-            let event = match hold {
-                Some((until, true)) => tokio::select! {
+            let event = match hold_until {
+                Some(until) => tokio::select! {
                     biased;
                     event = stream.next() => event,
                     _ = tokio::time::sleep_until(until) => {
                         self.show(None, &mut shown);
-                        hold = None;
+                        hold_until = None;
                         continue;
                     }
                 },
-                Some((until, false)) => {
-                    tokio::time::sleep_until(until).await;
-                    hold = None;
-                    patient = true;
-                    match next_ready(&mut stream, patient).await {
-                        Some(event) => event,
-                        None => {
-                            self.show(None, &mut shown);
-                            continue;
-                        }
-                    }
-                }
                 None => stream.next().await,
             };
             let Some(event) = event else { break };
             self.take_event(event, &mut response, &mut shown, shown_text)?;
-            let (mut taken, mut ended) = (1, false);
+            let mut taken = 1;
             while taken < EVENT_BATCH {
-                match next_ready(&mut stream, patient).await {
-                    Some(Some(event)) => {
-                        self.take_event(event, &mut response, &mut shown, shown_text)?;
-                        taken += 1;
-                    }
-                    // The end is taken at once, not after a hold.
-                    Some(None) => {
-                        ended = true;
-                        break;
-                    }
-                    None => break,
-                }
+                let Some(Some(event)) = stream.next().now_or_never() else { break };
+                self.take_event(event, &mut response, &mut shown, shown_text)?;
+                taken += 1;
             }
-            if ended {
-                break;
-            }
-            patient = false;
-            if hold.is_none() {
+            if hold_until.is_none() {
                 self.show(None, &mut shown);
-                let read_meanwhile = taken == EVENT_BATCH || !streams_ahead;
-                hold = pace.map(|pace| (tokio::time::Instant::now() + pace, read_meanwhile));
+                hold_until = pace.map(|pace| tokio::time::Instant::now() + pace);
             }
         }
         self.show(None, &mut shown);
@@ -473,22 +447,4 @@ impl Agent {
         let _ = self.transcript.conversation.push(Message::assistant(text));
         TurnOutcome { reply: String::new(), end: TurnEnd::Interrupted }
     }
-}
-
-/// The stream's next event if one is ready (`None` if not). `patient`: after the stream was
-/// left alone, what arrived may still be a task away (an HTTP client hands a body over one
-/// chunk at a time, decoding the next only once the last was taken), so a poll that finds
-/// nothing yields to the runtime and looks again, a few times, before saying so.
-async fn next_ready<S: Stream + Unpin>(stream: &mut S, patient: bool) -> Option<Option<S::Item>> {
-    const LOOKS: usize = 3;
-    for _ in 0..LOOKS {
-        if let Some(event) = stream.next().now_or_never() {
-            return Some(event);
-        }
-        if !patient {
-            return None;
-        }
-        tokio::task::yield_now().await;
-    }
-    stream.next().now_or_never()
 }

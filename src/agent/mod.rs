@@ -12,6 +12,7 @@ pub mod kept;
 pub mod mentions;
 pub mod output;
 pub mod plugin;
+pub mod read_ahead;
 pub mod session;
 pub mod shell_escape;
 pub mod system_prompt;

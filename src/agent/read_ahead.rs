@@ -1,0 +1,103 @@
+//! Reads a paced provider stream on a thread of its own, in batches. Owns that thread and
+//! its runtime; knows nothing of what the events mean.
+//!
+//! A reply trickling in one small network event per millisecond would otherwise wake the
+//! runtime that holds the socket a thousand times a second (each packet ends an
+//! `epoll_wait`, whether or not a task wants the data), even when the agent takes the text
+//! only once per pace interval. Here the stream is polled on one long-lived thread with a
+//! current-thread runtime that, after handing over a batch, sleeps the rest of the interval
+//! without looking at its sockets: the packets gather in the kernel and the next look takes
+//! them all. A stream that bursts (a batch filled) is read again at once, so its sender
+//! never waits. Connections a client opens here stay served by this thread between calls
+//! (it parks in the usual way when no stream is being read), so the next call can reuse
+//! them.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use futures::{FutureExt, StreamExt};
+use tokio::sync::mpsc;
+
+use crate::protocol::{EventStream, ProviderError, ProviderEvent};
+
+type Event = Result<ProviderEvent, ProviderError>;
+
+/// Events taken together before the batch goes out even if more are waiting.
+const BATCH: usize = 256;
+/// Empty looks after a batch before it counts as taken (see `take_waiting`).
+const LOOKS: usize = 3;
+
+/// The reading thread's runtime, started on first use (`None` if it could not be).
+fn runtime() -> Option<&'static tokio::runtime::Handle> {
+    static RUNTIME: OnceLock<Option<tokio::runtime::Handle>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            let handle = runtime.handle().clone();
+            std::thread::Builder::new()
+                .name("elelem-read-ahead".into())
+                .spawn(move || runtime.block_on(std::future::pending::<()>()))
+                .ok()?;
+            Some(handle)
+        })
+        .as_ref()
+}
+
+/// `stream`, read ahead on the reading thread and handed over at most about once per
+/// `pace` while it trickles. Dropping the result stops the reading (and drops `stream`,
+/// which cancels the call). Without a reading thread, `stream` itself.
+pub fn read_ahead(stream: EventStream, pace: Duration) -> EventStream {
+    let Some(runtime) = runtime() else { return stream };
+    let (tx, rx) = mpsc::unbounded_channel::<Vec<Event>>();
+    runtime.spawn(pump(stream, tx, pace));
+    futures::stream::unfold(rx, |mut rx| async move {
+        let batch = rx.recv().await?;
+        Some((futures::stream::iter(batch), rx))
+    })
+    .flatten()
+    .boxed()
+}
+
+async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pace: Duration) {
+    loop {
+        let first = tokio::select! {
+            event = stream.next() => event,
+            _ = tx.closed() => return,
+        };
+        let Some(first) = first else { return };
+        let started = Instant::now();
+        let mut batch = vec![first];
+        let ended = take_waiting(&mut stream, &mut batch).await;
+        let bursting = batch.len() >= BATCH;
+        if tx.send(batch).is_err() || ended {
+            return;
+        }
+        if !bursting {
+            // Deliberately blocking: nothing on this thread looks at a socket meanwhile.
+            std::thread::sleep(pace.saturating_sub(started.elapsed()));
+        }
+    }
+}
+
+/// Adds the events already waiting to `batch` (up to `BATCH`); true when the stream ended.
+/// What arrived may still be a task away (an HTTP client hands a body over one chunk at a
+/// time, decoding the next only once the last was taken), so an empty look yields to the
+/// runtime and looks again, a few times, before the batch counts as taken.
+async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>) -> bool {
+    let mut empty = 0;
+    while batch.len() < BATCH {
+        match stream.next().now_or_never() {
+            Some(Some(event)) => {
+                batch.push(event);
+                empty = 0;
+            }
+            Some(None) => return true,
+            None if empty < LOOKS => {
+                empty += 1;
+                tokio::task::yield_now().await;
+            }
+            None => break,
+        }
+    }
+    false
+}
