@@ -8,11 +8,12 @@
 //! Every syntect call runs under `guarded`; when one panics the whole block is shown plain.
 //! It must not wrap or lay out lines, never loads anything at startup, and never panics.
 
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::rc::{Rc, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -75,27 +76,28 @@ pub struct Streamed {
     highlighter: LineHighlighter,
 }
 
-/// A `Streamed` block, shared between its streaming highlighter and `highlight_code`.
-pub type SharedStream = Arc<Mutex<Streamed>>;
+/// A `Streamed` block, shared between its streaming highlighter and `highlight_code` on one
+/// thread (syntect's parse state with the Oniguruma engine is not `Send`).
+pub type SharedStream = Rc<RefCell<Streamed>>;
 
 impl Streamed {
     /// A new block in `lang`, made the one `highlight_code` may go on from (the latest to
     /// start streaming on this thread; held weakly there, so a dropped document frees it).
     pub fn start(lang: &str, color: bool) -> SharedStream {
-        let stream = Arc::new(Mutex::new(Streamed {
+        let stream = Rc::new(RefCell::new(Streamed {
             lang: lang.to_string(),
             color,
             done: String::new(),
             lines: Vec::new(),
             highlighter: LineHighlighter::new(lang, color),
         }));
-        LATEST_STREAM.with(|latest| *latest.borrow_mut() = Arc::downgrade(&stream));
+        LATEST_STREAM.with(|latest| *latest.borrow_mut() = Rc::downgrade(&stream));
         stream
     }
 
-    /// Locks a shared block (its data stays consistent even if a holder panicked).
-    pub fn lock(stream: &SharedStream) -> MutexGuard<'_, Streamed> {
-        stream.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The shared block, to read or extend (held only within one call, never across one).
+    pub fn lock(stream: &SharedStream) -> RefMut<'_, Streamed> {
+        stream.borrow_mut()
     }
 
     pub fn is(&self, lang: &str, color: bool) -> bool {
@@ -139,14 +141,14 @@ impl Streamed {
 
 thread_local! {
     /// The latest block to start streaming on this thread (the UI thread renders them all).
-    static LATEST_STREAM: RefCell<Weak<Mutex<Streamed>>> = const { RefCell::new(Weak::new()) };
+    static LATEST_STREAM: RefCell<Weak<RefCell<Streamed>>> = const { RefCell::new(Weak::new()) };
 }
 
 /// Lines of `code` in `lang` went on from the latest streamed block when `code` (complete
 /// lines) extends it: a block that finished streaming is not highlighted a second time.
 fn streamed_lines(code: &str, lang: &str, color: bool) -> Option<Vec<Line<'static>>> {
     let stream = LATEST_STREAM.with(|latest| latest.borrow().upgrade())?;
-    let mut stream = Streamed::lock(&stream);
+    let mut stream = stream.try_borrow_mut().ok()?;
     let code = expand_tabs(code);
     let rest = code.strip_prefix(stream.done.as_str()).filter(|_| stream.is(lang, color) && code.ends_with('\n'))?;
     stream.extend(rest);
