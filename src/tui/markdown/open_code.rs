@@ -4,9 +4,10 @@
 //! highlighted complete lines with syntect's state after them (`highlight::Streamed`) and per
 //! update highlights only the lines that arrived, plus the unfinished last line from a copy of
 //! the state. When the block is finished, `highlight_code` goes on from that same `Streamed`
-//! (the latest one started on the thread), so a block is highlighted once, not again whole. `highlight` serves any open block, top level or nested in a list or
-//! quote. `layout` also keeps the laid-out lines of a long top-level fence (a model writing a
-//! whole file), so such a frame lays out only the new lines too.
+//! (the latest one started on the thread), so a block is highlighted once, not again whole.
+//! `highlight` serves any open block, top level or nested in a list or quote. `layout` also
+//! keeps the laid-out lines of a long top-level fence (a model writing a whole file), so such a
+//! frame lays out only the new lines too.
 //!
 //! Both give exactly the lines of a whole render (the streaming tests compare them after every
 //! chunk). Whenever that could be in doubt (a possible closing fence, a tiny width, a short
