@@ -1,6 +1,6 @@
 //! Streaming a ~1 MB Markdown reply into `MarkdownDoc` the way the UI follows output (height
-//! and the bottom 40-row window after every delta), and re-laying out a finished large doc at
-//! a new width.
+//! and the bottom 40-row window after every delta), a 200 KB Rust file streamed in 500 deltas
+//! with a cold highlight cache, and re-laying out a finished large doc at a new width.
 //!
 //! Before criterion runs, `shapes` prints the cost of streaming one long block of each shape
 //! (3,000 and 8,000 one-line chunks, a frame after each chunk) next to the same text as short
@@ -41,6 +41,21 @@ fn reply(target: usize, salt: u64) -> String {
         out.push_str("> A quoted remark that is also\n> spread over two lines.\n\n");
         i += 1;
     }
+    out
+}
+
+/// A reply that is one Rust file of about `target` bytes in a closed fence (ASCII only).
+fn rust_file(target: usize, salt: u64) -> String {
+    let mut out = String::from("Here is the file:\n\n```rust\n");
+    let mut i = 0;
+    while out.len() < target {
+        out.push_str(&format!(
+            "/// Doc comment {i}.\npub fn item_{i}_{salt}(x: &str) -> Option<u64> {{\n    let s = \"text {i}\";\n    \
+             x.parse::<u64>().ok().map(|n| n * {i} + s.len() as u64) // step\n}}\n\n"
+        ));
+        i += 1;
+    }
+    out.push_str("```\n\nThe end.\n");
     out
 }
 
@@ -115,6 +130,29 @@ fn stream(c: &mut Criterion) {
             }
             doc
         })
+    });
+
+    // The same 200 KB file in 500 deltas, different in every iteration so nothing comes from
+    // the highlight cache: the whole cost of highlighting a file as it streams in and finishes.
+    let mut salt = 0u64;
+    group.bench_function("stream_200kb_rust_file_500_deltas_cold", |b| {
+        b.iter_batched(
+            || {
+                salt += 1;
+                rust_file(200_000, salt)
+            },
+            |file| {
+                let mut doc = MarkdownDoc::new(RenderOptions::default());
+                let size = file.len().div_ceil(500);
+                for chunk in file.as_bytes().chunks(size) {
+                    doc.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+                    let height = doc.height(100);
+                    black_box(doc.lines(100, height.saturating_sub(WINDOW), WINDOW));
+                }
+                doc
+            },
+            BatchSize::PerIteration,
+        )
     });
 
     let mut doc = MarkdownDoc::new(RenderOptions::default());

@@ -3,12 +3,16 @@
 //! bounded cache keyed by (content hash, language, colour), the reading of a fence's info
 //! string (`fence_lang`) and `LineHighlighter`, the one place syntect highlights: line by line,
 //! so a block still streaming in can go on where it stopped (see `markdown/open_code.rs`).
+//! The latest such block is shared (`Streamed`, held weakly here): once it is finished and shown,
+//! `highlight_code` takes the lines streaming already made instead of highlighting it again.
 //! Every syntect call runs under `guarded`; when one panics the whole block is shown plain.
 //! It must not wrap or lay out lines, never loads anything at startup, and never panics.
 
+use std::cell::{RefCell, RefMut};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::rc::{Rc, Weak};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ratatui::style::{Color, Modifier, Style};
@@ -50,7 +54,7 @@ pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
     if let Some(hit) = cache().lock().ok().and_then(|map| map.get(&key).cloned()) {
         return hit;
     }
-    let lines = Arc::new(highlight_uncached(code, lang, color));
+    let lines = Arc::new(streamed_lines(code, lang, color).unwrap_or_else(|| highlight_uncached(code, lang, color)));
     if let Ok(mut map) = cache().lock() {
         if map.len() >= MAX_CACHE_ENTRIES {
             map.clear();
@@ -58,6 +62,97 @@ pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
         map.insert(key, Arc::clone(&lines));
     }
     lines
+}
+
+/// A code block highlighted line by line as it streams in (`markdown/open_code.rs` drives it):
+/// its complete lines so far (tabs expanded, each followed by `\n`), one highlighted `Line` per
+/// line of them (exactly what `highlight_uncached` gives for that text: all plain once syntect
+/// panicked) and syntect's state after them.
+pub struct Streamed {
+    lang: String,
+    color: bool,
+    done: String,
+    lines: Vec<Line<'static>>,
+    highlighter: LineHighlighter,
+}
+
+/// A `Streamed` block, shared between its streaming highlighter and `highlight_code` on one
+/// thread (syntect's parse state with the Oniguruma engine is not `Send`).
+pub type SharedStream = Rc<RefCell<Streamed>>;
+
+impl Streamed {
+    /// A new block in `lang`, made the one `highlight_code` may go on from (the latest to
+    /// start streaming on this thread; held weakly there, so a dropped document frees it).
+    pub fn start(lang: &str, color: bool) -> SharedStream {
+        let stream = Rc::new(RefCell::new(Streamed {
+            lang: lang.to_string(),
+            color,
+            done: String::new(),
+            lines: Vec::new(),
+            highlighter: LineHighlighter::new(lang, color),
+        }));
+        LATEST_STREAM.with(|latest| *latest.borrow_mut() = Rc::downgrade(&stream));
+        stream
+    }
+
+    /// The shared block, to read or extend (held only within one call, never across one).
+    pub fn lock(stream: &SharedStream) -> RefMut<'_, Streamed> {
+        stream.borrow_mut()
+    }
+
+    pub fn is(&self, lang: &str, color: bool) -> bool {
+        self.lang == lang && self.color == color
+    }
+
+    /// The complete lines highlighted so far, each followed by `\n`.
+    pub fn done(&self) -> &str {
+        &self.done
+    }
+
+    /// One per line of `done`.
+    pub fn lines(&self) -> &[Line<'static>] {
+        &self.lines
+    }
+
+    pub fn panicked(&self) -> bool {
+        self.highlighter.panicked()
+    }
+
+    /// Highlights `text`, complete lines that each end in `\n` (tabs expanded), after `done`.
+    pub fn extend(&mut self, text: &str) {
+        let panicked = self.highlighter.panicked();
+        for line in text.split_inclusive('\n') {
+            self.lines.push(self.highlighter.line(line.strip_suffix('\n').unwrap_or(line)));
+        }
+        self.done.push_str(text);
+        if self.highlighter.panicked() && !panicked {
+            self.lines = plain_lines(self.done.strip_suffix('\n').unwrap_or(&self.done), self.color);
+        }
+    }
+
+    /// The unfinished last line (tabs expanded), highlighted from a copy of the state; `None`
+    /// when syntect panicked on it, so that this time the whole block must be plain.
+    pub fn last(&self, text: &str) -> Option<Line<'static>> {
+        let mut scratch = self.highlighter.clone();
+        let line = scratch.line(text);
+        (self.highlighter.panicked() || !scratch.panicked()).then_some(line)
+    }
+}
+
+thread_local! {
+    /// The latest block to start streaming on this thread (the UI thread renders them all).
+    static LATEST_STREAM: RefCell<Weak<RefCell<Streamed>>> = const { RefCell::new(Weak::new()) };
+}
+
+/// Lines of `code` in `lang` went on from the latest streamed block when `code` (complete
+/// lines) extends it: a block that finished streaming is not highlighted a second time.
+fn streamed_lines(code: &str, lang: &str, color: bool) -> Option<Vec<Line<'static>>> {
+    let stream = LATEST_STREAM.with(|latest| latest.borrow().upgrade())?;
+    let mut stream = stream.try_borrow_mut().ok()?;
+    let code = expand_tabs(code);
+    let rest = code.strip_prefix(stream.done.as_str()).filter(|_| stream.is(lang, color) && code.ends_with('\n'))?;
+    stream.extend(rest);
+    Some(stream.lines.clone())
 }
 
 /// Highlights without touching the cache: for code that is still streaming in and would only
@@ -135,6 +230,8 @@ impl LineHighlighter {
         if text.len() > MAX_HIGHLIGHT_LINE {
             return plain(self.color);
         }
+        #[cfg(test)]
+        inject::count_line();
         self.buf.clear();
         self.buf.push_str(text);
         self.buf.push('\n');
@@ -179,6 +276,16 @@ pub(crate) mod inject {
 
     thread_local! {
         static PANIC_ON: Cell<Option<&'static str>> = const { Cell::new(None) };
+        static LINES: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Lines syntect has highlighted on this thread so far.
+    pub(crate) fn lines_highlighted() -> usize {
+        LINES.with(Cell::get)
+    }
+
+    pub(super) fn count_line() {
+        LINES.with(|n| n.set(n.get() + 1));
     }
 
     /// Injects panics while alive; dropping it stops them.

@@ -1,11 +1,13 @@
 //! The code block still streaming in at the end of a reply: one `OpenCode` per `MarkdownDoc`,
-//! the only streaming highlighter (nothing global). Re-highlighting such a block from its fence
-//! on every frame would cost its whole size each time (syntect is stateful), so `OpenCode`
-//! keeps the highlighted complete lines with syntect's state after them (`LineHighlighter`)
-//! and per update highlights only the lines that arrived, plus the unfinished last line from a
-//! copy of the state. `highlight` serves any open block, top level or nested in a list or
-//! quote. `layout` also keeps the laid-out lines of a long top-level fence (a model writing a
-//! whole file), so such a frame lays out only the new lines too.
+//! the only streaming highlighter. Re-highlighting such a block from its fence on every frame
+//! would cost its whole size each time (syntect is stateful), so `OpenCode` keeps the
+//! highlighted complete lines with syntect's state after them (`highlight::Streamed`) and per
+//! update highlights only the lines that arrived, plus the unfinished last line from a copy of
+//! the state. When the block is finished, `highlight_code` goes on from that same `Streamed`
+//! (the latest one started on the thread), so a block is highlighted once, not again whole.
+//! `highlight` serves any open block, top level or nested in a list or quote. `layout` also
+//! keeps the laid-out lines of a long top-level fence (a model writing a whole file), so such a
+//! frame lays out only the new lines too.
 //!
 //! Both give exactly the lines of a whole render (the streaming tests compare them after every
 //! chunk). Whenever that could be in doubt (a possible closing fence, a tiny width, a short
@@ -21,7 +23,7 @@ use super::layout::layout;
 use super::render::{Node, Prefix};
 use super::style::{Palette, RenderOptions};
 use crate::sanitize::sanitize;
-use crate::tui::highlight::{fence_lang, plain_lines, LineHighlighter};
+use crate::tui::highlight::{fence_lang, plain_lines, SharedStream, Streamed};
 use crate::tui::wrap::expand_tabs;
 
 /// Code bodies shorter than this are laid out by a whole render of the tail.
@@ -30,20 +32,10 @@ const MIN_BYTES: usize = 4096;
 /// Per-document state of the open code block.
 #[derive(Default)]
 pub(super) struct OpenCode {
-    stream: Option<Stream>,
+    /// Highlighting of the growing block (shared with `highlight_code` for when it finishes).
+    stream: Option<SharedStream>,
     /// Set while `layout` is laying out a long top-level block incrementally.
     laid_out: Option<LaidOut>,
-}
-
-/// Highlighting of one growing block.
-struct Stream {
-    lang: String,
-    color: bool,
-    /// The complete lines highlighted so far (tabs expanded), each followed by `\n`.
-    done: String,
-    /// One per line of `done`; all plain once the highlighter panicked.
-    lines: Vec<Line<'static>>,
-    highlighter: LineHighlighter,
 }
 
 /// Where `layout` stopped.
@@ -60,38 +52,6 @@ struct LaidOut {
     complete: usize,
 }
 
-impl Stream {
-    fn new(lang: &str, color: bool) -> Self {
-        Stream {
-            lang: lang.to_string(),
-            color,
-            done: String::new(),
-            lines: Vec::new(),
-            highlighter: LineHighlighter::new(lang, color),
-        }
-    }
-
-    /// Highlights `text`, complete lines that each end in `\n` (tabs expanded), after `done`.
-    fn extend(&mut self, text: &str) {
-        let panicked = self.highlighter.panicked();
-        for line in text.split_inclusive('\n') {
-            self.lines.push(self.highlighter.line(line.strip_suffix('\n').unwrap_or(line)));
-        }
-        self.done.push_str(text);
-        if self.highlighter.panicked() && !panicked {
-            self.lines = plain_lines(self.done.strip_suffix('\n').unwrap_or(&self.done), self.color);
-        }
-    }
-
-    /// The unfinished last line (tabs expanded), highlighted from a copy of the state; `None`
-    /// when syntect panicked on it, so that this time the whole block must be plain.
-    fn last(&self, text: &str) -> Option<Line<'static>> {
-        let mut scratch = self.highlighter.clone();
-        let line = scratch.line(text);
-        (self.highlighter.panicked() || !scratch.panicked()).then_some(line)
-    }
-}
-
 impl OpenCode {
     /// Highlighted lines of the open block's `code` (as the parser gives it, sanitized) in
     /// `lang`, going on from the last call when `code` extends what that call saw.
@@ -103,11 +63,11 @@ impl OpenCode {
             Some(i) => body.split_at(i + 1),
             None => ("", body),
         };
-        let stream = self.stream(lang, color, complete);
+        let stream = Streamed::lock(self.stream(lang, color, complete));
         match stream.last(last) {
             Some(last) => {
-                let mut lines = Vec::with_capacity(stream.lines.len() + 1);
-                lines.extend_from_slice(&stream.lines);
+                let mut lines = Vec::with_capacity(stream.lines().len() + 1);
+                lines.extend_from_slice(stream.lines());
                 lines.push(last);
                 lines
             }
@@ -117,14 +77,19 @@ impl OpenCode {
 
     /// The stream brought up to `complete` (whole lines, tabs expanded): the current one when
     /// `complete` extends what it has highlighted, else a new one.
-    fn stream(&mut self, lang: &str, color: bool, complete: &str) -> &mut Stream {
-        let current =
-            self.stream.take().filter(|s| s.lang == lang && s.color == color && complete.starts_with(&s.done));
+    fn stream(&mut self, lang: &str, color: bool, complete: &str) -> &SharedStream {
+        let current = self.stream.take().filter(|s| {
+            let s = Streamed::lock(s);
+            s.is(lang, color) && complete.starts_with(s.done())
+        });
         if current.is_none() {
             self.laid_out = None;
         }
-        let stream = self.stream.insert(current.unwrap_or_else(|| Stream::new(lang, color)));
-        stream.extend(complete.get(stream.done.len()..).unwrap_or(""));
+        let stream = self.stream.insert(current.unwrap_or_else(|| Streamed::start(lang, color)));
+        let mut locked = Streamed::lock(stream);
+        let done = locked.done().len();
+        locked.extend(complete.get(done..).unwrap_or(""));
+        drop(locked);
         stream
     }
 
@@ -170,27 +135,30 @@ impl OpenCode {
         if closes(partial) || partial.contains('\r') {
             return None;
         }
-        let continued = match (self.laid_out.take(), self.stream.as_mut(), previous) {
-            (Some(laid), Some(stream), Some(lines))
+        let continued = match (self.laid_out.take(), self.stream.as_ref().map(Streamed::lock), previous) {
+            (Some(laid), Some(mut stream), Some(lines))
                 if laid.fence == fence
                     && laid.width == width
                     && laid.done <= complete_end
-                    && stream.done.len() == laid.stream_done
-                    && stream.lang == lang
-                    && stream.color == color =>
+                    && stream.done().len() == laid.stream_done
+                    && stream.is(lang, color) =>
             {
                 let new = tail.get(laid.done..complete_end)?;
                 if new.split_inclusive('\n').any(closes) {
                     return None;
                 }
-                let panicked = stream.highlighter.panicked();
+                let panicked = stream.panicked();
                 stream.extend(&expand_tabs(&sanitize(new)));
-                Some(if stream.highlighter.panicked() && !panicked {
-                    lay_out(stream.lines.clone(), width, palette)
+                Some(if stream.panicked() && !panicked {
+                    lay_out(stream.lines().to_vec(), width, palette)
                 } else {
                     let mut lines = lines;
                     lines.truncate(laid.complete);
-                    lines.extend(lay_out(stream.lines.get(laid.code_lines..).unwrap_or(&[]).to_vec(), width, palette));
+                    lines.extend(lay_out(
+                        stream.lines().get(laid.code_lines..).unwrap_or(&[]).to_vec(),
+                        width,
+                        palette,
+                    ));
                     lines
                 })
             }
@@ -203,17 +171,17 @@ impl OpenCode {
                 if body.split_inclusive('\n').any(closes) {
                     return None;
                 }
-                let stream = self.stream(lang, color, &expand_tabs(&sanitize(body)));
-                lay_out(stream.lines.clone(), width, palette)
+                let lines = Streamed::lock(self.stream(lang, color, &expand_tabs(&sanitize(body)))).lines().to_vec();
+                lay_out(lines, width, palette)
             }
         };
-        let stream = self.stream.as_ref()?;
+        let stream = Streamed::lock(self.stream.as_ref()?);
         self.laid_out = Some(LaidOut {
             fence: fence.to_string(),
             width,
             done: complete_end,
-            stream_done: stream.done.len(),
-            code_lines: stream.lines.len(),
+            stream_done: stream.done().len(),
+            code_lines: stream.lines().len(),
             complete: lines.len(),
         });
         if !partial.is_empty() {
@@ -268,6 +236,32 @@ mod tests {
     }
 
     #[test]
+    fn a_streamed_block_is_highlighted_once_even_after_it_finishes() {
+        // Text no other test highlights, so nothing comes from the highlight cache.
+        let mut text = String::from("Here is the file:\n\n```rust\n");
+        for i in 0..400 {
+            text.push_str(&format!("fn only_once_{i}(x: u64) -> u64 {{\n    x * {i} // step {i}\n}}\n"));
+        }
+        let code_lines = text.lines().count() - 3;
+        text.push_str("```\n\nThe end.\n");
+        let options = RenderOptions { color: true };
+        let mut doc = crate::tui::markdown::MarkdownDoc::new(options);
+        let before = inject::lines_highlighted();
+        let mut frames = 0;
+        for chunk in text.as_bytes().chunks(400) {
+            doc.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+            let height = doc.height(100);
+            let _ = doc.lines(100, height.saturating_sub(40), 40);
+            frames += 1;
+        }
+        let highlighted = inject::lines_highlighted() - before;
+        // Each complete line once, plus at most one unfinished last line per frame.
+        assert!(highlighted <= code_lines + frames, "{highlighted} lines highlighted for {code_lines} lines");
+        let height = doc.height(100);
+        assert_eq!(doc.lines(100, 0, height), render_whole(&text, 100, options));
+    }
+
+    #[test]
     fn a_possible_closing_fence_or_a_short_block_falls_back() {
         let text = big_code(120);
         let mut code = OpenCode::default();
@@ -285,7 +279,11 @@ mod tests {
             let prefix = &code[..cut];
             assert_eq!(open.highlight(prefix, "rust", true), highlight_uncached(prefix, "rust", true), "at {cut}");
         }
-        assert_eq!(open.stream.as_ref().map(|s| s.lines.len()), Some(5), "one stream went on line by line");
+        assert_eq!(
+            open.stream.as_ref().map(|s| Streamed::lock(s).lines().len()),
+            Some(5),
+            "one stream went on line by line"
+        );
     }
 
     #[test]
