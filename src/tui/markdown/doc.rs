@@ -295,7 +295,7 @@ impl MarkdownDoc {
 
     /// Finished blocks laid out at the current width, for tests.
     #[cfg(test)]
-    pub(super) fn laid_out_blocks(&self) -> usize {
+    pub(crate) fn laid_out_blocks(&self) -> usize {
         self.blocks.iter().filter(|b| b.rendered.is_some()).count()
     }
 
