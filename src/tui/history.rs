@@ -1,7 +1,10 @@
 //! The conversation pane: the list of history cells, which of them are still streaming,
 //! and the scrolled viewport over them. Drawing measures only cells that changed (via
 //! `RowIndex`) and lays out only the visible rows, so a frame costs the same with 10 or
-//! 10,000 cells.
+//! 10,000 cells. A big reply may hold estimated heights for what nobody looked at yet: each
+//! frame first settles its window (lays out exactly the rows it shows; see
+//! `MarkdownDoc::settle`), keeping the top row's line in place, and scrolling settles the rows
+//! it passes before it moves.
 
 use super::cells::{CellKind, HistoryCell};
 use super::markdown::{MarkdownDoc, RenderOptions};

@@ -1,16 +1,21 @@
-//! `MarkdownDoc`: a Markdown reply that grows delta by delta, laid out lazily for a width.
+//! `MarkdownDoc`: a Markdown reply that grows delta by delta, laid out lazily for a width:
+//! only the blocks something shows.
 //! Owns the per-block line caches, the prefix heights and the document's streaming
 //! highlighter (`OpenCode`, for the code block still open at its end); it must not parse or
 //! wrap itself (that is `render_block`), and it never stores more than one width's layout per
 //! block.
 //!
 //! State: `source` grows; the `BlockScanner` turns complete lines into finished block ranges.
-//! A finished block is rendered once per width and cached; `tops[i]` is the first line of
-//! block `i` (its blank separator included) for the blocks laid out at `width`. The open tail
-//! is re-rendered only when the source or the width changed since its last render, through
-//! `OpenCode` when it is a long code block and `OpenBlock` when it is any other long block
-//! (either then costs about what arrived, not the block's length). A width
-//! change discards `tops` and lays blocks out again on the next `height` or `lines` call.
+//! Every finished block has a height at `width`: exact once it is laid out (rendered once per
+//! width and cached), else estimated from its source (`estimate.rs`). Blocks that arrive few at
+//! a time (at most `EXACT_BATCH` of source between two measurements, as a stream brings them)
+//! are laid out at once; a bigger batch (a 1 MB reply at once, or a big document measured again
+//! after a width change) is left estimated, and `settle` lays out exactly the rows a window needs, returning where its anchor
+//! row went, so the caller keeps what it shows in place. `tops[i]` is the first row of block
+//! `i` (its blank separator included), extended lazily from the first height that changed. The
+//! open tail is always exact: it is re-rendered only when the source or the width changed since
+//! its last render, through `OpenCode` when it is a long code block and `OpenBlock` when it is
+//! any other long block (either then costs about what arrived, not the block's length).
 //! Heights are measured with code left plain (highlighting does not change the text, so not
 //! the height either); a block is highlighted only when `lines` shows it, which keeps syntect,
 //! by far the most expensive step, off everything that is never on screen.
