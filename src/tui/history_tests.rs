@@ -41,6 +41,12 @@ fn history(text: &str) -> History {
     history
 }
 
+/// `big()` in a conversation drawn once at 120 columns (then the tests change the width).
+fn drawn_wide() -> (String, Theme, History) {
+    let (text, theme, mut history) = drawn_wide();
+    (text, theme, history)
+}
+
 #[test]
 fn the_bottom_of_a_big_reply_lays_out_few_blocks_before_and_after_a_width_change() {
     let (text, theme) = (big(), Theme::new(true));
@@ -55,9 +61,7 @@ fn the_bottom_of_a_big_reply_lays_out_few_blocks_before_and_after_a_width_change
 
 #[test]
 fn going_to_the_top_after_a_width_change_shows_the_true_first_lines() {
-    let (text, theme) = (big(), Theme::new(true));
-    let mut history = history(&text);
-    let _ = history.visible(120, ROWS, &theme, false);
+    let (text, theme, mut history) = drawn_wide();
     history.scroll.home();
     let shown = history.visible(90, ROWS, &theme, false);
     assert!(history.cells[0].laid_out_blocks() <= ROWS);
@@ -66,9 +70,7 @@ fn going_to_the_top_after_a_width_change_shows_the_true_first_lines() {
 
 #[test]
 fn paging_up_after_a_width_change_shows_every_line_once() {
-    let (text, theme) = (big(), Theme::new(true));
-    let mut history = history(&text);
-    let _ = history.visible(120, ROWS, &theme, false);
+    let (text, theme, mut history) = drawn_wide();
     let mut page = history.visible(80, ROWS, &theme, false);
     let mut below = page.clone();
     let step = ROWS / 2;
@@ -89,9 +91,7 @@ fn paging_up_after_a_width_change_shows_every_line_once() {
 
 #[test]
 fn paging_down_from_the_top_after_a_width_change_shows_every_line_once() {
-    let (text, theme) = (big(), Theme::new(true));
-    let mut history = history(&text);
-    let _ = history.visible(120, ROWS, &theme, false);
+    let (text, theme, mut history) = drawn_wide();
     history.scroll.home();
     let mut shown = history.visible(70, ROWS, &theme, false);
     while !history.scroll.follow {

@@ -23,15 +23,19 @@ fn big() -> String {
     text
 }
 
+/// `big()` and a document holding it, pushed at once.
+fn big_doc() -> (String, MarkdownDoc) {
+    let (text, mut doc) = big_doc();
+    (text, doc)
+}
+
 fn whole(text: &str, width: u16) -> Vec<Line<'static>> {
     render(text, width, RenderOptions::default())
 }
 
 #[test]
 fn a_big_reply_at_once_lays_out_only_the_bottom_it_shows() {
-    let text = big();
-    let mut doc = MarkdownDoc::default();
-    doc.push_str(&text);
+    let (text, mut doc) = big_doc();
     let height = doc.height(100);
     assert_eq!(doc.laid_out_blocks(), 0, "measuring estimates");
     let end = doc.settle(100, height, PAGE, 0);
@@ -44,10 +48,9 @@ fn a_big_reply_at_once_lays_out_only_the_bottom_it_shows() {
 
 #[test]
 fn after_a_width_change_the_bottom_lays_out_few_blocks_and_shows_the_true_last_lines() {
-    let text = big();
-    let mut doc = MarkdownDoc::default();
-    doc.push_str(&text);
-    let end = doc.settle(100, usize::MAX / 2, PAGE, 0);
+    let (text, mut doc) = big_doc();
+    let height = doc.height(100);
+    let end = doc.settle(100, height, PAGE, 0);
     let _ = doc.lines(100, end - PAGE, PAGE);
     let height = doc.height(60);
     assert_eq!(doc.laid_out_blocks(), 0);
@@ -59,9 +62,7 @@ fn after_a_width_change_the_bottom_lays_out_few_blocks_and_shows_the_true_last_l
 
 #[test]
 fn scrolling_to_the_top_after_a_resize_shows_what_a_full_layout_shows() {
-    let text = big();
-    let mut doc = MarkdownDoc::default();
-    doc.push_str(&text);
+    let (text, mut doc) = big_doc();
     let _ = doc.height(100);
     let top = doc.settle(70, 0, 0, PAGE);
     assert_eq!(top, 0);
@@ -71,9 +72,7 @@ fn scrolling_to_the_top_after_a_resize_shows_what_a_full_layout_shows() {
 
 #[test]
 fn paging_up_from_the_bottom_across_estimates_neither_skips_nor_repeats() {
-    let text = big();
-    let mut doc = MarkdownDoc::default();
-    doc.push_str(&text);
+    let (text, mut doc) = big_doc();
     let height = doc.height(50);
     let mut top = doc.settle(50, height, PAGE, 0) - PAGE;
     let mut pages = vec![doc.lines(50, top, PAGE)];
@@ -91,9 +90,7 @@ fn paging_up_from_the_bottom_across_estimates_neither_skips_nor_repeats() {
 
 #[test]
 fn paging_down_from_the_top_across_estimates_neither_skips_nor_repeats() {
-    let text = big();
-    let mut doc = MarkdownDoc::default();
-    doc.push_str(&text);
+    let (text, mut doc) = big_doc();
     let mut top = doc.settle(90, 0, 0, PAGE);
     let mut shown = Vec::new();
     while top < doc.height(90) {
@@ -106,9 +103,7 @@ fn paging_down_from_the_top_across_estimates_neither_skips_nor_repeats() {
 
 #[test]
 fn a_row_inside_an_estimated_block_keeps_its_offset_there() {
-    let text = big();
-    let mut doc = MarkdownDoc::default();
-    doc.push_str(&text);
+    let (text, mut doc) = big_doc();
     let height = doc.height(80);
     let middle = doc.settle(80, height / 2, 0, PAGE);
     // The window from there is laid out: asking again moves nothing.
