@@ -43,7 +43,9 @@ fn history(text: &str) -> History {
 
 /// `big()` in a conversation drawn once at 120 columns (then the tests change the width).
 fn drawn_wide() -> (String, Theme, History) {
-    let (text, theme, mut history) = drawn_wide();
+    let (text, theme) = (big(), Theme::new(true));
+    let mut history = history(&text);
+    let _ = history.visible(120, ROWS, &theme, false);
     (text, theme, history)
 }
 
