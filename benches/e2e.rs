@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{shape_chunk, SHAPES};
+use common::{one_megabyte_text, shape_chunk, SHAPES};
 
 /// Starts every synchronized update, so one per frame.
 const FRAME_START: &[u8] = b"\x1b[?2026h";
@@ -247,25 +247,6 @@ fn peak_rss_mb(pid: u32) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
     line.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() / 1024.0
-}
-
-/// About 1 MB of mixed Markdown (paragraphs, code, tables, lists, headings).
-fn one_megabyte_text() -> String {
-    let chunk = "Some **streamed** text with `inline code` and a [link](https://example.com). ";
-    let mut text = String::new();
-    let mut i = 0;
-    while text.len() < 1_000_000 {
-        match i % 50 {
-            10 => text.push_str("\n\n```rust\nfn example(x: u32) -> u32 {\n    x * 2\n}\n```\n\n"),
-            20 => text.push_str("\n\n| name | value |\n|---|---|\n| a | 1 |\n| b | 2 |\n\n"),
-            30 => text.push_str("\n\n- a list item\n- another item\n\n"),
-            40 => text.push_str(&format!("\n\n## Section {i}\n\n")),
-            _ => text.push_str(&chunk.repeat(3)),
-        }
-        i += 1;
-    }
-    text.push_str("\n\nEND-OF-REPLY\n");
-    text
 }
 
 /// A reply that is one 200 KB Rust code block (a model writing a whole file).

@@ -1,9 +1,11 @@
 //! Frame cost of the TUI (criterion). Budgets from the TUI issue:
 //! - a frame with 2,000 turns and 2,000 tool rows costs within 2x of one with 10 turns;
 //! - a keystroke while a reply streams is handled and drawn with a p99 under 5 ms (issue 13),
-//!   whether the reply is short paragraphs or one paragraph that keeps growing.
+//!   whether the reply is short paragraphs or one paragraph that keeps growing;
+//! - a ~1 MB reply pushed at once, then the bottom screen drawn, and a width change of it then
+//!   the bottom screen drawn, each within a frame (16 ms; issue 13).
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::protocol::ToolCall;
 use elelem::tui::app::App;
@@ -14,6 +16,9 @@ use ratatui::layout::Rect;
 use serde_json::json;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::one_megabyte_text;
 
 const REPLY: &str = "## Result\n\nThe change is **done**: `cargo test` passes.\n\n- first point\n- second point\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nA closing paragraph that is long enough to wrap at least once on an ordinary terminal width.\n";
 
@@ -95,9 +100,43 @@ fn keystroke_while_streaming(c: &mut Criterion) {
     }
 }
 
+fn one_megabyte_reply(c: &mut Criterion) {
+    let text = one_megabyte_text();
+    let now = Instant::now();
+    let (wide, narrow) = (Rect::new(0, 0, 120, 40), Rect::new(0, 0, 100, 40));
+    let fresh = || {
+        let mut app = App::new(Theme::new(true), "stub", "stub-demo", vec![], vec![]);
+        app.handle_agent(AgentEvent::TurnStarted { prompt: "write a long reply".into() });
+        app
+    };
+    let mut buf = Buffer::empty(wide);
+    c.bench_function("push_1mb_at_once_then_draw_bottom", |b| {
+        b.iter_batched(
+            || (fresh(), text.clone()),
+            |(mut app, text)| {
+                app.handle_agent(AgentEvent::saying(text));
+                render(&mut app, &mut buf, wide, now);
+                app
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    let mut app = fresh();
+    app.handle_agent(AgentEvent::saying(text.clone()));
+    app.handle_agent(AgentEvent::TurnFinished { reply: text, end: TurnEnd::Done });
+    render(&mut app, &mut buf, wide, now);
+    let mut area = wide;
+    c.bench_function("width_change_of_1mb_reply_then_draw_bottom", |b| {
+        b.iter(|| {
+            area = if area == wide { narrow } else { wide };
+            render(black_box(&mut app), &mut buf, area, now);
+        })
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(30).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500));
-    targets = frames, keystroke_while_streaming
+    targets = frames, keystroke_while_streaming, one_megabyte_reply
 }
 criterion_main!(benches);

@@ -13,7 +13,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use elelem::tui::markdown::{MarkdownDoc, RenderOptions};
 
 mod common;
-use common::{shape_chunk, SHAPES};
+use common::{one_megabyte_text, shape_chunk, SHAPES};
 
 const DELTA: usize = 2000;
 const WINDOW: usize = 40;
@@ -158,17 +158,42 @@ fn stream(c: &mut Criterion) {
     let mut doc = MarkdownDoc::new(RenderOptions::default());
     doc.push_str(&text);
     let mut width = 80u16;
+    // A width change lays out only the window shown (the rest is estimated until shown).
     group.bench_function("relayout_1mb_window_at_new_width", |b| {
         b.iter(|| {
             width = if width == 80 { 81 } else { 80 };
             let height = doc.height(width);
-            black_box(doc.lines(width, height / 2, WINDOW))
+            let top = doc.settle(width, height / 2, 0, WINDOW);
+            black_box(doc.lines(width, top, WINDOW))
         })
     });
     group.bench_function("window_of_laid_out_1mb_doc", |b| {
         b.iter(|| {
             let height = doc.height(width);
-            black_box(doc.lines(width, height / 2, WINDOW))
+            let top = doc.settle(width, height / 2, 0, WINDOW);
+            black_box(doc.lines(width, top, WINDOW))
+        })
+    });
+    // The e2e rows' reply, at once, then its bottom window; and a width change of it.
+    let e2e = one_megabyte_text();
+    group.bench_function("push_1mb_at_once_then_bottom_window", |b| {
+        b.iter(|| {
+            let mut doc = MarkdownDoc::new(RenderOptions::default());
+            doc.push_str(&e2e);
+            let height = doc.height(120);
+            let end = doc.settle(120, height, WINDOW, 0);
+            black_box(doc.lines(120, end.saturating_sub(WINDOW), WINDOW));
+            doc
+        })
+    });
+    let mut doc = MarkdownDoc::new(RenderOptions::default());
+    doc.push_str(&e2e);
+    group.bench_function("width_change_of_1mb_then_bottom_window", |b| {
+        b.iter(|| {
+            width = if width == 120 { 100 } else { 120 };
+            let height = doc.height(width);
+            let end = doc.settle(width, height, WINDOW, 0);
+            black_box(doc.lines(width, end.saturating_sub(WINDOW), WINDOW))
         })
     });
     group.finish();

@@ -1,4 +1,6 @@
-//! What the benches share: the shapes of long streamed blocks (issue 13), one chunk at a time.
+//! What the benches share: the shapes of long streamed blocks (issue 13), one chunk at a time,
+//! and the ~1 MB Markdown reply the TUI rows stream. Each bench uses part of it.
+#![allow(dead_code)]
 
 /// Short paragraphs (the baseline), then one long paragraph, list, table and line.
 pub const SHAPES: [&str; 5] = ["paragraphs", "paragraph", "list", "table", "no-newline"];
@@ -13,4 +15,23 @@ pub fn shape_chunk(shape: &str, i: usize) -> String {
         "table" => format!("| {i} | a cell with a few words | {} |\n", i * 7),
         _ => format!("Words {i} of the reply, with a few in it. "),
     }
+}
+
+/// About 1 MB of mixed Markdown (paragraphs, code, tables, lists, headings).
+pub fn one_megabyte_text() -> String {
+    let chunk = "Some **streamed** text with `inline code` and a [link](https://example.com). ";
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < 1_000_000 {
+        match i % 50 {
+            10 => text.push_str("\n\n```rust\nfn example(x: u32) -> u32 {\n    x * 2\n}\n```\n\n"),
+            20 => text.push_str("\n\n| name | value |\n|---|---|\n| a | 1 |\n| b | 2 |\n\n"),
+            30 => text.push_str("\n\n- a list item\n- another item\n\n"),
+            40 => text.push_str(&format!("\n\n## Section {i}\n\n")),
+            _ => text.push_str(&chunk.repeat(3)),
+        }
+        i += 1;
+    }
+    text.push_str("\n\nEND-OF-REPLY\n");
+    text
 }

@@ -95,6 +95,16 @@ impl HistoryCell {
         }
     }
 
+    /// Lays out exactly the `before` rows above row `row` and the `after` rows from it, and
+    /// returns where `row`'s line is now. Only a reply can hold estimated heights (see
+    /// `MarkdownDoc::settle`); every other cell is laid out whole and stays put.
+    pub fn settle(&mut self, width: u16, row: usize, before: usize, after: usize) -> usize {
+        match &mut self.kind {
+            CellKind::Reply(doc) => doc.settle(width, row, before, after),
+            _ => row,
+        }
+    }
+
     /// Rows `start..start+count` of this cell at `width`.
     pub fn lines(
         &mut self,
@@ -153,6 +163,17 @@ impl HistoryCell {
             CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),
+        }
+    }
+}
+
+#[cfg(test)]
+impl HistoryCell {
+    /// The reply's finished blocks laid out at its current width (0 for other cells).
+    pub(crate) fn laid_out_blocks(&self) -> usize {
+        match &self.kind {
+            CellKind::Reply(doc) => doc.laid_out_blocks(),
+            _ => 0,
         }
     }
 }

@@ -1,7 +1,10 @@
 //! The conversation pane: the list of history cells, which of them are still streaming,
 //! and the scrolled viewport over them. Drawing measures only cells that changed (via
 //! `RowIndex`) and lays out only the visible rows, so a frame costs the same with 10 or
-//! 10,000 cells.
+//! 10,000 cells. A big reply may hold estimated heights for what nobody looked at yet: each
+//! frame first settles its window (lays out exactly the rows it shows; see
+//! `MarkdownDoc::settle`), keeping the top row's line in place, and scrolling settles the rows
+//! it passes before it moves.
 
 use super::cells::{CellKind, HistoryCell};
 use super::markdown::{MarkdownDoc, RenderOptions};
@@ -34,6 +37,8 @@ pub struct History {
     inner: Rect,
     /// Colour in rendered Markdown (off with `NO_COLOR`).
     pub color: bool,
+    /// Width and theme of the last draw, so scrolling can lay out what it scrolls over.
+    drawn: Option<(u16, Theme)>,
 }
 
 impl History {
@@ -248,12 +253,66 @@ impl History {
         self.index.total()
     }
 
+    /// Lays out exactly the `before` rows above row `row` and the `after` rows from it (a
+    /// reply may hold estimated heights for what nobody looked at yet) and returns where row
+    /// `row`'s line is now: estimates above it that became exact moved it.
+    fn settle(&mut self, width: u16, theme: &Theme, row: usize, before: usize, after: usize) -> usize {
+        let total = self.total_rows(width, theme);
+        let Some(last) = self.cells.len().checked_sub(1) else { return row };
+        let (i, offset) = self.index.locate(row).unwrap_or((last, row.max(total) - self.index.start_of(last)));
+        let offset = self.settle_cell(i, width, theme, offset, before, after);
+        let expand = self.expand_thinking;
+        let mut covered = self.cells[i].height(width, theme, expand).saturating_sub(offset);
+        let mut j = i + 1;
+        while covered < after && j <= last {
+            self.settle_cell(j, width, theme, 0, 0, after - covered);
+            covered += self.cells[j].height(width, theme, expand);
+            j += 1;
+        }
+        let mut covered = offset;
+        let mut j = i;
+        while covered < before && j > 0 {
+            j -= 1;
+            let end = self.cells[j].height(width, theme, expand);
+            let end = self.settle_cell(j, width, theme, end, before - covered, 0);
+            covered += end;
+        }
+        self.total_rows(width, theme);
+        self.index.start_of(i) + offset
+    }
+
+    /// `HistoryCell::settle` for cell `i`, re-measuring it when its height changed.
+    fn settle_cell(&mut self, i: usize, width: u16, theme: &Theme, row: usize, before: usize, after: usize) -> usize {
+        let expand = self.expand_thinking;
+        let cell = &mut self.cells[i];
+        let height = cell.height(width, theme, expand);
+        let row = cell.settle(width, row, before, after);
+        if cell.height(width, theme, expand) != height {
+            self.index.invalidate(i);
+        }
+        row
+    }
+
+    /// Lays out what scrolling `up` or down by `rows` brings on screen before it moves, so the
+    /// rows it passes are exact (no line skipped or shown twice).
+    fn settle_scroll(&mut self, rows: usize, up: bool) {
+        if let Some((width, theme)) = self.drawn {
+            let view = self.view_rows.max(1);
+            let total = self.total_rows(width, &theme);
+            let top = self.scroll.resolve(total, view);
+            let (before, after) = if up { (rows, 0) } else { (0, rows.saturating_add(view)) };
+            self.scroll.top = self.settle(width, &theme, top, before, after);
+        }
+    }
+
     pub fn scroll_up(&mut self, rows: usize) {
+        self.settle_scroll(rows, true);
         let total = self.index.total();
         self.scroll.up(rows, total, self.view_rows);
     }
 
     pub fn scroll_down(&mut self, rows: usize) {
+        self.settle_scroll(rows, false);
         let total = self.index.total();
         self.scroll.down(rows, total, self.view_rows);
         if self.scroll.follow {
@@ -270,6 +329,19 @@ impl History {
     pub fn visible(&mut self, width: u16, rows: usize, theme: &Theme, highlight: bool) -> Vec<Line<'static>> {
         let total = self.total_rows(width, theme);
         self.view_rows = rows;
+        self.drawn = Some((width, *theme));
+        // Lay out exactly the rows this frame shows: the last ones when following, else from
+        // the top row on (which keeps its line), and the last ones if that runs off the end.
+        if self.scroll.follow || self.scroll.top >= total.saturating_sub(rows) {
+            self.settle(width, theme, total, rows, 0);
+        } else {
+            self.scroll.top = self.settle(width, theme, self.scroll.top, 0, rows);
+            let total = self.index.total();
+            if self.scroll.top + rows > total {
+                self.settle(width, theme, total, rows, 0);
+            }
+        }
+        let total = self.index.total();
         let top = self.scroll.resolve(total, rows);
         if self.scroll.follow {
             self.new_output = false;
@@ -311,3 +383,7 @@ impl History {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "history_tests.rs"]
+mod tests;

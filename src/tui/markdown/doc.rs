@@ -1,16 +1,21 @@
-//! `MarkdownDoc`: a Markdown reply that grows delta by delta, laid out lazily for a width.
+//! `MarkdownDoc`: a Markdown reply that grows delta by delta, laid out lazily for a width:
+//! only the blocks something shows.
 //! Owns the per-block line caches, the prefix heights and the document's streaming
 //! highlighter (`OpenCode`, for the code block still open at its end); it must not parse or
 //! wrap itself (that is `render_block`), and it never stores more than one width's layout per
 //! block.
 //!
 //! State: `source` grows; the `BlockScanner` turns complete lines into finished block ranges.
-//! A finished block is rendered once per width and cached; `tops[i]` is the first line of
-//! block `i` (its blank separator included) for the blocks laid out at `width`. The open tail
-//! is re-rendered only when the source or the width changed since its last render, through
-//! `OpenCode` when it is a long code block and `OpenBlock` when it is any other long block
-//! (either then costs about what arrived, not the block's length). A width
-//! change discards `tops` and lays blocks out again on the next `height` or `lines` call.
+//! Every finished block has a height at `width`: exact once it is laid out (rendered once per
+//! width and cached), else estimated from its source (`estimate.rs`). Blocks that arrive few at
+//! a time (at most `EXACT_BATCH` of source between two measurements, as a stream brings them)
+//! are laid out at once; a bigger batch (a 1 MB reply at once, or a big document measured again
+//! after a width change) is left estimated, and `settle` lays out exactly the rows a window needs, returning where its anchor
+//! row went, so the caller keeps what it shows in place. `tops[i]` is the first row of block
+//! `i` (its blank separator included), extended lazily from the first height that changed. The
+//! open tail is always exact: it is re-rendered only when the source or the width changed since
+//! its last render, through `OpenCode` when it is a long code block and `OpenBlock` when it is
+//! any other long block (either then costs about what arrived, not the block's length).
 //! Heights are measured with code left plain (highlighting does not change the text, so not
 //! the height either); a block is highlighted only when `lines` shows it, which keeps syntect,
 //! by far the most expensive step, off everything that is never on screen.
@@ -20,9 +25,15 @@ use std::ops::Range;
 use ratatui::text::Line;
 
 use super::blocks::BlockScanner;
+use super::estimate::estimate_rows;
 use super::open_block::{Frame, OpenBlock};
 use super::open_code::OpenCode;
 use super::{render_block, CodeMode, RenderOptions};
+
+/// Finished blocks that arrive (or need measuring again after a width change) with no more
+/// source than this between two measurements are laid out at once; more, and they get an
+/// estimated height until something shows them. Laying out 32 KB costs ~2 ms.
+pub(super) const EXACT_BATCH: usize = 32 * 1024;
 
 /// Lines of one block at one width.
 struct Rendered {
@@ -34,7 +45,10 @@ struct Rendered {
 
 struct Block {
     range: Range<usize>,
+    /// Laid out at the document's width, or `None` (never, or at another width: dropped).
     rendered: Option<Rendered>,
+    /// Lines at the document's width: exact when `rendered`, else an estimate.
+    rows: usize,
 }
 
 struct OpenTail {
@@ -62,8 +76,11 @@ pub struct MarkdownDoc {
     scanner: BlockScanner,
     blocks: Vec<Block>,
     width: u16,
-    /// `tops[i]` = first line of block `i`; `tops.len() - 1` blocks are laid out at `width`.
+    /// Blocks `..measured` have `rows` for `width`.
+    measured: usize,
+    /// `tops[i]` = first row of block `i` (its blank separator included), right for `i <= valid`.
     tops: Vec<usize>,
+    valid: usize,
     open: Option<OpenTail>,
     /// Streaming highlighting (and layout) of a code block at the end of the open tail.
     code: OpenCode,
@@ -85,7 +102,9 @@ impl MarkdownDoc {
             scanner: BlockScanner::new(),
             blocks: Vec::new(),
             width: 0,
+            measured: 0,
             tops: vec![0],
+            valid: 0,
             open: None,
             code: OpenCode::default(),
             block: OpenBlock::default(),
@@ -105,59 +124,116 @@ impl MarkdownDoc {
         self.source.push_str(delta);
         let mut done = Vec::new();
         self.scanner.feed(&self.source, &mut done);
-        self.blocks.extend(done.into_iter().map(|range| Block { range, rendered: None }));
+        self.blocks.extend(done.into_iter().map(|range| Block { range, rendered: None, rows: 0 }));
     }
 
-    /// Number of lines at `width`.
+    /// Number of lines at `width`, counting estimated heights for blocks not laid out yet.
     pub fn height(&mut self, width: u16) -> usize {
         self.layout(width);
-        let top = self.tops.last().copied().unwrap_or(0);
+        let top = self.top(self.blocks.len());
         top + self.open.as_ref().map_or(0, |open| separator(top, &open.rendered.lines) + open.rendered.lines.len())
     }
 
-    /// Lines `start..start + count` at `width` (fewer at the end of the document).
+    /// Lays out exactly the `before` rows above row `row` and the `after` rows from it, and
+    /// returns where `row`'s line is now: blocks laid out above it moved it by the difference
+    /// between their estimated and exact heights; a row inside an estimated block keeps its
+    /// offset in that block (as far as the block reaches). A row at or past the end stays as
+    /// far past the end. This is the only call besides `height` that changes heights.
+    pub fn settle(&mut self, width: u16, row: usize, before: usize, after: usize) -> usize {
+        let height = self.height(width);
+        let n = self.blocks.len();
+        if row >= height {
+            let past = row - height;
+            let mut covered = past + (height - self.top(n));
+            let mut j = n;
+            while covered < before && j > 0 {
+                j -= 1;
+                covered += self.exact_rows_of(j);
+            }
+            return self.height(width) + past;
+        }
+        let k = self.tops[..=n].partition_point(|&top| top <= row).saturating_sub(1);
+        let mut offset = row - self.tops[k];
+        if k < n && self.blocks[k].rendered.is_none() {
+            offset = offset.min(self.exact_rows_of(k).saturating_sub(1));
+        }
+        let mut covered = self.rows_of(k).saturating_sub(offset);
+        let mut j = k + 1;
+        while covered < after && j < n {
+            covered += self.exact_rows_of(j);
+            j += 1;
+        }
+        let mut covered = offset;
+        let mut j = k;
+        while covered < before && j > 0 {
+            j -= 1;
+            covered += self.exact_rows_of(j);
+        }
+        self.top(k) + offset
+    }
+
+    /// Lines `start..start + count` at `width` (fewer at the end of the document). Rows of a
+    /// block still estimated (which `settle` would have laid out) come back blank, so the
+    /// count always matches `height`.
     pub fn lines(&mut self, width: u16, start: usize, count: usize) -> Vec<Line<'static>> {
-        self.layout(width);
+        let n = self.blocks.len();
+        let _ = self.height(width);
         let mut out = Vec::with_capacity(count);
-        let first = self.tops.partition_point(|&top| top <= start).saturating_sub(1);
+        let first = self.tops[..=n].partition_point(|&top| top <= start).saturating_sub(1);
         let end = start.saturating_add(count);
-        for i in first..=self.blocks.len() {
-            let top = self.tops.get(i).copied().unwrap_or(0);
+        for i in first..=n {
+            let top = self.tops[i];
             if top >= end {
                 break;
             }
             self.highlight(i);
-            let rendered = match self.blocks.get(i) {
-                Some(block) => block.rendered.as_ref(),
-                None => self.open.as_ref().map(|open| &open.rendered),
+            let (lines, rows) = match self.blocks.get(i) {
+                Some(block) => (block.rendered.as_ref().map_or(&[][..], |r| r.lines.as_slice()), block.rows),
+                None => match self.open.as_ref() {
+                    Some(open) => (open.rendered.lines.as_slice(), open.rendered.lines.len()),
+                    None => continue,
+                },
             };
-            let Some(lines) = rendered.map(|r| r.lines.as_slice()) else { continue };
-            let sep = separator(top, lines);
-            for row in start.max(top)..end.min(top + sep + lines.len()) {
+            let sep = usize::from(top > 0 && rows > 0);
+            for row in start.max(top)..end.min(top + sep + rows) {
                 let index = row - top;
-                out.push(if index < sep { Line::default() } else { lines[index - sep].clone() });
+                out.push(if index < sep {
+                    Line::default()
+                } else {
+                    lines.get(index - sep).cloned().unwrap_or_default()
+                });
             }
         }
         out
     }
 
-    /// Brings `tops` and the open tail up to date for `width`.
+    /// Measures blocks for `width` (exactly when few arrived, else estimated) and brings the
+    /// open tail up to date.
     fn layout(&mut self, width: u16) {
         if width != self.width {
             self.width = width;
-            self.tops.truncate(1);
-        }
-        while self.tops.len() <= self.blocks.len() {
-            let i = self.tops.len() - 1;
-            let top = self.tops[i];
-            let block = &mut self.blocks[i];
-            if block.rendered.as_ref().is_none_or(|r| r.width != width) {
-                let text = self.source.get(block.range.clone()).unwrap_or("");
-                block.rendered = Some(render(text, width, self.options, CodeMode::Plain, None));
+            self.measured = 0;
+            self.valid = 0;
+            for block in &mut self.blocks {
+                block.rendered = None;
             }
-            let lines = block.rendered.as_ref().map_or(&[][..], |r| r.lines.as_slice());
-            self.tops.push(top + separator(top, lines) + lines.len());
         }
+        let n = self.blocks.len();
+        if self.measured < n {
+            let unmeasured = &self.blocks[self.measured..];
+            let bytes: usize = unmeasured.iter().map(|b| b.range.len()).sum();
+            for i in self.measured..n {
+                if bytes <= EXACT_BATCH {
+                    self.lay_out(i);
+                } else {
+                    let text = self.source.get(self.blocks[i].range.clone()).unwrap_or("");
+                    self.blocks[i].rows = estimate_rows(text, width);
+                }
+            }
+            self.valid = self.valid.min(self.measured);
+            self.measured = n;
+        }
+        self.tops.resize(n + 1, 0);
         let start = self.scanner.open_start();
         let end = self.source.len();
         let stale = self.open.as_ref().is_none_or(|o| o.rendered.width != width || o.start != start || o.end != end);
@@ -180,6 +256,52 @@ impl MarkdownDoc {
             };
             self.open = Some(OpenTail { start, end, rendered, by });
         }
+    }
+
+    /// Renders finished block `i` at the document's width (code plain) and records its height.
+    fn lay_out(&mut self, i: usize) {
+        let block = &mut self.blocks[i];
+        let text = self.source.get(block.range.clone()).unwrap_or("");
+        let rendered = render(text, self.width, self.options, CodeMode::Plain, None);
+        block.rows = rendered.lines.len();
+        block.rendered = Some(rendered);
+        self.valid = self.valid.min(i);
+    }
+
+    /// First row of block `i` (`i == blocks.len()`: the open tail), extending `tops` as needed.
+    fn top(&mut self, i: usize) -> usize {
+        while self.valid < i {
+            let top = self.tops[self.valid];
+            let rows = self.blocks[self.valid].rows;
+            self.tops[self.valid + 1] = top + usize::from(top > 0 && rows > 0) + rows;
+            self.valid += 1;
+        }
+        self.tops[i]
+    }
+
+    /// Rows of finished block `i`, its separator included.
+    fn rows_of(&mut self, i: usize) -> usize {
+        if i >= self.blocks.len() {
+            let top = self.top(i);
+            return self.open.as_ref().map_or(0, |o| separator(top, &o.rendered.lines) + o.rendered.lines.len());
+        }
+        let top = self.top(i);
+        let rows = self.blocks[i].rows;
+        usize::from(top > 0 && rows > 0) + rows
+    }
+
+    /// `rows_of(i)` once block `i` is laid out.
+    fn exact_rows_of(&mut self, i: usize) -> usize {
+        if self.blocks[i].rendered.is_none() {
+            self.lay_out(i);
+        }
+        self.rows_of(i)
+    }
+
+    /// Finished blocks laid out at the current width, for tests.
+    #[cfg(test)]
+    pub(crate) fn laid_out_blocks(&self) -> usize {
+        self.blocks.iter().filter(|b| b.rendered.is_some()).count()
     }
 
     /// How much the open block's incremental layout keeps (0: nothing), for tests.

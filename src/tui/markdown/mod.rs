@@ -10,6 +10,7 @@
 
 mod blocks;
 mod doc;
+mod estimate;
 mod inline;
 mod layout;
 mod open_block;
@@ -21,6 +22,8 @@ mod render;
 mod style;
 mod table;
 
+#[cfg(test)]
+mod lazy_tests;
 #[cfg(test)]
 mod stream_tests;
 #[cfg(test)]
