@@ -20,18 +20,25 @@ pub struct JsonOutput {
 const WRITE_CHUNK: usize = 64 * 1024;
 
 /// What `JsonOutput` is writing.
-#[derive(Default)]
 struct Lines {
     /// The kind of the text line that is open (its start written or buffered), if any.
     open: Option<&'static str>,
-    /// Bytes not yet written to stdout.
+    /// Bytes not yet written out.
     buffer: Vec<u8>,
+    /// Where the lines go: stdout.
+    out: Box<dyn Write + Send>,
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines { open: None, buffer: Vec::new(), out: Box::new(std::io::stdout()) }
+    }
 }
 
 impl Lines {
-    /// Writes out what is buffered, flushing stdout.
+    /// Writes out what is buffered, and flushes.
     fn write_out(&mut self) {
-        let mut out = std::io::stdout().lock();
+        let out = &mut self.out;
         let _ = out.write_all(&self.buffer).and_then(|_| out.flush());
         self.buffer.clear();
         if self.buffer.capacity() > 2 * WRITE_CHUNK {
@@ -116,6 +123,11 @@ impl Write for Escaping<'_> {
 }
 
 impl JsonOutput {
+    /// Lines written to `out` instead of stdout.
+    pub fn to(out: Box<dyn Write + Send>) -> Self {
+        JsonOutput { state: Mutex::new(Lines { out, ..Lines::default() }) }
+    }
+
     fn with(&self, f: impl FnOnce(&mut Lines)) {
         if let Ok(mut lines) = self.state.lock() {
             f(&mut lines);
@@ -193,5 +205,78 @@ pub fn prompt_with_stdin(prompt: &str, stdin: &str) -> String {
         format!("{fence}\n{body}\n{fence}")
     } else {
         format!("{prompt}\n\n{fence}\n{body}\n{fence}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// What a `JsonOutput` wrote.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn run(events: Vec<AgentEvent>) -> (String, usize) {
+        let captured = Captured::default();
+        let output = JsonOutput::to(Box::new(captured.clone()));
+        let mut largest_held = 0;
+        for event in events {
+            output.emit(event);
+            largest_held = largest_held.max(output.state.lock().unwrap().buffer.len());
+        }
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        (text, largest_held)
+    }
+
+    fn whole(kind: &'static str, text: &str) -> String {
+        let line = serde_json::to_string(&Text { kind, text, interrupted: false }).unwrap();
+        format!("{}\n", crate::sanitize::escape_json_line(&line))
+    }
+
+    #[test]
+    fn a_streamed_text_line_is_the_whole_line_without_holding_the_text() {
+        // Quotes, newlines, a control, DEL, a C1 control, bidi and zero-width characters,
+        // and multi-byte text: escaped per piece, the pieces join into the whole line.
+        let piece = "a \"quote\"\n\tb\u{1}\u{7f}\u{85}\u{202e}\u{200b} é✓🦀 ";
+        let text = piece.repeat(20_000);
+        let mut events = Vec::new();
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(37);
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            events.push(AgentEvent::Delta(Delta::Saying(rest[..cut].to_string())));
+            rest = &rest[cut..];
+        }
+        events.push(AgentEvent::Delta(Delta::Thinking("hmm".into())));
+        events.push(AgentEvent::TurnFinished { reply: text.clone(), end: TurnEnd::Done });
+        let (written, largest_held) = run(events);
+        let expected = whole("saying", &text) + &whole("thinking", "hmm") + &whole("reply", &text);
+        assert!(written == expected, "the streamed lines differ from the whole ones");
+        assert!(text.len() > 10 * WRITE_CHUNK);
+        assert!(largest_held < 2 * WRITE_CHUNK, "held {largest_held} bytes");
+    }
+
+    #[test]
+    fn closing_ends_an_open_line() {
+        let captured = Captured::default();
+        let output = JsonOutput::to(Box::new(captured.clone()));
+        output.emit(AgentEvent::Delta(Delta::Saying("half a rep".into())));
+        output.close();
+        output.close();
+        let written = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(written, whole("saying", "half a rep"));
     }
 }

@@ -282,3 +282,60 @@ impl Output for Recorder {
         self.inner.emit(event);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::output::ContextSnapshot;
+
+    struct Nothing;
+    impl Output for Nothing {
+        fn emit(&self, _: AgentEvent) {}
+    }
+
+    fn context(messages: &[Message]) -> AgentEvent {
+        AgentEvent::Context(ContextSnapshot { messages: messages.to_vec(), ..Default::default() })
+    }
+
+    fn records(path: &std::path::Path) -> Vec<Value> {
+        std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_long_reply_is_kept_as_a_digest_and_a_change_to_it_is_still_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let recorder = Recorder::new(Arc::new(Nothing), std::fs::File::create(&path).unwrap(), Vec::new());
+        let long = "a line of a long reply\n".repeat(10_000);
+        let mut messages = vec![Message::user("write a lot"), Message::assistant(long.clone())];
+        recorder.emit(context(&messages));
+        {
+            let state = recorder.state.lock().unwrap();
+            assert!(matches!(state.messages[0], Kept::Whole(_)));
+            assert!(matches!(state.messages[1], Kept::Digest { .. }), "the long reply is not held twice");
+        }
+        // Unchanged: nothing recorded. One character changed (same length): recorded.
+        recorder.emit(context(&messages));
+        messages[1].content.replace_range(5..6, "X");
+        recorder.emit(context(&messages));
+        let records = records(&path);
+        assert_eq!(records.len(), 2, "{:?}", records.iter().map(|r| &r["keep"]).collect::<Vec<_>>());
+        assert_eq!(records[0]["keep"], 0);
+        assert_eq!(records[0]["append"][1]["content"], long.as_str());
+        assert_eq!(records[1]["keep"], 1);
+        assert_eq!(records[1]["append"][0]["content"], messages[1].content.as_str());
+    }
+
+    #[test]
+    fn a_record_longer_than_a_write_chunk_is_one_whole_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let recorder = Recorder::new(Arc::new(Nothing), std::fs::File::create(&path).unwrap(), Vec::new());
+        let reply = "\"quoted\" and\ttabbed ✓ ".repeat(20_000);
+        assert!(reply.len() > 4 * WRITE_CHUNK);
+        recorder.emit(AgentEvent::TurnFinished { reply: reply.clone(), end: TurnEnd::Done });
+        assert!(recorder.state.lock().unwrap().line.capacity() <= 2 * WRITE_CHUNK);
+        let records = records(&path);
+        assert_eq!(records, vec![json!({"type": "turn_finished", "reply": reply, "end": "done"})]);
+    }
+}
