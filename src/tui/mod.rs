@@ -1,5 +1,5 @@
-//! The full-screen terminal UI. One UI task runs a fair `tokio::select!` over terminal
-//! events, agent events and the frame scheduler; the session (agent loop) runs in a
+//! The full-screen terminal UI. One UI task runs a `tokio::select!` over terminal events
+//! (first), signals, the frame scheduler and agent events; the session (agent loop) runs in a
 //! background task and talks to the UI over channels (see `channel.rs`).
 
 pub mod app;
@@ -160,11 +160,11 @@ async fn event_loop(
     scheduler.request_now(Instant::now());
     loop {
         let animating = app.animating();
+        // In this order: input first, and the frame it asks for next, so a key is handled
+        // and drawn before any agent message waiting (a batch of streamed text is never in
+        // front of a keystroke); agent messages still go before the next streamed frame.
         tokio::select! {
-            _ = scheduler.wait() => {
-                draw(term, app)?;
-                scheduler.drawn(Instant::now());
-            }
+            biased;
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     for action in handle_terminal_event(app, event) {
@@ -172,6 +172,7 @@ async fn event_loop(
                             Action::Submit(line) => {
                                 if !line.starts_with('/') {
                                     prompt_history::append(&line);
+                                    warm_highlighter(app.theme.color);
                                 }
                                 let _ = line_tx.send(line);
                             }
@@ -189,6 +190,11 @@ async fn event_loop(
                 Some(Err(error)) => return Err(error.into()),
                 None => break,
             },
+            stop = stops.next() => return Ok(Some(stop)),
+            _ = scheduler.wait() => {
+                draw(term, app)?;
+                scheduler.drawn(Instant::now());
+            }
             message = ui_rx.recv() => {
                 let Some(message) = message else { break };
                 let mut edits = Vec::new();
@@ -215,13 +221,24 @@ async fn event_loop(
                 scheduler.request(Instant::now());
             }
             _ = tokio::time::sleep(TICK), if animating => scheduler.request(Instant::now()),
-            stop = stops.next() => return Ok(Some(stop)),
         }
         if app.quit {
             break;
         }
     }
     Ok(None)
+}
+
+/// Loads the syntax highlighter on a thread of its own when the first prompt is sent (not at
+/// startup), so the first code block of the reply does not stall the UI thread (and a key
+/// typed then) for the ~100 ms syntect takes to load.
+fn warm_highlighter(color: bool) {
+    static WARMED: std::sync::Once = std::sync::Once::new();
+    if color {
+        WARMED.call_once(|| {
+            std::thread::spawn(|| highlight::LineHighlighter::new("rust", true).line("fn main() {}"));
+        });
+    }
 }
 
 fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {

@@ -45,9 +45,12 @@ impl FrameScheduler {
         self.deadline = None;
     }
 
-    /// Waits until the next frame is due; never completes when none is pending.
+    /// Waits until the next frame is due; never completes when none is pending. A frame
+    /// already due (input asked for it) is ready at once, not through the timer (which
+    /// rounds up to the next millisecond and fires only on the runtime's next timer turn).
     pub async fn wait(&self) {
         match self.deadline {
+            Some(deadline) if deadline <= Instant::now() => {}
             Some(deadline) => tokio::time::sleep_until(deadline).await,
             None => std::future::pending().await,
         }
@@ -84,5 +87,17 @@ mod tests {
         s.request(t0);
         s.wait().await;
         assert_eq!(Instant::now(), t0 + FRAME_INTERVAL);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_frame_due_now_is_ready_without_waiting_for_the_timer() {
+        let mut s = FrameScheduler::default();
+        // Half a millisecond past a timer tick: a timer would fire only at the next one.
+        tokio::time::advance(Duration::from_micros(500)).await;
+        let t0 = Instant::now();
+        s.drawn(t0 - Duration::from_millis(1));
+        s.request_now(t0);
+        s.wait().await;
+        assert_eq!(Instant::now(), t0, "the frame waited for the timer");
     }
 }
