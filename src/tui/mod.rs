@@ -39,7 +39,7 @@ use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
-use scheduler::FrameScheduler;
+use scheduler::{FrameScheduler, HeldText};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::time::{Duration, Instant};
@@ -157,6 +157,7 @@ async fn event_loop(
     let mut stops = Stops::new(true)?;
     let mut events = EventStream::new();
     let mut scheduler = FrameScheduler::default();
+    let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
     loop {
         let animating = app.animating();
@@ -185,23 +186,34 @@ async fn event_loop(
                             Action::SetMouse(on) => terminal::set_mouse(on),
                         }
                     }
-                    scheduler.request_now(Instant::now());
+                    // The key's frame at once, without the streamed text held since the
+                    // last frame: that is laid out at its own slot, not in front of a key.
+                    if !app.quit {
+                        draw(term, app)?;
+                        scheduler.drawn(Instant::now());
+                    }
+                    if !held.is_empty() {
+                        scheduler.request(Instant::now());
+                    }
                 }
                 Some(Err(error)) => return Err(error.into()),
                 None => break,
             },
             stop = stops.next() => return Ok(Some(stop)),
             _ = scheduler.wait() => {
+                for event in held.release() {
+                    app.handle_agent(event);
+                }
                 draw(term, app)?;
                 scheduler.drawn(Instant::now());
             }
             message = ui_rx.recv() => {
                 let Some(message) = message else { break };
                 let mut edits = Vec::new();
-                edits.extend(handle_message(app, message)?);
+                edits.extend(handle_message(app, &mut held, message)?);
                 for _ in 0..BATCH {
                     match ui_rx.try_recv() {
-                        Ok(message) => edits.extend(handle_message(app, message)?),
+                        Ok(message) => edits.extend(handle_message(app, &mut held, message)?),
                         Err(_) => break,
                     }
                 }
@@ -263,7 +275,19 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
 /// An edit request the event loop carries out (it owns the terminal and its events).
 type EditRequest = (String, std::sync::mpsc::Sender<anyhow::Result<String>>);
 
-fn handle_message(app: &mut App, message: UiMessage) -> anyhow::Result<Option<EditRequest>> {
+/// Applies one message from the session; streamed text is held for its frame (`HeldText`),
+/// and whatever is held is applied before anything else, so the order is kept.
+fn handle_message(app: &mut App, held: &mut HeldText, message: UiMessage) -> anyhow::Result<Option<EditRequest>> {
+    let message = match message {
+        UiMessage::Agent(event) => match held.hold(event) {
+            Ok(()) => return Ok(None),
+            Err(event) => UiMessage::Agent(event),
+        },
+        message => message,
+    };
+    for event in held.release() {
+        app.handle_agent(event);
+    }
     match message {
         UiMessage::Agent(event) => app.handle_agent(event),
         UiMessage::Approval(request, reply) => app.ask(request, reply),
