@@ -72,7 +72,7 @@ impl Lines {
             self.close();
             let Ok(start) = serde_json::to_string(&Text { kind, text: "", interrupted: false }) else { return };
             // `{"type":"saying","text":""}` without its closing `"}`.
-            self.buffer.extend_from_slice(start[..start.len() - 2].as_bytes());
+            self.buffer.extend_from_slice(&start.as_bytes()[..start.len() - 2]);
             self.open = Some(kind);
         }
         if let Ok(piece) = serde_json::to_string(delta) {

@@ -280,8 +280,8 @@ type EditRequest = (String, std::sync::mpsc::Sender<anyhow::Result<String>>);
 fn handle_message(app: &mut App, held: &mut HeldText, message: UiMessage) -> anyhow::Result<Option<EditRequest>> {
     let message = match message {
         UiMessage::Agent(event) => match held.hold(event) {
-            Ok(()) => return Ok(None),
-            Err(event) => UiMessage::Agent(event),
+            None => return Ok(None),
+            Some(event) => UiMessage::Agent(event),
         },
         message => message,
     };

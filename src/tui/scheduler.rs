@@ -73,17 +73,17 @@ pub struct HeldText {
 impl HeldText {
     /// Holds `event` if it is streamed text; any other event is given back, to be applied
     /// after `release`.
-    pub fn hold(&mut self, event: AgentEvent) -> Result<(), AgentEvent> {
-        let AgentEvent::Delta(delta) = event else { return Err(event) };
+    pub fn hold(&mut self, event: AgentEvent) -> Option<AgentEvent> {
+        let AgentEvent::Delta(delta) = event else { return Some(event) };
         let delta = match self.held.last_mut() {
             Some(AgentEvent::Delta(last)) => match last.merge(delta) {
-                Ok(()) => return Ok(()),
+                Ok(()) => return None,
                 Err(delta) => delta,
             },
             _ => delta,
         };
         self.held.push(AgentEvent::Delta(delta));
-        Ok(())
+        None
     }
 
     /// The held text, in order, to apply now.
@@ -105,11 +105,11 @@ mod tests {
     fn streamed_text_is_held_merged_and_other_events_are_given_back() {
         let mut held = HeldText::default();
         let saying = |t: &str| AgentEvent::Delta(Delta::Saying(t.into()));
-        assert!(held.hold(saying("one ")).is_ok());
-        assert!(held.hold(saying("two")).is_ok());
-        assert!(held.hold(AgentEvent::Delta(Delta::Thinking("hmm".into()))).is_ok());
+        assert!(held.hold(saying("one ")).is_none());
+        assert!(held.hold(saying("two")).is_none());
+        assert!(held.hold(AgentEvent::Delta(Delta::Thinking("hmm".into()))).is_none());
         let finished = AgentEvent::TurnFinished { reply: "x".into(), end: crate::agent::output::TurnEnd::Done };
-        assert_eq!(held.hold(finished.clone()), Err(finished));
+        assert_eq!(held.hold(finished.clone()), Some(finished));
         let released: Vec<AgentEvent> = held.release().collect();
         assert_eq!(released, [saying("one two"), AgentEvent::Delta(Delta::Thinking("hmm".into()))]);
         assert!(held.is_empty());
