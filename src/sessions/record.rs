@@ -297,6 +297,12 @@ mod tests {
         AgentEvent::Context(ContextSnapshot { messages: messages.to_vec(), ..Default::default() })
     }
 
+    /// A recorder of a new session file in `dir`, and the file.
+    fn recorder(dir: &std::path::Path) -> (Recorder, std::path::PathBuf) {
+        let path = dir.join("s.jsonl");
+        (Recorder::new(Arc::new(Nothing), std::fs::File::create(&path).unwrap(), Vec::new()), path)
+    }
+
     fn records(path: &std::path::Path) -> Vec<Value> {
         std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
     }
@@ -304,8 +310,7 @@ mod tests {
     #[test]
     fn a_long_reply_is_kept_as_a_digest_and_a_change_to_it_is_still_recorded() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
-        let recorder = Recorder::new(Arc::new(Nothing), std::fs::File::create(&path).unwrap(), Vec::new());
+        let (recorder, path) = recorder(dir.path());
         let long = "a line of a long reply\n".repeat(10_000);
         let mut messages = vec![Message::user("write a lot"), Message::assistant(long.clone())];
         recorder.emit(context(&messages));
@@ -329,8 +334,7 @@ mod tests {
     #[test]
     fn a_record_longer_than_a_write_chunk_is_one_whole_line() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
-        let recorder = Recorder::new(Arc::new(Nothing), std::fs::File::create(&path).unwrap(), Vec::new());
+        let (recorder, path) = recorder(dir.path());
         let reply = "\"quoted\" and\ttabbed ✓ ".repeat(20_000);
         assert!(reply.len() > 4 * WRITE_CHUNK);
         recorder.emit(AgentEvent::TurnFinished { reply: reply.clone(), end: TurnEnd::Done });
