@@ -11,7 +11,8 @@
 //! with the same scripts. With `ELELEM_SSE_MOCK=/path/to/sse_mock` (the example server,
 //! `scripts/bench.sh` sets it) the 1 MB rows are also measured over real HTTP: the reply
 //! streamed by a local OpenAI-protocol server in 32-character events, as a burst and 1 ms
-//! apart, and a width change of that reply once it is all on screen.
+//! apart, and a width change of that reply once it is all on screen, and keystroke → frame
+//! latency while the paced reply streams (`keystrokes`).
 //!
 //! Prints Markdown table rows (`| measure | result | goal |`); `scripts/bench.sh` puts them
 //! in one table with the headless and search rows.
@@ -46,7 +47,14 @@ struct Run {
     frames: Arc<AtomicU64>,
     frame_ends: Arc<AtomicU64>,
     master: Box<dyn portable_pty::MasterPty + Send>,
+    probe: Probe,
+    seen: std::sync::mpsc::Receiver<Duration>,
 }
+
+/// The text typed so far, which the prompt box must show the end of (it scrolls sideways:
+/// a non-empty end of it, and consecutive keys differ, so it is this key's frame), and
+/// when the last key was written to the pty.
+type Probe = Arc<Mutex<Option<(String, Instant)>>>;
 
 fn binary() -> String {
     std::env::var("ELELEM_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_elelem").to_string())
@@ -80,6 +88,9 @@ fn start(source: Source, dir: &std::path::Path) -> Run {
     let (bytes, frames, frame_ends) =
         (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
     let (s, b, f, e) = (screen.clone(), bytes.clone(), frames.clone(), frame_ends.clone());
+    let probe: Probe = Arc::new(Mutex::new(None));
+    let (seen_tx, seen) = std::sync::mpsc::channel();
+    let p = probe.clone();
     std::thread::spawn(move || {
         let mut buf = vec![0u8; 1 << 16];
         // The end of the previous read, so a marker split between two reads is still counted.
@@ -88,6 +99,9 @@ fn start(source: Source, dir: &std::path::Path) -> Run {
             if k == 0 {
                 break;
             }
+            // Taken before parsing: a keystroke's latency ends when its frame reached us,
+            // whatever the harness then spends parsing it.
+            let read_at = Instant::now();
             b.fetch_add(k as u64, Ordering::Relaxed);
             carry.extend_from_slice(&buf[..k]);
             let found = carry.windows(FRAME_START.len()).filter(|w| *w == FRAME_START).count();
@@ -96,11 +110,32 @@ fn start(source: Source, dir: &std::path::Path) -> Run {
             s.lock().unwrap().process(&buf[..k]);
             let ended = carry.windows(FRAME_END.len()).filter(|w| *w == FRAME_END).count();
             e.fetch_add(ended as u64, Ordering::Relaxed);
+            let mut waiting = p.lock().unwrap();
+            if let Some((typed, written)) = waiting.as_ref() {
+                let shown = prompt_text(s.lock().unwrap().screen());
+                if !shown.is_empty() && typed.ends_with(&shown) {
+                    let _ = seen_tx.send(read_at - *written);
+                    *waiting = None;
+                }
+            }
+            drop(waiting);
             let keep = carry.len().min(FRAME_START.len() - 1);
             carry.drain(..carry.len() - keep);
         }
     });
-    Run { child, writer, screen, bytes, frames, frame_ends, master: pair.master }
+    Run { child, writer, screen, bytes, frames, frame_ends, master: pair.master, probe, seen }
+}
+
+/// The text in the prompt box: its rows inside the border, joined (typed text without
+/// spaces reads back whole however it wraps).
+fn prompt_text(screen: &vt100::Screen) -> String {
+    let rows: Vec<String> = screen.rows(0, screen.size().1.into()).collect();
+    let Some(top) = rows.iter().position(|r| r.starts_with("┌ prompt")) else { return String::new() };
+    let mut text = String::new();
+    for row in rows[top + 1..].iter().take_while(|r| !r.starts_with('└')) {
+        text.push_str(row.trim_start_matches('│').trim_end().trim_end_matches('│').trim());
+    }
+    text
 }
 
 /// What one streamed reply cost.
@@ -175,6 +210,31 @@ impl Run {
         self.writer.write_all(b"\r").unwrap();
         self.writer.flush().unwrap();
         self.wait_for("Conversation cleared", Duration::from_secs(10));
+    }
+
+    /// Types `count` letters into the prompt one at a time, each once the previous one is
+    /// on screen and after a pause of 5–25 ms (so keys land at every phase of the stream's
+    /// frames, as typing does): for each, the time from writing it to the pty to reading
+    /// the frame that shows it at the end of the prompt box.
+    fn keystrokes(&mut self, count: usize) -> Vec<Duration> {
+        let mut typed = String::new();
+        let mut latencies = Vec::new();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..count {
+            let key = (b'a' + (i % 26) as u8) as char;
+            typed.push(key);
+            *self.probe.lock().unwrap() = Some((typed.clone(), Instant::now()));
+            self.writer.write_all(&[key as u8]).unwrap();
+            self.writer.flush().unwrap();
+            let Ok(latency) = self.seen.recv_timeout(Duration::from_secs(10)) else {
+                let shown = prompt_text(self.screen.lock().unwrap().screen());
+                panic!("typed {typed:?}, but the prompt shows {shown:?}");
+            };
+            latencies.push(latency);
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            std::thread::sleep(Duration::from_micros(5_000 + (seed >> 33) % 20_000));
+        }
+        latencies
     }
 
     fn pid(&self) -> u32 {
@@ -284,8 +344,36 @@ fn shape_events(shape: &str) -> Vec<serde_json::Value> {
     out
 }
 
+/// Keystroke → frame while the paced 1 MB reply (the mock at `url`) streams: 200 keys per
+/// run, one row of all of them.
+fn keystroke_row(url: &str, dir: &std::path::Path, runs: usize) {
+    let mut keys = Vec::new();
+    for _ in 0..runs {
+        let mut run = start(Source::Http(url), dir);
+        run.wait_for("Ask elelem", Duration::from_secs(10));
+        run.send("write a long reply");
+        run.wait_for("Some streamed text", Duration::from_secs(10));
+        keys.extend(run.keystrokes(200));
+        run.quit();
+    }
+    keys.sort();
+    let at = |q: f64| keys[((keys.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0;
+    println!(
+        "| TUI: keystroke → frame while that streams ({} keys; p50 / p99 / max) | {:.1} / {:.1} / {:.1} ms | p99 ≤ 5 ms |",
+        keys.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap();
+    // `ELELEM_BENCH_ONLY=keys` (with `ELELEM_SSE_MOCK`): only the keystroke row.
+    if let (Ok("keys"), Ok(mock)) = (std::env::var("ELELEM_BENCH_ONLY").as_deref(), std::env::var("ELELEM_SSE_MOCK")) {
+        let paced = Mock::start(&mock, &["--pace-ms", "1"]);
+        return keystroke_row(&paced.1, dir.path(), runs());
+    }
     let script = dir.path().join("script.json");
     let text = one_megabyte_text();
     let mut steps = vec![
@@ -387,6 +475,7 @@ fn main() {
             run.quit();
         }
         report("1 MB over HTTP, 32-char SSE events 1 ms apart", "≤ 0.5 s CPU", &costs);
+        keystroke_row(&paced.1, dir.path(), runs);
     }
     for (label, goal, costs) in &rows {
         report(label, goal, costs);

@@ -8,51 +8,154 @@ use std::io::Write;
 use std::sync::Mutex;
 
 /// Writes events as JSON lines, merging consecutive text deltas of the same kind into one
-/// line so the output does not depend on how the provider chunked its stream.
+/// line so the output does not depend on how the provider chunked its stream. The merged
+/// line is written as the text arrives (escaped piece by piece, in `WRITE_CHUNK` writes),
+/// so a long reply is never held here.
 #[derive(Default)]
 pub struct JsonOutput {
-    pending: Mutex<Option<(&'static str, String)>>,
+    state: Mutex<Lines>,
+}
+
+/// A text line is written in pieces of about this size.
+const WRITE_CHUNK: usize = 64 * 1024;
+
+/// What `JsonOutput` is writing.
+struct Lines {
+    /// The kind of the text line that is open (its start written or buffered), if any.
+    open: Option<&'static str>,
+    /// Bytes not yet written out.
+    buffer: Vec<u8>,
+    /// Where the lines go: stdout.
+    out: Box<dyn Write + Send>,
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines { open: None, buffer: Vec::new(), out: Box::new(std::io::stdout()) }
+    }
+}
+
+impl Lines {
+    /// Writes out what is buffered, and flushes.
+    fn write_out(&mut self) {
+        let out = &mut self.out;
+        let _ = out.write_all(&self.buffer).and_then(|_| out.flush());
+        self.buffer.clear();
+        if self.buffer.capacity() > 2 * WRITE_CHUNK {
+            self.buffer = Vec::new();
+        }
+    }
+
+    /// Ends the open text line, if any.
+    fn close(&mut self) {
+        if self.open.take().is_some() {
+            self.buffer.extend_from_slice(b"\"}\n");
+            self.write_out();
+        }
+    }
+
+    /// One whole line, serialised straight into the buffer (a long reply is not built
+    /// whole as a string first).
+    fn line(&mut self, value: &impl Serialize) {
+        self.close();
+        let mut escaping = Escaping { lines: self, tail: Vec::new() };
+        if serde_json::to_writer(&mut escaping, value).is_ok() {
+            self.buffer.push(b'\n');
+        }
+        self.write_out();
+    }
+
+    /// Appends `delta` to the open text line of `kind`, opening it (and closing another
+    /// kind's) as needed. The line reads as `Text` would serialise it whole.
+    fn text(&mut self, kind: &'static str, delta: &str) {
+        if self.open != Some(kind) {
+            self.close();
+            let Ok(start) = serde_json::to_string(&Text { kind, text: "", interrupted: false }) else { return };
+            // `{"type":"saying","text":""}` without its closing `"}`.
+            self.buffer.extend_from_slice(&start.as_bytes()[..start.len() - 2]);
+            self.open = Some(kind);
+        }
+        if let Ok(piece) = serde_json::to_string(delta) {
+            // The escaped text without its quotes: escaping goes character by character, so
+            // the pieces join into the escape of the whole.
+            let inner = &piece[1..piece.len() - 1];
+            self.buffer.extend_from_slice(crate::sanitize::escape_json_line(inner).as_bytes());
+        }
+        if self.buffer.len() >= WRITE_CHUNK {
+            self.write_out();
+        }
+    }
+}
+
+/// Passes serialised JSON into `Lines`' buffer through `escape_json_line`, writing out
+/// whenever it passes `WRITE_CHUNK`. A character cut between two writes waits in `tail`.
+struct Escaping<'a> {
+    lines: &'a mut Lines,
+    tail: Vec<u8>,
+}
+
+impl Write for Escaping<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let joined;
+        let whole = if self.tail.is_empty() {
+            bytes
+        } else {
+            joined = [std::mem::take(&mut self.tail).as_slice(), bytes].concat();
+            &joined
+        };
+        let valid = match std::str::from_utf8(whole) {
+            Ok(text) => text.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8")),
+        };
+        let (text, rest) = whole.split_at(valid);
+        let text = std::str::from_utf8(text).map_err(std::io::Error::other)?;
+        self.lines.buffer.extend_from_slice(crate::sanitize::escape_json_line(text).as_bytes());
+        self.tail.extend_from_slice(rest);
+        if self.lines.buffer.len() >= WRITE_CHUNK {
+            self.lines.write_out();
+        }
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl JsonOutput {
-    fn line(value: &impl Serialize) {
-        let Ok(text) = serde_json::to_string(value) else { return };
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", crate::sanitize::escape_json_line(&text));
-        let _ = out.flush();
+    /// Lines written to `out` instead of stdout.
+    pub fn to(out: Box<dyn Write + Send>) -> Self {
+        JsonOutput { state: Mutex::new(Lines { out, ..Lines::default() }) }
     }
 
-    fn flush(&self) {
-        if let Some((kind, text)) = self.pending.lock().ok().and_then(|mut p| p.take()) {
-            Self::line(&Text { kind, text: &text, interrupted: false });
+    fn with(&self, f: impl FnOnce(&mut Lines)) {
+        if let Ok(mut lines) = self.state.lock() {
+            f(&mut lines);
         }
     }
 
-    fn text(&self, kind: &'static str, delta: String) {
-        let Ok(mut pending) = self.pending.lock() else { return };
-        match pending.as_mut() {
-            Some((k, text)) if *k == kind => text.push_str(&delta),
-            _ => {
-                if let Some((k, text)) = pending.take() {
-                    Self::line(&Text { kind: k, text: &text, interrupted: false });
-                }
-                *pending = Some((kind, delta));
-            }
-        }
+    fn line(&self, value: &impl Serialize) {
+        self.with(|lines| lines.line(value));
+    }
+
+    /// Ends a text line left open (the process is about to stop before the turn ends), so
+    /// stdout ends with a whole JSON line.
+    pub fn close(&self) {
+        self.with(Lines::close);
     }
 }
 
 impl Output for JsonOutput {
     fn emit(&self, event: AgentEvent) {
         match event {
-            AgentEvent::Delta(Delta::Thinking(text)) => return self.text("thinking", text),
-            AgentEvent::Delta(Delta::Saying(text)) => return self.text("saying", text),
+            AgentEvent::Delta(Delta::Thinking(text)) => return self.with(|lines| lines.text("thinking", &text)),
+            AgentEvent::Delta(Delta::Saying(text)) => return self.with(|lines| lines.text("saying", &text)),
             AgentEvent::Delta(Delta::ToolOutput { .. }) | AgentEvent::Context(_) | AgentEvent::TurnStarted { .. } => {
                 return
             }
             _ => {}
         }
-        self.flush();
+        self.with(Lines::close);
         let value = match event {
             AgentEvent::ToolStarted { call, .. } => {
                 json!({"type": "doing", "id": call.id, "name": call.name, "arguments": call.arguments})
@@ -73,11 +176,11 @@ impl Output for JsonOutput {
             AgentEvent::TurnFinished { reply, end } => {
                 // Written as it is: a long reply is not copied into a JSON tree.
                 let interrupted = end == TurnEnd::Interrupted;
-                return Self::line(&Text { kind: "reply", text: &reply, interrupted });
+                return self.line(&Text { kind: "reply", text: &reply, interrupted });
             }
             _ => return,
         };
-        Self::line(&value);
+        self.line(&value);
     }
 }
 
@@ -102,5 +205,78 @@ pub fn prompt_with_stdin(prompt: &str, stdin: &str) -> String {
         format!("{fence}\n{body}\n{fence}")
     } else {
         format!("{prompt}\n\n{fence}\n{body}\n{fence}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// What a `JsonOutput` wrote.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn run(events: Vec<AgentEvent>) -> (String, usize) {
+        let captured = Captured::default();
+        let output = JsonOutput::to(Box::new(captured.clone()));
+        let mut largest_held = 0;
+        for event in events {
+            output.emit(event);
+            largest_held = largest_held.max(output.state.lock().unwrap().buffer.len());
+        }
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        (text, largest_held)
+    }
+
+    fn whole(kind: &'static str, text: &str) -> String {
+        let line = serde_json::to_string(&Text { kind, text, interrupted: false }).unwrap();
+        format!("{}\n", crate::sanitize::escape_json_line(&line))
+    }
+
+    #[test]
+    fn a_streamed_text_line_is_the_whole_line_without_holding_the_text() {
+        // Quotes, newlines, a control, DEL, a C1 control, bidi and zero-width characters,
+        // and multi-byte text: escaped per piece, the pieces join into the whole line.
+        let piece = "a \"quote\"\n\tb\u{1}\u{7f}\u{85}\u{202e}\u{200b} é✓🦀 ";
+        let text = piece.repeat(20_000);
+        let mut events = Vec::new();
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(37);
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            events.push(AgentEvent::Delta(Delta::Saying(rest[..cut].to_string())));
+            rest = &rest[cut..];
+        }
+        events.push(AgentEvent::Delta(Delta::Thinking("hmm".into())));
+        events.push(AgentEvent::TurnFinished { reply: text.clone(), end: TurnEnd::Done });
+        let (written, largest_held) = run(events);
+        let expected = whole("saying", &text) + &whole("thinking", "hmm") + &whole("reply", &text);
+        assert!(written == expected, "the streamed lines differ from the whole ones");
+        assert!(text.len() > 10 * WRITE_CHUNK);
+        assert!(largest_held < 2 * WRITE_CHUNK, "held {largest_held} bytes");
+    }
+
+    #[test]
+    fn closing_ends_an_open_line() {
+        let captured = Captured::default();
+        let output = JsonOutput::to(Box::new(captured.clone()));
+        output.emit(AgentEvent::Delta(Delta::Saying("half a rep".into())));
+        output.close();
+        output.close();
+        let written = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(written, whole("saying", "half a rep"));
     }
 }

@@ -261,10 +261,10 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
     if prompt.trim().is_empty() {
         anyhow::bail!("ask needs a prompt: elelem ask \"what does this project do?\"");
     }
-    let output: Arc<dyn Output> = if json {
-        Arc::new(JsonOutput::default())
-    } else {
-        Arc::new(PlainOutput::stderr(use_color(std::io::stderr().is_terminal())))
+    let json_output = json.then(|| Arc::new(JsonOutput::default()));
+    let output: Arc<dyn Output> = match &json_output {
+        Some(json_output) => json_output.clone(),
+        None => Arc::new(PlainOutput::stderr(use_color(std::io::stderr().is_terminal()))),
     };
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
     let cancel = session.interrupter().begin();
@@ -276,6 +276,9 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
             let stop = stops.next().await;
             interrupter.interrupt();
             if stop != elelem::signals::Stop::Interrupt {
+                if let Some(json_output) = &json_output {
+                    json_output.close();
+                }
                 elelem::startup::shutdown();
                 std::process::exit(i32::from(stop.exit_status()));
             }

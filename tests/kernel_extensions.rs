@@ -92,6 +92,20 @@ async fn observers_see_what_the_output_shows_until_reload_and_queued_lines_run_f
 }
 
 #[tokio::test]
+async fn an_observer_of_some_events_sees_only_those_and_the_front_end_sees_all() {
+    let (mut session, output) = session(&[]);
+    let seen = Arc::new(Mutex::new(Vec::<AgentEvent>::new()));
+    let seen_by_observer = seen.clone();
+    let turn_started = |event: &AgentEvent| matches!(event, AgentEvent::TurnStarted { .. });
+    session.observe_only(turn_started, Arc::new(move |event| seen_by_observer.lock().unwrap().push(event.clone())));
+    session.turn("hi", Default::default()).await;
+    assert_eq!(*seen.lock().unwrap(), [AgentEvent::TurnStarted { prompt: "hi".into() }]);
+    let shown = output.events();
+    assert!(shown.iter().any(|e| matches!(e, AgentEvent::Context(_))));
+    assert!(shown.iter().any(|e| matches!(e, AgentEvent::TurnFinished { .. })));
+}
+
+#[tokio::test]
 async fn the_context_with_the_reply_is_published_before_the_turn_ends() {
     let (mut session, output) = session(&[]);
     session.turn("hi", Default::default()).await;

@@ -23,10 +23,19 @@ use tokio_util::sync::CancellationToken;
 /// are plugin state: `reload` forgets them before the setup blocks run again.
 pub type Observer = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
 
-/// The front end's output with the observers behind it.
+/// An observer and the events it wants (every one, unless it said).
+#[derive(Clone)]
+struct Watching {
+    wants: fn(&AgentEvent) -> bool,
+    observer: Observer,
+}
+
+/// The front end's output with the observers behind it. An event is copied for the
+/// observers only when one of them wants it (not every streamed delta, nor each context
+/// holding a long reply, for an observer that only counts turns).
 struct Observed {
     front: Arc<dyn Output>,
-    observers: Arc<RwLock<Vec<Observer>>>,
+    observers: Arc<RwLock<Vec<Watching>>>,
 }
 
 impl Output for Observed {
@@ -35,7 +44,11 @@ impl Output for Observed {
     }
 
     fn emit(&self, event: AgentEvent) {
-        let observers = self.observers.read().map(|o| o.clone()).unwrap_or_default();
+        let observers: Vec<Observer> = self
+            .observers
+            .read()
+            .map(|o| o.iter().filter(|w| (w.wants)(&event)).map(|w| w.observer.clone()).collect())
+            .unwrap_or_default();
         if observers.is_empty() {
             return self.front.emit(event);
         }
@@ -96,7 +109,7 @@ pub struct Session {
     before_line: Vec<BeforeLine>,
     /// Awaited before each turn (set-up a headless run must not race).
     settlers: Vec<Settler>,
-    observers: Arc<RwLock<Vec<Observer>>>,
+    observers: Arc<RwLock<Vec<Watching>>>,
     /// Lines to dispatch before reading the input again.
     queued: VecDeque<String>,
     /// The user's editor, when the front end offers one.
@@ -229,8 +242,14 @@ impl Session {
 
     /// Adds an observer of every event shown from now on.
     pub fn observe(&mut self, observer: Observer) {
+        self.observe_only(|_| true, observer);
+    }
+
+    /// Adds an observer of the events `wants` picks, shown from now on; other events are
+    /// not copied for it.
+    pub fn observe_only(&mut self, wants: fn(&AgentEvent) -> bool, observer: Observer) {
         if let Ok(mut observers) = self.observers.write() {
-            observers.push(observer);
+            observers.push(Watching { wants, observer });
         }
     }
 

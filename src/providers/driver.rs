@@ -50,6 +50,10 @@ struct Driver {
     /// Reused between reads.
     chunk: Vec<u8>,
     frames: Vec<Frame>,
+    /// When this attempt's body last gave bytes, and the idle timer: one per attempt,
+    /// moved only when it fires early (not one timer per read of a fast stream).
+    last_data: tokio::time::Instant,
+    idle_timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
 }
 
 /// Streams the events of `call`, parsed by parsers from `new_parser` (a fresh one per attempt).
@@ -71,6 +75,8 @@ pub fn stream(call: HttpCall, new_parser: ParserFactory) -> EventStream {
         held: None,
         chunk: Vec::new(),
         frames: Vec::new(),
+        last_data: tokio::time::Instant::now(),
+        idle_timer: None,
     };
     futures::stream::unfold(driver, |mut driver| async move { driver.next().await.map(|item| (item, driver)) }).boxed()
 }
@@ -159,6 +165,8 @@ impl Driver {
             self.content_type =
                 response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
             self.body = Some(response.bytes_stream().boxed());
+            self.last_data = tokio::time::Instant::now();
+            self.idle_timer = None;
             if self.content_type.to_ascii_lowercase().starts_with("text/html") {
                 return self.not_a_stream().await;
             }
@@ -215,6 +223,34 @@ impl Driver {
         }
     }
 
+    /// The body's next item, or `None` when no byte came for the idle timeout. A chunk
+    /// that is already there is taken without touching the timer.
+    async fn next_item(&mut self) -> Option<Option<reqwest::Result<bytes::Bytes>>> {
+        let idle = self.call.options.idle_timeout;
+        let body = self.body.as_mut()?;
+        let item = match body.next().now_or_never() {
+            Some(item) => item,
+            None => loop {
+                let due = self.last_data + idle;
+                let timer = self.idle_timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
+                tokio::select! {
+                    biased;
+                    item = body.next() => break item,
+                    _ = timer.as_mut() => {
+                        // Data came since the timer was set: wait the rest of the interval.
+                        if due > tokio::time::Instant::now() {
+                            timer.as_mut().reset(due);
+                            continue;
+                        }
+                        return None;
+                    }
+                }
+            },
+        };
+        self.last_data = tokio::time::Instant::now();
+        Some(item)
+    }
+
     /// Reads the next chunk and every further chunk that is already there (up to
     /// `READ_BATCH` bytes) into `self.chunk`; false when the body ended.
     async fn read_chunks(&mut self) -> Result<bool, ProviderError> {
@@ -224,10 +260,12 @@ impl Driver {
         let mut next = match self.held.take() {
             Some(end) => end,
             None => {
-                let Some(body) = self.body.as_mut() else { return Ok(false) };
-                match tokio::time::timeout(idle, body.next()).await {
-                    Ok(item) => item,
-                    Err(_) => {
+                if self.body.is_none() {
+                    return Ok(false);
+                }
+                match self.next_item().await {
+                    Some(item) => item,
+                    None => {
                         let error = format!(
                             "{name}: the stream stalled: no data for {}s (ELELEM_IDLE_TIMEOUT_SECS)",
                             idle.as_secs()

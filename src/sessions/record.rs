@@ -3,27 +3,117 @@
 //! another event arrives or when it passes `DELTA_FLUSH` bytes, so a crash or `kill -9`
 //! mid-reply loses at most that much of it. The conversation is recorded as it changes:
 //! the part kept since the last record plus the messages appended.
+//!
+//! Nothing here holds a long reply again: a record is serialised straight to the file in
+//! `WRITE_CHUNK` pieces (never built whole in memory), and the conversation as last recorded
+//! is remembered as a digest for each long message (`Kept`), not a second copy.
 
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::protocol::Message;
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::hash::Hasher;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 /// Streamed text is written in pieces of at least this many bytes.
 const DELTA_FLUSH: usize = 1024;
+/// A record is written to the file in pieces of this size (a line holding a 1 MB reply is
+/// never built whole).
+const WRITE_CHUNK: usize = 64 * 1024;
+/// A recorded message with more text than this is remembered by its digest.
+const KEPT_WHOLE: usize = 16 * 1024;
 
 struct State {
     file: std::fs::File,
     /// Merged deltas not yet written.
     pending: Option<(&'static str, String)>,
     /// The conversation as last recorded.
-    messages: Vec<Message>,
+    messages: Vec<Kept>,
     /// Set after a write failed: recording stops, the session goes on.
     broken: bool,
-    /// The line being written, reused (records are serialised straight into it).
+    /// The piece of a record not yet written, reused (at most about `WRITE_CHUNK`).
     line: Vec<u8>,
+}
+
+/// A message as last recorded: a short one whole (compared exactly), a long one (a long
+/// reply) by its serialised length and a 64-bit digest of it, so the recorder never holds
+/// a second copy of a long reply.
+#[derive(Debug, PartialEq)]
+enum Kept {
+    Whole(Message),
+    Digest { len: usize, hash: u64 },
+}
+
+impl Kept {
+    fn of(message: &Message) -> Kept {
+        if text_len(message) <= KEPT_WHOLE {
+            return Kept::Whole(message.clone());
+        }
+        let mut digest = Digest { len: 0, hasher: std::hash::DefaultHasher::new() };
+        // Writing into a hasher cannot fail; a message that cannot be serialised is one the
+        // file cannot hold either.
+        let _ = serde_json::to_writer(&mut digest, message);
+        Kept::Digest { len: digest.len, hash: digest.hasher.finish() }
+    }
+
+    /// Whether `message` is the one recorded.
+    fn is(&self, message: &Message) -> bool {
+        match self {
+            Kept::Whole(kept) => kept == message,
+            Kept::Digest { .. } => text_len(message) > KEPT_WHOLE && *self == Kept::of(message),
+        }
+    }
+}
+
+/// The text a message holds (its content and thinking), which decides how it is kept.
+fn text_len(message: &Message) -> usize {
+    message.content.len() + message.thinking.iter().map(|t| t.text.len()).sum::<usize>()
+}
+
+/// Counts and hashes what is written into it.
+struct Digest {
+    len: usize,
+    hasher: std::hash::DefaultHasher,
+}
+
+impl Write for Digest {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.len += bytes.len();
+        self.hasher.write(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A record on its way to the file: serialised into `line`, written out whenever that
+/// passes `WRITE_CHUNK`.
+struct Chunked<'a> {
+    line: &'a mut Vec<u8>,
+    file: &'a std::fs::File,
+}
+
+impl Write for Chunked<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.line.len() + bytes.len() > WRITE_CHUNK {
+            self.file.write_all(self.line)?;
+            self.line.clear();
+        }
+        if bytes.len() >= WRITE_CHUNK {
+            // A long run of text without escapes goes out as it is, not through the buffer.
+            self.file.write_all(bytes)?;
+        } else {
+            self.line.extend_from_slice(bytes);
+        }
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.write_all(self.line)?;
+        self.line.clear();
+        self.file.flush()
+    }
 }
 
 /// Records a session's events, then passes each on to `inner`.
@@ -36,6 +126,7 @@ impl Recorder {
     /// Records into `file` (opened for appending); `messages` is the conversation the file
     /// already holds (empty for a new session).
     pub fn new(inner: Arc<dyn Output>, file: std::fs::File, messages: Vec<Message>) -> Self {
+        let messages = messages.iter().map(Kept::of).collect();
         Recorder { inner, state: Mutex::new(State { file, pending: None, messages, broken: false, line: Vec::new() }) }
     }
 
@@ -65,17 +156,14 @@ impl State {
             return;
         }
         self.line.clear();
-        if serde_json::to_writer(&mut self.line, record).is_err() {
-            return;
-        }
-        self.line.push(b'\n');
-        if self.file.write_all(&self.line).and_then(|_| self.file.flush()).is_err() {
+        let mut out = Chunked { line: &mut self.line, file: &self.file };
+        let written = serde_json::to_writer(&mut out, record).map_err(std::io::Error::from);
+        if written.and_then(|_| out.write_all(b"\n")).and_then(|_| out.flush()).is_err() {
+            // A record cut short by a failed write ends the recording (the file keeps what
+            // came before it).
             self.broken = true;
         }
-        // A long reply's line is not kept for the rest of the session.
-        if self.line.capacity() > 64 * 1024 {
-            self.line = Vec::new();
-        }
+        self.line.clear();
     }
 
     fn flush_pending(&mut self) {
@@ -100,14 +188,15 @@ impl State {
     /// Records how the conversation changed: how many recorded messages are kept, and the
     /// messages after them.
     fn messages(&mut self, now: &[Message]) {
-        let keep = self.messages.iter().zip(now).take_while(|(a, b)| a == b).count();
+        let keep = self.messages.iter().zip(now).take_while(|(kept, message)| kept.is(message)).count();
         if keep == self.messages.len() && keep == now.len() {
             return;
         }
         let append = &now[keep..];
         self.flush_pending();
         self.write_line(&Messages { kind: "messages", keep, append });
-        self.messages = now.to_vec();
+        self.messages.truncate(keep);
+        self.messages.extend(append.iter().map(Kept::of));
     }
 }
 
@@ -191,5 +280,66 @@ impl Output for Recorder {
             }
         }
         self.inner.emit(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::output::ContextSnapshot;
+
+    struct Nothing;
+    impl Output for Nothing {
+        fn emit(&self, _: AgentEvent) {}
+    }
+
+    fn context(messages: &[Message]) -> AgentEvent {
+        AgentEvent::Context(ContextSnapshot { messages: messages.to_vec(), ..Default::default() })
+    }
+
+    /// A recorder of a new session file in `dir`, and the file.
+    fn recorder(dir: &std::path::Path) -> (Recorder, std::path::PathBuf) {
+        let path = dir.join("s.jsonl");
+        (Recorder::new(Arc::new(Nothing), std::fs::File::create(&path).unwrap(), Vec::new()), path)
+    }
+
+    fn records(path: &std::path::Path) -> Vec<Value> {
+        std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_long_reply_is_kept_as_a_digest_and_a_change_to_it_is_still_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let (recorder, path) = recorder(dir.path());
+        let long = "a line of a long reply\n".repeat(10_000);
+        let mut messages = vec![Message::user("write a lot"), Message::assistant(long.clone())];
+        recorder.emit(context(&messages));
+        {
+            let state = recorder.state.lock().unwrap();
+            assert!(matches!(state.messages[0], Kept::Whole(_)));
+            assert!(matches!(state.messages[1], Kept::Digest { .. }), "the long reply is not held twice");
+        }
+        // Unchanged: nothing recorded. One character changed (same length): recorded.
+        recorder.emit(context(&messages));
+        messages[1].content.replace_range(5..6, "X");
+        recorder.emit(context(&messages));
+        let records = records(&path);
+        assert_eq!(records.len(), 2, "{:?}", records.iter().map(|r| &r["keep"]).collect::<Vec<_>>());
+        assert_eq!(records[0]["keep"], 0);
+        assert_eq!(records[0]["append"][1]["content"], long.as_str());
+        assert_eq!(records[1]["keep"], 1);
+        assert_eq!(records[1]["append"][0]["content"], messages[1].content.as_str());
+    }
+
+    #[test]
+    fn a_record_longer_than_a_write_chunk_is_one_whole_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let (recorder, path) = recorder(dir.path());
+        let reply = "\"quoted\" and\ttabbed ✓ ".repeat(20_000);
+        assert!(reply.len() > 4 * WRITE_CHUNK);
+        recorder.emit(AgentEvent::TurnFinished { reply: reply.clone(), end: TurnEnd::Done });
+        assert!(recorder.state.lock().unwrap().line.capacity() <= 2 * WRITE_CHUNK);
+        let records = records(&path);
+        assert_eq!(records, vec![json!({"type": "turn_finished", "reply": reply, "end": "done"})]);
     }
 }

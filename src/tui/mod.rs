@@ -1,5 +1,5 @@
-//! The full-screen terminal UI. One UI task runs a fair `tokio::select!` over terminal
-//! events, agent events and the frame scheduler; the session (agent loop) runs in a
+//! The full-screen terminal UI. One UI task runs a `tokio::select!` over terminal events
+//! (first), signals, the frame scheduler and agent events; the session (agent loop) runs in a
 //! background task and talks to the UI over channels (see `channel.rs`).
 
 pub mod app;
@@ -40,7 +40,7 @@ use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use scheduler::FrameScheduler;
+use scheduler::{FrameScheduler, HeldText};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::time::{Duration, Instant};
@@ -158,14 +158,15 @@ async fn event_loop(
     let mut stops = Stops::new(true)?;
     let mut events = EventStream::new();
     let mut scheduler = FrameScheduler::default();
+    let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
     loop {
         let animating = app.animating();
+        // In this order: input first, and the frame it asks for next, so a key is handled
+        // and drawn before any agent message waiting (a batch of streamed text is never in
+        // front of a keystroke); agent messages still go before the next streamed frame.
         tokio::select! {
-            _ = scheduler.wait() => {
-                draw(term, app)?;
-                scheduler.drawn(Instant::now());
-            }
+            biased;
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     if let Event::Resize(width, height) = event {
@@ -176,6 +177,7 @@ async fn event_loop(
                             Action::Submit(line) => {
                                 if !line.starts_with('/') {
                                     prompt_history::append(&line);
+                                    warm_highlighter(app.theme.color);
                                 }
                                 let _ = line_tx.send(line);
                             }
@@ -188,18 +190,34 @@ async fn event_loop(
                             Action::SetMouse(on) => terminal::set_mouse(on),
                         }
                     }
-                    scheduler.request_now(Instant::now());
+                    // The key's frame at once, without the streamed text held since the
+                    // last frame: that is laid out at its own slot, not in front of a key.
+                    if !app.quit {
+                        draw(term, app)?;
+                        scheduler.drawn(Instant::now());
+                    }
+                    if !held.is_empty() {
+                        scheduler.request(Instant::now());
+                    }
                 }
                 Some(Err(error)) => return Err(error.into()),
                 None => break,
             },
+            stop = stops.next() => return Ok(Some(stop)),
+            _ = scheduler.wait() => {
+                for event in held.release() {
+                    app.handle_agent(event);
+                }
+                draw(term, app)?;
+                scheduler.drawn(Instant::now());
+            }
             message = ui_rx.recv() => {
                 let Some(message) = message else { break };
                 let mut edits = Vec::new();
-                edits.extend(handle_message(app, message)?);
+                edits.extend(handle_message(app, &mut held, message)?);
                 for _ in 0..BATCH {
                     match ui_rx.try_recv() {
-                        Ok(message) => edits.extend(handle_message(app, message)?),
+                        Ok(message) => edits.extend(handle_message(app, &mut held, message)?),
                         Err(_) => break,
                     }
                 }
@@ -219,7 +237,6 @@ async fn event_loop(
                 scheduler.request(Instant::now());
             }
             _ = tokio::time::sleep(TICK), if animating => scheduler.request(Instant::now()),
-            stop = stops.next() => return Ok(Some(stop)),
         }
         if app.quit {
             break;
@@ -241,6 +258,18 @@ fn new_terminal() -> std::io::Result<Term> {
 fn screen_area() -> std::io::Result<Rect> {
     let (width, height) = crossterm::terminal::size()?;
     Ok(Rect::new(0, 0, width, height))
+}
+
+/// Loads the syntax highlighter on a thread of its own when the first prompt is sent (not at
+/// startup), so the first code block of the reply does not stall the UI thread (and a key
+/// typed then) for the ~100 ms syntect takes to load.
+fn warm_highlighter(color: bool) {
+    static WARMED: std::sync::Once = std::sync::Once::new();
+    if color {
+        WARMED.call_once(|| {
+            std::thread::spawn(|| highlight::LineHighlighter::new("rust", true).line("fn main() {}"));
+        });
+    }
 }
 
 fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
@@ -265,7 +294,19 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
 /// An edit request the event loop carries out (it owns the terminal and its events).
 type EditRequest = (String, std::sync::mpsc::Sender<anyhow::Result<String>>);
 
-fn handle_message(app: &mut App, message: UiMessage) -> anyhow::Result<Option<EditRequest>> {
+/// Applies one message from the session; streamed text is held for its frame (`HeldText`),
+/// and whatever is held is applied before anything else, so the order is kept.
+fn handle_message(app: &mut App, held: &mut HeldText, message: UiMessage) -> anyhow::Result<Option<EditRequest>> {
+    let message = match message {
+        UiMessage::Agent(event) => match held.hold(event) {
+            None => return Ok(None),
+            Some(event) => UiMessage::Agent(event),
+        },
+        message => message,
+    };
+    for event in held.release() {
+        app.handle_agent(event);
+    }
     match message {
         UiMessage::Agent(event) => app.handle_agent(event),
         UiMessage::Approval(request, reply) => app.ask(request, reply),

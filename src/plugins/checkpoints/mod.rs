@@ -73,11 +73,8 @@ impl Plugin for Checkpoints {
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         let this = self.clone();
-        session.observe(Arc::new(move |event| {
-            if let AgentEvent::TurnStarted { .. } = event {
-                this.with(|s| s.turn += 1);
-            }
-        }));
+        let turn_started = |event: &AgentEvent| matches!(event, AgentEvent::TurnStarted { .. });
+        session.observe_only(turn_started, Arc::new(move |_| this.with(|s| s.turn += 1)));
         let this = self.clone();
         let output = session.output();
         session.toolbox_mut().before(None, move |call: HookCall| {

@@ -123,7 +123,9 @@ impl Plugin for PluginFiles {
         // Only plugin code reads the mirror: without files, no copy of each context.
         if !found.files.is_empty() {
             let mirror = self.host.mirror.clone();
-            session.observe(Arc::new(move |event| mirror.observe(event)));
+            let mirrored =
+                |event: &AgentEvent| matches!(event, AgentEvent::Context(_) | AgentEvent::ProviderChanged { .. });
+            session.observe_only(mirrored, Arc::new(move |event| mirror.observe(event)));
         }
         for path in found.files {
             if self.files.lock().iter().any(|f| f.path() == path) {
