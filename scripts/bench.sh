@@ -6,7 +6,8 @@
 #     one event per write: wall, CPU (user+sys) and peak RSS;
 #   - the TUI in a pseudo-terminal (benches/e2e.rs): launch to prompt, idle CPU, the same
 #     1 MB over HTTP as a burst and 1 ms apart, a width change of it, a 200 KB code block,
-#     long blocks of each shape against short paragraphs (CPU, memory, frames, bytes);
+#     long blocks of each shape against short paragraphs (CPU, memory, frames, bytes), and
+#     keystroke → frame latency (p50/p99/max) while the paced reply streams;
 #   - the `grep` tool against GNU `grep -rn` on a generated ~10k-file tree
 #     (scripts/bench_grep.sh).
 #
