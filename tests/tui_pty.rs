@@ -450,12 +450,16 @@ fn a_zoomed_pane_is_remembered_in_the_data_directory() {
     tui.send("\x1a"); // Ctrl+Z: zoom it
     tui.wait_for("no tool calls yet");
     let path = data.path().join("elelem/tui.json");
+    // The preference file is written when the key is handled, the zoomed frame drawn after.
+    let zoomed = |tui: &Tui| {
+        let first = tui.contents().lines().next().unwrap_or("").to_string();
+        first.contains("tools") && !first.contains("conversation")
+    };
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !path.exists() && Instant::now() < deadline {
+    while !(path.exists() && zoomed(&tui)) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(30));
     }
-    let first = tui.contents().lines().next().unwrap_or("").to_string();
-    assert!(first.contains("tools") && !first.contains("conversation"), "{}", tui.contents());
+    assert!(zoomed(&tui), "{}", tui.contents());
     tui.send("\x04");
     assert!(tui.wait_exit().success());
     assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
