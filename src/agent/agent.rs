@@ -148,16 +148,17 @@ impl Agent {
             steps += 1;
             let request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
             self.warn_if_too_big(&request);
-            let mut shown = String::new();
-            let response = tokio::select! {
+            // Filled as the stream comes, so an interrupt keeps the reply shown so far.
+            let mut response = Response::default();
+            let called = tokio::select! {
                 biased;
-                _ = cancel.cancelled() => break self.interrupted(&shown, &scratch),
-                response = self.call_provider(request, &mut shown) => response,
+                _ = cancel.cancelled() => None,
+                called = self.call_provider(request, &mut response) => Some(called),
             };
-            let response = match response {
-                Ok(response) => response,
-                Err(error) => break self.failed(&error),
-            };
+            let Some(called) = called else { break self.interrupted(&response.text, &scratch) };
+            if let Err(error) = called {
+                break self.failed(&error);
+            }
             if response.calls.is_empty() {
                 break self.finish(response.text);
             }
@@ -194,8 +195,8 @@ impl Agent {
     /// stream that `streams_ahead` is then read on the read-ahead thread, which hands it
     /// over in batches (`read_ahead`): a reply arriving in 1 ms network events costs a few
     /// wake-ups per interval, not one per event.
-    /// `shown_text` collects the reply text shown so far, which an interrupt keeps.
-    async fn call_provider(&self, request: Request, shown_text: &mut String) -> Result<Response, ProviderError> {
+    /// The response is collected into `response`, whose text an interrupt keeps.
+    async fn call_provider(&self, request: Request, response: &mut Response) -> Result<(), ProviderError> {
         let pace = self.output.pace();
         let stream = self.provider.fetch(request);
         let mut stream = match pace {
@@ -203,7 +204,6 @@ impl Agent {
             _ => stream,
         }
         .fuse();
-        let mut response = Response::default();
         let mut shown: Option<Delta> = None;
         // While set (only with a pace), text is held and merged until then. The stream is
         // still read as it comes, so one that only progresses while polled is not slowed.
@@ -222,11 +222,11 @@ impl Agent {
                 None => stream.next().await,
             };
             let Some(event) = event else { break };
-            self.take_event(event, &mut response, &mut shown, shown_text)?;
+            self.take_event(event, response, &mut shown)?;
             let mut taken = 1;
             while taken < EVENT_BATCH {
                 let Some(Some(event)) = stream.next().now_or_never() else { break };
-                self.take_event(event, &mut response, &mut shown, shown_text)?;
+                self.take_event(event, response, &mut shown)?;
                 taken += 1;
             }
             if hold_until.is_none() {
@@ -235,7 +235,7 @@ impl Agent {
             }
         }
         self.show(None, &mut shown);
-        Ok(response)
+        Ok(())
     }
 
     /// One event of a response: text is merged into `shown`, an error ends the response
@@ -245,13 +245,9 @@ impl Agent {
         event: Result<ProviderEvent, ProviderError>,
         response: &mut Response,
         shown: &mut Option<Delta>,
-        shown_text: &mut String,
     ) -> Result<(), ProviderError> {
         match event {
             Ok(event) => {
-                if let ProviderEvent::Saying(text) = &event {
-                    shown_text.push_str(text);
-                }
                 self.take(event, response, shown);
                 Ok(())
             }

@@ -71,17 +71,10 @@ impl StubScript {
     }
 
     pub fn parse(text: &str) -> Result<Self, String> {
-        let raw: Vec<Value> = serde_json::from_str(text).map_err(|e| format!("not a JSON array of steps: {e}"))?;
-        let steps = raw
-            .into_iter()
-            .enumerate()
-            .map(|(i, step)| {
-                serde_json::from_value::<ScriptStep>(step.clone()).map_err(|_| {
-                    let detail = step_problem(&step);
-                    format!("step {i}: {detail}")
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        // Straight into steps: a JSON tree of a multi-megabyte script first would cost
+        // several times its size. Only a script that does not parse is read again as a
+        // tree, to say which step is wrong.
+        let steps = serde_json::from_str::<Vec<ScriptStep>>(text).map_err(|_| script_problem(text))?;
         Ok(StubScript { steps: Arc::new(steps), calls: Arc::new(AtomicUsize::new(0)) })
     }
 
@@ -89,6 +82,20 @@ impl StubScript {
         let i = self.calls.fetch_add(1, Ordering::SeqCst);
         self.steps.get(i).cloned()
     }
+}
+
+/// Explains why a script did not parse: the first step that does not, and why.
+fn script_problem(text: &str) -> String {
+    let raw: Vec<Value> = match serde_json::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => return format!("not a JSON array of steps: {e}"),
+    };
+    for (i, step) in raw.into_iter().enumerate() {
+        if serde_json::from_value::<ScriptStep>(step.clone()).is_err() {
+            return format!("step {i}: {}", step_problem(&step));
+        }
+    }
+    "the steps do not parse".into()
 }
 
 /// Explains why a script step did not parse.
