@@ -149,14 +149,20 @@ struct Cost {
 
 impl Run {
     fn wait_for(&self, text: &str, limit: Duration) -> Duration {
+        self.try_wait_for(text, limit).unwrap_or_else(|| {
+            panic!("timed out waiting for {text:?}; the screen:\n{}", self.screen.lock().unwrap().screen().contents())
+        })
+    }
+
+    fn try_wait_for(&self, text: &str, limit: Duration) -> Option<Duration> {
         let started = Instant::now();
         while started.elapsed() < limit {
             if self.screen.lock().unwrap().screen().contents().contains(text) {
-                return started.elapsed();
+                return Some(started.elapsed());
             }
             std::thread::sleep(Duration::from_micros(500));
         }
-        panic!("timed out waiting for {text:?}");
+        None
     }
 
     fn send(&mut self, line: &str) {
@@ -204,12 +210,22 @@ impl Run {
     }
 
     fn clear(&mut self) {
-        // The TUI asks first: Enter on the question clears.
-        self.send("/clear");
-        self.wait_for("Clear conversation?", Duration::from_secs(10));
-        self.writer.write_all(b"\r").unwrap();
-        self.writer.flush().unwrap();
-        self.wait_for("Conversation cleared", Duration::from_secs(10));
+        // The TUI asks first: Enter on the question clears. Tried again (saying so) when the
+        // clear does not show, so one lost confirmation does not end the whole table.
+        for attempt in 1..=3 {
+            self.send("/clear");
+            self.wait_for("Clear conversation?", Duration::from_secs(10));
+            self.writer.write_all(b"\r").unwrap();
+            self.writer.flush().unwrap();
+            if self.try_wait_for("Conversation cleared", Duration::from_secs(5)).is_some() {
+                return;
+            }
+            eprintln!(
+                "/clear attempt {attempt} did not show \"Conversation cleared\"; the screen:\n{}",
+                self.screen.lock().unwrap().screen().contents()
+            );
+        }
+        panic!("/clear never showed \"Conversation cleared\"");
     }
 
     /// Types `count` letters into the prompt one at a time, each once the previous one is
