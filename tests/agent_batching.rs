@@ -117,6 +117,14 @@ impl elelem::agent::output::Output for PacedOutput {
     }
 }
 
+/// An agent with no tools whose output is paced.
+fn paced_agent(model: Arc<dyn Provider>) -> (elelem::agent::Agent, Arc<PacedOutput>) {
+    let output = Arc::new(PacedOutput(Default::default()));
+    let prompt = elelem::agent::system_prompt::SystemPrompt::new(std::env::temp_dir());
+    let transcript = elelem::agent::transcript::Transcript::new(prompt);
+    (elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output.clone(), transcript), output)
+}
+
 /// A paced output gets a trickling stream's text merged into a few deltas, in order, with
 /// other events where they came; without a pace every event is its own delta.
 #[tokio::test]
@@ -128,12 +136,7 @@ async fn a_paced_output_gets_a_trickle_in_few_deltas_and_in_order() {
     };
     let text: String = (0..200).map(|i| format!("{i} ")).collect();
     let model = Arc::new(TricklingModel { answer: Mutex::new(answer()) });
-    let output = Arc::new(PacedOutput(Default::default()));
-    let transcript = elelem::agent::transcript::Transcript::new(elelem::agent::system_prompt::SystemPrompt::new(
-        std::env::temp_dir(),
-    ));
-    let mut agent =
-        elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output.clone(), transcript);
+    let (mut agent, output) = paced_agent(model);
     let outcome = agent.turn("go", CancellationToken::new()).await;
     assert_eq!((outcome.end, outcome.reply.as_str()), (TurnEnd::Done, text.as_str()));
     let (lines, deltas) = shown(&output.0.events());
@@ -197,12 +200,7 @@ async fn a_paced_output_leaves_a_stream_that_streams_ahead_alone_between_interva
     for ahead in [true, false] {
         let counter = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let model = Arc::new(ScheduledModel { events: 300, ahead, polls: counter.clone() });
-        let output = Arc::new(PacedOutput(Default::default()));
-        let transcript = elelem::agent::transcript::Transcript::new(elelem::agent::system_prompt::SystemPrompt::new(
-            std::env::temp_dir(),
-        ));
-        let mut agent =
-            elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output.clone(), transcript);
+        let (mut agent, output) = paced_agent(model);
         let outcome = agent.turn("go", CancellationToken::new()).await;
         assert_eq!((outcome.end, outcome.reply.as_str()), (TurnEnd::Done, text.as_str()));
         let (lines, _) = shown(&output.0.events());

@@ -18,12 +18,11 @@ use std::time::{Duration, Instant};
 use futures::{FutureExt, StreamExt};
 use tokio::sync::mpsc;
 
+use super::agent::EVENT_BATCH as BATCH;
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 
 type Event = Result<ProviderEvent, ProviderError>;
 
-/// Events taken together before the batch goes out even if more are waiting.
-const BATCH: usize = 256;
 /// Empty looks after a batch before it counts as taken (see `take_waiting`).
 const LOOKS: usize = 3;
 

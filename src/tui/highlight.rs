@@ -155,6 +155,19 @@ fn streamed_lines(code: &str, lang: &str, color: bool) -> Option<Vec<Line<'stati
     Some(stream.lines.clone())
 }
 
+/// Loads the syntax sets and the theme on a thread of its own (once; not with colour off),
+/// highlighting one line so the commonest grammar's patterns are compiled too: called when
+/// the first prompt is sent, so the reply's first code block does not stall the UI thread
+/// (and a key typed then) for the ~100 ms loading takes. Startup still loads nothing.
+pub fn warm_up(color: bool) {
+    static WARMED: std::sync::Once = std::sync::Once::new();
+    if color {
+        WARMED.call_once(|| {
+            std::thread::spawn(|| LineHighlighter::new("rust", true).line("fn main() {}"));
+        });
+    }
+}
+
 /// Highlights without touching the cache: for code that is still streaming in and would only
 /// fill the cache with prefixes of itself.
 pub fn highlight_uncached(code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {

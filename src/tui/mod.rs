@@ -12,6 +12,7 @@ pub mod context_panel;
 pub mod diff;
 pub mod file_index;
 pub mod file_picker;
+pub mod held_text;
 pub mod help;
 pub mod highlight;
 pub mod history;
@@ -37,10 +38,11 @@ use app::{Action, App};
 use channel::{ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
+use held_text::HeldText;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use scheduler::{FrameScheduler, HeldText};
+use scheduler::FrameScheduler;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::time::{Duration, Instant};
@@ -177,7 +179,7 @@ async fn event_loop(
                             Action::Submit(line) => {
                                 if !line.starts_with('/') {
                                     prompt_history::append(&line);
-                                    warm_highlighter(app.theme.color);
+                                    highlight::warm_up(app.theme.color);
                                 }
                                 let _ = line_tx.send(line);
                             }
@@ -258,18 +260,6 @@ fn new_terminal() -> std::io::Result<Term> {
 fn screen_area() -> std::io::Result<Rect> {
     let (width, height) = crossterm::terminal::size()?;
     Ok(Rect::new(0, 0, width, height))
-}
-
-/// Loads the syntax highlighter on a thread of its own when the first prompt is sent (not at
-/// startup), so the first code block of the reply does not stall the UI thread (and a key
-/// typed then) for the ~100 ms syntect takes to load.
-fn warm_highlighter(color: bool) {
-    static WARMED: std::sync::Once = std::sync::Once::new();
-    if color {
-        WARMED.call_once(|| {
-            std::thread::spawn(|| highlight::LineHighlighter::new("rust", true).line("fn main() {}"));
-        });
-    }
 }
 
 fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {

@@ -130,8 +130,8 @@ impl MarkdownDoc {
     /// Number of lines at `width`, counting estimated heights for blocks not laid out yet.
     pub fn height(&mut self, width: u16) -> usize {
         self.layout(width);
-        let top = self.top(self.blocks.len());
-        top + self.open.as_ref().map_or(0, |open| separator(top, &open.rendered.lines) + open.rendered.lines.len())
+        let n = self.blocks.len();
+        self.top(n) + self.rows_of(n)
     }
 
     /// Lays out exactly the `before` rows above row `row` and the `after` rows from it, and
@@ -194,7 +194,7 @@ impl MarkdownDoc {
                     None => continue,
                 },
             };
-            let sep = usize::from(top > 0 && rows > 0);
+            let sep = separator(top, rows);
             for row in start.max(top)..end.min(top + sep + rows) {
                 let index = row - top;
                 out.push(if index < sep {
@@ -273,21 +273,20 @@ impl MarkdownDoc {
         while self.valid < i {
             let top = self.tops[self.valid];
             let rows = self.blocks[self.valid].rows;
-            self.tops[self.valid + 1] = top + usize::from(top > 0 && rows > 0) + rows;
+            self.tops[self.valid + 1] = top + separator(top, rows) + rows;
             self.valid += 1;
         }
         self.tops[i]
     }
 
-    /// Rows of finished block `i`, its separator included.
+    /// Rows of block `i` (`i == blocks.len()`: the open tail), its separator included.
     fn rows_of(&mut self, i: usize) -> usize {
-        if i >= self.blocks.len() {
-            let top = self.top(i);
-            return self.open.as_ref().map_or(0, |o| separator(top, &o.rendered.lines) + o.rendered.lines.len());
-        }
         let top = self.top(i);
-        let rows = self.blocks[i].rows;
-        usize::from(top > 0 && rows > 0) + rows
+        let rows = match self.blocks.get(i) {
+            Some(block) => block.rows,
+            None => self.open.as_ref().map_or(0, |o| o.rendered.lines.len()),
+        };
+        separator(top, rows) + rows
     }
 
     /// `rows_of(i)` once block `i` is laid out.
@@ -330,9 +329,10 @@ fn render(text: &str, width: u16, options: RenderOptions, mode: CodeMode, code: 
     Rendered { width, lines, plain: has_code && mode == CodeMode::Plain }
 }
 
-/// One blank line between blocks, when something came before and this block shows anything.
-fn separator(top: usize, lines: &[Line<'static>]) -> usize {
-    usize::from(top > 0 && !lines.is_empty())
+/// One blank line between blocks, when something came before and this block shows anything
+/// (`rows` lines).
+fn separator(top: usize, rows: usize) -> usize {
+    usize::from(top > 0 && rows > 0)
 }
 
 #[cfg(test)]
