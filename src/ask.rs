@@ -1,6 +1,7 @@
 //! `elelem ask [PROMPT]`: one turn without a prompt. The final reply goes to stdout and
 //! progress to stderr; with `--json` every event is one JSON object per line on stdout.
 
+use crate::agent::json_writer::{self, ChunkedJson, WRITE_CHUNK};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use serde::Serialize;
 use serde_json::json;
@@ -9,15 +10,12 @@ use std::sync::Mutex;
 
 /// Writes events as JSON lines, merging consecutive text deltas of the same kind into one
 /// line so the output does not depend on how the provider chunked its stream. The merged
-/// line is written as the text arrives (escaped piece by piece, in `WRITE_CHUNK` writes),
-/// so a long reply is never held here.
+/// line is written as the text arrives (escaped piece by piece, in `json_writer`'s
+/// `WRITE_CHUNK` writes), so a long reply is never held here.
 #[derive(Default)]
 pub struct JsonOutput {
     state: Mutex<Lines>,
 }
-
-/// A text line is written in pieces of about this size.
-const WRITE_CHUNK: usize = 64 * 1024;
 
 /// What `JsonOutput` is writing.
 struct Lines {
@@ -38,12 +36,7 @@ impl Default for Lines {
 impl Lines {
     /// Writes out what is buffered, and flushes.
     fn write_out(&mut self) {
-        let out = &mut self.out;
-        let _ = out.write_all(&self.buffer).and_then(|_| out.flush());
-        self.buffer.clear();
-        if self.buffer.capacity() > 2 * WRITE_CHUNK {
-            self.buffer = Vec::new();
-        }
+        let _ = json_writer::write_out(&mut self.buffer, &mut self.out);
     }
 
     /// Ends the open text line, if any.
@@ -58,11 +51,12 @@ impl Lines {
     /// whole as a string first).
     fn line(&mut self, value: &impl Serialize) {
         self.close();
-        let mut escaping = Escaping { lines: self, tail: Vec::new() };
-        if serde_json::to_writer(&mut escaping, value).is_ok() {
-            self.buffer.push(b'\n');
+        let escape = Some(crate::sanitize::escape_json_line as json_writer::Escape);
+        let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, escape);
+        if serde_json::to_writer(&mut line, value).is_ok() {
+            let _ = line.write_all(b"\n");
         }
-        self.write_out();
+        let _ = line.finish();
     }
 
     /// Appends `delta` to the open text line of `kind`, opening it (and closing another
@@ -84,41 +78,6 @@ impl Lines {
         if self.buffer.len() >= WRITE_CHUNK {
             self.write_out();
         }
-    }
-}
-
-/// Passes serialised JSON into `Lines`' buffer through `escape_json_line`, writing out
-/// whenever it passes `WRITE_CHUNK`. A character cut between two writes waits in `tail`.
-struct Escaping<'a> {
-    lines: &'a mut Lines,
-    tail: Vec<u8>,
-}
-
-impl Write for Escaping<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let joined;
-        let whole = if self.tail.is_empty() {
-            bytes
-        } else {
-            joined = [std::mem::take(&mut self.tail).as_slice(), bytes].concat();
-            &joined
-        };
-        let valid = match std::str::from_utf8(whole) {
-            Ok(text) => text.len(),
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(_) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8")),
-        };
-        let (text, rest) = whole.split_at(valid);
-        let text = std::str::from_utf8(text).map_err(std::io::Error::other)?;
-        self.lines.buffer.extend_from_slice(crate::sanitize::escape_json_line(text).as_bytes());
-        self.tail.extend_from_slice(rest);
-        if self.lines.buffer.len() >= WRITE_CHUNK {
-            self.lines.write_out();
-        }
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

@@ -212,3 +212,94 @@ async fn a_paced_output_leaves_a_stream_that_streams_ahead_alone_between_interva
     assert!(polls[0] < 150, "{} empty polls for 300 events 1 ms apart at a 20 ms pace", polls[0]);
     assert!(polls[1] >= 290, "a stream that does not stream ahead is read as it comes: {} empty polls", polls[1]);
 }
+
+/// A model that streams ahead in bursts of one reader's batch (256 events, ready at once),
+/// each burst only once the output has shown every burst before it.
+struct BurstModel {
+    bursts: usize,
+    shown: tokio::sync::watch::Receiver<usize>,
+}
+
+impl BurstModel {
+    fn burst(k: usize) -> Vec<Result<ProviderEvent, ProviderError>> {
+        (0..256).map(|i| Ok(ProviderEvent::Saying(format!("{k}.{i} ")))).collect()
+    }
+    fn text(bursts: usize) -> String {
+        (0..bursts)
+            .flat_map(Self::burst)
+            .map(|e| match e {
+                Ok(ProviderEvent::Saying(t)) => t,
+                _ => String::new(),
+            })
+            .collect()
+    }
+}
+
+impl Provider for BurstModel {
+    fn name(&self) -> &str {
+        "bursts"
+    }
+    fn model(&self) -> &str {
+        "bursts-1"
+    }
+    fn streams_ahead(&self) -> bool {
+        true
+    }
+    fn fetch(&self, _request: Request) -> EventStream {
+        let shown = self.shown.clone();
+        futures::stream::iter(0..self.bursts)
+            .then(move |k| {
+                let mut shown = shown.clone();
+                async move {
+                    let before = BurstModel::text(k).len();
+                    let _ = shown.wait_for(|&n| n >= before).await;
+                    futures::stream::iter(BurstModel::burst(k))
+                }
+            })
+            .flatten()
+            .boxed()
+    }
+}
+
+/// An output with a pace far longer than the test, telling the model how much text it showed.
+struct SlowPacedOutput {
+    events: elelem::agent::output::RecordingOutput,
+    shown: tokio::sync::watch::Sender<usize>,
+}
+
+impl elelem::agent::output::Output for SlowPacedOutput {
+    fn emit(&self, event: AgentEvent) {
+        if let AgentEvent::Delta(Delta::Saying(text)) = &event {
+            self.shown.send_modify(|n| *n += text.len());
+        }
+        self.events.emit(event)
+    }
+    fn pace(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs(3600))
+    }
+}
+
+/// With a stream read ahead, the reading thread is the only clock: each batch it hands
+/// over is shown as it comes, whatever the pace (the agent holds nothing of its own, so text
+/// is never a second interval late). Here the model sends its next burst only once the last
+/// was shown: an agent holding text for the pace would never show the second.
+#[tokio::test]
+async fn a_stream_read_ahead_is_shown_batch_by_batch_as_it_comes() {
+    let (tx, rx) = tokio::sync::watch::channel(0);
+    let output = Arc::new(SlowPacedOutput { events: Default::default(), shown: tx });
+    let model = Arc::new(BurstModel { bursts: 3, shown: rx });
+    let prompt = elelem::agent::system_prompt::SystemPrompt::new(std::env::temp_dir());
+    let transcript = elelem::agent::transcript::Transcript::new(prompt);
+    let mut agent =
+        elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output.clone(), transcript);
+    let turn = agent.turn("go", CancellationToken::new());
+    // Not a time budget: without the change this waits for the hour-long pace.
+    let outcome = tokio::time::timeout(std::time::Duration::from_secs(60), turn)
+        .await
+        .expect("a batch read ahead waited for the pace");
+    let text = BurstModel::text(3);
+    assert_eq!((outcome.end, outcome.reply.as_str()), (TurnEnd::Done, text.as_str()));
+    let (lines, deltas) = shown(&output.events.events());
+    assert_eq!(lines, [format!("saying: {text}")]);
+    assert_eq!(deltas, 3, "one delta per burst");
+}

@@ -145,7 +145,7 @@ impl Agent {
         self.publish_context();
         let mut scratch: Vec<Message> = Vec::new();
         let mut steps = 0;
-        let outcome = loop {
+        let end = loop {
             steps += 1;
             let request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
             self.warn_if_too_big(&request);
@@ -185,26 +185,41 @@ impl Agent {
         self.last_turn = scratch;
         // The context first, so whoever sees the turn end sees the reply in it.
         self.publish_context();
-        self.output.emit(AgentEvent::TurnFinished { reply: outcome.reply.clone(), end: outcome.end });
-        outcome
+        // The reply lives in the conversation; the event and the outcome get copies one
+        // after the other, so a long reply is held at most twice at any moment.
+        self.output.emit(AgentEvent::TurnFinished { reply: self.saved_reply(end), end });
+        TurnOutcome { reply: self.saved_reply(end), end }
+    }
+
+    /// The reply a turn that ended so saved: the conversation's last message (empty when
+    /// interrupted, whose trace is not a reply).
+    fn saved_reply(&self, end: TurnEnd) -> String {
+        match (end, self.transcript.conversation.last()) {
+            (TurnEnd::Interrupted, _) | (_, None) => String::new(),
+            (_, Some(last)) => last.content.clone(),
+        }
     }
 
     /// Streams one model response, showing it as it arrives. Every event already waiting
     /// is taken in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
     /// as one delta: a fast stream costs one output call per batch, not one per event. An
-    /// output with a `pace` gets text at most once per interval (the first at once), and a
+    /// output with a `pace` gets text at most once per interval (the first at once). A
     /// stream that `streams_ahead` is then read on the read-ahead thread, which hands it
-    /// over in batches (`read_ahead`): a reply arriving in 1 ms network events costs a few
-    /// wake-ups per interval, not one per event.
+    /// over in batches at most once per interval (`read_ahead`) and is the only clock: each
+    /// batch is shown as it comes, so a reply arriving in 1 ms network events costs one
+    /// wake-up of this task per interval, not one per event (nor a second one per hold).
+    /// Any other paced stream is read as it comes and its text held here.
     /// The response is collected into `response`, whose text an interrupt keeps.
     async fn call_provider(&self, request: Request, response: &mut Response) -> Result<(), ProviderError> {
-        let pace = self.output.pace();
         let stream = self.provider.fetch(request);
-        let mut stream = match pace {
-            Some(pace) if self.provider.streams_ahead() => read_ahead(stream, pace),
-            _ => stream,
-        }
-        .fuse();
+        let (stream, pace) = match self.output.pace() {
+            Some(pace) if self.provider.streams_ahead() => match read_ahead(stream, pace) {
+                Ok(batches) => (batches, None),
+                Err(stream) => (stream, Some(pace)),
+            },
+            pace => (stream, pace),
+        };
+        let mut stream = stream.fuse();
         let mut shown: Option<Delta> = None;
         // While set (only with a pace), text is held and merged until then. The stream is
         // still read as it comes, so one that only progresses while polled is not slowed.
@@ -376,12 +391,13 @@ impl Agent {
         Ok(summary)
     }
 
-    fn finish(&mut self, reply: String) -> TurnOutcome {
-        let _ = self.transcript.conversation.push(Message::assistant(reply.clone()));
-        TurnOutcome { reply, end: TurnEnd::Done }
+    /// Saves the reply (moved, not copied: it can be long).
+    fn finish(&mut self, reply: String) -> TurnEnd {
+        let _ = self.transcript.conversation.push(Message::assistant(reply));
+        TurnEnd::Done
     }
 
-    fn failed(&mut self, error: &ProviderError) -> TurnOutcome {
+    fn failed(&mut self, error: &ProviderError) -> TurnEnd {
         let message = error.to_string();
         self.output.emit(AgentEvent::Warning(format!("provider {} failed: {message}", self.provider.name())));
         self.end_with_error(message)
@@ -389,7 +405,7 @@ impl Agent {
 
     /// The model asked for more tools after `max_steps` calls: the turn ends like a
     /// provider failure, and the tools of that last response do not run.
-    fn stopped_at_step_limit(&mut self) -> TurnOutcome {
+    fn stopped_at_step_limit(&mut self) -> TurnEnd {
         let message = format!(
             "stopped after {} model calls in one turn, the step limit; the model was still asking \
              for tools (raise the limit with --max-steps or ELELEM_MAX_STEPS)",
@@ -399,17 +415,17 @@ impl Agent {
     }
 
     /// Shows `message` as an error and saves `Error: <message>` as the reply.
-    fn end_with_error(&mut self, message: String) -> TurnOutcome {
-        self.output.emit(AgentEvent::Error(message.clone()));
+    fn end_with_error(&mut self, message: String) -> TurnEnd {
         let reply = format!("Error: {message}");
-        let _ = self.transcript.conversation.push(Message::assistant(reply.clone()));
-        TurnOutcome { reply, end: TurnEnd::Failed }
+        self.output.emit(AgentEvent::Error(message));
+        let _ = self.transcript.conversation.push(Message::assistant(reply));
+        TurnEnd::Failed
     }
 
     /// Keeps a trace of an interrupted turn: the reply shown so far (or of the last step),
     /// a marker that the user interrupted, and which tool calls ran, so the model knows, say,
     /// that a file was written before the interrupt.
-    fn interrupted(&mut self, shown: &str, scratch: &[Message]) -> TurnOutcome {
+    fn interrupted(&mut self, shown: &str, scratch: &[Message]) -> TurnEnd {
         let mut trace = shown.trim_end().to_string();
         if trace.is_empty() {
             trace = scratch
@@ -442,6 +458,6 @@ impl Agent {
         marker.push(']');
         let text = if trace.is_empty() { marker } else { format!("{trace}\n\n{marker}") };
         let _ = self.transcript.conversation.push(Message::assistant(text));
-        TurnOutcome { reply: String::new(), end: TurnEnd::Interrupted }
+        TurnEnd::Interrupted
     }
 }

@@ -8,6 +8,7 @@ pub mod caught;
 pub mod commands;
 pub mod conversation;
 pub mod input;
+pub mod json_writer;
 pub mod kept;
 pub mod mentions;
 pub mod output;

@@ -11,6 +11,10 @@
 //! never waits. Connections a client opens here stay served by this thread between calls
 //! (it parks in the usual way when no stream is being read), so the next call can reuse
 //! them.
+//!
+//! This thread is the only clock of a paced stream: the agent shows each batch as it comes
+//! (it holds nothing itself), so text is at most one interval late and the agent's task
+//! wakes once per batch.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -44,17 +48,17 @@ fn runtime() -> Option<&'static tokio::runtime::Handle> {
 
 /// `stream`, read ahead on the reading thread and handed over at most about once per
 /// `pace` while it trickles. Dropping the result stops the reading (and drops `stream`,
-/// which cancels the call). Without a reading thread, `stream` itself.
-pub fn read_ahead(stream: EventStream, pace: Duration) -> EventStream {
-    let Some(runtime) = runtime() else { return stream };
+/// which cancels the call). Without a reading thread, `Err(stream)`: the caller paces it.
+pub fn read_ahead(stream: EventStream, pace: Duration) -> Result<EventStream, EventStream> {
+    let Some(runtime) = runtime() else { return Err(stream) };
     let (tx, rx) = mpsc::unbounded_channel::<Vec<Event>>();
     runtime.spawn(pump(stream, tx, pace));
-    futures::stream::unfold(rx, |mut rx| async move {
+    Ok(futures::stream::unfold(rx, |mut rx| async move {
         let batch = rx.recv().await?;
         Some((futures::stream::iter(batch), rx))
     })
     .flatten()
-    .boxed()
+    .boxed())
 }
 
 async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pace: Duration) {
@@ -81,7 +85,10 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
 /// Adds the events already waiting to `batch` (up to `BATCH`); true when the stream ended.
 /// What arrived may still be a task away (an HTTP client hands a body over one chunk at a
 /// time, decoding the next only once the last was taken), so an empty look yields to the
-/// runtime and looks again, a few times, before the batch counts as taken.
+/// runtime and looks again, a few times, before the batch counts as taken. A look yields
+/// with `again`, not `tokio::task::yield_now`: that one waits for the runtime to poll its
+/// sockets first (a system call per look, for each small event of a trickle), while the
+/// task that has the next chunk ready is already queued.
 async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>) -> bool {
     let mut empty = 0;
     while batch.len() < BATCH {
@@ -93,10 +100,24 @@ async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>) -> bool 
             Some(None) => return true,
             None if empty < LOOKS => {
                 empty += 1;
-                tokio::task::yield_now().await;
+                again().await;
             }
             None => break,
         }
     }
     false
+}
+
+/// Lets the runtime run the tasks already queued, then goes on: pending once, with this task
+/// queued again at once (behind them) instead of after the next look at the sockets.
+fn again() -> impl std::future::Future<Output = ()> {
+    let mut yielded = false;
+    std::future::poll_fn(move |cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
 }

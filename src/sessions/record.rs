@@ -5,22 +5,20 @@
 //! the part kept since the last record plus the messages appended.
 //!
 //! Nothing here holds a long reply again: a record is serialised straight to the file in
-//! `WRITE_CHUNK` pieces (never built whole in memory), and the conversation as last recorded
-//! is remembered as a digest for each long message (`Kept`), not a second copy.
+//! pieces (`agent::json_writer`, never built whole in memory), and the conversation as last
+//! recorded is remembered as a digest for each long message (`Kept`), not a second copy.
 
+use crate::agent::json_writer::ChunkedJson;
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::protocol::Message;
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::hash::Hasher;
+use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 /// Streamed text is written in pieces of at least this many bytes.
 const DELTA_FLUSH: usize = 1024;
-/// A record is written to the file in pieces of this size (a line holding a 1 MB reply is
-/// never built whole).
-const WRITE_CHUNK: usize = 64 * 1024;
 /// A recorded message with more text than this is remembered by its digest.
 const KEPT_WHOLE: usize = 16 * 1024;
 
@@ -32,12 +30,12 @@ struct State {
     messages: Vec<Kept>,
     /// Set after a write failed: recording stops, the session goes on.
     broken: bool,
-    /// The piece of a record not yet written, reused (at most about `WRITE_CHUNK`).
+    /// The piece of a record not yet written, reused (at most about `json_writer::WRITE_CHUNK`).
     line: Vec<u8>,
 }
 
 /// A message as last recorded: a short one whole (compared exactly), a long one (a long
-/// reply) by its serialised length and a 64-bit digest of it, so the recorder never holds
+/// reply) by the length of its text and a 64-bit digest of it, so the recorder never holds
 /// a second copy of a long reply.
 #[derive(Debug, PartialEq)]
 enum Kept {
@@ -47,23 +45,39 @@ enum Kept {
 
 impl Kept {
     fn of(message: &Message) -> Kept {
-        if text_len(message) <= KEPT_WHOLE {
+        let len = text_len(message);
+        if len <= KEPT_WHOLE {
             return Kept::Whole(message.clone());
         }
-        let mut digest = Digest { len: 0, hasher: std::hash::DefaultHasher::new() };
-        // Writing into a hasher cannot fail; a message that cannot be serialised is one the
-        // file cannot hold either.
-        let _ = serde_json::to_writer(&mut digest, message);
-        Kept::Digest { len: digest.len, hash: digest.hasher.finish() }
+        Kept::Digest { len, hash: digest(message) }
     }
 
-    /// Whether `message` is the one recorded.
+    /// Whether `message` is the one recorded. A long one is checked on each context
+    /// snapshot (every tool result), so the length decides first and the digest reads its
+    /// text as it is, not serialised.
     fn is(&self, message: &Message) -> bool {
         match self {
             Kept::Whole(kept) => kept == message,
-            Kept::Digest { .. } => text_len(message) > KEPT_WHOLE && *self == Kept::of(message),
+            Kept::Digest { len, hash } => text_len(message) == *len && digest(message) == *hash,
         }
     }
+}
+
+/// A digest of everything a message holds: its texts hashed as they are, the small rest
+/// (ids, tool calls, a kept tool result) as JSON.
+fn digest(message: &Message) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    message.role.as_str().hash(&mut hasher);
+    message.content.hash(&mut hasher);
+    message.thinking.len().hash(&mut hasher);
+    for block in &message.thinking {
+        (&block.text, &block.signature, &block.redacted).hash(&mut hasher);
+    }
+    let rest = (&message.tool_calls, &message.tool_call_id, &message.name, &message.result);
+    // Writing into a hasher cannot fail; a message that cannot be serialised is one the
+    // file cannot hold either.
+    let _ = serde_json::to_writer(HashWriter(&mut hasher), &rest);
+    hasher.finish()
 }
 
 /// The text a message holds (its content and thinking), which decides how it is kept.
@@ -71,48 +85,16 @@ fn text_len(message: &Message) -> usize {
     message.content.len() + message.thinking.iter().map(|t| t.text.len()).sum::<usize>()
 }
 
-/// Counts and hashes what is written into it.
-struct Digest {
-    len: usize,
-    hasher: std::hash::DefaultHasher,
-}
+/// Hashes what is written into it.
+struct HashWriter<'a>(&'a mut std::hash::DefaultHasher);
 
-impl Write for Digest {
+impl Write for HashWriter<'_> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.len += bytes.len();
-        self.hasher.write(bytes);
+        self.0.write(bytes);
         Ok(bytes.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
-    }
-}
-
-/// A record on its way to the file: serialised into `line`, written out whenever that
-/// passes `WRITE_CHUNK`.
-struct Chunked<'a> {
-    line: &'a mut Vec<u8>,
-    file: &'a std::fs::File,
-}
-
-impl Write for Chunked<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        if self.line.len() + bytes.len() > WRITE_CHUNK {
-            self.file.write_all(self.line)?;
-            self.line.clear();
-        }
-        if bytes.len() >= WRITE_CHUNK {
-            // A long run of text without escapes goes out as it is, not through the buffer.
-            self.file.write_all(bytes)?;
-        } else {
-            self.line.extend_from_slice(bytes);
-        }
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.write_all(self.line)?;
-        self.line.clear();
-        self.file.flush()
     }
 }
 
@@ -156,9 +138,10 @@ impl State {
             return;
         }
         self.line.clear();
-        let mut out = Chunked { line: &mut self.line, file: &self.file };
+        let mut file = &self.file;
+        let mut out = ChunkedJson::new(&mut self.line, &mut file, None);
         let written = serde_json::to_writer(&mut out, record).map_err(std::io::Error::from);
-        if written.and_then(|_| out.write_all(b"\n")).and_then(|_| out.flush()).is_err() {
+        if written.and_then(|_| out.write_all(b"\n")).and_then(|_| out.finish()).is_err() {
             // A record cut short by a failed write ends the recording (the file keeps what
             // came before it).
             self.broken = true;
@@ -336,9 +319,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (recorder, path) = recorder(dir.path());
         let reply = "\"quoted\" and\ttabbed ✓ ".repeat(20_000);
-        assert!(reply.len() > 4 * WRITE_CHUNK);
+        let chunk = crate::agent::json_writer::WRITE_CHUNK;
+        assert!(reply.len() > 4 * chunk);
         recorder.emit(AgentEvent::TurnFinished { reply: reply.clone(), end: TurnEnd::Done });
-        assert!(recorder.state.lock().unwrap().line.capacity() <= 2 * WRITE_CHUNK);
+        assert!(recorder.state.lock().unwrap().line.capacity() <= 2 * chunk);
         let records = records(&path);
         assert_eq!(records, vec![json!({"type": "turn_finished", "reply": reply, "end": "done"})]);
     }
