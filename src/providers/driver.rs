@@ -50,9 +50,13 @@ struct Driver {
     /// Reused between reads.
     chunk: Vec<u8>,
     frames: Vec<Frame>,
+    events: Vec<ProviderEvent>,
     /// When this attempt's body last gave bytes, and the idle timer: one per attempt,
     /// moved only when it fires early (not one timer per read of a fast stream).
     last_data: tokio::time::Instant,
+    /// Bytes came since `last_data` was set: it is moved to now when a read has to wait
+    /// (the clock is read once per wait, not once per chunk of a fast stream).
+    fresh: bool,
     idle_timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
 }
 
@@ -75,7 +79,9 @@ pub fn stream(call: HttpCall, new_parser: ParserFactory) -> EventStream {
         held: None,
         chunk: Vec::new(),
         frames: Vec::new(),
+        events: Vec::new(),
         last_data: tokio::time::Instant::now(),
+        fresh: false,
         idle_timer: None,
     };
     futures::stream::unfold(driver, |mut driver| async move { driver.next().await.map(|item| (item, driver)) }).boxed()
@@ -166,6 +172,7 @@ impl Driver {
                 response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
             self.body = Some(response.bytes_stream().boxed());
             self.last_data = tokio::time::Instant::now();
+            self.fresh = false;
             self.idle_timer = None;
             if self.content_type.to_ascii_lowercase().starts_with("text/html") {
                 return self.not_a_stream().await;
@@ -223,14 +230,18 @@ impl Driver {
         }
     }
 
-    /// The body's next item, or `None` when no byte came for the idle timeout. A chunk
-    /// that is already there is taken without touching the timer.
+    /// The body's next item, or `None` when no byte came for the idle timeout (counted from
+    /// when the read after the last bytes began waiting). A chunk that is already there is
+    /// taken without touching the timer or the clock.
     async fn next_item(&mut self) -> Option<Option<reqwest::Result<bytes::Bytes>>> {
         let idle = self.call.options.idle_timeout;
         let body = self.body.as_mut()?;
         let item = match body.next().now_or_never() {
             Some(item) => item,
             None => loop {
+                if std::mem::take(&mut self.fresh) {
+                    self.last_data = tokio::time::Instant::now();
+                }
                 let due = self.last_data + idle;
                 let timer = self.idle_timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
                 tokio::select! {
@@ -247,7 +258,7 @@ impl Driver {
                 }
             },
         };
-        self.last_data = tokio::time::Instant::now();
+        self.fresh = true;
         Some(item)
     }
 
@@ -321,7 +332,7 @@ impl Driver {
             return self.fail(ProviderError::Protocol(error));
         }
         self.frames_seen |= !frames.is_empty();
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.events);
         let mut result = Ok(());
         for frame in frames.drain(..) {
             result = self.parser.frame(frame, &mut out);
@@ -343,7 +354,8 @@ impl Driver {
             result = self.parser.finish(&mut out);
         }
         self.produced |= out.iter().any(|e| !matches!(e, ProviderEvent::Usage(_) | ProviderEvent::Retrying { .. }));
-        self.queue.extend(out.into_iter().map(Ok));
+        self.queue.extend(out.drain(..).map(Ok));
+        self.events = out;
         match result {
             Err(fault) => {
                 let reason = fault.error.to_string();
