@@ -1,5 +1,6 @@
 //! Reads a paced provider stream on a thread of its own, in batches. Owns that thread and
-//! its runtime; knows nothing of what the events mean.
+//! its runtime; of what the events mean it knows only that consecutive text of one kind
+//! joins.
 //!
 //! A reply trickling in one small network event per millisecond would otherwise wake the
 //! runtime that holds the socket a thousand times a second (each packet ends an
@@ -70,8 +71,8 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
         let Some(first) = first else { return };
         let started = Instant::now();
         let mut batch = vec![first];
-        let ended = take_waiting(&mut stream, &mut batch).await;
-        let bursting = batch.len() >= BATCH;
+        let (taken, ended) = take_waiting(&mut stream, &mut batch).await;
+        let bursting = taken >= BATCH;
         if tx.send(batch).is_err() || ended {
             return;
         }
@@ -82,22 +83,25 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
     }
 }
 
-/// Adds the events already waiting to `batch` (up to `BATCH`); true when the stream ended.
+/// Adds the events already waiting to `batch` (up to `BATCH` in all, text joined as `add`
+/// does): how many the batch took, and whether the stream ended.
 /// What arrived may still be a task away (an HTTP client hands a body over one chunk at a
 /// time, decoding the next only once the last was taken), so an empty look yields to the
 /// runtime and looks again, a few times, before the batch counts as taken. A look yields
 /// with `again`, not `tokio::task::yield_now`: that one waits for the runtime to poll its
 /// sockets first (a system call per look, for each small event of a trickle), while the
 /// task that has the next chunk ready is already queued.
-async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>) -> bool {
+async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>) -> (usize, bool) {
     let mut empty = 0;
-    while batch.len() < BATCH {
+    let mut taken = batch.len();
+    while taken < BATCH {
         match stream.next().now_or_never() {
             Some(Some(event)) => {
-                batch.push(event);
+                add(batch, event);
+                taken += 1;
                 empty = 0;
             }
-            Some(None) => return true,
+            Some(None) => return (taken, true),
             None if empty < LOOKS => {
                 empty += 1;
                 again().await;
@@ -105,7 +109,21 @@ async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>) -> bool 
             None => break,
         }
     }
-    false
+    (taken, false)
+}
+
+/// Appends `event` to `batch`, joining text to text of the same kind right before it (the
+/// agent would merge it anyway): a trickle's batch crosses threads as a few events, not one
+/// per network event.
+fn add(batch: &mut Vec<Event>, event: Event) {
+    if let (Some(Ok(last)), Ok(next)) = (batch.last_mut(), &event) {
+        match (last, next) {
+            (ProviderEvent::Saying(text), ProviderEvent::Saying(more))
+            | (ProviderEvent::Thinking(text), ProviderEvent::Thinking(more)) => return text.push_str(more),
+            _ => {}
+        }
+    }
+    batch.push(event);
 }
 
 /// Lets the runtime run the tasks already queued, then goes on: pending once, with this task
@@ -120,4 +138,34 @@ fn again() -> impl std::future::Future<Output = ()> {
         cx.waker().wake_by_ref();
         std::task::Poll::Pending
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn saying(text: &str) -> Event {
+        Ok(ProviderEvent::Saying(text.into()))
+    }
+
+    #[tokio::test]
+    async fn a_batch_joins_consecutive_text_of_one_kind_and_keeps_the_order() {
+        let mut events: Vec<Event> = (0..100).map(|i| saying(&format!("{i} "))).collect();
+        events.push(Ok(ProviderEvent::Thinking("t".into())));
+        events.push(Ok(ProviderEvent::Thinking("u".into())));
+        events.push(Err(ProviderError::Network("cut".into())));
+        events.push(saying("end"));
+        let Ok(stream) = read_ahead(futures::stream::iter(events).boxed(), Duration::from_millis(1)) else {
+            panic!("no reading thread")
+        };
+        let got: Vec<Event> = stream.collect().await;
+        let text: String = (0..100).map(|i| format!("{i} ")).collect();
+        let expected = [
+            saying(&text),
+            Ok(ProviderEvent::Thinking("tu".into())),
+            Err(ProviderError::Network("cut".into())),
+            saying("end"),
+        ];
+        assert_eq!(format!("{got:?}"), format!("{expected:?}"));
+    }
 }

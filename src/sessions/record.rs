@@ -315,6 +315,30 @@ mod tests {
     }
 
     #[test]
+    fn a_long_message_changed_in_any_part_is_recorded_again() {
+        use crate::protocol::{ThinkingBlock, ToolCall};
+        let long = "a line of a long reply\n".repeat(1_000);
+        let mut message = Message::assistant(long);
+        message.thinking = vec![ThinkingBlock { text: "hmm".into(), signature: Some("sig".into()), redacted: None }];
+        message.tool_calls = vec![ToolCall { id: "c1".into(), name: "read".into(), arguments: json!({"path": "a"}) }];
+        let kept = Kept::of(&message);
+        assert!(matches!(kept, Kept::Digest { .. }));
+        assert!(kept.is(&message.clone()));
+        let changes: [fn(&mut Message); 5] = [
+            |m| m.content.replace_range(0..1, "b"),
+            |m| m.content.push('!'),
+            |m| m.thinking[0].text = "hmn".into(),
+            |m| m.thinking[0].signature = Some("sih".into()),
+            |m| m.tool_calls[0].arguments = json!({"path": "b"}),
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            let mut changed = message.clone();
+            change(&mut changed);
+            assert!(!kept.is(&changed), "change {i} went unseen");
+        }
+    }
+
+    #[test]
     fn a_record_longer_than_a_write_chunk_is_one_whole_line() {
         let dir = tempfile::tempdir().unwrap();
         let (recorder, path) = recorder(dir.path());
