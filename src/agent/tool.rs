@@ -1,5 +1,7 @@
 //! A `Tool`: what the model can call, and what it says about itself. Besides its schema
-//! (compiled once), description, aliases and handler, a tool describes itself so that
+//! (compiled once: when a tool from a plugin or a server is made, so a bad schema is an
+//! error there; at its first call for the built-in tools, whose schemas are ours and
+//! checked by a test, so start-up compiles none), description, aliases and handler, a tool describes itself so that
 //! permissions, the tool log, the line REPL and the approval dialog never need to know
 //! which tool they are looking at: whether it only reads, a one-line summary of a call, a
 //! preview of what a call would do (the command, the diff), which argument holds a
@@ -10,7 +12,7 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 
 /// What a handler or hook sees of the call it serves.
@@ -95,7 +97,8 @@ pub struct Tool {
     summary: Option<Summarizer>,
     preview: Option<Previewer>,
     handler: Handler,
-    validator: Arc<jsonschema::Validator>,
+    /// The compiled schema (or why it does not compile), once compiled.
+    validator: Arc<OnceLock<Result<jsonschema::Validator, String>>>,
 }
 
 impl Tool {
@@ -104,9 +107,22 @@ impl Tool {
         F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = anyhow::Result<Value>> + Send + 'static,
     {
-        let validator = jsonschema::validator_for(&parameters)
-            .map_err(|e| ToolboxError::InvalidSchema { name: name.to_string(), message: e.to_string() })?;
-        Ok(Tool {
+        let tool = Tool::builtin(name, description, parameters, handler);
+        match tool.compiled() {
+            Ok(_) => Ok(tool),
+            Err(message) => Err(ToolboxError::InvalidSchema { name: name.to_string(), message: message.clone() }),
+        }
+    }
+
+    /// A built-in tool: like `new`, but its schema is compiled at its first call, not now
+    /// (compiling every schema cost start-up ~1 MB and the time to do it). Only for schemas
+    /// of our own, which `tools::tests` compiles.
+    pub fn builtin<F, Fut>(name: &str, description: &str, parameters: Value, handler: F) -> Tool
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = anyhow::Result<Value>> + Send + 'static,
+    {
+        Tool {
             name: name.to_string(),
             description: description.to_string(),
             parameters,
@@ -117,8 +133,13 @@ impl Tool {
             summary: None,
             preview: None,
             handler: Arc::new(move |args, ctx| handler(args, ctx).boxed()),
-            validator: Arc::new(validator),
-        })
+            validator: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The compiled schema, compiling it on first use.
+    pub fn compiled(&self) -> Result<&jsonschema::Validator, &String> {
+        self.validator.get_or_init(|| jsonschema::validator_for(&self.parameters).map_err(|e| e.to_string())).as_ref()
     }
 
     /// Adds names this tool also answers to.
@@ -182,7 +203,10 @@ impl Tool {
 
     /// Checks arguments against the schema; the message follows DESIGN §3.
     pub fn validate(&self, args: &Value) -> Result<(), String> {
-        validation_message(&self.validator, args).map_or(Ok(()), Err)
+        match self.compiled() {
+            Ok(validator) => validation_message(validator, args).map_or(Ok(()), Err),
+            Err(message) => Err(format!("tool {} has an invalid JSON Schema: {message}", self.name)),
+        }
     }
 
     /// The call in one line: the tool's own summary, else the arguments as compact JSON
@@ -262,4 +286,32 @@ fn validation_message(validator: &jsonschema::Validator, args: &Value) -> Option
         .collect();
     parts.extend(other);
     (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bad_schema() -> Value {
+        json!({"type": "object", "properties": {"n": {"type": "no-such-type"}}})
+    }
+
+    #[test]
+    fn a_tool_from_outside_with_a_bad_schema_is_refused_when_made() {
+        let made = Tool::new("t", "", bad_schema(), |_, _| async { Ok(Value::Null) });
+        assert!(matches!(made, Err(ToolboxError::InvalidSchema { .. })));
+    }
+
+    #[test]
+    fn a_builtin_compiles_its_schema_at_first_use_and_a_bad_one_fails_the_call() {
+        let tool = Tool::builtin("t", "", bad_schema(), |_, _| async { Ok(Value::Null) });
+        assert!(tool.validator.get().is_none(), "nothing compiled when made");
+        let message = tool.validate(&json!({"n": 1})).unwrap_err();
+        assert!(message.contains("tool t has an invalid JSON Schema"), "{message}");
+        let good =
+            Tool::builtin("g", "", json!({"type": "object", "required": ["n"]}), |_, _| async { Ok(Value::Null) });
+        assert!(good.validate(&json!({})).unwrap_err().contains("n"));
+        assert!(good.validator.get().is_some(), "compiled once, kept");
+    }
 }

@@ -1,7 +1,7 @@
 //! The `Toolbox`: tools the model can call, their aliases, and before/after hooks.
 //!
 //! Runs one call exactly as DESIGN §3 says: resolve the name, validate the arguments
-//! (validators are compiled once, when a tool is added), run global then per-tool before
+//! (each schema is compiled once: see `tool.rs`), run global then per-tool before
 //! hooks, the handler, then after hooks, and wrap the result into a `ToolResult`. Failures
 //! and panics anywhere in that chain become a result; nothing here can take the agent down.
 

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 const MATCHES_SHOWN: usize = 10;
 
 pub fn tool() -> Result<Tool, ToolboxError> {
-    Tool::new(
+    Ok(Tool::builtin(
         "edit",
         "Replace an exact piece of text in a file. `old` must match the file exactly, \
          including indentation and line breaks, and must occur exactly once unless \
@@ -35,7 +35,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         edit,
-    )
+    ))
     .map(|t| {
         t.with_aliases(&["str_replace", "replace", "edit_file"])
             .summarized_by("path")

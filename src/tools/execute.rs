@@ -19,7 +19,7 @@ pub const OUTPUT_CAP: usize = 32 * 1024;
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
 
 pub fn tool() -> Result<Tool, ToolboxError> {
-    Tool::new(
+    Ok(Tool::builtin(
         "execute",
         "Run a shell command with bash and return its combined stdout and stderr and its exit \
          status. A non-zero exit status is a normal result. Use it to build, test, run git, and \
@@ -35,7 +35,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         execute,
-    )
+    ))
     .map(|t| {
         t.with_aliases(&["bash", "sh", "exec", "shell"]).runs_commands("command").with_preview(|args| async move {
             let command = args["command"].as_str().unwrap_or_default().to_string();

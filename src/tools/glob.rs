@@ -10,7 +10,7 @@ use std::path::Path;
 pub const GLOB_CAP: usize = 1000;
 
 pub fn tool() -> Result<Tool, ToolboxError> {
-    Tool::new(
+    Ok(Tool::builtin(
         "glob",
         "Find files by name with a glob pattern, skipping files ignored by .gitignore. A pattern \
          without `/` matches file names anywhere (`*.rs`); one with `/` matches the path under \
@@ -25,7 +25,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         glob,
-    )
+    ))
     .map(|t| t.with_aliases(&["find", "find_files"]).read_only().summarized_by("pattern").touches_paths(&["path"]))
 }
 

@@ -27,7 +27,7 @@ pub const LINE_CAP: usize = 300;
 const FILE_CAP: u64 = 16 * 1024 * 1024;
 
 pub fn tool() -> Result<Tool, ToolboxError> {
-    Tool::new(
+    Ok(Tool::builtin(
         "grep",
         "Search file contents with a regular expression (Rust regex syntax) under a path, \
          skipping binary files and files ignored by .gitignore. Returns `file:line:text` lines, \
@@ -44,7 +44,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         grep,
-    )
+    ))
     .map(|t| t.with_aliases(&["search", "rg", "search_files"]).read_only().summarized_by("pattern").touches_paths(&["path"]))
 }
 

@@ -11,7 +11,7 @@ pub const DEFAULT_DEPTH: usize = 2;
 pub const LIST_CAP: usize = 1000;
 
 pub fn tool() -> Result<Tool, ToolboxError> {
-    Tool::new(
+    Ok(Tool::builtin(
         "list",
         "List a directory as an indented tree (directories end with `/`), skipping files \
          ignored by .gitignore. `depth` 1 lists only the directory's own entries.",
@@ -24,7 +24,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         list,
-    )
+    ))
     .map(|t| t.with_aliases(&["ls", "tree", "list_dir"]).read_only().summarized_by("path").touches_paths(&["path"]))
 }
 

@@ -81,3 +81,15 @@ pub(crate) fn shown(root: &str, path: &Path) -> String {
     let path = if root == "." || root == "./" { path.strip_prefix(".").unwrap_or(path) } else { path };
     path.to_string_lossy().into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    /// Built-in schemas compile at a tool's first call (`Tool::builtin`), not at start-up:
+    /// this is where a broken one of ours is caught.
+    #[test]
+    fn every_builtin_schema_compiles() {
+        for tool in super::all().unwrap() {
+            assert!(tool.compiled().is_ok(), "{}: {:?}", tool.name, tool.compiled().err());
+        }
+    }
+}

@@ -23,7 +23,7 @@ const SNIFF: usize = 8192;
 const LINE_BYTES: usize = 4 * (LINE_CAP + 1);
 
 pub fn tool() -> Result<Tool, ToolboxError> {
-    Tool::new(
+    Ok(Tool::builtin(
         "read",
         "Read a text file. Returns its lines numbered from 1 (`N<tab>text`), the path and the \
          total number of lines. For long files pass `offset` (first line, 1-based) and `limit` \
@@ -39,7 +39,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         read,
-    )
+    ))
     .map(|t| t.with_aliases(&["open", "cat", "read_file", "view"]).read_only().summarized_by("path").touches_paths(&["path"]))
 }
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub fn tool() -> Result<Tool, ToolboxError> {
-    Tool::new(
+    Ok(Tool::builtin(
         "write",
         "Write a whole file, replacing it if it exists and creating parent directories. \
          Returns the number of bytes written and, when the file existed, a unified diff of \
@@ -28,7 +28,7 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         write,
-    )
+    ))
     .map(|t| {
         t.with_aliases(&["write_file", "create"])
             .summarized_by("path")
