@@ -2,6 +2,7 @@
 //! (Up on the first line, Down on the last) and slash-command completion; it tells the `@`
 //! file picker (`file_picker.rs`) which mention is being typed.
 
+use super::pane_cache::{DrawnCells, Part};
 use super::theme::Theme;
 use super::wrap::truncate;
 use crossterm::event::KeyEvent;
@@ -28,6 +29,22 @@ pub struct Composer {
     popup_dismissed: bool,
     /// Long pastes shown as a placeholder in the text: (placeholder, pasted text).
     pastes: Vec<(String, String)>,
+    /// Keys given to the editor (a key may scroll it without moving the cursor).
+    inputs: u64,
+    /// The editor as last drawn, reused while nothing it shows changed.
+    drawn: DrawnCells<Drawn>,
+}
+
+/// Everything the editor's drawing reads.
+#[derive(PartialEq)]
+struct Drawn {
+    title: String,
+    focused: bool,
+    theme: Theme,
+    inputs: u64,
+    cursor: (usize, usize),
+    selection: Option<((usize, usize), (usize, usize))>,
+    lines: Vec<String>,
 }
 
 impl Composer {
@@ -52,6 +69,8 @@ impl Composer {
             popup_selected: 0,
             popup_dismissed: false,
             pastes: Vec::new(),
+            inputs: 0,
+            drawn: DrawnCells::default(),
         };
         composer.reset();
         composer
@@ -130,6 +149,7 @@ impl Composer {
     /// A key for the editor. Editing a recalled prompt makes it a new one (no longer a
     /// place in the history) and brings the command popup back.
     pub fn input(&mut self, key: KeyEvent) {
+        self.inputs += 1;
         if self.textarea.input(key) {
             self.recall = None;
             self.popup_dismissed = false;
@@ -266,10 +286,25 @@ impl Composer {
         (self.textarea.lines().len() as u16).clamp(1, MAX_ROWS) + 2
     }
 
+    /// Draws the editor into its area (blank before: the cells are reused while nothing the
+    /// drawing reads changed).
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, title: &str) {
-        self.textarea.set_block(theme.pane(title, focused));
-        self.textarea.set_cursor_style(if focused { theme.selected() } else { ratatui::style::Style::default() });
-        (&self.textarea).render(area, buf);
+        let cursor = self.textarea.cursor();
+        let key = Drawn {
+            title: title.to_string(),
+            focused,
+            theme: *theme,
+            inputs: self.inputs,
+            cursor: (cursor.0, cursor.1),
+            selection: self.textarea.selection_range(),
+            lines: self.textarea.lines().to_vec(),
+        };
+        let textarea = &mut self.textarea;
+        self.drawn.draw(key, area, Part::All, buf, |cells| {
+            textarea.set_block(theme.pane(title, focused));
+            textarea.set_cursor_style(if focused { theme.selected() } else { ratatui::style::Style::default() });
+            (&*textarea).render(area, cells);
+        });
     }
 
     /// The completion popup, drawn just above the composer.

@@ -20,6 +20,7 @@ pub mod keys;
 pub mod layout;
 pub mod markdown;
 pub mod notify;
+pub mod pane_cache;
 pub mod prefs;
 pub mod prompt_history;
 pub mod reverse_search;
