@@ -327,3 +327,47 @@ impl Composer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    /// The editor drawn through its cache, and drawn directly (what the cache must equal).
+    fn both(composer: &mut Composer, area: Rect, focused: bool, title: &str) -> (Buffer, Buffer) {
+        let theme = Theme::new(true);
+        let mut cached = Buffer::empty(Rect::new(0, 0, 40, 8));
+        composer.render(area, &mut cached, &theme, focused, title);
+        let mut direct = Buffer::empty(Rect::new(0, 0, 40, 8));
+        composer.textarea.set_block(theme.pane(title, focused));
+        composer.textarea.set_cursor_style(if focused { theme.selected() } else { ratatui::style::Style::default() });
+        (&composer.textarea).render(area, &mut direct);
+        (cached, direct)
+    }
+
+    #[test]
+    fn the_editor_drawn_from_reused_cells_shows_every_change() {
+        let mut composer = Composer::new(vec![], vec![]);
+        let area = Rect::new(0, 4, 40, 4);
+        let (first, direct) = both(&mut composer, area, true, "prompt");
+        assert_eq!(first, direct);
+        let (again, _) = both(&mut composer, area, true, "prompt");
+        assert_eq!(again, first, "nothing changed");
+        for c in "hello".chars() {
+            composer.input(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        let (typed, direct) = both(&mut composer, area, true, "prompt");
+        assert_eq!(typed, direct);
+        assert_ne!(typed, first);
+        let (unfocused, direct) = both(&mut composer, area, false, "prompt · 1 queued");
+        assert_eq!(unfocused, direct);
+        composer.set_text("one\ntwo\nthree\nfour");
+        let (long, direct) = both(&mut composer, area, true, "prompt");
+        assert_eq!(long, direct);
+        composer.input(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE));
+        composer.input(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE));
+        let (moved, direct) = both(&mut composer, area, true, "prompt");
+        assert_eq!(moved, direct);
+        assert_ne!(moved, long);
+    }
+}

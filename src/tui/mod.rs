@@ -14,6 +14,7 @@ pub mod file_index;
 pub mod file_picker;
 pub mod held_text;
 pub mod help;
+pub mod input_stream;
 pub mod highlight;
 pub mod history;
 pub mod keys;
@@ -40,6 +41,7 @@ use channel::{ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
 use held_text::HeldText;
+use input_stream::WokenOnly;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
@@ -60,6 +62,9 @@ pub struct TuiOptions {
 const BATCH: usize = 4096;
 /// Redraw cadence while something animates (spinner, elapsed time).
 const TICK: Duration = Duration::from_millis(100);
+
+/// The terminal's input, asked only when it has something (see `input_stream.rs`).
+type Input = WokenOnly<EventStream>;
 
 /// Frames are written through one buffer and flushed once, so a frame is one `write`.
 type Term = Terminal<CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>;
@@ -159,7 +164,7 @@ async fn event_loop(
     line_tx: &mpsc::UnboundedSender<String>,
 ) -> anyhow::Result<Option<Stop>> {
     let mut stops = Stops::new(true)?;
-    let mut events = EventStream::new();
+    let mut events = WokenOnly::new(EventStream::new());
     let mut scheduler = FrameScheduler::default();
     let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
@@ -314,9 +319,9 @@ fn handle_message(app: &mut App, held: &mut HeldText, message: UiMessage) -> any
 async fn edit_outside(
     term: &mut Term,
     app: &App,
-    events: EventStream,
+    events: Input,
     text: String,
-) -> anyhow::Result<(anyhow::Result<String>, EventStream)> {
+) -> anyhow::Result<(anyhow::Result<String>, Input)> {
     drop(events);
     terminal::suspend();
     let edited = tokio::task::spawn_blocking(move || crate::editor::edit(&text))
@@ -331,7 +336,7 @@ async fn edit_outside(
     // Not `term.clear()`: it asks the terminal where the cursor is, which may not answer.
     ratatui::backend::Backend::clear(term.backend_mut())?;
     term.swap_buffers(); // both buffers blank: the next frame is drawn whole
-    Ok((edited, EventStream::new()))
+    Ok((edited, WokenOnly::new(EventStream::new())))
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
