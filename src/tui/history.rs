@@ -377,7 +377,7 @@ impl History {
         }
         let lines = self.visible(inner.width, usize::from(inner.height), theme, highlight);
         for (row, line) in lines.iter().enumerate() {
-            buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
+            super::line_out::set_line(buf, inner.x, inner.y + row as u16, line, inner.width);
         }
         if !self.scroll.follow && self.new_output {
             // On the bottom border, where it hides no text.

@@ -19,6 +19,7 @@ pub mod highlight;
 pub mod history;
 pub mod keys;
 pub mod layout;
+pub mod line_out;
 pub mod markdown;
 pub mod notify;
 pub mod pane_cache;

@@ -436,7 +436,7 @@ impl ToolLog {
                 if y >= view {
                     break;
                 }
-                buf.set_line(inner.x, inner.y + y as u16, &line, width);
+                super::line_out::set_line(buf, inner.x, inner.y + y as u16, &line, width);
                 y += 1;
             }
             offset = 0;
