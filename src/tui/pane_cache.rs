@@ -88,10 +88,12 @@ mod tests {
         }
     }
 
+    const SCREEN: Rect = Rect::new(0, 0, 10, 6);
+    const AREA: Rect = Rect::new(2, 1, 5, 4);
+
     #[test]
     fn a_reuse_copies_the_cells_drawn_for_the_same_key_and_area() {
-        let screen = Rect::new(0, 0, 10, 6);
-        let area = Rect::new(2, 1, 5, 4);
+        let (screen, area) = (SCREEN, AREA);
         let mut cache = DrawnCells::default();
         let mut drawn = Buffer::empty(screen);
         cache.draw(1, area, Part::All, &mut drawn, framed);
@@ -107,10 +109,9 @@ mod tests {
 
     #[test]
     fn edges_copy_only_the_frame_and_a_new_key_or_area_draws_again() {
-        let screen = Rect::new(0, 0, 10, 6);
-        let area = Rect::new(2, 1, 5, 4);
+        let area = AREA;
         let mut cache = DrawnCells::default();
-        let mut buf = Buffer::empty(screen);
+        let mut buf = Buffer::empty(SCREEN);
         cache.draw("a", area, Part::Edges, &mut buf, framed);
         assert_eq!(buf[(2, 1)].symbol(), "#");
         assert_eq!(buf[(6, 4)].symbol(), "#");
