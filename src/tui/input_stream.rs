@@ -82,7 +82,7 @@ mod tests {
         type Item = usize;
         fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<usize>> {
             let n = self.polls.fetch_add(1, Ordering::SeqCst) + 1;
-            if n % 3 == 0 {
+            if n.is_multiple_of(3) {
                 return Poll::Ready(Some(n));
             }
             if self.wakes {
