@@ -68,7 +68,7 @@ const TICK: Duration = Duration::from_millis(100);
 type Input = WokenOnly<EventStream>;
 
 /// Frames are written through one buffer and flushed once, so a frame is one `write`.
-type Term = Terminal<CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>;
+type Term = Terminal<CrosstermBackend<terminal::FrameWriter<std::io::Stdout>>>;
 
 /// Runs the full-screen app until the user quits (`None`) or a signal stops it (its
 /// conventional exit status). Either way the terminal is restored and every process a tool
@@ -258,7 +258,7 @@ async fn event_loop(
 /// would otherwise ask the terminal's size before every frame (crossterm opens `/dev/tty`
 /// to do so, a few syscalls per frame while a reply streams).
 fn new_terminal() -> std::io::Result<Term> {
-    let backend = CrosstermBackend::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()));
+    let backend = CrosstermBackend::new(terminal::FrameWriter::new(std::io::stdout()));
     let viewport = Viewport::Fixed(screen_area()?);
     Terminal::with_options(backend, TerminalOptions { viewport })
 }
@@ -349,7 +349,11 @@ fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
     }
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
     crossterm::queue!(term.backend_mut(), BeginSynchronizedUpdate)?;
-    term.draw(|frame| app.draw(frame))?;
+    // One write for the whole frame: ratatui's flush at the end of its draw is held.
+    terminal::hold_flushes(true);
+    let drawn = term.draw(|frame| app.draw(frame)).map(|_| ());
+    terminal::hold_flushes(false);
+    drawn?;
     crossterm::execute!(term.backend_mut(), EndSynchronizedUpdate)?;
     Ok(())
 }
