@@ -34,10 +34,10 @@ pub struct Ready {
 pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);
 
 impl Output for ChannelOutput {
-    /// Streamed text at most ~30 times a second: smooth to read, and half the frames of
-    /// drawing every delta (keys still draw at once).
+    /// Streamed text at most ~20 times a second (`STREAM_INTERVAL`): smooth to read, and a
+    /// third of the frames of drawing at the full frame rate (keys still draw at once).
     fn pace(&self) -> Option<std::time::Duration> {
-        Some(super::scheduler::FRAME_INTERVAL * 2)
+        Some(super::scheduler::STREAM_INTERVAL)
     }
 
     fn emit(&self, event: AgentEvent) {

@@ -2,6 +2,7 @@
 //! (Up on the first line, Down on the last) and slash-command completion; it tells the `@`
 //! file picker (`file_picker.rs`) which mention is being typed.
 
+use super::pane_cache::{DrawnCells, Part};
 use super::theme::Theme;
 use super::wrap::truncate;
 use crossterm::event::KeyEvent;
@@ -28,6 +29,22 @@ pub struct Composer {
     popup_dismissed: bool,
     /// Long pastes shown as a placeholder in the text: (placeholder, pasted text).
     pastes: Vec<(String, String)>,
+    /// Keys given to the editor (a key may scroll it without moving the cursor).
+    inputs: u64,
+    /// The editor as last drawn, reused while nothing it shows changed.
+    drawn: DrawnCells<Drawn>,
+}
+
+/// Everything the editor's drawing reads.
+#[derive(PartialEq)]
+struct Drawn {
+    title: String,
+    focused: bool,
+    theme: Theme,
+    inputs: u64,
+    cursor: (usize, usize),
+    selection: Option<((usize, usize), (usize, usize))>,
+    lines: Vec<String>,
 }
 
 impl Composer {
@@ -52,6 +69,8 @@ impl Composer {
             popup_selected: 0,
             popup_dismissed: false,
             pastes: Vec::new(),
+            inputs: 0,
+            drawn: DrawnCells::default(),
         };
         composer.reset();
         composer
@@ -130,6 +149,7 @@ impl Composer {
     /// A key for the editor. Editing a recalled prompt makes it a new one (no longer a
     /// place in the history) and brings the command popup back.
     pub fn input(&mut self, key: KeyEvent) {
+        self.inputs += 1;
         if self.textarea.input(key) {
             self.recall = None;
             self.popup_dismissed = false;
@@ -266,10 +286,25 @@ impl Composer {
         (self.textarea.lines().len() as u16).clamp(1, MAX_ROWS) + 2
     }
 
+    /// Draws the editor into its area (blank before: the cells are reused while nothing the
+    /// drawing reads changed).
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, title: &str) {
-        self.textarea.set_block(theme.pane(title, focused));
-        self.textarea.set_cursor_style(if focused { theme.selected() } else { ratatui::style::Style::default() });
-        (&self.textarea).render(area, buf);
+        let cursor = self.textarea.cursor();
+        let key = Drawn {
+            title: title.to_string(),
+            focused,
+            theme: *theme,
+            inputs: self.inputs,
+            cursor: (cursor.0, cursor.1),
+            selection: self.textarea.selection_range(),
+            lines: self.textarea.lines().to_vec(),
+        };
+        let textarea = &mut self.textarea;
+        self.drawn.draw(key, area, Part::All, buf, |cells| {
+            textarea.set_block(theme.pane(title, focused));
+            textarea.set_cursor_style(if focused { theme.selected() } else { ratatui::style::Style::default() });
+            (&*textarea).render(area, cells);
+        });
     }
 
     /// The completion popup, drawn just above the composer.
@@ -290,5 +325,49 @@ impl Composer {
             let style = if i == self.popup_selected { theme.selected() } else { theme.text() };
             buf.set_line(inner.x, inner.y + row as u16, &Line::from(Span::styled(text, style)), inner.width);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    /// The editor drawn through its cache, and drawn directly (what the cache must equal).
+    fn both(composer: &mut Composer, area: Rect, focused: bool, title: &str) -> (Buffer, Buffer) {
+        let theme = Theme::new(true);
+        let mut cached = Buffer::empty(Rect::new(0, 0, 40, 8));
+        composer.render(area, &mut cached, &theme, focused, title);
+        let mut direct = Buffer::empty(Rect::new(0, 0, 40, 8));
+        composer.textarea.set_block(theme.pane(title, focused));
+        composer.textarea.set_cursor_style(if focused { theme.selected() } else { ratatui::style::Style::default() });
+        (&composer.textarea).render(area, &mut direct);
+        (cached, direct)
+    }
+
+    #[test]
+    fn the_editor_drawn_from_reused_cells_shows_every_change() {
+        let mut composer = Composer::new(vec![], vec![]);
+        let area = Rect::new(0, 4, 40, 4);
+        let (first, direct) = both(&mut composer, area, true, "prompt");
+        assert_eq!(first, direct);
+        let (again, _) = both(&mut composer, area, true, "prompt");
+        assert_eq!(again, first, "nothing changed");
+        for c in "hello".chars() {
+            composer.input(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        let (typed, direct) = both(&mut composer, area, true, "prompt");
+        assert_eq!(typed, direct);
+        assert_ne!(typed, first);
+        let (unfocused, direct) = both(&mut composer, area, false, "prompt · 1 queued");
+        assert_eq!(unfocused, direct);
+        composer.set_text("one\ntwo\nthree\nfour");
+        let (long, direct) = both(&mut composer, area, true, "prompt");
+        assert_eq!(long, direct);
+        composer.input(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE));
+        composer.input(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE));
+        let (moved, direct) = both(&mut composer, area, true, "prompt");
+        assert_eq!(moved, direct);
+        assert_ne!(moved, long);
     }
 }

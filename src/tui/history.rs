@@ -9,7 +9,7 @@
 use super::cells::{CellKind, HistoryCell};
 use super::markdown::{MarkdownDoc, RenderOptions};
 use super::rows::{RowIndex, Scroll};
-use super::theme::Theme;
+use super::theme::{PaneFrame, Theme};
 use super::tool_line::ToolLine;
 use crate::protocol::ToolResult;
 use ratatui::buffer::Buffer;
@@ -39,6 +39,8 @@ pub struct History {
     pub color: bool,
     /// Width and theme of the last draw, so scrolling can lay out what it scrolls over.
     drawn: Option<(u16, Theme)>,
+    /// The pane's frame as last drawn.
+    frame: PaneFrame,
 }
 
 impl History {
@@ -368,14 +370,14 @@ impl History {
     /// Draws the pane; the selected cell is highlighted when `highlight` (this pane or the
     /// tool log has focus).
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, highlight: bool, title: &str) {
-        let inner = theme.draw_pane(area, buf, title, focused);
+        let inner = theme.draw_pane_cached(&mut self.frame, area, buf, title, focused, false);
         self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
         }
         let lines = self.visible(inner.width, usize::from(inner.height), theme, highlight);
         for (row, line) in lines.iter().enumerate() {
-            buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
+            super::line_out::set_line(buf, inner.x, inner.y + row as u16, line, inner.width);
         }
         if !self.scroll.follow && self.new_output {
             // On the bottom border, where it hides no text.

@@ -16,10 +16,13 @@ pub mod held_text;
 pub mod help;
 pub mod highlight;
 pub mod history;
+pub mod input_stream;
 pub mod keys;
 pub mod layout;
+pub mod line_out;
 pub mod markdown;
 pub mod notify;
+pub mod pane_cache;
 pub mod prefs;
 pub mod prompt_history;
 pub mod reverse_search;
@@ -39,6 +42,7 @@ use channel::{ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
 use held_text::HeldText;
+use input_stream::WokenOnly;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
@@ -60,8 +64,11 @@ const BATCH: usize = 4096;
 /// Redraw cadence while something animates (spinner, elapsed time).
 const TICK: Duration = Duration::from_millis(100);
 
+/// The terminal's input, asked only when it has something (see `input_stream.rs`).
+type Input = WokenOnly<EventStream>;
+
 /// Frames are written through one buffer and flushed once, so a frame is one `write`.
-type Term = Terminal<CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>;
+type Term = Terminal<CrosstermBackend<terminal::FrameWriter<std::io::Stdout>>>;
 
 /// Runs the full-screen app until the user quits (`None`) or a signal stops it (its
 /// conventional exit status). Either way the terminal is restored and every process a tool
@@ -158,7 +165,7 @@ async fn event_loop(
     line_tx: &mpsc::UnboundedSender<String>,
 ) -> anyhow::Result<Option<Stop>> {
     let mut stops = Stops::new(true)?;
-    let mut events = EventStream::new();
+    let mut events = WokenOnly::new(EventStream::new());
     let mut scheduler = FrameScheduler::default();
     let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
@@ -251,7 +258,7 @@ async fn event_loop(
 /// would otherwise ask the terminal's size before every frame (crossterm opens `/dev/tty`
 /// to do so, a few syscalls per frame while a reply streams).
 fn new_terminal() -> std::io::Result<Term> {
-    let backend = CrosstermBackend::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()));
+    let backend = CrosstermBackend::new(terminal::FrameWriter::new(std::io::stdout()));
     let viewport = Viewport::Fixed(screen_area()?);
     Terminal::with_options(backend, TerminalOptions { viewport })
 }
@@ -313,9 +320,9 @@ fn handle_message(app: &mut App, held: &mut HeldText, message: UiMessage) -> any
 async fn edit_outside(
     term: &mut Term,
     app: &App,
-    events: EventStream,
+    events: Input,
     text: String,
-) -> anyhow::Result<(anyhow::Result<String>, EventStream)> {
+) -> anyhow::Result<(anyhow::Result<String>, Input)> {
     drop(events);
     terminal::suspend();
     let edited = tokio::task::spawn_blocking(move || crate::editor::edit(&text))
@@ -330,7 +337,7 @@ async fn edit_outside(
     // Not `term.clear()`: it asks the terminal where the cursor is, which may not answer.
     ratatui::backend::Backend::clear(term.backend_mut())?;
     term.swap_buffers(); // both buffers blank: the next frame is drawn whole
-    Ok((edited, EventStream::new()))
+    Ok((edited, WokenOnly::new(EventStream::new())))
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
@@ -342,7 +349,11 @@ fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
     }
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
     crossterm::queue!(term.backend_mut(), BeginSynchronizedUpdate)?;
-    term.draw(|frame| app.draw(frame))?;
+    // One write for the whole frame: ratatui's flush at the end of its draw is held.
+    terminal::hold_flushes(true);
+    let drawn = term.draw(|frame| app.draw(frame)).map(|_| ());
+    terminal::hold_flushes(false);
+    drawn?;
     crossterm::execute!(term.backend_mut(), EndSynchronizedUpdate)?;
     Ok(())
 }

@@ -6,6 +6,11 @@ use tokio::time::{Duration, Instant};
 
 pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 
+/// How often streamed text reaches the UI (the agent merges what arrives in between): a
+/// frame while only a reply streams costs the same whatever the text's size, so fewer of
+/// them is most of the UI's cost of a paced stream (48 ms: 1,100 → ~750 frames in 36 s).
+pub const STREAM_INTERVAL: Duration = Duration::from_millis(48);
+
 #[derive(Debug)]
 pub struct FrameScheduler {
     interval: Duration,

@@ -1,7 +1,8 @@
 //! Terminal setup and, above all, restoring it: raw mode, the alternate screen, bracketed
 //! paste, focus reporting, mouse capture and keyboard-enhancement flags are undone on every exit path —
 //! normal quit, error (the guard's `Drop`), panic (the hook restores first, then prints),
-//! and SIGTERM/SIGHUP (the event loop quits, then the guard drops).
+//! and SIGTERM/SIGHUP (the event loop quits, then the guard drops). `FrameWriter` makes a
+//! frame one write.
 
 use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste, EnableFocusChange,
@@ -13,6 +14,45 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// The terminal's output: buffered, and while flushes are held (`hold_flushes`), the flush
+/// ratatui does at the end of its draw is put off, so a frame and the synchronized-update
+/// markers around it go out in one write (not two: half the syscalls, and one wake of the
+/// terminal per frame).
+pub struct FrameWriter<W: Write> {
+    out: std::io::BufWriter<W>,
+}
+
+/// Flushes of the terminal's output are put off (a frame is being written).
+static HOLD_FLUSHES: AtomicBool = AtomicBool::new(false);
+
+/// Holds (`true`) or again lets through (`false`) the flushes of every `FrameWriter`.
+pub fn hold_flushes(on: bool) {
+    HOLD_FLUSHES.store(on, Ordering::SeqCst);
+}
+
+impl<W: Write> FrameWriter<W> {
+    pub fn new(out: W) -> Self {
+        FrameWriter { out: std::io::BufWriter::with_capacity(1 << 16, out) }
+    }
+}
+
+impl<W: Write> Write for FrameWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.out.write(bytes)
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if HOLD_FLUSHES.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.out.flush()
+    }
+}
 
 /// Restores the terminal when dropped.
 pub struct TerminalGuard;
@@ -123,4 +163,37 @@ pub fn install_panic_hook() {
         undo_modes();
         std::process::exit(101);
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sink that records each write it gets.
+    #[derive(Default)]
+    struct Writes(Vec<Vec<u8>>);
+
+    impl Write for Writes {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.push(bytes.to_vec());
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_held_flush_waits_for_the_frames_end_and_the_frame_is_one_write() {
+        let mut out = FrameWriter::new(Writes::default());
+        out.write_all(b"begin ").unwrap();
+        hold_flushes(true);
+        out.write_all(b"cells ").unwrap();
+        out.flush().unwrap();
+        hold_flushes(false);
+        assert!(out.out.get_ref().0.is_empty(), "flushed inside the frame");
+        out.write_all(b"end").unwrap();
+        out.flush().unwrap();
+        assert_eq!(out.out.get_ref().0, [b"begin cells end".to_vec()]);
+    }
 }

@@ -7,6 +7,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Widget};
 
+use super::pane_cache::{DrawnCells, Part};
+
+/// The drawn frame of a pane: its title, focus, whether it is a strip, and the theme.
+pub type PaneFrame = DrawnCells<(String, bool, bool, Theme)>;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Theme {
     pub color: bool,
@@ -103,19 +108,29 @@ impl Theme {
         buf.set_string(x, area.y + area.height - 1, text, self.approval());
     }
 
-    /// A pane with only a top border (a title rule): the compact tool log strip.
-    pub fn draw_strip(&self, area: Rect, buf: &mut Buffer, title: &str, focused: bool) -> Rect {
-        let block = self.pane(title, focused).borders(Borders::TOP);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        inner
-    }
-
     /// Draws a pane's frame and returns the area inside it.
     pub fn draw_pane(&self, area: Rect, buf: &mut Buffer, title: &str, focused: bool) -> Rect {
         let block = self.pane(title, focused);
         let inner = block.inner(area);
         block.render(area, buf);
+        inner
+    }
+
+    /// `draw_pane` (with only a top border, the compact tool log strip, when `strip`) for a pane drawn first onto its blank area
+    /// every frame: the frame's cells are reused from `cache` while they would not change.
+    pub fn draw_pane_cached(
+        &self,
+        cache: &mut PaneFrame,
+        area: Rect,
+        buf: &mut Buffer,
+        title: &str,
+        focused: bool,
+        strip: bool,
+    ) -> Rect {
+        let block = if strip { self.pane(title, focused).borders(Borders::TOP) } else { self.pane(title, focused) };
+        let inner = block.inner(area);
+        let key = (title.to_string(), focused, strip, *self);
+        cache.draw(key, area, Part::Edges, buf, |cells| block.render(area, cells));
         inner
     }
 }

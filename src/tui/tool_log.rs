@@ -6,7 +6,7 @@
 use super::clock::{SharedClock, SystemClock};
 use super::diff::{diff_lines, is_diff};
 use super::rows::{RowIndex, Scroll};
-use super::theme::Theme;
+use super::theme::{PaneFrame, Theme};
 use super::wrap::{truncate, wrap};
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
@@ -188,6 +188,8 @@ pub struct ToolLog {
     unseen: usize,
     /// Where the rows were drawn last, for mouse clicks.
     inner: Rect,
+    /// The pane's frame as last drawn.
+    frame: PaneFrame,
 }
 
 impl Default for ToolLog {
@@ -207,6 +209,7 @@ impl ToolLog {
             selected: None,
             view_rows: 0,
             unseen: 0,
+            frame: PaneFrame::default(),
             inner: Rect::default(),
         }
     }
@@ -411,11 +414,7 @@ impl ToolLog {
         if strip && unseen > 0 {
             title.push_str(&format!(" · ↓ {unseen} new (End)"));
         }
-        let inner = if strip {
-            theme.draw_strip(area, buf, &title, focused)
-        } else {
-            theme.draw_pane(area, buf, &title, focused)
-        };
+        let inner = theme.draw_pane_cached(&mut self.frame, area, buf, &title, focused, strip);
         self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
@@ -437,7 +436,7 @@ impl ToolLog {
                 if y >= view {
                     break;
                 }
-                buf.set_line(inner.x, inner.y + y as u16, &line, width);
+                super::line_out::set_line(buf, inner.x, inner.y + y as u16, &line, width);
                 y += 1;
             }
             offset = 0;

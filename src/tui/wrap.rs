@@ -32,7 +32,18 @@ pub fn line_width(line: &Line<'_>) -> usize {
 }
 
 pub fn spans_width(spans: &[Span<'_>]) -> usize {
-    spans.iter().map(|s| s.content.width()).sum()
+    spans.iter().map(|s| str_width(&s.content)).sum()
+}
+
+/// Columns `text` takes: `UnicodeWidthStr::width`, with printable ASCII (a column a byte)
+/// counted without looking each character up (most of what a reply holds; wrapping measures
+/// every word).
+pub fn str_width(text: &str) -> usize {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        text.len()
+    } else {
+        text.width()
+    }
 }
 
 /// Wraps plain `text` in `style` to `width` columns, the first line after `first`, every later
@@ -133,7 +144,7 @@ fn tokens<'p, 'a>(pieces: &'p [Piece<'a>]) -> impl Iterator<Item = &'p [Piece<'a
 }
 
 fn pieces_width(pieces: &[Piece<'_>]) -> usize {
-    pieces.iter().map(|p| p.text.width()).sum()
+    pieces.iter().map(|p| str_width(&p.text)).sum()
 }
 
 /// Lines being built, with merging of same-styled neighbours.
@@ -153,7 +164,7 @@ impl Builder {
         if text.is_empty() {
             return;
         }
-        self.used += text.width();
+        self.used += str_width(text);
         match self.current.last_mut() {
             Some(last) if last.style == style => last.content.to_mut().push_str(text),
             _ => self.current.push(Span::styled(text.to_string(), style)),
@@ -218,7 +229,7 @@ impl Builder {
         let mut used = 0;
         for piece in pieces {
             let kept = prefix_within(&piece.text, width - used);
-            used += kept.width();
+            used += str_width(kept);
             self.push(piece.style, kept);
             if kept.len() < piece.text.len() {
                 break;
@@ -288,7 +299,7 @@ pub fn truncate_line(line: Line<'static>, width: usize) -> Line<'static> {
     let mut last_style = Style::new();
     for span in line.spans {
         last_style = span.style;
-        let span_width = span.content.width();
+        let span_width = str_width(&span.content);
         if used + span_width <= budget {
             used += span_width;
             spans.push(span);
@@ -320,7 +331,7 @@ fn prefix_within(text: &str, room: usize) -> &str {
         sum += w;
         end = i + c.len_utf8();
     }
-    while end > 0 && text[..end].width() > room {
+    while end > 0 && str_width(&text[..end]) > room {
         end = text[..end].char_indices().next_back().map_or(0, |(i, _)| i);
     }
     &text[..end]
@@ -408,5 +419,12 @@ mod tests {
         assert_eq!(truncate("hello", 0), "");
         let emoji = "❤\u{fe0f}❤\u{fe0f}❤\u{fe0f}";
         assert!(truncate(emoji, 4).width() <= 4, "{}", truncate(emoji, 4));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn str_width_is_the_unicode_width(text in "[ -~]{0,20}|[ -~漢字🎉é\u{301}\t\u{7}\u{fe0f}]{0,12}") {
+            proptest::prop_assert_eq!(str_width(&text), text.width());
+        }
     }
 }
