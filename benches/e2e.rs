@@ -165,6 +165,18 @@ impl Run {
         None
     }
 
+    fn wait_gone(&self, text: &str, limit: Duration) {
+        let started = Instant::now();
+        while self.screen.lock().unwrap().screen().contents().contains(text) {
+            assert!(
+                started.elapsed() < limit,
+                "{text:?} is still on screen; the screen:\n{}",
+                self.screen.lock().unwrap().screen().contents()
+            );
+            std::thread::sleep(Duration::from_micros(500));
+        }
+    }
+
     fn send(&mut self, line: &str) {
         self.writer.write_all(format!("{line}\r").as_bytes()).unwrap();
         self.writer.flush().unwrap();
@@ -174,6 +186,9 @@ impl Run {
     /// was written to the terminal meanwhile.
     fn measure(&mut self, prompt: &str, marker: &str) -> Cost {
         let pid = self.pid();
+        // A marker still on screen from the reply before (a frame after `/clear` not yet
+        // drawn) would end this measure at once.
+        self.wait_gone(marker, Duration::from_secs(10));
         let before = cpu_seconds(pid);
         let (bytes, frames) = (self.bytes.load(Ordering::Relaxed), self.frames.load(Ordering::Relaxed));
         let started = Instant::now();

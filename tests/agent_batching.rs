@@ -208,9 +208,15 @@ async fn a_paced_output_leaves_a_stream_that_streams_ahead_alone_between_interva
         polls.push(counter.load(std::sync::atomic::Ordering::Relaxed));
     }
     // ~15 intervals, a few empty looks each (the reader looks again before giving up),
-    // against at least one empty poll per event when it is read as it comes.
+    // against about one empty poll per event when it is read as it comes (fewer on a
+    // loaded machine, whose late timers find several events due at once: 233 was seen).
     assert!(polls[0] < 150, "{} empty polls for 300 events 1 ms apart at a 20 ms pace", polls[0]);
-    assert!(polls[1] >= 290, "a stream that does not stream ahead is read as it comes: {} empty polls", polls[1]);
+    assert!(
+        polls[1] > 2 * polls[0],
+        "a stream that does not stream ahead is read as it comes: {} empty polls, against {} read ahead",
+        polls[1],
+        polls[0]
+    );
 }
 
 /// A model that streams ahead in bursts of one reader's batch (256 events, ready at once),
