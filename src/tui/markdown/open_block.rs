@@ -23,7 +23,7 @@ use super::style::{Palette, RenderOptions};
 use crate::sanitize::sanitize;
 
 /// Tails shorter than this are rendered whole on every frame.
-const MIN_BYTES: usize = 2048;
+const MIN_BYTES: usize = 512;
 
 /// One render of a piece of source: its nodes, what the parse marked, its lines and the first
 /// line of each node (`starts`, one more entry at the end).
