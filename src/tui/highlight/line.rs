@@ -312,7 +312,8 @@ fn style_of(scopes: &[Scope]) -> Style {
 }
 
 /// A span's text: a shared `'static` copy for short text (keywords, punctuation, common
-/// names; a bounded table, so at most ~64 KB is ever kept), an owned copy otherwise.
+/// names; a bounded table: at most 4,096 texts of up to 12 bytes are ever kept, never
+/// freed), an owned copy otherwise.
 fn shared(text: &str) -> Cow<'static, str> {
     const MAX_TEXT: usize = 12;
     const MAX_TEXTS: usize = 4096;
