@@ -6,11 +6,13 @@
 
 use crate::protocol::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall};
 use futures::StreamExt;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Read;
+use std::marker::PhantomData;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -44,12 +46,77 @@ enum ScriptEvent {
     Usage { input_tokens: u64, output_tokens: u64 },
 }
 
-/// The answer to one model call.
-#[derive(Debug, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+/// The answer to one model call: `{"events": [...]}` or `{"error": "..."}`.
+#[derive(Debug)]
 enum ScriptStep {
     Events { events: Vec<ScriptEvent> },
     Error { error: String },
+}
+
+impl<'de> Deserialize<'de> for ScriptStep {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match deserializer.deserialize_map(StepVisitor::<Vec<ScriptEvent>>(PhantomData))? {
+            Step::Events(events) => ScriptStep::Events { events },
+            Step::Error(error) => ScriptStep::Error { error },
+        })
+    }
+}
+
+/// A step parsed only to check it: each event is parsed and dropped before the next is read,
+/// so checking a step of 30,000 events holds one.
+struct StepCheck;
+
+impl<'de> Deserialize<'de> for StepCheck {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(StepVisitor::<EventsCheck>(PhantomData)).map(|_| StepCheck)
+    }
+}
+
+/// Events checked one at a time.
+struct EventsCheck;
+
+impl<'de> Deserialize<'de> for EventsCheck {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Each;
+        impl<'de> Visitor<'de> for Each {
+            type Value = EventsCheck;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of events")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<EventsCheck, A::Error> {
+                while seq.next_element::<ScriptEvent>()?.is_some() {}
+                Ok(EventsCheck)
+            }
+        }
+        deserializer.deserialize_seq(Each)
+    }
+}
+
+enum Step<E> {
+    Events(E),
+    Error(String),
+}
+
+/// Reads a step object key by key (no untagged enum, which would first copy the whole step
+/// into a tree of its own): exactly one key, `events` or `error`.
+struct StepVisitor<E>(PhantomData<E>);
+
+impl<'de, E: Deserialize<'de>> Visitor<'de> for StepVisitor<E> {
+    type Value = Step<E>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object with \"events\" or \"error\"")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Step<E>, A::Error> {
+        let step = match map.next_key::<String>()?.as_deref() {
+            Some("events") => Step::Events(map.next_value()?),
+            Some("error") => Step::Error(map.next_value()?),
+            _ => return Err(de::Error::custom("expected an object with \"events\" or \"error\"")),
+        };
+        if map.next_key::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom("a step has one key, \"events\" or \"error\""));
+        }
+        Ok(step)
+    }
 }
 
 /// A loaded script and the process-wide count of model calls it has answered.
@@ -163,7 +230,7 @@ fn step_ranges_checked(text: &str) -> Option<Vec<Range<usize>>> {
         return Some(ranges);
     }
     loop {
-        let mut one = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<ScriptStep>();
+        let mut one = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<StepCheck>();
         one.next()?.ok()?;
         let end = at + one.byte_offset();
         ranges.push(at..end);
@@ -386,6 +453,11 @@ mod tests {
 
     #[test]
     fn what_a_whole_parse_refuses_is_refused() {
+        let steps = [r#"{"events": [], "error": "x"}"#, "{}", r#"{"events": 3}"#, r#"{"error": 1}"#, r#"{"what": 1}"#];
+        for bad in steps.iter().map(|step| format!("[{step}]")) {
+            assert!(StubScript::parse(&bad).is_err(), "{bad}");
+            assert!(script_problem(&bad).starts_with("step 0: "), "{bad}: {}", script_problem(&bad));
+        }
         for bad in
             ["[{\"events\": []},]", "[{\"events\": []}] x", "[{\"events\": []} {\"events\": []}]", "[", "", "[] []"]
         {
