@@ -6,16 +6,22 @@
 
 use crate::protocol::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall};
 use futures::StreamExt;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
+use std::fs::File;
+use std::io::Read;
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// One scripted event.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 enum ScriptEvent {
     Thinking {
@@ -40,19 +46,103 @@ enum ScriptEvent {
     Usage { input_tokens: u64, output_tokens: u64 },
 }
 
-/// The answer to one model call.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+/// The answer to one model call: `{"events": [...]}` or `{"error": "..."}`.
+#[derive(Debug)]
 enum ScriptStep {
     Events { events: Vec<ScriptEvent> },
     Error { error: String },
 }
 
+impl<'de> Deserialize<'de> for ScriptStep {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match deserializer.deserialize_map(StepVisitor::<Vec<ScriptEvent>>(PhantomData))? {
+            Step::Events(events) => ScriptStep::Events { events },
+            Step::Error(error) => ScriptStep::Error { error },
+        })
+    }
+}
+
+/// A step parsed only to check it: each event is parsed and dropped before the next is read,
+/// so checking a step of 30,000 events holds one.
+struct StepCheck;
+
+impl<'de> Deserialize<'de> for StepCheck {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(StepVisitor::<EventsCheck>(PhantomData)).map(|_| StepCheck)
+    }
+}
+
+/// Events checked one at a time.
+struct EventsCheck;
+
+impl<'de> Deserialize<'de> for EventsCheck {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Each;
+        impl<'de> Visitor<'de> for Each {
+            type Value = EventsCheck;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of events")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<EventsCheck, A::Error> {
+                while seq.next_element::<ScriptEvent>()?.is_some() {}
+                Ok(EventsCheck)
+            }
+        }
+        deserializer.deserialize_seq(Each)
+    }
+}
+
+enum Step<E> {
+    Events(E),
+    Error(String),
+}
+
+/// Reads a step object key by key (no untagged enum, which would first copy the whole step
+/// into a tree of its own): exactly one key, `events` or `error`.
+struct StepVisitor<E>(PhantomData<E>);
+
+impl<'de, E: Deserialize<'de>> Visitor<'de> for StepVisitor<E> {
+    type Value = Step<E>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object with \"events\" or \"error\"")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Step<E>, A::Error> {
+        let step = match map.next_key::<String>()?.as_deref() {
+            Some("events") => Step::Events(map.next_value()?),
+            Some("error") => Step::Error(map.next_value()?),
+            _ => return Err(de::Error::custom("expected an object with \"events\" or \"error\"")),
+        };
+        if map.next_key::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom("a step has one key, \"events\" or \"error\""));
+        }
+        Ok(step)
+    }
+}
+
 /// A loaded script and the process-wide count of model calls it has answered.
+///
+/// Only where each step lies in the script is held, not the steps: a step is read and parsed
+/// again when its call comes, and its events are dropped as they are streamed. (The bench's
+/// 4.8 MB script, held as parsed steps, cost more memory than the reply it streams.)
 #[derive(Clone, Debug, Default)]
 pub struct StubScript {
-    steps: Arc<Vec<ScriptStep>>,
+    steps: Option<Arc<Steps>>,
     calls: Arc<AtomicUsize>,
+}
+
+/// Where a script's steps are, each checked to parse when the script was loaded.
+#[derive(Debug)]
+struct Steps {
+    /// The script's text: the file it was loaded from (kept open), or the text given.
+    text: ScriptText,
+    /// Byte range of each step in the text.
+    ranges: Vec<Range<usize>>,
+}
+
+#[derive(Debug)]
+enum ScriptText {
+    File { file: File, path: PathBuf, len: u64 },
+    Text(String),
 }
 
 impl StubScript {
@@ -65,22 +155,94 @@ impl StubScript {
     }
 
     pub fn load(path: &Path) -> Result<Self, ProviderError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ProviderError::Config(format!("stub script {}: {e}", path.display())))?;
-        Self::parse(&text).map_err(|e| ProviderError::Config(format!("stub script {}: {e}", path.display())))
+        let problem = |e: String| ProviderError::Config(format!("stub script {}: {e}", path.display()));
+        let mut file = File::open(path).map_err(|e| problem(e.to_string()))?;
+        let mut text = String::new();
+        file.read_to_string(&mut text).map_err(|e| problem(e.to_string()))?;
+        let ranges = step_ranges(&text).map_err(problem)?;
+        let len = text.len() as u64;
+        drop(text);
+        Ok(Self::with(Steps { text: ScriptText::File { file, path: path.to_path_buf(), len }, ranges }))
     }
 
     pub fn parse(text: &str) -> Result<Self, String> {
-        // Straight into steps: a JSON tree of a multi-megabyte script first would cost
-        // several times its size. Only a script that does not parse is read again as a
-        // tree, to say which step is wrong.
-        let steps = serde_json::from_str::<Vec<ScriptStep>>(text).map_err(|_| script_problem(text))?;
-        Ok(StubScript { steps: Arc::new(steps), calls: Arc::new(AtomicUsize::new(0)) })
+        let ranges = step_ranges(text)?;
+        Ok(Self::with(Steps { text: ScriptText::Text(text.to_string()), ranges }))
     }
 
-    fn next_step(&self) -> Option<ScriptStep> {
+    fn with(steps: Steps) -> Self {
+        StubScript { steps: Some(Arc::new(steps)), calls: Arc::new(AtomicUsize::new(0)) }
+    }
+
+    /// The step answering the next model call, read from the script; `None` once it ran out.
+    fn next_step(&self) -> Option<Result<ScriptStep, ProviderError>> {
         let i = self.calls.fetch_add(1, Ordering::SeqCst);
-        self.steps.get(i).cloned()
+        let steps = self.steps.as_ref()?;
+        let range = steps.ranges.get(i)?.clone();
+        Some(steps.text.step(range).map_err(|e| ProviderError::Config(format!("stub script step {i}: {e}"))))
+    }
+}
+
+impl ScriptText {
+    /// The step at `range`, parsed.
+    fn step(&self, range: Range<usize>) -> Result<ScriptStep, String> {
+        let parse = |bytes: &[u8]| serde_json::from_slice::<ScriptStep>(bytes).map_err(|e| e.to_string());
+        match self {
+            ScriptText::Text(text) => parse(text.as_bytes().get(range).unwrap_or_default()),
+            ScriptText::File { file, path, len } => {
+                let changed = || format!("{} changed since it was loaded", path.display());
+                if file.metadata().map_err(|e| e.to_string())?.len() != *len {
+                    return Err(changed());
+                }
+                let mut bytes = vec![0; range.len()];
+                file.read_exact_at(&mut bytes, range.start as u64).map_err(|e| e.to_string())?;
+                parse(&bytes).map_err(|e| format!("{}: {e}", changed()))
+            }
+        }
+    }
+}
+
+/// The byte range of each step of `text`, a JSON array of steps, each parsed once to check
+/// it (and dropped): a step at a time, so a multi-megabyte script never lives whole as
+/// steps, nor as a JSON tree (several times its size). Only a script that does not parse is
+/// read again as a tree, to say which step is wrong.
+fn step_ranges(text: &str) -> Result<Vec<Range<usize>>, String> {
+    step_ranges_checked(text).ok_or_else(|| script_problem(text))
+}
+
+fn step_ranges_checked(text: &str) -> Option<Vec<Range<usize>>> {
+    let bytes = text.as_bytes();
+    let skip = |mut at: usize| {
+        while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            at += 1;
+        }
+        at
+    };
+    let ends_at = |at: usize| (skip(at) == bytes.len()).then_some(());
+    let mut at = skip(0);
+    if bytes.get(at) != Some(&b'[') {
+        return None;
+    }
+    at = skip(at + 1);
+    let mut ranges = Vec::new();
+    if bytes.get(at) == Some(&b']') {
+        ends_at(at + 1)?;
+        return Some(ranges);
+    }
+    loop {
+        let mut one = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<StepCheck>();
+        one.next()?.ok()?;
+        let end = at + one.byte_offset();
+        ranges.push(at..end);
+        at = skip(end);
+        match bytes.get(at) {
+            Some(b',') => at = skip(at + 1),
+            Some(b']') => {
+                ends_at(at + 1)?;
+                return Some(ranges);
+            }
+            _ => return None,
+        }
     }
 }
 
@@ -147,8 +309,9 @@ impl Provider for StubProvider {
 
     fn fetch(&self, request: Request) -> EventStream {
         let queue: VecDeque<Timed> = match self.script.next_step() {
-            Some(ScriptStep::Error { error }) => VecDeque::from([(0, Err(ProviderError::Scripted(error)))]),
-            Some(ScriptStep::Events { events }) => events.into_iter().map(scripted).collect(),
+            Some(Ok(ScriptStep::Error { error })) => VecDeque::from([(0, Err(ProviderError::Scripted(error)))]),
+            Some(Ok(ScriptStep::Events { events })) => events.into_iter().map(scripted).collect(),
+            Some(Err(e)) => VecDeque::from([(0, Err(e))]),
             None => demo(&request),
         };
         // Each event is due its delay after the one before, counted from when the stream
@@ -262,5 +425,59 @@ mod tests {
         assert!(err.starts_with("step 1: event 0:"), "{err}");
         let err = StubScript::parse("{").unwrap_err();
         assert!(err.starts_with("not a JSON array of steps"), "{err}");
+    }
+
+    /// What the stub streams for each of the next `calls` model calls, one string per event.
+    fn answers(script: &StubScript, calls: usize) -> Vec<Vec<String>> {
+        let provider = StubProvider::new(script.clone(), &ProviderSettings::default());
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
+        (0..calls)
+            .map(|_| {
+                let events = runtime.block_on(provider.fetch(Request::default()).collect::<Vec<_>>());
+                events.into_iter().map(|e| format!("{e:?}")).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn steps_are_answered_in_order_however_the_script_is_laid_out() {
+        let text = " \n[ {\"events\": [{\"type\": \"saying\", \"text\": \"a], [{b\\\"}, \", \"delay_ms\": 3}]} ,\n\t{\"error\": \"boom\"},{\"events\":[]}\r\n] \n";
+        let script = StubScript::parse(text).unwrap();
+        let got = answers(&script, 4);
+        assert_eq!(got[0], [r#"Ok(Saying("a], [{b\"}, "))"#]);
+        assert_eq!(got[1], [r#"Err(Scripted("boom"))"#]);
+        assert!(got[2].is_empty());
+        assert!(got[3][0].contains("Thinking"), "the demo takes over: {:?}", got[3]);
+        assert!(answers(&StubScript::parse(" [ ] ").unwrap(), 1)[0][0].contains("Thinking"));
+    }
+
+    #[test]
+    fn what_a_whole_parse_refuses_is_refused() {
+        let steps = [r#"{"events": [], "error": "x"}"#, "{}", r#"{"events": 3}"#, r#"{"error": 1}"#, r#"{"what": 1}"#];
+        for bad in steps.iter().map(|step| format!("[{step}]")) {
+            assert!(StubScript::parse(&bad).is_err(), "{bad}");
+            assert!(script_problem(&bad).starts_with("step 0: "), "{bad}: {}", script_problem(&bad));
+        }
+        for bad in
+            ["[{\"events\": []},]", "[{\"events\": []}] x", "[{\"events\": []} {\"events\": []}]", "[", "", "[] []"]
+        {
+            assert!(StubScript::parse(bad).is_err(), "{bad:?}");
+            assert!(serde_json::from_str::<Vec<ScriptStep>>(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_loaded_script_reads_each_step_from_its_file_when_called() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("script.json");
+        let step = |text: &str| json!({"events": [{"type": "saying", "text": text}]});
+        std::fs::write(&path, json!([step("one"), step("two")]).to_string()).unwrap();
+        let script = StubScript::load(&path).unwrap();
+        assert!(matches!(script.steps.as_deref(), Some(Steps { text: ScriptText::File { .. }, .. })));
+        assert_eq!(answers(&script, 1), [[r#"Ok(Saying("one"))"#]]);
+        // A file rewritten since it was loaded is not read as if it were the same script.
+        std::fs::write(&path, json!([step("uno"), step("dos!")]).to_string()).unwrap();
+        let got = answers(&script, 1);
+        assert!(got[0][0].starts_with("Err(Config(") && got[0][0].contains("changed since it was loaded"), "{got:?}");
     }
 }

@@ -1,0 +1,481 @@
+//! `LineHighlighter`, the one place syntect highlights: one line at a time, keeping syntect's
+//! state between lines, so a block that grows goes on where it stopped. Owns the syntect sets
+//! (loaded on first use), the parse memo and the styled-span building; `mod.rs` owns what is
+//! done with whole blocks (the cache, `Streamed`).
+//!
+//! Per line only syntect's parse is unavoidable (the state of every later line depends on
+//! it), so everything around it is kept cheap:
+//! - **Parse memo** (`memo`): a short line seen again in the same parser state (`}`, a blank
+//!   line, `    }`, `} else {`) gets the scope changes its first parse gave, not a second
+//!   parse. The parse is a function of (state, line), so this changes nothing but the cost.
+//! - **Styles by scope stack**: the scopes open are kept as a plain `ScopeStack` and a run's
+//!   style is looked up by that stack in a cache (`Highlighter::style_for_stack`, once per
+//!   stack), instead of syntect's `HighlightState`, which matches the theme's selectors on
+//!   every push. Same styles (the tests compare both).
+//! - **Spans**: runs of one style are merged as ranges of the line, and short span texts are
+//!   shared `'static` strings (a bounded table), so a line costs few allocations and cloning it
+//!   (layout, the frame) costs fewer.
+//!
+//! Every syntect call runs under `guarded`; it never panics.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use syntect::highlighting::{FontStyle, Highlighter, Theme, ThemeSet};
+use syntect::parsing::{ParseState, Scope, ScopeStack, ScopeStackOp, SyntaxReference, SyntaxSet};
+
+use super::plain_code_style;
+
+const THEME: &str = "base16-ocean.dark";
+/// Lines longer than this are shown plain: regex highlighting of huge lines can be very slow.
+const MAX_HIGHLIGHT_LINE: usize = 4096;
+
+/// Syntect's state after the lines highlighted so far: the parser's, and the scopes open.
+#[derive(Clone)]
+struct SyntaxState {
+    parse: ParseState,
+    scopes: ScopeStack,
+}
+
+/// Highlights a code block one line at a time, keeping syntect's state between lines: a block
+/// that grows goes on from where it stopped, and its unfinished last line is highlighted from a
+/// copy (`clone`). Line by line it gives exactly the lines `highlight_uncached` gives.
+#[derive(Clone)]
+pub struct LineHighlighter {
+    /// `None` when the block is plain: no colour, an unknown language or no theme.
+    state: Option<SyntaxState>,
+    color: bool,
+    /// A line failed to parse: it and every later line are plain.
+    failed: bool,
+    /// Syntect panicked: the block is to be shown plain as a whole (see `panicked`).
+    panicked: bool,
+    /// The line being highlighted, with its `\n`.
+    buf: String,
+}
+
+impl LineHighlighter {
+    /// A highlighter for a block in `lang` (a fence info token such as `rust` or `py`).
+    pub fn new(lang: &str, color: bool) -> Self {
+        let state = if color {
+            guarded(|| {
+                let syntax = find_syntax(lang)?;
+                highlighter()?;
+                Some(SyntaxState { parse: ParseState::new(syntax), scopes: ScopeStack::new() })
+            })
+        } else {
+            Some(None)
+        };
+        LineHighlighter { panicked: state.is_none(), state: state.flatten(), color, failed: false, buf: String::new() }
+    }
+
+    /// One line (without its `\n`, tabs expanded), highlighted from the current state, which it
+    /// advances. Plain once a line failed to parse, and for lines too long to highlight.
+    pub fn line(&mut self, text: &str) -> Line<'static> {
+        let plain = |color| Line::from(Span::styled(text.to_string(), plain_code_style(color)));
+        let Some(state) = self.state.as_mut().filter(|_| !self.failed && !self.panicked) else {
+            return plain(self.color);
+        };
+        if text.len() > MAX_HIGHLIGHT_LINE {
+            return plain(self.color);
+        }
+        #[cfg(test)]
+        inject::count_line();
+        self.buf.clear();
+        self.buf.push_str(text);
+        self.buf.push('\n');
+        let line = &self.buf;
+        let highlighted = guarded(|| {
+            #[cfg(test)]
+            inject::check(line);
+            let ops = memo::parse(&mut state.parse, line)?;
+            to_line(line, &ops, &mut state.scopes)
+        });
+        match highlighted {
+            Some(Some(line)) => line,
+            Some(None) => {
+                self.failed = true;
+                plain(self.color)
+            }
+            None => {
+                self.panicked = true;
+                plain(self.color)
+            }
+        }
+    }
+
+    /// Syntect panicked on some line: the state is unusable, every later line is plain, and the
+    /// caller shows the whole block plain (`plain_lines`), as `highlight_uncached` does.
+    pub fn panicked(&self) -> bool {
+        self.panicked
+    }
+}
+
+/// Runs syntect work, catching a panic in it: `None` when it panicked. The thread is marked
+/// meanwhile (the kernel's one "caught" flag), so the panic hooks leave such a panic alone.
+pub(super) fn guarded<T>(job: impl FnOnce() -> T) -> Option<T> {
+    crate::agent::caught::catch_sync(job).ok()
+}
+
+/// The parse memo: what parsing a short line from a given parser state gave. A line is kept
+/// from its second sighting on (most lines are seen once), a few states per line, and the
+/// whole memo starts over past `MAX_ENTRIES`. One per thread: syntect's parse state with the
+/// Oniguruma engine is not `Send`, and the UI thread does all the highlighting that matters.
+mod memo {
+    use super::*;
+
+    /// Lines longer than this are never memoised: long lines rarely repeat.
+    const MAX_LINE: usize = 64;
+    /// States kept per line.
+    const MAX_STATES: usize = 4;
+    /// Remembered lines and parses before the memo starts over.
+    const MAX_ENTRIES: usize = 4096;
+
+    pub(super) type Ops = Rc<[(usize, ScopeStackOp)]>;
+
+    struct Parsed {
+        before: ParseState,
+        after: ParseState,
+        ops: Ops,
+    }
+
+    #[derive(Default)]
+    struct Memo {
+        /// Each line seen (with its `\n`) and the parses kept for it (none: seen once).
+        lines: HashMap<Box<str>, Vec<Parsed>>,
+        entries: usize,
+    }
+
+    thread_local! {
+        static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+    }
+
+    /// The scope changes of `line` (with its `\n`) parsed from `state`, which is advanced past
+    /// it: from the memo when this line was parsed from this state before. `None` when syntect
+    /// cannot parse it.
+    pub(super) fn parse(state: &mut ParseState, line: &str) -> Option<Ops> {
+        if line.len() > MAX_LINE {
+            return parse_now(state, line).map(Ops::from);
+        }
+        let known = MEMO.with(|memo| {
+            let memo = memo.borrow();
+            let parsed = memo.lines.get(line)?;
+            parsed.iter().find(|p| p.before == *state).map(|p| (p.after.clone(), Rc::clone(&p.ops)))
+        });
+        if let Some((after, ops)) = known {
+            *state = after;
+            return Some(ops);
+        }
+        let before = state.clone();
+        let ops = Ops::from(parse_now(state, line)?);
+        MEMO.with(|memo| {
+            let mut memo = memo.borrow_mut();
+            if memo.entries >= MAX_ENTRIES {
+                *memo = Memo::default();
+            }
+            let memo = &mut *memo;
+            match memo.lines.get_mut(line) {
+                Some(parsed) if parsed.len() < MAX_STATES => {
+                    parsed.push(Parsed { before, after: state.clone(), ops: Rc::clone(&ops) });
+                    memo.entries += 1;
+                }
+                Some(_) => {}
+                None => {
+                    memo.lines.insert(line.into(), Vec::new());
+                    memo.entries += 1;
+                }
+            }
+        });
+        Some(ops)
+    }
+
+    fn parse_now(state: &mut ParseState, line: &str) -> Option<Vec<(usize, ScopeStackOp)>> {
+        #[cfg(test)]
+        inject::count_parse();
+        state.parse_line(line, &sets().syntaxes).ok()
+    }
+}
+
+/// A test-only way to make syntect "panic" inside `guarded`, on this thread only, and to count
+/// what was highlighted and parsed.
+#[cfg(test)]
+pub(crate) mod inject {
+    use std::cell::Cell;
+
+    thread_local! {
+        static PANIC_ON: Cell<Option<&'static str>> = const { Cell::new(None) };
+        static LINES: Cell<usize> = const { Cell::new(0) };
+        static PARSES: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Lines syntect has highlighted on this thread so far.
+    pub(crate) fn lines_highlighted() -> usize {
+        LINES.with(Cell::get)
+    }
+
+    /// Lines syntect has parsed on this thread so far (the memo answers the others).
+    pub(crate) fn lines_parsed() -> usize {
+        PARSES.with(Cell::get)
+    }
+
+    pub(super) fn count_line() {
+        LINES.with(|n| n.set(n.get() + 1));
+    }
+
+    pub(super) fn count_parse() {
+        PARSES.with(|n| n.set(n.get() + 1));
+    }
+
+    /// Injects panics while alive; dropping it stops them.
+    pub(crate) struct PanicOn;
+
+    impl Drop for PanicOn {
+        fn drop(&mut self) {
+            PANIC_ON.with(|p| p.set(None));
+        }
+    }
+
+    /// Until the returned guard is dropped, highlighting a line that contains `marker` panics.
+    pub(crate) fn panic_on(marker: &'static str) -> PanicOn {
+        PANIC_ON.with(|p| p.set(Some(marker)));
+        PanicOn
+    }
+
+    pub(super) fn check(line: &str) {
+        if PANIC_ON.with(Cell::get).is_some_and(|marker| line.contains(marker)) {
+            panic!("injected highlighter panic");
+        }
+    }
+}
+
+/// The styled line for `line` (with its `\n`, which no span includes) given the scope changes
+/// `ops` parsed from it, applied to `scopes` as it goes: each piece of text takes the style of
+/// the scopes open over it, and neighbouring pieces of one style make one span. `None` when the
+/// changes do not apply (a restore with nothing cleared).
+fn to_line(line: &str, ops: &[(usize, ScopeStackOp)], scopes: &mut ScopeStack) -> Option<Line<'static>> {
+    let end = line.strip_suffix('\n').unwrap_or(line).len();
+    let mut runs: Vec<(usize, usize, Style)> = Vec::new();
+    let mut style = None;
+    let mut from = 0;
+    let mut piece = |to: usize, scopes: &ScopeStack, style: &mut Option<Style>| {
+        let to = to.min(end);
+        if to > from {
+            let style = *style.get_or_insert_with(|| style_of(scopes.as_slice()));
+            match runs.last_mut() {
+                Some(last) if last.2 == style && last.1 == from => last.1 = to,
+                _ => runs.push((from, to, style)),
+            }
+        }
+        from = from.max(to);
+    };
+    for (at, op) in ops {
+        piece(*at, scopes, &mut style);
+        scopes.apply(op).ok()?;
+        if !matches!(op, ScopeStackOp::Noop) {
+            style = None;
+        }
+    }
+    piece(end, scopes, &mut style);
+    Some(Line::from(
+        runs.into_iter().map(|(from, to, style)| Span::styled(shared(&line[from..to]), style)).collect::<Vec<_>>(),
+    ))
+}
+
+/// The ratatui style of text under `scopes`: what syntect's `HighlightState` gives for that
+/// stack (the theme's default for none), cached per stack.
+fn style_of(scopes: &[Scope]) -> Style {
+    /// Stacks remembered before the cache starts over.
+    const MAX_STACKS: usize = 4096;
+    thread_local! {
+        static STYLES: RefCell<HashMap<Box<[Scope]>, Style>> = RefCell::new(HashMap::new());
+    }
+    let Some(highlighter) = highlighter() else { return Style::new() };
+    if scopes.is_empty() {
+        return to_ratatui(highlighter.get_default());
+    }
+    STYLES.with(|styles| {
+        let mut styles = styles.borrow_mut();
+        if let Some(style) = styles.get(scopes) {
+            return *style;
+        }
+        if styles.len() >= MAX_STACKS {
+            styles.clear();
+        }
+        let style = to_ratatui(highlighter.style_for_stack(scopes));
+        styles.insert(scopes.into(), style);
+        style
+    })
+}
+
+/// A span's text: a shared `'static` copy for short text (keywords, punctuation, common
+/// names; a bounded table: at most 4,096 texts of up to 12 bytes are ever kept, never
+/// freed), an owned copy otherwise.
+fn shared(text: &str) -> Cow<'static, str> {
+    const MAX_TEXT: usize = 12;
+    const MAX_TEXTS: usize = 4096;
+    thread_local! {
+        static TEXTS: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::new());
+    }
+    if text.len() > MAX_TEXT {
+        return Cow::Owned(text.to_string());
+    }
+    TEXTS.with(|texts| {
+        let mut texts = texts.borrow_mut();
+        if let Some(shared) = texts.get(text) {
+            return Cow::Borrowed(*shared);
+        }
+        if texts.len() >= MAX_TEXTS {
+            return Cow::Owned(text.to_string());
+        }
+        let shared: &'static str = Box::leak(text.into());
+        texts.insert(shared);
+        Cow::Borrowed(shared)
+    })
+}
+
+/// Foreground and font style only: the pane's background stays the terminal's.
+fn to_ratatui(style: syntect::highlighting::Style) -> Style {
+    let fg = style.foreground;
+    let mut out = Style::new().fg(Color::Rgb(fg.r, fg.g, fg.b));
+    if style.font_style.contains(FontStyle::BOLD) {
+        out = out.add_modifier(Modifier::BOLD);
+    }
+    if style.font_style.contains(FontStyle::ITALIC) {
+        out = out.add_modifier(Modifier::ITALIC);
+    }
+    if style.font_style.contains(FontStyle::UNDERLINE) {
+        out = out.add_modifier(Modifier::UNDERLINED);
+    }
+    out
+}
+
+struct Sets {
+    syntaxes: SyntaxSet,
+    theme: Option<Theme>,
+}
+
+/// Loaded on first use only (tens of milliseconds), never at startup.
+fn sets() -> &'static Sets {
+    static SETS: OnceLock<Sets> = OnceLock::new();
+    SETS.get_or_init(|| {
+        let mut themes = ThemeSet::load_defaults();
+        Sets { syntaxes: SyntaxSet::load_defaults_newlines(), theme: themes.themes.remove(THEME) }
+    })
+}
+
+/// The theme's highlighter, built once (it indexes the theme's scope selectors).
+fn highlighter() -> Option<&'static Highlighter<'static>> {
+    static HIGHLIGHTER: OnceLock<Option<Highlighter<'static>>> = OnceLock::new();
+    HIGHLIGHTER.get_or_init(|| sets().theme.as_ref().map(Highlighter::new)).as_ref()
+}
+
+fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
+    let token = lang.trim();
+    if token.is_empty() {
+        return None;
+    }
+    let syntaxes = &sets().syntaxes;
+    let lower = token.to_ascii_lowercase();
+    let alias = match lower.as_str() {
+        "sh" | "shell" | "zsh" | "console" => "bash",
+        "py" | "python3" => "python",
+        "js" | "jsx" | "javascript" | "ts" | "typescript" | "tsx" | "json5" => "js",
+        "rs" => "rust",
+        "yml" => "yaml",
+        "c++" | "cc" | "hpp" => "cpp",
+        "golang" => "go",
+        other => other,
+    };
+    syntaxes
+        .find_syntax_by_token(alias)
+        .or_else(|| syntaxes.find_syntax_by_extension(alias))
+        .or_else(|| syntaxes.find_syntax_by_name(token))
+        .filter(|syntax| syntax.name != "Plain Text")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syntect::highlighting::{HighlightIterator, HighlightState};
+
+    /// Syntect's own way, with nothing of ours between: a fresh parse of every line and its
+    /// `HighlightState`, merged into spans the way the highlighter did before.
+    fn reference(code: &str, lang: &str) -> Vec<Line<'static>> {
+        let (Some(syntax), Some(highlighter)) = (find_syntax(lang), highlighter()) else { return Vec::new() };
+        let mut parse = ParseState::new(syntax);
+        let mut state = HighlightState::new(highlighter, ScopeStack::new());
+        let mut out = Vec::new();
+        for text in code.split('\n') {
+            let line = format!("{text}\n");
+            let ops = parse.parse_line(&line, &sets().syntaxes).unwrap_or_default();
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            for (style, text) in HighlightIterator::new(&mut state, &ops, &line, highlighter) {
+                let text = text.trim_end_matches('\n');
+                if text.is_empty() {
+                    continue;
+                }
+                let style = to_ratatui(style);
+                match spans.last_mut() {
+                    Some(last) if last.style == style => last.content.to_mut().push_str(text),
+                    _ => spans.push(Span::styled(text.to_string(), style)),
+                }
+            }
+            out.push(Line::from(spans));
+        }
+        out
+    }
+
+    fn ours(code: &str, lang: &str) -> Vec<Line<'static>> {
+        let mut highlighter = LineHighlighter::new(lang, true);
+        code.split('\n').map(|line| highlighter.line(line)).collect()
+    }
+
+    const SAMPLES: &[(&str, &str)] = &[
+        ("rust", "use std::io;\n\n/// Docs with `code`.\n#[derive(Debug)]\npub struct A<'a> { x: &'a str }\n\nimpl A<'_> {\n    fn f(&self) -> Result<(), io::Error> {\n        let s = \"a \\\"quoted\\\" {}\";\n        /* block\n           comment */\n        if self.x.is_empty() {\n            return Ok(());\n        }\n        match 1u8 { 0 => {}, _ => {} }\n        Ok(())\n    }\n}\n"),
+        ("python", "import os\n\n@decorator\ndef f(x: int) -> str:\n    \"\"\"Doc\n    string.\"\"\"\n    return f\"{x!r}\" + 'y'\n\nclass C(object):\n    pass\n"),
+        ("html", "<!DOCTYPE html>\n<html>\n<head><style>body { color: red; }</style>\n<script>var x = \"</div>\";</script></head>\n<body class=\"a\">&amp;<!-- c --></body>\n</html>\n"),
+        ("bash", "#!/bin/sh\nset -e\nfor f in *.txt; do\n  echo \"$f ${f%.txt}\" | tr a-z A-Z\ndone\ncat <<EOF\nhere $doc\nEOF\n"),
+        ("json", "{\n  \"a\": [1, 2.5e3, true, null],\n  \"b\": {\"c\": \"d\\n\"}\n}\n"),
+        ("c", "#include <stdio.h>\n#define X(a) ((a) * 2)\nint main(void) {\n    printf(\"%d\\n\", X(1)); // hi\n    return 0;\n}\n"),
+        ("markdown", "# Title\n\nSome *text* and `code`.\n\n```rust\nfn main() {}\n```\n\n- item\n"),
+        ("go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(`raw\nstring`)\n}\n"),
+    ];
+
+    #[test]
+    fn styles_are_what_syntect_itself_gives() {
+        for (lang, code) in SAMPLES {
+            // Twice: the second time every short line comes from the memo.
+            for round in 0..2 {
+                assert_eq!(ours(code, lang), reference(code, lang), "{lang}, round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_line_seen_again_in_the_same_state_is_not_parsed_again() {
+        let code = "fn a() {\n    x\n}\nfn b() {\n    x\n}\n".repeat(50);
+        let before = inject::lines_parsed();
+        let lines = ours(&code, "rust");
+        let parsed = inject::lines_parsed() - before;
+        assert_eq!(lines, reference(&code, "rust"));
+        // `fn a() {`, `fn b() {`, `    x` and `}` twice each (the memo keeps a line from its
+        // second sighting), and the empty last line once.
+        assert!(parsed <= 9, "{parsed} parses for {} lines", lines.len());
+        // A line in another state is parsed: `    x` inside a block comment is a comment.
+        let before = inject::lines_parsed();
+        let lines = ours("/*\n    x\n}\n*/\n", "rust");
+        assert!(inject::lines_parsed() - before >= 3);
+        assert_eq!(lines, reference("/*\n    x\n}\n*/\n", "rust"));
+    }
+
+    #[test]
+    fn short_texts_are_shared_and_long_ones_owned() {
+        let line = ours("let x = \"a string long enough to be owned\";", "rust").remove(0);
+        assert!(line.spans.iter().any(|s| matches!(s.content, Cow::Borrowed("let"))), "{line:?}");
+        assert!(line.spans.iter().any(|s| matches!(&s.content, Cow::Owned(t) if t.len() > 12)), "{line:?}");
+    }
+}
