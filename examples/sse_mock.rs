@@ -10,6 +10,10 @@
 //! serves until killed. `--pace-ms N` sleeps N ms between events (1 MB at 1 ms is a ~36 s
 //! stream); 0 sends them as a burst. The reply ends with the line `END-OF-REPLY`.
 
+/// The benches' text (the same reply as the `e2e` bench's stub rows).
+#[path = "../benches/common/mod.rs"]
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
@@ -39,26 +43,6 @@ fn options() -> Result<Options, String> {
     Ok(options)
 }
 
-/// A deterministic Markdown reply of about `size` bytes: paragraphs, code, tables, lists
-/// and headings, as a model writes them (the same text as the `e2e` bench).
-fn markdown(size: usize) -> String {
-    let sentence = "Some **streamed** text with `inline code` and a [link](https://example.com). ";
-    let mut text = String::new();
-    let mut i = 0;
-    while text.len() < size {
-        match i % 50 {
-            10 => text.push_str("\n\n```rust\nfn example(x: u32) -> u32 {\n    x * 2\n}\n```\n\n"),
-            20 => text.push_str("\n\n| name | value |\n|---|---|\n| a | 1 |\n| b | 2 |\n\n"),
-            30 => text.push_str("\n\n- a list item\n- another item\n\n"),
-            40 => text.push_str(&format!("\n\n## Section {i}\n\n")),
-            _ => text.push_str(&sentence.repeat(3)),
-        }
-        i += 1;
-    }
-    text.push_str("\n\nEND-OF-REPLY\n");
-    text
-}
-
 /// `s` as a JSON string literal.
 fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -85,7 +69,7 @@ fn chunk_event(delta: &str, finish: &str) -> String {
 
 /// The whole reply as HTTP/1.1 chunks, already framed, one SSE event each.
 fn framed_events(options: &Options) -> Vec<Vec<u8>> {
-    let text: Vec<char> = markdown(options.size).chars().collect();
+    let text: Vec<char> = common::markdown_text(options.size).chars().collect();
     let mut events = vec![chunk_event("{\"role\":\"assistant\",\"content\":\"\"}", "null")];
     for piece in text.chunks(options.chunk) {
         let piece: String = piece.iter().collect();

@@ -1,5 +1,6 @@
 //! What the benches share: the shapes of long streamed blocks (issue 13), one chunk at a time,
-//! and the ~1 MB Markdown reply the TUI rows stream. Each bench uses part of it.
+//! and the ~1 MB Markdown reply the TUI rows and `examples/sse_mock.rs` stream. Each uses part
+//! of it.
 #![allow(dead_code)]
 
 /// Short paragraphs (the baseline), then one long paragraph, list, table and line.
@@ -19,10 +20,17 @@ pub fn shape_chunk(shape: &str, i: usize) -> String {
 
 /// About 1 MB of mixed Markdown (paragraphs, code, tables, lists, headings).
 pub fn one_megabyte_text() -> String {
+    markdown_text(1_000_000)
+}
+
+/// A deterministic Markdown reply of about `size` bytes, as a model writes it: paragraphs,
+/// code, tables, lists and headings, ending with the line `END-OF-REPLY` (also what
+/// `examples/sse_mock.rs` serves).
+pub fn markdown_text(size: usize) -> String {
     let chunk = "Some **streamed** text with `inline code` and a [link](https://example.com). ";
     let mut text = String::new();
     let mut i = 0;
-    while text.len() < 1_000_000 {
+    while text.len() < size {
         match i % 50 {
             10 => text.push_str("\n\n```rust\nfn example(x: u32) -> u32 {\n    x * 2\n}\n```\n\n"),
             20 => text.push_str("\n\n| name | value |\n|---|---|\n| a | 1 |\n| b | 2 |\n\n"),

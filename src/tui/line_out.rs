@@ -6,6 +6,8 @@
 use ratatui::buffer::Buffer;
 use ratatui::text::Line;
 
+use super::wrap::printable_ascii;
+
 /// Writes `line` at (`x`, `y`), at most `max_width` columns, as `Buffer::set_line` does;
 /// returns where it stopped.
 pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u16) -> (u16, u16) {
@@ -17,7 +19,7 @@ pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u1
         }
         let text = span.content.as_ref();
         let style = line.style.patch(span.style);
-        let end = if text.bytes().all(|b| (0x20..0x7f).contains(&b)) && y < buf.area.bottom() && y >= buf.area.top() {
+        let end = if printable_ascii(text) && y < buf.area.bottom() && y >= buf.area.top() {
             // Each byte is one grapheme one column wide.
             let room = buf.area.right().saturating_sub(x).min(remaining);
             let n = u16::try_from(text.len()).unwrap_or(u16::MAX).min(room);

@@ -350,9 +350,9 @@ fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
     crossterm::queue!(term.backend_mut(), BeginSynchronizedUpdate)?;
     // One write for the whole frame: ratatui's flush at the end of its draw is held.
-    terminal::hold_flushes(true);
+    term.backend_mut().writer_mut().hold_flushes(true);
     let drawn = term.draw(|frame| app.draw(frame)).map(|_| ());
-    terminal::hold_flushes(false);
+    term.backend_mut().writer_mut().hold_flushes(false);
     drawn?;
     crossterm::execute!(term.backend_mut(), EndSynchronizedUpdate)?;
     Ok(())

@@ -15,25 +15,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
-/// The terminal's output: buffered, and while flushes are held (`hold_flushes`), the flush
-/// ratatui does at the end of its draw is put off, so a frame and the synchronized-update
-/// markers around it go out in one write (not two: half the syscalls, and one wake of the
-/// terminal per frame).
+/// The terminal's output: buffered, and while its flushes are held (`hold_flushes`), the
+/// flush ratatui does at the end of its draw is put off, so a frame and the
+/// synchronized-update markers around it go out in one write (not two: half the syscalls,
+/// and one wake of the terminal per frame).
 pub struct FrameWriter<W: Write> {
     out: std::io::BufWriter<W>,
-}
-
-/// Flushes of the terminal's output are put off (a frame is being written).
-static HOLD_FLUSHES: AtomicBool = AtomicBool::new(false);
-
-/// Holds (`true`) or again lets through (`false`) the flushes of every `FrameWriter`.
-pub fn hold_flushes(on: bool) {
-    HOLD_FLUSHES.store(on, Ordering::SeqCst);
+    held: bool,
 }
 
 impl<W: Write> FrameWriter<W> {
     pub fn new(out: W) -> Self {
-        FrameWriter { out: std::io::BufWriter::with_capacity(1 << 16, out) }
+        FrameWriter { out: std::io::BufWriter::with_capacity(1 << 16, out), held: false }
+    }
+
+    /// Holds (`true`) or again lets through (`false`) this writer's flushes.
+    pub fn hold_flushes(&mut self, held: bool) {
+        self.held = held;
     }
 }
 
@@ -47,7 +45,7 @@ impl<W: Write> Write for FrameWriter<W> {
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        if HOLD_FLUSHES.load(Ordering::SeqCst) {
+        if self.held {
             return Ok(());
         }
         self.out.flush()
@@ -187,10 +185,10 @@ mod tests {
     fn a_held_flush_waits_for_the_frames_end_and_the_frame_is_one_write() {
         let mut out = FrameWriter::new(Writes::default());
         out.write_all(b"begin ").unwrap();
-        hold_flushes(true);
+        out.hold_flushes(true);
         out.write_all(b"cells ").unwrap();
         out.flush().unwrap();
-        hold_flushes(false);
+        out.hold_flushes(false);
         assert!(out.out.get_ref().0.is_empty(), "flushed inside the frame");
         out.write_all(b"end").unwrap();
         out.flush().unwrap();

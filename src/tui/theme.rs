@@ -116,8 +116,9 @@ impl Theme {
         inner
     }
 
-    /// `draw_pane` (with only a top border, the compact tool log strip, when `strip`) for a pane drawn first onto its blank area
-    /// every frame: the frame's cells are reused from `cache` while they would not change.
+    /// `draw_pane` (with only a top border, the compact tool log strip, when `strip`) for a
+    /// pane drawn onto its blank area every frame: the frame's cells are reused from `cache`
+    /// while they would not change.
     pub fn draw_pane_cached(
         &self,
         cache: &mut PaneFrame,

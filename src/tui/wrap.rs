@@ -35,11 +35,16 @@ pub fn spans_width(spans: &[Span<'_>]) -> usize {
     spans.iter().map(|s| str_width(&s.content)).sum()
 }
 
+/// `text` is printable ASCII only: each byte is one character one column wide.
+pub fn printable_ascii(text: &str) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
 /// Columns `text` takes: `UnicodeWidthStr::width`, with printable ASCII (a column a byte)
 /// counted without looking each character up (most of what a reply holds; wrapping measures
 /// every word).
 pub fn str_width(text: &str) -> usize {
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+    if printable_ascii(text) {
         text.len()
     } else {
         text.width()
