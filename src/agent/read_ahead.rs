@@ -16,6 +16,12 @@
 //! This thread is the only clock of a paced stream: the agent shows each batch as it comes
 //! (it holds nothing itself), so text is at most one interval late and the agent's task
 //! wakes once per batch.
+//!
+//! A hand-over costs whoever shows it about the same whatever it carries (a frame, for the
+//! TUI). While text pours in faster than anyone reads (`FIREHOSE`, ~20 KB/s: ten times the
+//! fastest hosted models, a screenful scrolling by several times a second), the thread
+//! waits two intervals instead of one: the scroll looks the same, and a firehose costs half
+//! as many frames. A model writing at a readable rate is shown every interval.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -30,6 +36,9 @@ type Event = Result<ProviderEvent, ProviderError>;
 
 /// Empty looks after a batch before it counts as taken (see `take_waiting`).
 const LOOKS: usize = 3;
+
+/// Text arriving faster than this many bytes a second is handed over every other interval.
+const FIREHOSE: f64 = 20.0 * 1024.0;
 
 /// The reading thread's runtime, started on first use (`None` if it could not be).
 fn runtime() -> Option<&'static tokio::runtime::Handle> {
@@ -63,6 +72,7 @@ pub fn read_ahead(stream: EventStream, pace: Duration) -> Result<EventStream, Ev
 }
 
 async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pace: Duration) {
+    let mut handed: Option<Instant> = None;
     loop {
         let first = tokio::select! {
             event = stream.next() => event,
@@ -73,12 +83,16 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
         let mut batch = vec![first];
         let (taken, ended) = take_waiting(&mut stream, &mut batch).await;
         let bursting = taken >= BATCH;
+        let text = text_bytes(&batch);
         if tx.send(batch).is_err() || ended {
             return;
         }
+        let now = Instant::now();
+        let since = handed.map_or(pace, |last| now.duration_since(last));
+        handed = Some(now);
         if !bursting {
             // Deliberately blocking: nothing on this thread looks at a socket meanwhile.
-            std::thread::sleep(pace.saturating_sub(started.elapsed()));
+            std::thread::sleep(wait_after(pace, text, since).saturating_sub(started.elapsed()));
         }
     }
 }
@@ -110,6 +124,28 @@ async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>) -> (usiz
         }
     }
     (taken, false)
+}
+
+/// How long after a hand-over of `text` bytes (`since` after the one before) the next one
+/// comes: one `pace`, or two while the text arrives faster than `FIREHOSE`.
+fn wait_after(pace: Duration, text: usize, since: Duration) -> Duration {
+    let rate = text as f64 / since.max(pace).as_secs_f64();
+    if rate >= FIREHOSE {
+        pace * 2
+    } else {
+        pace
+    }
+}
+
+/// Bytes of text (said or thought) in `batch`.
+fn text_bytes(batch: &[Event]) -> usize {
+    batch
+        .iter()
+        .map(|event| match event {
+            Ok(ProviderEvent::Saying(text)) | Ok(ProviderEvent::Thinking(text)) => text.len(),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Appends `event` to `batch`, joining text to text of the same kind right before it (the
@@ -146,6 +182,28 @@ mod tests {
 
     fn saying(text: &str) -> Event {
         Ok(ProviderEvent::Saying(text.into()))
+    }
+
+    #[test]
+    fn a_firehose_is_handed_over_every_other_interval_and_a_readable_stream_every_interval() {
+        let pace = Duration::from_millis(48);
+        // 1.3 KB in 48 ms (~27 KB/s, the bench's 1 ms trickle): two intervals.
+        assert_eq!(wait_after(pace, 1_300, pace), pace * 2);
+        // The same text over the two intervals it then waited: ~13 KB/s, one interval.
+        assert_eq!(wait_after(pace, 1_300, pace * 2), pace);
+        // 2.6 KB over two intervals (the trickle goes on): still two.
+        assert_eq!(wait_after(pace, 2_600, pace * 2), pace * 2);
+        // A fast hosted model (~400 tokens/s, ~80 bytes per interval): every interval.
+        assert_eq!(wait_after(pace, 80, pace), pace);
+        // A short gap never makes a small batch look fast.
+        assert_eq!(wait_after(pace, 600, Duration::from_millis(1)), pace);
+    }
+
+    #[test]
+    fn text_bytes_counts_said_and_thought_text_only() {
+        let batch =
+            vec![saying("abc"), Ok(ProviderEvent::Thinking("de".into())), Err(ProviderError::Network("cut".into()))];
+        assert_eq!(text_bytes(&batch), 5);
     }
 
     #[tokio::test]
