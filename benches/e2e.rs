@@ -400,10 +400,17 @@ fn keystroke_row(url: &str, dir: &std::path::Path, runs: usize) {
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
-    // `ELELEM_BENCH_ONLY=keys` (with `ELELEM_SSE_MOCK`): only the keystroke row.
-    if let (Ok("keys"), Ok(mock)) = (std::env::var("ELELEM_BENCH_ONLY").as_deref(), std::env::var("ELELEM_SSE_MOCK")) {
-        let paced = Mock::start(&mock, &["--pace-ms", "1"]);
-        return keystroke_row(&paced.1, dir.path(), runs());
+    // With `ELELEM_SSE_MOCK`: `ELELEM_BENCH_ONLY=keys` runs only the keystroke row, `http`
+    // only the rows against the mock.
+    if let (Ok(only), Ok(mock)) = (std::env::var("ELELEM_BENCH_ONLY"), std::env::var("ELELEM_SSE_MOCK")) {
+        match only.as_str() {
+            "keys" => {
+                let paced = Mock::start(&mock, &["--pace-ms", "1"]);
+                return keystroke_row(&paced.1, dir.path(), runs());
+            }
+            "http" => return http_rows(&mock, dir.path(), runs()),
+            _ => {}
+        }
     }
     let script = dir.path().join("script.json");
     let text = one_megabyte_text();
@@ -476,39 +483,44 @@ fn main() {
     }
 
     if let Ok(mock) = std::env::var("ELELEM_SSE_MOCK") {
-        let burst = Mock::start(&mock, &[]);
-        let (mut costs, mut resizes) = (Vec::new(), Vec::new());
-        for _ in 0..runs {
-            let mut run = start(Source::Http(&burst.1), dir.path());
-            run.wait_for("Ask elelem", Duration::from_secs(10));
-            costs.push(run.measure("write a long reply", "END-OF-REPLY"));
-            resizes.push(run.resize(100));
-            run.quit();
-        }
-        report(
-            "1 MB over HTTP, 32-char SSE events, burst (Enter → all on screen)",
-            "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB",
-            &costs,
-        );
-        resizes.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (wall, cpu) = resizes[resizes.len() / 2];
-        println!(
-            "| TUI: width change of a 1 MB reply (resize → frame done) | {:.1} ms, {cpu:.3} s CPU | ≤ 16 ms |",
-            wall * 1000.0
-        );
-        drop(burst);
-        let paced = Mock::start(&mock, &["--pace-ms", "1"]);
-        let mut costs = Vec::new();
-        for _ in 0..runs {
-            let mut run = start(Source::Http(&paced.1), dir.path());
-            run.wait_for("Ask elelem", Duration::from_secs(10));
-            costs.push(run.measure("write a long reply", "END-OF-REPLY"));
-            run.quit();
-        }
-        report("1 MB over HTTP, 32-char SSE events 1 ms apart", "≤ 0.5 s CPU", &costs);
-        keystroke_row(&paced.1, dir.path(), runs);
+        http_rows(&mock, dir.path(), runs);
     }
     for (label, goal, costs) in &rows {
         report(label, goal, costs);
     }
+}
+
+/// The rows against the local SSE server (`mock`): burst, width change, paced, keystrokes.
+fn http_rows(mock: &str, dir: &std::path::Path, runs: usize) {
+    let burst = Mock::start(mock, &[]);
+    let (mut costs, mut resizes) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let mut run = start(Source::Http(&burst.1), dir);
+        run.wait_for("Ask elelem", Duration::from_secs(10));
+        costs.push(run.measure("write a long reply", "END-OF-REPLY"));
+        resizes.push(run.resize(100));
+        run.quit();
+    }
+    report(
+        "1 MB over HTTP, 32-char SSE events, burst (Enter → all on screen)",
+        "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB",
+        &costs,
+    );
+    resizes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (wall, cpu) = resizes[resizes.len() / 2];
+    println!(
+        "| TUI: width change of a 1 MB reply (resize → frame done) | {:.1} ms, {cpu:.3} s CPU | ≤ 16 ms |",
+        wall * 1000.0
+    );
+    drop(burst);
+    let paced = Mock::start(mock, &["--pace-ms", "1"]);
+    let mut costs = Vec::new();
+    for _ in 0..runs {
+        let mut run = start(Source::Http(&paced.1), dir);
+        run.wait_for("Ask elelem", Duration::from_secs(10));
+        costs.push(run.measure("write a long reply", "END-OF-REPLY"));
+        run.quit();
+    }
+    report("1 MB over HTTP, 32-char SSE events 1 ms apart", "≤ 0.5 s CPU", &costs);
+    keystroke_row(&paced.1, dir, runs);
 }
