@@ -1,7 +1,8 @@
 //! The `Recorder`: an `Output` in front of the real one that appends every event of a
 //! session to its JSONL file, flushed per record. Streamed text is merged and written when
-//! another event arrives or when it passes `DELTA_FLUSH` bytes, so a crash or `kill -9`
-//! mid-reply loses at most that much of it. The conversation is recorded as it changes:
+//! another event arrives, or once it passes `DELTA_FLUSH` bytes and its oldest part has
+//! waited `DELTA_WAIT` (or it passes `DELTA_MAX`), so a crash or `kill -9` mid-reply loses at
+//! most about a second of it, and a fast stream costs a write a second, not one per delta. The conversation is recorded as it changes:
 //! the part kept since the last record plus the messages appended.
 //!
 //! Nothing here holds a long reply again: a record is serialised straight to the file in
@@ -16,16 +17,22 @@ use serde_json::{json, Value};
 use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-/// Streamed text is written in pieces of at least this many bytes.
+/// Streamed text is written in pieces of at least this many bytes,
 const DELTA_FLUSH: usize = 1024;
+/// once its oldest part waited this long,
+const DELTA_WAIT: Duration = Duration::from_secs(1);
+/// or at once past this many bytes.
+const DELTA_MAX: usize = 64 * 1024;
 /// A recorded message with more text than this is remembered by its digest.
 const KEPT_WHOLE: usize = 16 * 1024;
 
 struct State {
     file: std::fs::File,
-    /// Merged deltas not yet written.
+    /// Merged deltas not yet written, and when the first of them came.
     pending: Option<(&'static str, String)>,
+    pending_since: Instant,
     /// The conversation as last recorded.
     messages: Vec<Kept>,
     /// Set after a write failed: recording stops, the session goes on.
@@ -109,7 +116,17 @@ impl Recorder {
     /// already holds (empty for a new session).
     pub fn new(inner: Arc<dyn Output>, file: std::fs::File, messages: Vec<Message>) -> Self {
         let messages = messages.iter().map(Kept::of).collect();
-        Recorder { inner, state: Mutex::new(State { file, pending: None, messages, broken: false, line: Vec::new() }) }
+        Recorder {
+            inner,
+            state: Mutex::new(State {
+                file,
+                pending: None,
+                pending_since: Instant::now(),
+                messages,
+                broken: false,
+                line: Vec::new(),
+            }),
+        }
     }
 
     /// Writes the header of a new session file.
@@ -155,15 +172,17 @@ impl State {
         }
     }
 
-    fn delta(&mut self, kind: &'static str, text: &str) {
+    fn delta(&mut self, kind: &'static str, text: &str, now: Instant) {
         match &mut self.pending {
             Some((k, pending)) if *k == kind => pending.push_str(text),
             _ => {
                 self.flush_pending();
                 self.pending = Some((kind, text.to_string()));
+                self.pending_since = now;
             }
         }
-        if self.pending.as_ref().is_some_and(|(_, t)| t.len() >= DELTA_FLUSH) {
+        let waited = now.saturating_duration_since(self.pending_since) >= DELTA_WAIT;
+        if self.pending.as_ref().is_some_and(|(_, t)| t.len() >= DELTA_MAX || (t.len() >= DELTA_FLUSH && waited)) {
             self.flush_pending();
         }
     }
@@ -223,8 +242,8 @@ impl Output for Recorder {
     fn emit(&self, event: AgentEvent) {
         if let Ok(mut state) = self.state.lock() {
             match &event {
-                AgentEvent::Delta(Delta::Saying(text)) => state.delta("saying", text),
-                AgentEvent::Delta(Delta::Thinking(text)) => state.delta("thinking", text),
+                AgentEvent::Delta(Delta::Saying(text)) => state.delta("saying", text, Instant::now()),
+                AgentEvent::Delta(Delta::Thinking(text)) => state.delta("thinking", text, Instant::now()),
                 AgentEvent::Delta(Delta::ToolOutput { .. }) => {}
                 AgentEvent::TurnStarted { prompt } => {
                     state.flush_pending();
@@ -288,6 +307,32 @@ mod tests {
 
     fn records(path: &std::path::Path) -> Vec<Value> {
         std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    #[test]
+    fn streamed_text_is_written_once_a_second_or_past_the_largest_piece() {
+        let dir = tempfile::tempdir().unwrap();
+        let (recorder, path) = recorder(dir.path());
+        let t0 = Instant::now();
+        let mut state = recorder.state.lock().unwrap();
+        let piece = "x".repeat(2 * DELTA_FLUSH);
+        // A fast stream: pieces past DELTA_FLUSH wait until the first of them is a second old.
+        state.delta("saying", &piece, t0);
+        state.delta("saying", &piece, t0 + Duration::from_millis(500));
+        assert!(records(&path).is_empty(), "written before a second passed");
+        state.delta("saying", &piece, t0 + DELTA_WAIT);
+        assert_eq!(records(&path).len(), 1);
+        assert_eq!(records(&path)[0]["text"].as_str().map(str::len), Some(3 * piece.len()));
+        // Less than DELTA_FLUSH waits however long it takes.
+        state.delta("saying", "short", t0 + Duration::from_secs(60));
+        state.delta("saying", "er", t0 + Duration::from_secs(120));
+        assert_eq!(records(&path).len(), 1);
+        // Past DELTA_MAX it is written at once; another kind writes what was pending.
+        state.delta("saying", &"y".repeat(DELTA_MAX), t0 + Duration::from_secs(120));
+        assert_eq!(records(&path).len(), 2);
+        state.delta("saying", "z", t0 + Duration::from_secs(120));
+        state.delta("thinking", "t", t0 + Duration::from_secs(120));
+        assert_eq!(records(&path)[2]["text"], "z");
     }
 
     #[test]
