@@ -36,11 +36,14 @@ pub(super) struct Parsed {
 
 /// Renders `text` (raw: sanitized here) the way the last block of a whole render is.
 pub(super) fn render_open(text: &str, width: u16, options: RenderOptions, code: Option<&mut OpenCode>) -> Parsed {
-    let clean = sanitize(text);
-    let palette = Palette::new(options);
-    let (nodes, marks) = parse_marked(&clean, palette, CodeMode::Open, code);
-    let (lines, starts) = layout_nodes(&nodes, usize::from(width), palette);
+    let (nodes, marks) = parse_open(text, options, code);
+    let (lines, starts) = layout_nodes(&nodes, usize::from(width), Palette::new(options));
     Parsed { nodes, marks, lines, starts }
+}
+
+/// `render_open` up to its nodes, for a state that lays them out itself.
+pub(super) fn parse_open(text: &str, options: RenderOptions, code: Option<&mut OpenCode>) -> (Vec<Node>, Marks) {
+    parse_marked(&sanitize(text), Palette::new(options), CodeMode::Open, code)
 }
 
 /// `text` holds nothing `sanitize` would change, so offsets into its sanitized form are its own.

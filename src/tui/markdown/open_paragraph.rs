@@ -15,8 +15,8 @@
 use ratatui::text::{Line, Span};
 
 use super::inline::closed;
-use super::open_block::{is_clean, may_define_links, render_open, Frame, Parsed};
-use super::render::{parse_marked, CodeMode, FirstBlock, Node};
+use super::open_block::{is_clean, may_define_links, parse_open, Frame, Parsed};
+use super::render::{parse_marked, CodeMode, FirstBlock, Marks, Node};
 use super::style::Palette;
 use crate::tui::wrap::{truncate_line, wrap_spans};
 
@@ -60,8 +60,8 @@ impl OpenParagraph {
         if self.cut == 0 || may_define_links(rest) || reaches_back(rest) {
             return false;
         }
-        let parsed = render_open(&self.stand_in(rest), frame.width, frame.options, None);
-        let Some(spans) = continuation(&parsed) else { return false };
+        let (nodes, marks) = parse_open(&self.stand_in(rest), frame.options, None);
+        let Some(spans) = continuation(&nodes, &marks) else { return false };
         let width = usize::from(frame.width);
         let mut all = self.carry.clone();
         all.extend(spans);
@@ -114,12 +114,12 @@ impl OpenParagraph {
     }
 }
 
-/// Spans of the paragraph a stand-in render gives, without the stand-in.
-fn continuation(parsed: &Parsed) -> Option<Vec<Span<'static>>> {
-    if parsed.nodes.len() != 1 || parsed.marks.first != Some(FirstBlock::Paragraph) {
+/// Spans of the paragraph a stand-in parse gives, without the stand-in.
+fn continuation(nodes: &[Node], marks: &Marks) -> Option<Vec<Span<'static>>> {
+    if nodes.len() != 1 || marks.first != Some(FirstBlock::Paragraph) {
         return None;
     }
-    strip_stand_in(&parsed.nodes, true)
+    strip_stand_in(nodes, true)
 }
 
 /// The spans of a one-paragraph render, with the stand-in "x" dropped when `stand_in`.

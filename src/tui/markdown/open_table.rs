@@ -13,7 +13,7 @@
 use ratatui::text::Line;
 
 use super::layout::layout;
-use super::open_block::{is_clean, may_define_links, render_open, Frame, Parsed};
+use super::open_block::{is_clean, may_define_links, parse_open, Frame, Parsed};
 use super::render::{Node, Table};
 use super::style::Palette;
 use super::table::{header_lines, natural_widths, push_row, widen, Shape};
@@ -49,7 +49,7 @@ impl OpenTable {
         let frozen = header_lines(&head, &shape, palette).len();
         let mut state = OpenTable { head: second, cut: second, frozen, table: head, natural, shape };
         let rows = row_lines(table, &state.shape, palette, usize::from(frame.width));
-        state.keep(&text[second..], parsed, &rows);
+        state.keep(&text[second..], &parsed.nodes, &heights(&rows));
         Some(state)
     }
 
@@ -66,8 +66,8 @@ impl OpenTable {
         if may_define_links(rest) {
             return false;
         }
-        let parsed = render_open(&format!("{head}{rest}"), frame.width, frame.options, None);
-        let Some(Node::Table { prefix, table }) = parsed.nodes.first() else { return false };
+        let (nodes, _) = parse_open(&format!("{head}{rest}"), frame.options, None);
+        let Some(Node::Table { prefix, table }) = nodes.first() else { return false };
         if !prefix.first.is_empty() || table.header.len() != self.table.header.len() {
             return false;
         }
@@ -86,29 +86,34 @@ impl OpenTable {
         }
         lines.truncate(self.frozen);
         let rows = row_lines(table, &self.shape, palette, width);
-        lines.extend(rows.iter().flatten().cloned());
-        lines.extend(layout(parsed.nodes.get(1..).unwrap_or(&[]), width, palette));
-        self.keep(rest, &parsed, &rows);
+        let heights = heights(&rows);
+        lines.extend(rows.into_iter().flatten());
+        lines.extend(layout(nodes.get(1..).unwrap_or(&[]), width, palette));
+        self.keep(rest, &nodes, &heights);
         true
     }
 
-    /// Keeps the complete rows of `body` (the tail from `cut`) whose table is the first node
-    /// of `parsed`, laid out as `rows`, when the render is the table alone and every complete
-    /// line is one of its rows.
-    fn keep(&mut self, body: &str, parsed: &Parsed, rows: &[Vec<Line<'static>>]) {
-        let Some(Node::Table { table, .. }) = parsed.nodes.first() else { return };
+    /// Keeps the complete rows of `body` (the tail from `cut`) whose table is the first of
+    /// its parsed `nodes`, laid out in `heights` lines each, when the render is the table
+    /// alone and every complete line is one of its rows.
+    fn keep(&mut self, body: &str, nodes: &[Node], heights: &[usize]) {
+        let Some(Node::Table { table, .. }) = nodes.first() else { return };
         let complete = body.rfind('\n').map_or(0, |i| i + 1);
         let lines = body[..complete].matches('\n').count();
         let partial = usize::from(!body[complete..].trim().is_empty());
-        if parsed.nodes.len() != 1 || table.rows.len() != lines + partial || lines == 0 || !is_clean(&body[..complete])
-        {
+        if nodes.len() != 1 || table.rows.len() != lines + partial || lines == 0 || !is_clean(&body[..complete]) {
             return;
         }
         widen(&mut self.natural, &table.rows[..lines]);
         self.table.rows.extend(table.rows[..lines].iter().cloned());
-        self.frozen += rows[..lines].iter().map(Vec::len).sum::<usize>();
+        self.frozen += heights[..lines].iter().sum::<usize>();
         self.cut += complete;
     }
+}
+
+/// How many lines each row has.
+fn heights(rows: &[Vec<Line<'static>>]) -> Vec<usize> {
+    rows.iter().map(Vec::len).collect()
 }
 
 /// The lines of each body row of `table`, truncated to `width`.

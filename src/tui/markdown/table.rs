@@ -115,7 +115,7 @@ fn fit(natural: &[usize], available: usize) -> Vec<usize> {
 pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>], shape: &Shape, palette: Palette) {
     let (widths, aligns) = (&shape.widths, &shape.aligns);
     let empty = Vec::new();
-    let cells: Vec<Vec<Vec<Span<'static>>>> =
+    let mut cells: Vec<Vec<Vec<Span<'static>>>> =
         widths.iter().enumerate().map(|(c, &w)| wrap_spans(row.get(c).unwrap_or(&empty), w)).collect();
     let height = cells.iter().map(Vec::len).max().unwrap_or(1);
     let last = widths.len().saturating_sub(1);
@@ -125,7 +125,7 @@ pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>
             if c > 0 {
                 spans.push(Span::styled(SEPARATOR, palette.dim()));
             }
-            let content = cells[c].get(i).cloned().unwrap_or_default();
+            let content = cells[c].get_mut(i).map(std::mem::take).unwrap_or_default();
             let pad = width.saturating_sub(spans_width(&content));
             let (left, right) = match aligns[c] {
                 Alignment::Right => (pad, 0),
@@ -133,14 +133,23 @@ pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>
                 Alignment::Left | Alignment::None => (0, if c == last { 0 } else { pad }),
             };
             if left > 0 {
-                spans.push(Span::raw(" ".repeat(left)));
+                spans.push(padding(left));
             }
             spans.extend(content);
             if right > 0 {
-                spans.push(Span::raw(" ".repeat(right)));
+                spans.push(padding(right));
             }
         }
         lines.push(Line::from(spans));
+    }
+}
+
+/// `n` spaces, borrowed when short (most cell padding), so a row allocates no text for it.
+fn padding(n: usize) -> Span<'static> {
+    const SPACES: &str = "                                                                ";
+    match SPACES.get(..n) {
+        Some(spaces) => Span::raw(spaces),
+        None => Span::raw(" ".repeat(n)),
     }
 }
 
