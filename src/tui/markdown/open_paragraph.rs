@@ -43,7 +43,8 @@ impl OpenParagraph {
             return None;
         }
         let mut paragraph = OpenParagraph { cut: 0, line_start: true, frozen: 0, carry: Vec::new(), next_try: STEP };
-        paragraph.advance(text, frame);
+        // The whole render's lines already hold what the break freezes.
+        paragraph.advance(text, frame, None);
         Some(paragraph)
     }
 
@@ -54,20 +55,23 @@ impl OpenParagraph {
     }
 
     /// Lays out `text` into `lines` (which hold what the last call left); false when the kept
-    /// lines cannot be trusted.
+    /// lines cannot be trusted. The break moves on first, so only the text after it is parsed
+    /// here: each byte is parsed about once on its way into the kept lines, not once more
+    /// each frame it spends after the break.
     pub(super) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
         let Some(rest) = text.get(self.cut..) else { return false };
-        if self.cut == 0 || may_define_links(rest) || reaches_back(rest) {
+        if self.cut == 0 || may_define_links(rest) || reaches_back(rest) || lines.len() < self.frozen {
             return false;
         }
+        lines.truncate(self.frozen);
+        self.advance(text, frame, Some(&mut *lines));
+        let Some(rest) = text.get(self.cut..) else { return false };
         let (nodes, marks) = parse_open(&self.stand_in(rest), frame.options, None);
         let Some(spans) = continuation(&nodes, &marks) else { return false };
         let width = usize::from(frame.width);
         let mut all = self.carry.clone();
         all.extend(spans);
-        lines.truncate(self.frozen);
         lines.extend(wrap_spans(&all, width).into_iter().map(|spans| truncate_line(Line::from(spans), width)));
-        self.advance(text, frame);
         true
     }
 
@@ -79,8 +83,9 @@ impl OpenParagraph {
         text
     }
 
-    /// Moves the break to the last safe one in `text`, when enough arrived after the current.
-    fn advance(&mut self, text: &str, frame: &Frame<'_>) {
+    /// Moves the break to the last safe one in `text`, when enough arrived after the current,
+    /// appending the lines it freezes to `lines` when given.
+    fn advance(&mut self, text: &str, frame: &Frame<'_>, lines: Option<&mut Vec<Line<'static>>>) {
         let Some(rest) = text.get(self.cut..) else { return };
         if rest.len() < self.next_try {
             return;
@@ -105,9 +110,13 @@ impl OpenParagraph {
         let Some(spans) = strip_stand_in(&nodes, self.cut > 0) else { return };
         let mut all = std::mem::take(&mut self.carry);
         all.extend(spans);
-        let mut wrapped = wrap_spans(&all, usize::from(frame.width));
+        let width = usize::from(frame.width);
+        let mut wrapped = wrap_spans(&all, width);
         self.carry = wrapped.pop().unwrap_or_default();
         self.frozen += wrapped.len();
+        if let Some(lines) = lines {
+            lines.extend(wrapped.into_iter().map(|spans| truncate_line(Line::from(spans), width)));
+        }
         self.cut += next;
         self.line_start = line_start;
         self.next_try = rest.len() - next + STEP;
