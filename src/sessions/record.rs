@@ -24,7 +24,7 @@ const DELTA_FLUSH: usize = 1024;
 /// once its oldest part waited this long,
 const DELTA_WAIT: Duration = Duration::from_secs(1);
 /// or at once past this many bytes.
-const DELTA_MAX: usize = 64 * 1024;
+const DELTA_MAX: usize = 16 * 1024;
 /// A recorded message with more text than this is remembered by its digest.
 const KEPT_WHOLE: usize = 16 * 1024;
 
