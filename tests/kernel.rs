@@ -241,7 +241,7 @@ async fn an_interrupted_turn_keeps_the_partial_reply_with_a_marker_and_drops_the
 #[tokio::test]
 async fn an_interrupt_kills_a_running_tool() {
     let mut toolbox = Toolbox::new();
-    toolbox.add(elelem::tools::execute::tool().unwrap());
+    toolbox.add(elelem::tools::execute::tool());
     let model = ScriptedModel::new(vec![Ok(vec![call("t1", "execute", json!({"command": "sleep 30"}))])]);
     let (mut agent, output) = agent_with(model, toolbox);
     let cancel = CancellationToken::new();

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 fn toolbox() -> Toolbox {
     let mut toolbox = Toolbox::new();
-    for tool in elelem::tools::all().unwrap() {
+    for tool in elelem::tools::all() {
         toolbox.add(tool);
     }
     toolbox

@@ -7,7 +7,7 @@
 use super::regular::{self, TEXT_CAP};
 use super::{diff, nearest, write::write_atomic};
 use crate::agent::caught::run_blocking;
-use crate::agent::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
+use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,8 +16,8 @@ use tokio_util::sync::CancellationToken;
 /// Ambiguous matches listed in an error at most.
 const MATCHES_SHOWN: usize = 10;
 
-pub fn tool() -> Result<Tool, ToolboxError> {
-    Ok(Tool::builtin(
+pub fn tool() -> Tool {
+    Tool::builtin(
         "edit",
         "Replace an exact piece of text in a file. `old` must match the file exactly, \
          including indentation and line breaks, and must occur exactly once unless \
@@ -35,15 +35,11 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         edit,
-    ))
-    .map(|t| {
-        t.with_aliases(&["str_replace", "replace", "edit_file"])
-            .summarized_by("path")
-            .touches_paths(&["path"])
-            .with_preview(
-                |args| async move { preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text }) },
-            )
-    })
+    )
+    .with_aliases(&["str_replace", "replace", "edit_file"])
+    .summarized_by("path")
+    .touches_paths(&["path"])
+    .with_preview(|args| async move { preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text }) })
 }
 
 /// An edit worked out but not yet written.

@@ -5,7 +5,7 @@
 
 use super::capped::CappedText;
 use super::secret_env::SecretPolicy;
-use crate::agent::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
+use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
 use serde_json::{json, Value};
 use std::os::fd::OwnedFd;
 use std::process::Stdio;
@@ -18,8 +18,8 @@ pub const OUTPUT_CAP: usize = 32 * 1024;
 /// How long to keep reading after the command exits (background jobs may hold the pipe).
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
 
-pub fn tool() -> Result<Tool, ToolboxError> {
-    Ok(Tool::builtin(
+pub fn tool() -> Tool {
+    Tool::builtin(
         "execute",
         "Run a shell command with bash and return its combined stdout and stderr and its exit \
          status. A non-zero exit status is a normal result. Use it to build, test, run git, and \
@@ -35,9 +35,8 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         execute,
-    ))
-    .map(|t| {
-        t.with_aliases(&["bash", "sh", "exec", "shell"]).runs_commands("command").with_preview(|args| async move {
+    )
+    .with_aliases(&["bash", "sh", "exec", "shell"]).runs_commands("command").with_preview(|args| async move {
             let command = args["command"].as_str().unwrap_or_default().to_string();
             let text = match args["cwd"].as_str() {
                 Some(cwd) => format!("{command}\n(in {cwd})"),
@@ -45,7 +44,6 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             };
             Ok(Preview { kind: PreviewKind::Command, text })
         })
-    })
 }
 
 enum Ending {

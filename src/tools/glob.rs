@@ -1,7 +1,7 @@
 //! The `glob` tool: files whose path matches a glob pattern, under a directory, skipping
 //! what `.gitignore` (and `.ignore`) exclude. `PathGlob` is shared with `grep`'s filter.
 
-use crate::agent::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Tool, ToolContext};
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -9,8 +9,8 @@ use std::path::Path;
 /// Paths returned at most.
 pub const GLOB_CAP: usize = 1000;
 
-pub fn tool() -> Result<Tool, ToolboxError> {
-    Ok(Tool::builtin(
+pub fn tool() -> Tool {
+    Tool::builtin(
         "glob",
         "Find files by name with a glob pattern, skipping files ignored by .gitignore. A pattern \
          without `/` matches file names anywhere (`*.rs`); one with `/` matches the path under \
@@ -25,8 +25,11 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         glob,
-    ))
-    .map(|t| t.with_aliases(&["find", "find_files"]).read_only().summarized_by("pattern").touches_paths(&["path"]))
+    )
+    .with_aliases(&["find", "find_files"])
+    .read_only()
+    .summarized_by("pattern")
+    .touches_paths(&["path"])
 }
 
 /// A glob matched against a file name (pattern without `/`) or a relative path.

@@ -9,7 +9,7 @@
 
 use super::glob::PathGlob;
 use super::regular;
-use crate::agent::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Tool, ToolContext};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::WalkState;
@@ -26,8 +26,8 @@ pub const LINE_CAP: usize = 300;
 /// Files bigger than this are skipped.
 const FILE_CAP: u64 = 16 * 1024 * 1024;
 
-pub fn tool() -> Result<Tool, ToolboxError> {
-    Ok(Tool::builtin(
+pub fn tool() -> Tool {
+    Tool::builtin(
         "grep",
         "Search file contents with a regular expression (Rust regex syntax) under a path, \
          skipping binary files and files ignored by .gitignore. Returns `file:line:text` lines, \
@@ -44,8 +44,8 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         grep,
-    ))
-    .map(|t| t.with_aliases(&["search", "rg", "search_files"]).read_only().summarized_by("pattern").touches_paths(&["path"]))
+    )
+    .with_aliases(&["search", "rg", "search_files"]).read_only().summarized_by("pattern").touches_paths(&["path"])
 }
 
 async fn grep(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {

@@ -1,7 +1,7 @@
 //! The `list` tool: a directory tree to a given depth, directories marked with `/`, skipping
 //! what `.gitignore` excludes.
 
-use crate::agent::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Tool, ToolContext};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,8 +10,8 @@ pub const DEFAULT_DEPTH: usize = 2;
 /// Entries shown at most.
 pub const LIST_CAP: usize = 1000;
 
-pub fn tool() -> Result<Tool, ToolboxError> {
-    Ok(Tool::builtin(
+pub fn tool() -> Tool {
+    Tool::builtin(
         "list",
         "List a directory as an indented tree (directories end with `/`), skipping files \
          ignored by .gitignore. `depth` 1 lists only the directory's own entries.",
@@ -24,8 +24,11 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         list,
-    ))
-    .map(|t| t.with_aliases(&["ls", "tree", "list_dir"]).read_only().summarized_by("path").touches_paths(&["path"]))
+    )
+    .with_aliases(&["ls", "tree", "list_dir"])
+    .read_only()
+    .summarized_by("path")
+    .touches_paths(&["path"])
 }
 
 async fn list(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {

@@ -4,7 +4,7 @@
 //! file is streamed: only the window is held in memory, however big the file.
 
 use super::regular;
-use crate::agent::{Tool, ToolContext, ToolboxError};
+use crate::agent::{Tool, ToolContext};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::io::Read;
@@ -22,8 +22,8 @@ const SNIFF: usize = 8192;
 /// Bytes of one line kept: always enough for `LINE_CAP + 1` characters.
 const LINE_BYTES: usize = 4 * (LINE_CAP + 1);
 
-pub fn tool() -> Result<Tool, ToolboxError> {
-    Ok(Tool::builtin(
+pub fn tool() -> Tool {
+    Tool::builtin(
         "read",
         "Read a text file. Returns its lines numbered from 1 (`N<tab>text`), the path and the \
          total number of lines. For long files pass `offset` (first line, 1-based) and `limit` \
@@ -39,8 +39,8 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         read,
-    ))
-    .map(|t| t.with_aliases(&["open", "cat", "read_file", "view"]).read_only().summarized_by("path").touches_paths(&["path"]))
+    )
+    .with_aliases(&["open", "cat", "read_file", "view"]).read_only().summarized_by("path").touches_paths(&["path"])
 }
 
 async fn read(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {

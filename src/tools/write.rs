@@ -6,14 +6,14 @@
 use super::diff;
 use super::regular::{self, FileError, TEXT_CAP};
 use crate::agent::caught::run_blocking;
-use crate::agent::{Preview, PreviewKind, Tool, ToolContext, ToolboxError};
+use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
 use anyhow::Context as _;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub fn tool() -> Result<Tool, ToolboxError> {
-    Ok(Tool::builtin(
+pub fn tool() -> Tool {
+    Tool::builtin(
         "write",
         "Write a whole file, replacing it if it exists and creating parent directories. \
          Returns the number of bytes written and, when the file existed, a unified diff of \
@@ -28,13 +28,11 @@ pub fn tool() -> Result<Tool, ToolboxError> {
             "additionalProperties": false
         }),
         write,
-    ))
-    .map(|t| {
-        t.with_aliases(&["write_file", "create"])
-            .summarized_by("path")
-            .touches_paths(&["path"])
-            .with_preview(|args| async move { Ok(Preview { kind: PreviewKind::Diff, text: preview(&args).await? }) })
-    })
+    )
+    .with_aliases(&["write_file", "create"])
+    .summarized_by("path")
+    .touches_paths(&["path"])
+    .with_preview(|args| async move { Ok(Preview { kind: PreviewKind::Diff, text: preview(&args).await? }) })
 }
 
 async fn write(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {
