@@ -1,11 +1,12 @@
 //! A `Tool`: what the model can call, and what it says about itself. Besides its schema
 //! (compiled once: when a tool from a plugin or a server is made, so a bad schema is an
 //! error there; at its first call for the built-in tools, whose schemas are ours and
-//! checked by a test, so start-up compiles none), description, aliases and handler, a tool describes itself so that
-//! permissions, the tool log, the line REPL and the approval dialog never need to know
-//! which tool they are looking at: whether it only reads, a one-line summary of a call, a
-//! preview of what a call would do (the command, the diff), which argument holds a
-//! shell command, if any, and which arguments name files or directories.
+//! checked by a test, so start-up compiles none), description, aliases and handler, a tool
+//! describes itself so that permissions, the tool log, the line REPL and the approval
+//! dialog never need to know which tool they are looking at: whether it only reads, a
+//! one-line summary of a call, a preview of what a call would do (the command, the diff),
+//! which argument holds a shell command, if any, and which arguments name files or
+//! directories.
 
 use super::output::{AgentEvent, Delta, Output};
 use futures::future::BoxFuture;

@@ -1,9 +1,10 @@
 //! The `Recorder`: an `Output` in front of the real one that appends every event of a
 //! session to its JSONL file, flushed per record. Streamed text is merged and written when
 //! another event arrives, or once it passes `DELTA_FLUSH` bytes and its oldest part has
-//! waited `DELTA_WAIT` (or it passes `DELTA_MAX`), so a crash or `kill -9` mid-reply loses at
-//! most about a second of it, and a fast stream costs a write a second, not one per delta. The conversation is recorded as it changes:
-//! the part kept since the last record plus the messages appended.
+//! waited `DELTA_WAIT` (or it passes `DELTA_MAX`), so a crash or `kill -9` mid-reply loses
+//! at most about a second of it, and a fast stream costs a write a second, not one per
+//! delta. The conversation is recorded as it changes: the part kept since the last record
+//! plus the messages appended.
 //!
 //! Nothing here holds a long reply again: a record is serialised straight to the file in
 //! pieces (`agent::json_writer`, never built whole in memory), and the conversation as last
@@ -28,11 +29,17 @@ const DELTA_MAX: usize = 16 * 1024;
 /// A recorded message with more text than this is remembered by its digest.
 const KEPT_WHOLE: usize = 16 * 1024;
 
+/// Streamed text of one kind not yet written, and when the first of it came.
+struct Pending {
+    kind: &'static str,
+    text: String,
+    since: Instant,
+}
+
 struct State {
     file: std::fs::File,
-    /// Merged deltas not yet written, and when the first of them came.
-    pending: Option<(&'static str, String)>,
-    pending_since: Instant,
+    /// Merged deltas not yet written.
+    pending: Option<Pending>,
     /// The conversation as last recorded.
     messages: Vec<Kept>,
     /// Set after a write failed: recording stops, the session goes on.
@@ -116,17 +123,7 @@ impl Recorder {
     /// already holds (empty for a new session).
     pub fn new(inner: Arc<dyn Output>, file: std::fs::File, messages: Vec<Message>) -> Self {
         let messages = messages.iter().map(Kept::of).collect();
-        Recorder {
-            inner,
-            state: Mutex::new(State {
-                file,
-                pending: None,
-                pending_since: Instant::now(),
-                messages,
-                broken: false,
-                line: Vec::new(),
-            }),
-        }
+        Recorder { inner, state: Mutex::new(State { file, pending: None, messages, broken: false, line: Vec::new() }) }
     }
 
     /// Writes the header of a new session file.
@@ -167,22 +164,24 @@ impl State {
     }
 
     fn flush_pending(&mut self) {
-        if let Some((kind, text)) = self.pending.take() {
+        if let Some(Pending { kind, text, .. }) = self.pending.take() {
             self.write_line(&Text { kind, text: &text });
         }
     }
 
     fn delta(&mut self, kind: &'static str, text: &str, now: Instant) {
         match &mut self.pending {
-            Some((k, pending)) if *k == kind => pending.push_str(text),
+            Some(pending) if pending.kind == kind => pending.text.push_str(text),
             _ => {
                 self.flush_pending();
-                self.pending = Some((kind, text.to_string()));
-                self.pending_since = now;
+                self.pending = Some(Pending { kind, text: text.to_string(), since: now });
             }
         }
-        let waited = now.saturating_duration_since(self.pending_since) >= DELTA_WAIT;
-        if self.pending.as_ref().is_some_and(|(_, t)| t.len() >= DELTA_MAX || (t.len() >= DELTA_FLUSH && waited)) {
+        let due = |p: &Pending| {
+            let waited = now.saturating_duration_since(p.since) >= DELTA_WAIT;
+            p.text.len() >= DELTA_MAX || (p.text.len() >= DELTA_FLUSH && waited)
+        };
+        if self.pending.as_ref().is_some_and(due) {
             self.flush_pending();
         }
     }

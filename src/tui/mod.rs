@@ -67,6 +67,11 @@ const TICK: Duration = Duration::from_millis(100);
 /// The terminal's input, asked only when it has something (see `input_stream.rs`).
 type Input = WokenOnly<EventStream>;
 
+/// A new reader of the terminal's input.
+fn terminal_input() -> Input {
+    WokenOnly::new(EventStream::new())
+}
+
 /// Frames are written through one buffer and flushed once, so a frame is one `write`.
 type Term = Terminal<CrosstermBackend<terminal::FrameWriter<std::io::Stdout>>>;
 
@@ -165,7 +170,7 @@ async fn event_loop(
     line_tx: &mpsc::UnboundedSender<String>,
 ) -> anyhow::Result<Option<Stop>> {
     let mut stops = Stops::new(true)?;
-    let mut events = WokenOnly::new(EventStream::new());
+    let mut events = terminal_input();
     let mut scheduler = FrameScheduler::default();
     let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
@@ -337,7 +342,7 @@ async fn edit_outside(
     // Not `term.clear()`: it asks the terminal where the cursor is, which may not answer.
     ratatui::backend::Backend::clear(term.backend_mut())?;
     term.swap_buffers(); // both buffers blank: the next frame is drawn whole
-    Ok((edited, WokenOnly::new(EventStream::new())))
+    Ok((edited, terminal_input()))
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
