@@ -16,6 +16,7 @@ pub mod redact;
 pub mod retry;
 pub mod sse;
 pub mod stub;
+mod stub_script;
 
 use crate::protocol::{ProviderError, Providers};
 use std::sync::Arc;
