@@ -3,7 +3,7 @@
 # Markdown table on stdout, medians of several runs.
 #   - headless `ask` and `ask --json` against a local OpenAI-protocol server
 #     (examples/sse_mock.rs) streaming a ~1 MB Markdown reply in 32-character SSE events,
-#     one event per write: wall, CPU (user+sys) and peak RSS;
+#     one event per write, and the line REPL on the same: wall, CPU (user+sys) and peak RSS;
 #   - the TUI in a pseudo-terminal (benches/e2e.rs): launch to prompt, idle CPU, the same
 #     1 MB over HTTP as a burst and 1 ms apart, a width change of it, a 200 KB code block,
 #     long blocks of each shape against short paragraphs (CPU, memory, frames, bytes), and
@@ -14,8 +14,8 @@
 #   scripts/bench.sh [--runs 5] [--pace-ms 0] [--no-build] [--headless-only]
 #
 # Builds target/release/elelem and the mock first (unless --no-build); ELELEM=path and
-# SSE_MOCK=path run other builds (e.g. a saved binary from before a change). Needs GNU
-# time (/usr/bin/time); installs it with apt-get when missing.
+# SSE_MOCK=path run other builds (e.g. a saved binary from before a change). CPU times
+# come from wait4 (scripts/rusage.py, Python 3), to the microsecond.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,9 +33,6 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-if [[ ! -x /usr/bin/time ]]; then
-    apt-get install -y time >/dev/null
-fi
 cd "$ROOT"
 if [[ $BUILD == 1 ]]; then
     cargo build --release --quiet --bin elelem --example sse_mock
@@ -63,22 +60,28 @@ URL="$(head -1 "$WORK/url")"
 # The median of the numbers on stdin.
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# One row: runs `elelem ask` with the given extra flags RUNS times.
+# One row: runs `elelem ask` with the given extra flags RUNS times (`--repl`: the line
+# REPL instead, the prompt on its stdin).
 measure() {
     local label="$1"; shift
+    local args=(ask -p openai "$@" "write a long reply") stdin=()
+    if [[ "${1:-}" == --repl ]]; then
+        args=(-p openai)
+        stdin=(--stdin "$WORK/prompt")
+    fi
     : >"$WORK/times"
     for _ in $(seq "$RUNS"); do
         env -i PATH="$PATH" HOME="$WORK" OPENAI_BASE_URL="$URL" OPENAI_API_KEY=x \
-            /usr/bin/time -f "%e %U %S %M" -a -o "$WORK/times" \
-            "$ELELEM" ask -p openai "$@" "write a long reply" >"$WORK/out" 2>"$WORK/err" || {
+            python3 "$ROOT/scripts/rusage.py" "$WORK/times" "${stdin[@]}" -- \
+            "$ELELEM" "${args[@]}" >"$WORK/out" 2>"$WORK/err" || {
             echo "$label: elelem failed:" >&2; cat "$WORK/err" >&2; exit 1; }
         grep -q "END-OF-REPLY" "$WORK/out" || { echo "$label: the reply is incomplete" >&2; exit 1; }
     done
     local wall cpu rss
     wall=$(awk '{ print $1 }' "$WORK/times" | median)
-    cpu=$(awk '{ print $2 + $3 }' "$WORK/times" | median)
-    rss=$(awk '{ print $4 / 1024 }' "$WORK/times" | median)
-    printf '| %s | %.2f s wall, %.2f s CPU, %.1f MB peak | %s |\n' "$label" "$wall" "$cpu" "$rss" "$GOAL"
+    cpu=$(awk '{ print $2 }' "$WORK/times" | median)
+    rss=$(awk '{ print $3 / 1024 }' "$WORK/times" | median)
+    printf '| %s | %.3f s wall, %.3f s CPU, %.1f MB peak | %s |\n' "$label" "$wall" "$cpu" "$rss" "$GOAL"
 }
 
 pace="burst"
@@ -93,6 +96,8 @@ echo "|---|---|---|"
 GOAL="≤ 0.1 s wall, ≤ 0.08 s CPU, ≤ 15 MB"
 measure "headless \`ask\` 1 MB, 32-char SSE events, $pace"
 measure "headless \`ask --json\` 1 MB, 32-char SSE events, $pace" --json
+echo "write a long reply" >"$WORK/prompt"
+measure "line REPL (stdin not a terminal) 1 MB, 32-char SSE events, $pace" --repl
 [[ $HEADLESS_ONLY == 1 ]] && exit 0
 # The TUI rows: the e2e bench drives the release binary in a pseudo-terminal.
 ELELEM_BENCH_BIN="$ELELEM" ELELEM_SSE_MOCK="$MOCK" ELELEM_BENCH_RUNS="$RUNS" \
