@@ -309,3 +309,29 @@ async fn a_stream_read_ahead_is_shown_batch_by_batch_as_it_comes() {
     assert_eq!(lines, [format!("saying: {text}")]);
     assert_eq!(deltas, 3, "one delta per burst");
 }
+
+/// A reply whose events all arrive at once over real HTTP, each in its own chunk (as a
+/// server flushes them): the HTTP client hands a body over one chunk at a time, yet the
+/// agent shows it in a few deltas, not one per event.
+#[tokio::test]
+async fn a_burst_over_http_is_shown_in_few_deltas() {
+    use elelem::providers::openai::{OpenAiConfig, OpenAiProvider};
+    let events = 1000;
+    let mut body = String::new();
+    for i in 0..events {
+        let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": format!("w{i} ")}}]});
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    body.push_str("data: [DONE]\n\n");
+    let event_size = body.len() / events;
+    let server = support::Server::start(vec![support::Reply::sse(&body).burst(event_size)]).await;
+    let mut config = OpenAiConfig::new(&format!("{}/v1", server.url), Some("sk-test"), "gpt-test");
+    config.http = support::fast_http();
+    let (mut agent, output) = support::agent(Arc::new(OpenAiProvider::new(config).unwrap()));
+    let outcome = agent.turn("go", CancellationToken::new()).await;
+    assert_eq!(outcome.end, TurnEnd::Done);
+    let expected: String = (0..events).map(|i| format!("w{i} ")).collect();
+    assert_eq!(outcome.reply, expected);
+    let (_, deltas) = shown(&output.events());
+    assert!(deltas <= events / 20, "{deltas} delta events for {events} events sent at once");
+}

@@ -26,16 +26,14 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::agent::EVENT_BATCH as BATCH;
+use crate::protocol::ready::ready_next;
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 
 type Event = Result<ProviderEvent, ProviderError>;
-
-/// Empty looks after a batch before it counts as taken (see `take_waiting`).
-const LOOKS: usize = 3;
 
 /// Text arriving faster than this many bytes a second is handed over every other interval.
 const FIREHOSE: f64 = 20.0 * 1024.0;
@@ -98,28 +96,17 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
 }
 
 /// Adds the events already waiting to `batch` (up to `BATCH` in all, text joined as `add`
-/// does): how many the batch took, and whether the stream ended.
-/// What arrived may still be a task away (an HTTP client hands a body over one chunk at a
-/// time, decoding the next only once the last was taken), so an empty look yields to the
-/// runtime and looks again, a few times, before the batch counts as taken. A look yields
-/// with `again`, not `tokio::task::yield_now`: that one waits for the runtime to poll its
-/// sockets first (a system call per look, for each small event of a trickle), while the
-/// task that has the next chunk ready is already queued.
+/// does; what is a task away counts, see `ready_next`): how many the batch took, and
+/// whether the stream ended.
 async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>) -> (usize, bool) {
-    let mut empty = 0;
     let mut taken = batch.len();
     while taken < BATCH {
-        match stream.next().now_or_never() {
+        match ready_next(stream).await {
             Some(Some(event)) => {
                 add(batch, event);
                 taken += 1;
-                empty = 0;
             }
             Some(None) => return (taken, true),
-            None if empty < LOOKS => {
-                empty += 1;
-                again().await;
-            }
             None => break,
         }
     }
@@ -160,20 +147,6 @@ fn add(batch: &mut Vec<Event>, event: Event) {
         }
     }
     batch.push(event);
-}
-
-/// Lets the runtime run the tasks already queued, then goes on: pending once, with this task
-/// queued again at once (behind them) instead of after the next look at the sockets.
-fn again() -> impl std::future::Future<Output = ()> {
-    let mut yielded = false;
-    std::future::poll_fn(move |cx| {
-        if yielded {
-            return std::task::Poll::Ready(());
-        }
-        yielded = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
-    })
 }
 
 #[cfg(test)]

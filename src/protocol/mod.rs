@@ -6,6 +6,7 @@
 pub mod message;
 pub mod models;
 pub mod provider;
+pub mod ready;
 pub mod tool;
 
 pub use message::{Message, Role, ThinkingBlock, ToolCall};

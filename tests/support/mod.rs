@@ -32,6 +32,8 @@ pub struct Reply {
     /// After the chunks, write this many bytes of `x` (one endless line) in 64 KiB chunks,
     /// or until the client goes away.
     pub endless: usize,
+    /// Write the chunks back to back (a burst), not 1 ms apart.
+    pub burst: bool,
 }
 
 impl Reply {
@@ -46,6 +48,7 @@ impl Reply {
             drop: false,
             stall: false,
             endless: 0,
+            burst: false,
         }
     }
     pub fn sse(body: &str) -> Reply {
@@ -63,10 +66,18 @@ impl Reply {
             drop: false,
             stall: false,
             endless: 0,
+            burst: false,
         }
     }
     pub fn header(mut self, name: &str, value: &str) -> Reply {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+    /// The body in `size`-byte chunks written back to back: a burst the client reads many
+    /// chunks of at once.
+    pub fn burst(mut self, size: usize) -> Reply {
+        self.chunks = self.chunks.concat().chunks(size).map(<[u8]>::to_vec).collect();
+        self.burst = true;
         self
     }
     pub fn dropped(mut self) -> Reply {
@@ -173,7 +184,9 @@ async fn serve(
             return;
         }
         written.fetch_add(chunk.len(), Ordering::Relaxed);
-        tokio::time::sleep(Duration::from_millis(1)).await;
+        if !reply.burst {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
     }
     let filler = vec![b'x'; 64 * 1024];
     let mut left = reply.endless;
