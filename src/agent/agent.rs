@@ -12,10 +12,11 @@ use super::read_ahead::read_ahead;
 use super::tool::ToolContext;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
+use crate::protocol::ready::ready_next;
 use crate::protocol::{
     Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
 };
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -200,8 +201,9 @@ impl Agent {
         }
     }
 
-    /// Streams one model response, showing it as it arrives. Every event already waiting
-    /// is taken in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
+    /// Streams one model response, showing it as it arrives. Every event already waiting,
+    /// or a task away (`ready_next`: an HTTP body comes one chunk per hand-over), is taken
+    /// in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
     /// as one delta: a fast stream costs one output call per batch, not one per event. An
     /// output with a `pace` gets text at most once per interval (the first at once). A
     /// stream that `streams_ahead` is then read on the read-ahead thread, which hands it
@@ -241,7 +243,7 @@ impl Agent {
             self.take_event(event, response, &mut shown)?;
             let mut taken = 1;
             while taken < EVENT_BATCH {
-                let Some(Some(event)) = stream.next().now_or_never() else { break };
+                let Some(Some(event)) = ready_next(&mut stream).await else { break };
                 self.take_event(event, response, &mut shown)?;
                 taken += 1;
             }

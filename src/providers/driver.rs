@@ -5,13 +5,13 @@
 //!
 //! The stream is a plain `unfold` over the driver's state: no task is spawned, so dropping
 //! the stream drops the request and its connection at once. Each read takes every body chunk
-//! that is already there, or a task away (`ready_next`), up to `READ_BATCH` bytes, and
-//! parses it in one go.
+//! that is already there (up to `READ_BATCH` bytes) and parses it in one go. It does not
+//! wait for a chunk that is a task away: its reader looks again (`ready_next`), and a
+//! look inside a look would count one wait twice.
 
 use super::frame::{Decoder, Frame, FrameError};
 use super::http::{chain, snippet, status_error, HttpCall, ParserFactory, WireParser};
 use super::retry::RetryPolicy;
-use crate::protocol::ready::ready_next;
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt};
@@ -306,7 +306,7 @@ impl Driver {
             if self.chunk.len() >= READ_BATCH {
                 return Ok(true);
             }
-            match ready_next(body).await {
+            match body.next().now_or_never() {
                 Some(item) => next = item,
                 None => return Ok(true),
             }
