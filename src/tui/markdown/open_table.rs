@@ -49,7 +49,8 @@ impl OpenTable {
         let frozen = header_lines(&head, &shape, palette).len();
         let mut state = OpenTable { head: second, cut: second, frozen, table: head, natural, shape };
         let rows = row_lines(table, &state.shape, palette, usize::from(frame.width));
-        state.keep(&text[second..], &parsed.nodes, &heights(&rows));
+        let rows_now = Table { rows: table.rows.clone(), ..Table::default() };
+        state.keep(&text[second..], parsed.nodes.len() == 1, rows_now, &heights(&rows));
         Some(state)
     }
 
@@ -89,23 +90,25 @@ impl OpenTable {
         let heights = heights(&rows);
         lines.extend(rows.into_iter().flatten());
         lines.extend(layout(nodes.get(1..).unwrap_or(&[]), width, palette));
-        self.keep(rest, &nodes, &heights);
+        let alone = nodes.len() == 1;
+        let Some(Node::Table { table, .. }) = nodes.into_iter().next() else { return false };
+        self.keep(rest, alone, table, &heights);
         true
     }
 
-    /// Keeps the complete rows of `body` (the tail from `cut`) whose table is the first of
-    /// its parsed `nodes`, laid out in `heights` lines each, when the render is the table
-    /// alone and every complete line is one of its rows.
-    fn keep(&mut self, body: &str, nodes: &[Node], heights: &[usize]) {
-        let Some(Node::Table { table, .. }) = nodes.first() else { return };
+    /// Keeps the complete rows of `body` (the tail from `cut`), parsed as `table`'s rows and
+    /// laid out in `heights` lines each, when the render is the table `alone` and every
+    /// complete line is one of its rows. The kept rows' cells are moved, not copied.
+    fn keep(&mut self, body: &str, alone: bool, mut table: Table, heights: &[usize]) {
         let complete = body.rfind('\n').map_or(0, |i| i + 1);
         let lines = body[..complete].matches('\n').count();
         let partial = usize::from(!body[complete..].trim().is_empty());
-        if nodes.len() != 1 || table.rows.len() != lines + partial || lines == 0 || !is_clean(&body[..complete]) {
+        if !alone || table.rows.len() != lines + partial || lines == 0 || !is_clean(&body[..complete]) {
             return;
         }
-        widen(&mut self.natural, &table.rows[..lines]);
-        self.table.rows.extend(table.rows[..lines].iter().cloned());
+        table.rows.truncate(lines);
+        widen(&mut self.natural, &table.rows);
+        self.table.rows.append(&mut table.rows);
         self.frozen += heights[..lines].iter().sum::<usize>();
         self.cut += complete;
     }
