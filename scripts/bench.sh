@@ -4,7 +4,7 @@
 #   - headless `ask` and `ask --json` against a local OpenAI-protocol server
 #     (examples/sse_mock.rs) streaming a ~1 MB Markdown reply in 32-character SSE events,
 #     one event per write, and the line REPL on the same: wall, CPU (user+sys) and peak RSS;
-#   - the TUI in a pseudo-terminal (benches/e2e.rs): launch to prompt, idle CPU, the same
+#   - the TUI in a pseudo-terminal (benches/e2e/): launch to prompt, idle CPU, the same
 #     1 MB over HTTP as a burst and 1 ms apart, a width change of it, a 200 KB code block,
 #     long blocks of each shape against short paragraphs (CPU, memory, frames, bytes), and
 #     keystroke → frame latency (p50/p99/max) while the paced reply streams;

@@ -1,0 +1,226 @@
+//! End-to-end budgets of the real binary in a pseudo-terminal (run with `cargo bench
+//! --bench e2e`): start to first drawn frame, idle CPU, and for each streamed reply the CPU
+//! time of the process (user + system, from its CPU-time clock, to the nanosecond),
+//! its wall time, its peak memory, and what it wrote to the terminal: bytes, frames (one
+//! synchronized update each) and bytes per frame. Prints the numbers; the budgets are
+//! issue 13's: a 36 s paced 1 MB stream under 0.5 s CPU, a 1 MB burst on screen within
+//! 0.15 s with under 0.1 s CPU and 30 MB, a long paragraph, list, table or unbroken line no
+//! dearer than short paragraphs, a 200 KB code block in 500 deltas under 0.3 s CPU.
+//!
+//! `ELELEM_BENCH_BIN=/path/to/elelem` measures another build (e.g. the one before a change)
+//! with the same scripts. With `ELELEM_SSE_MOCK=/path/to/sse_mock` (the example server,
+//! `scripts/bench.sh` sets it) the 1 MB rows are also measured over real HTTP: the reply
+//! streamed by a local OpenAI-protocol server in 32-character events, as a burst and 1 ms
+//! apart, and a width change of that reply once it is all on screen, and keystroke → frame
+//! latency while the paced reply streams (`keystrokes`).
+//!
+//! Prints Markdown table rows (`| measure | result | goal |`); `scripts/bench.sh` puts them
+//! in one table with the headless and search rows.
+
+use serde_json::json;
+use std::time::Duration;
+
+#[path = "../common/mod.rs"]
+mod common;
+mod harness;
+use common::{one_megabyte_text, shape_chunk, SHAPES};
+use harness::{cpu_seconds, start, Cost, Mock, Run, Source};
+
+/// One table row: the median of each measure over the runs.
+fn report(label: &str, goal: &str, costs: &[Cost]) {
+    let median = |f: &dyn Fn(&Cost) -> f64| {
+        let mut v: Vec<f64> = costs.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (cpu, wall, rss) = (median(&|c| c.cpu), median(&|c| c.wall), median(&|c| c.rss));
+    let (frames, bytes) = (median(&|c| c.frames as f64), median(&|c| c.bytes as f64));
+    println!(
+        "| TUI: {label} | {wall:.2} s wall, {cpu:.3} s CPU, {rss:.1} MB peak; {frames:.0} frames, {:.0} B/frame | {goal} |",
+        bytes / frames.max(1.0)
+    );
+}
+
+fn runs() -> usize {
+    std::env::var("ELELEM_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3).max(1)
+}
+
+/// A reply that is one 200 KB Rust code block (a model writing a whole file).
+fn code_text() -> String {
+    let mut text = String::from("Here is the file:\n\n```rust\n");
+    let mut i = 0;
+    while text.len() < 200_000 {
+        text.push_str(&format!("fn function_{i}(x: u64) -> u64 {{\n    let y = x * {i} + 1; // step {i}\n    y\n}}\n"));
+        i += 1;
+    }
+    text.push_str("```\n\nEND-OF-CODE\n");
+    text
+}
+
+/// `text` in deltas of about `size` bytes (cut at char boundaries), `delay_ms` apart.
+fn deltas(text: &str, size: usize, delay_ms: u64) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + size).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        out.push(json!({"type": "saying", "text": &text[start..end], "delay_ms": delay_ms}));
+        start = end;
+    }
+    out
+}
+
+/// 3,000 one-line chunks 1 ms apart forming one block of `shape` (or short paragraphs).
+fn shape_events(shape: &str) -> Vec<serde_json::Value> {
+    let mut out: Vec<serde_json::Value> =
+        (0..3000).map(|i| json!({"type": "saying", "text": shape_chunk(shape, i), "delay_ms": 1})).collect();
+    out.push(json!({"type": "saying", "text": "\n\nEND-OF-SHAPE\n"}));
+    out
+}
+
+/// Keystroke → frame while the paced 1 MB reply (the mock at `url`) streams: 200 keys per
+/// run, one row of all of them.
+fn keystroke_row(url: &str, dir: &std::path::Path, runs: usize) {
+    let mut keys = Vec::new();
+    for _ in 0..runs {
+        let mut run = Run::ready(Source::Http(url), dir);
+        run.send("write a long reply");
+        run.wait_for("Some streamed text", Duration::from_secs(10));
+        keys.extend(run.keystrokes(200));
+        run.quit();
+    }
+    keys.sort();
+    let at = |q: f64| keys[((keys.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0;
+    println!(
+        "| TUI: keystroke → frame while that streams ({} keys; p50 / p99 / max) | {:.1} / {:.1} / {:.1} ms | p99 ≤ 5 ms |",
+        keys.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    // With `ELELEM_SSE_MOCK`: `ELELEM_BENCH_ONLY=keys` runs only the keystroke row, `http`
+    // only the rows against the mock.
+    if let (Ok(only), Ok(mock)) = (std::env::var("ELELEM_BENCH_ONLY"), std::env::var("ELELEM_SSE_MOCK")) {
+        match only.as_str() {
+            "keys" => {
+                let paced = Mock::start(&mock, &["--pace-ms", "1"]);
+                return keystroke_row(&paced.1, dir.path(), runs());
+            }
+            "http" => return http_rows(&mock, dir.path(), runs()),
+            _ => {}
+        }
+    }
+    let script = dir.path().join("script.json");
+    let text = one_megabyte_text();
+    let mut steps = vec![
+        json!({"events": [{"type": "saying", "text": text}]}),
+        json!({"events": deltas(&text, 32, 1)}),
+        json!({"events": deltas(&code_text(), 400, 1)}),
+    ];
+    steps.extend(SHAPES.iter().map(|shape| json!({"events": shape_events(shape)})));
+    let runs = runs();
+    // Each run is a fresh process that replays the whole script (peak memory per run).
+    std::fs::write(&script, serde_json::Value::Array(steps).to_string()).unwrap();
+    // Start-up and idle with a one-line script: nothing to parse in the background.
+    let small = dir.path().join("small.json");
+    std::fs::write(&small, json!([{"events": [{"type": "saying", "text": "hi"}]}]).to_string()).unwrap();
+
+    let mut starts = Vec::new();
+    for _ in 0..10 {
+        let run = start(Source::Stub(&small), dir.path());
+        starts.push(run.wait_for("Ask elelem", Duration::from_secs(10)));
+        run.quit();
+    }
+    starts.sort();
+    println!(
+        "| TUI: launch → prompt on screen (median of 10) | {:.1} ms (max {:.1} ms) | ≤ 20 ms |",
+        starts[starts.len() / 2].as_secs_f64() * 1000.0,
+        starts[starts.len() - 1].as_secs_f64() * 1000.0
+    );
+
+    let run = Run::ready(Source::Stub(&small), dir.path());
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = run.pid();
+    let idle_before = cpu_seconds(pid);
+    std::thread::sleep(Duration::from_secs(10));
+    println!("| TUI: idle CPU per 10 s | {:.3} s | 0.00 s |", cpu_seconds(pid) - idle_before);
+    run.quit();
+
+    let mut rows: Vec<(String, &str, Vec<Cost>)> = vec![
+        ("1 MB stub reply at once (Enter → all on screen)".into(), "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB", vec![]),
+        ("1 MB stub reply in 32-byte deltas 1 ms apart".into(), "≤ 0.5 s CPU", vec![]),
+        ("200 KB code block in 500 deltas 1 ms apart".into(), "≤ 0.3 s CPU", vec![]),
+    ];
+    rows.extend(
+        SHAPES
+            .iter()
+            .map(|shape| (format!("3,000 one-line chunks 1 ms apart as {shape}"), "no dearer than paragraphs", vec![])),
+    );
+    let prompts: Vec<(String, &str)> = [
+        ("stream it".to_string(), "END-OF-REPLY"),
+        ("stream it in 32-byte deltas".into(), "END-OF-REPLY"),
+        ("write the file".into(), "END-OF-CODE"),
+    ]
+    .into_iter()
+    .chain(SHAPES.iter().map(|shape| (format!("one {shape}"), "END-OF-SHAPE")))
+    .collect();
+    for _ in 0..runs {
+        let mut run = Run::ready(Source::Stub(&script), dir.path());
+        // The first frame comes before the session is built (the stub reads its script):
+        // let that finish before measuring.
+        std::thread::sleep(Duration::from_secs(2));
+        for (i, (row, (prompt, marker))) in rows.iter_mut().zip(&prompts).enumerate() {
+            if i > 0 {
+                run.clear();
+            }
+            row.2.push(run.measure(prompt, marker));
+        }
+        run.quit();
+    }
+
+    if let Ok(mock) = std::env::var("ELELEM_SSE_MOCK") {
+        http_rows(&mock, dir.path(), runs);
+    }
+    for (label, goal, costs) in &rows {
+        report(label, goal, costs);
+    }
+}
+
+/// The rows against the local SSE server (`mock`): burst, width change, paced, keystrokes.
+fn http_rows(mock: &str, dir: &std::path::Path, runs: usize) {
+    let burst = Mock::start(mock, &[]);
+    let (mut costs, mut resizes) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let mut run = Run::ready(Source::Http(&burst.1), dir);
+        costs.push(run.measure("write a long reply", "END-OF-REPLY"));
+        resizes.push(run.resize(100));
+        run.quit();
+    }
+    report(
+        "1 MB over HTTP, 32-char SSE events, burst (Enter → all on screen)",
+        "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB",
+        &costs,
+    );
+    resizes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (wall, cpu) = resizes[resizes.len() / 2];
+    println!(
+        "| TUI: width change of a 1 MB reply (resize → frame done) | {:.1} ms, {cpu:.3} s CPU | ≤ 16 ms |",
+        wall * 1000.0
+    );
+    drop(burst);
+    let paced = Mock::start(mock, &["--pace-ms", "1"]);
+    let mut costs = Vec::new();
+    for _ in 0..runs {
+        let mut run = Run::ready(Source::Http(&paced.1), dir);
+        costs.push(run.measure("write a long reply", "END-OF-REPLY"));
+        run.quit();
+    }
+    report("1 MB over HTTP, 32-char SSE events 1 ms apart", "≤ 0.5 s CPU", &costs);
+    keystroke_row(&paced.1, dir, runs);
+}
