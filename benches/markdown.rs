@@ -112,13 +112,7 @@ fn stream(c: &mut Criterion) {
 
     // A model writing a whole file: one 200 KB code block arriving in 400-byte deltas, a frame
     // (height + bottom window) after every delta.
-    let mut code = String::from("Here is the file:\n\n```rust\n");
-    let mut i = 0;
-    while code.len() < 200_000 {
-        code.push_str(&format!("fn function_{i}(x: u64) -> u64 {{\n    let y = x * {i} + 1; // step {i}\n    y\n}}\n"));
-        i += 1;
-    }
-    code.push_str("```\n");
+    let code = common::code_block_text() + "```\n";
     let code_chunks: Vec<&str> = code.as_bytes().chunks(400).map(|c| std::str::from_utf8(c).unwrap_or("")).collect();
     group.bench_function("stream_200kb_code_block_400b_deltas", |b| {
         b.iter(|| {

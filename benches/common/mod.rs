@@ -1,5 +1,6 @@
 //! What the benches share: the shapes of long streamed blocks (issue 13), one chunk at a time,
-//! and the ~1 MB Markdown reply the TUI rows and `examples/sse_mock.rs` stream. Each uses part
+//! the ~1 MB Markdown reply the TUI rows and `examples/sse_mock.rs` stream, and the 200 KB
+//! code block. Each uses part
 //! of it.
 #![allow(dead_code)]
 
@@ -41,5 +42,17 @@ pub fn markdown_text(size: usize) -> String {
         i += 1;
     }
     text.push_str("\n\nEND-OF-REPLY\n");
+    text
+}
+
+/// The start of a reply that is one 200 KB Rust code block (a model writing a whole file),
+/// its fence still open.
+pub fn code_block_text() -> String {
+    let mut text = String::from("Here is the file:\n\n```rust\n");
+    let mut i = 0;
+    while text.len() < 200_000 {
+        text.push_str(&format!("fn function_{i}(x: u64) -> u64 {{\n    let y = x * {i} + 1; // step {i}\n    y\n}}\n"));
+        i += 1;
+    }
     text
 }

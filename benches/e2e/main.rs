@@ -23,7 +23,7 @@ use std::time::Duration;
 #[path = "../common/mod.rs"]
 mod common;
 mod harness;
-use common::{one_megabyte_text, shape_chunk, SHAPES};
+use common::{code_block_text, one_megabyte_text, shape_chunk, SHAPES};
 use harness::{cpu_seconds, start, Cost, Mock, Run, Source};
 
 /// One table row: the median of each measure over the runs.
@@ -47,14 +47,7 @@ fn runs() -> usize {
 
 /// A reply that is one 200 KB Rust code block (a model writing a whole file).
 fn code_text() -> String {
-    let mut text = String::from("Here is the file:\n\n```rust\n");
-    let mut i = 0;
-    while text.len() < 200_000 {
-        text.push_str(&format!("fn function_{i}(x: u64) -> u64 {{\n    let y = x * {i} + 1; // step {i}\n    y\n}}\n"));
-        i += 1;
-    }
-    text.push_str("```\n\nEND-OF-CODE\n");
-    text
+    code_block_text() + "```\n\nEND-OF-CODE\n"
 }
 
 /// `text` in deltas of about `size` bytes (cut at char boundaries), `delay_ms` apart.
