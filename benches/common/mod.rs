@@ -1,7 +1,6 @@
 //! What the benches share: the shapes of long streamed blocks (issue 13), one chunk at a time,
 //! the ~1 MB Markdown reply the TUI rows and `examples/sse_mock.rs` stream, and the 200 KB
-//! code block. Each uses part
-//! of it.
+//! code block. Each uses part of it.
 #![allow(dead_code)]
 
 /// Short paragraphs (the baseline), then one long paragraph, list, table and line.
