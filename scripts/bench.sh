@@ -80,8 +80,9 @@ measure() {
     local wall cpu rss
     wall=$(awk '{ print $1 }' "$WORK/times" | median)
     cpu=$(awk '{ print $2 }' "$WORK/times" | median)
+    range=$(awk 'NR == 1 || $2 < lo { lo = $2 } NR == 1 || $2 > hi { hi = $2 } END { printf "%.3f–%.3f", lo, hi }' "$WORK/times")
     rss=$(awk '{ print $3 / 1024 }' "$WORK/times" | median)
-    printf '| %s | %.3f s wall, %.3f s CPU, %.1f MB peak | %s |\n' "$label" "$wall" "$cpu" "$rss" "$GOAL"
+    printf '| %s | %.3f s wall, %.3f s CPU (%s), %.1f MB peak | %s |\n' "$label" "$wall" "$cpu" "$range" "$rss" "$GOAL"
 }
 
 pace="burst"

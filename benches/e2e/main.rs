@@ -35,8 +35,11 @@ fn report(label: &str, goal: &str, costs: &[Cost]) {
     };
     let (cpu, wall, rss) = (median(&|c| c.cpu), median(&|c| c.wall), median(&|c| c.rss));
     let (frames, bytes) = (median(&|c| c.frames as f64), median(&|c| c.bytes as f64));
+    // The spread of the CPU times: on a shared 2-core machine a run can be 20% off.
+    let cpus = costs.iter().map(|c| c.cpu);
+    let (low, high) = (cpus.clone().fold(f64::INFINITY, f64::min), cpus.fold(0.0, f64::max));
     println!(
-        "| TUI: {label} | {wall:.2} s wall, {cpu:.3} s CPU, {rss:.1} MB peak; {frames:.0} frames, {:.0} B/frame | {goal} |",
+        "| TUI: {label} | {wall:.2} s wall, {cpu:.3} s CPU ({low:.3}–{high:.3}), {rss:.1} MB peak; {frames:.0} frames, {:.0} B/frame | {goal} |",
         bytes / frames.max(1.0)
     );
 }
