@@ -25,11 +25,13 @@ struct Lines {
     buffer: Vec<u8>,
     /// Where the lines go: stdout.
     out: Box<dyn Write + Send>,
+    /// The command is done: nothing more is written.
+    finished: bool,
 }
 
 impl Default for Lines {
     fn default() -> Self {
-        Lines { open: None, buffer: Vec::new(), out: Box::new(std::io::stdout()) }
+        Lines { open: None, buffer: Vec::new(), out: Box::new(std::io::stdout()), finished: false }
     }
 }
 
@@ -89,8 +91,19 @@ impl JsonOutput {
 
     fn with(&self, f: impl FnOnce(&mut Lines)) {
         if let Ok(mut lines) = self.state.lock() {
-            f(&mut lines);
+            if !lines.finished {
+                f(&mut lines);
+            }
         }
+    }
+
+    /// Ends the output once the turn is over: the line it ended with stays the last one
+    /// (a background task, an MCP server's follower say, reporting late writes nothing).
+    pub fn finish(&self) {
+        self.with(|lines| {
+            lines.close();
+            lines.finished = true;
+        });
     }
 
     fn line(&self, value: &impl Serialize) {
@@ -237,5 +250,17 @@ mod tests {
         output.close();
         let written = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
         assert_eq!(written, whole("saying", "half a rep"));
+    }
+
+    #[test]
+    fn nothing_is_written_once_finished() {
+        let captured = Captured::default();
+        let output = JsonOutput::to(Box::new(captured.clone()));
+        output.emit(AgentEvent::Delta(Delta::Saying("the reply".into())));
+        output.finish();
+        output.emit(AgentEvent::Warning("MCP server x: tools/list: broken pipe".into()));
+        output.emit(AgentEvent::Delta(Delta::Saying("more".into())));
+        let written = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(written, whole("saying", "the reply"));
     }
 }

@@ -130,7 +130,10 @@ fn main() -> ExitCode {
         }
         Command::Ask { prompt, json } => {
             let options = Options { stderr_notices: json, ..options(true) };
-            one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(ask(options, prompt.join(" "), json))))
+            let result =
+                one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(ask(options, prompt.join(" "), json))));
+            elelem::startup::shutdown();
+            result
         }
         Command::Chat => {
             let options = options(false);
@@ -138,7 +141,9 @@ fn main() -> ExitCode {
             if interactive && !global.chat.plain {
                 runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse)))
             } else {
-                one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(line_chat(options))))
+                let result = one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(line_chat(options))));
+                elelem::startup::shutdown();
+                result
             }
         }
     };
@@ -237,6 +242,9 @@ fn one_thread_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// at its sockets (an `epoll_wait`) before polling it again; a task waking a task does not.
 /// A streamed reply hands each chunk from the HTTP connection's task to the reader, so as
 /// the `block_on` future that was one system call per network event (~31,000 for 1 MB).
+/// Other tasks may still run between the end of `work` and `block_on` returning, so what
+/// would make them speak (stopping the MCP servers: their tasks report the broken pipe,
+/// after `ask --json`'s last line) is done once the runtime is gone.
 async fn on_a_task<T: Send + 'static>(
     work: impl std::future::Future<Output = anyhow::Result<T>> + Send + 'static,
 ) -> anyhow::Result<T> {
@@ -266,7 +274,6 @@ async fn line_chat(options: Options) -> anyhow::Result<ExitCode> {
         question.ask(&mut session).await;
     }
     let stopped = Repl::run(&mut session).await;
-    elelem::startup::shutdown();
     Ok(stopped.map_or(ExitCode::SUCCESS, |stop| ExitCode::from(stop.exit_status())))
 }
 
@@ -289,6 +296,7 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
         anyhow::bail!("ask needs a prompt: elelem ask \"what does this project do?\"");
     }
     let json_output = json.then(|| Arc::new(JsonOutput::default()));
+    let finished = json_output.clone();
     let output: Arc<dyn Output> = match &json_output {
         Some(json_output) => json_output.clone(),
         None => Arc::new(PlainOutput::stderr(use_color(std::io::stderr().is_terminal()))),
@@ -312,7 +320,9 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
         }
     });
     let outcome = session.turn(&prompt, cancel).await;
-    elelem::startup::shutdown();
+    if let Some(json_output) = &finished {
+        json_output.finish();
+    }
     if !json {
         println!("{}", elelem::sanitize::sanitize(&outcome.reply));
     }

@@ -7,6 +7,7 @@
 use super::servers::{Servers, State};
 use crate::agent::{Tool, ToolContext, ToolboxError};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool as McpTool};
+use rmcp::ServiceError;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -60,6 +61,13 @@ async fn call(servers: &Servers, server: &str, tool: &str, args: Value, ctx: Too
     match result {
         Ok(result) => Ok(to_value(result)),
         Err(error) => {
+            if matches!(error, ServiceError::TransportClosed | ServiceError::TransportSend(_))
+                || peer.is_transport_closed()
+            {
+                // The server went away mid-call: its connection task says so (with the stderr
+                // tail) before this result does, waited for at most a second.
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(1), servers.failed(server)).await;
+            }
             let tail = servers.stderr_tail(server);
             anyhow::bail!("MCP server {server} failed during {tool}: {error}{tail}")
         }

@@ -135,6 +135,16 @@ impl Servers {
         }
     }
 
+    /// Waits until server `name` is marked failed: its connection task has said so.
+    pub async fn failed(&self, name: &str) {
+        let mut changes = self.changed.subscribe();
+        while !self.get(name).is_some_and(|s| matches!(s.state, State::Failed(_))) {
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// Keeps a line the server wrote on stderr.
     pub fn stderr_line(&self, name: &str, line: String) {
         let mut all = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
