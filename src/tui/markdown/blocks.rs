@@ -31,6 +31,10 @@ struct Fence {
 pub struct BlockScanner {
     /// Bytes of the source consumed so far (always at a line start).
     scanned: usize,
+    /// Bytes of the source already searched for a newline (`>= scanned`): an unfinished line
+    /// is searched once, not again from its start on every feed (a reply that is one long
+    /// line would cost its length per delta).
+    searched: usize,
     /// Start of the open block; meaningful only when `has_content`.
     start: usize,
     /// End (exclusive, before the newline) of the open block's last non-blank line.
@@ -53,6 +57,7 @@ impl BlockScanner {
     pub fn new() -> Self {
         BlockScanner {
             scanned: 0,
+            searched: 0,
             start: 0,
             content_end: 0,
             has_content: false,
@@ -66,10 +71,16 @@ impl BlockScanner {
     /// Consumes the complete lines of `source` not seen yet (`source` must extend what was fed
     /// before) and appends the ranges of the blocks they complete to `done`.
     pub fn feed(&mut self, source: &str, done: &mut Vec<Range<usize>>) {
-        while let Some(newline) = source.get(self.scanned..).and_then(|rest| rest.find('\n')) {
+        loop {
+            let from = self.searched.max(self.scanned);
+            let Some(newline) = source.get(from..).and_then(|rest| rest.find('\n')) else {
+                self.searched = source.len().max(self.scanned);
+                return;
+            };
             let line_start = self.scanned;
-            let line_end = line_start + newline;
+            let line_end = from + newline;
             self.scanned = line_end + 1;
+            self.searched = self.scanned;
             let line = source.get(line_start..line_end).unwrap_or("");
             self.line(line, line_start, line_end, done);
         }
@@ -252,6 +263,18 @@ mod tests {
         scanner.feed("a\n\n- b", &mut done);
         assert!(done.is_empty());
         assert_eq!(scanner.open_start(), 0);
+    }
+
+    #[test]
+    fn a_source_fed_a_byte_at_a_time_splits_as_when_fed_whole() {
+        let source = "A long line without a newline for a while, é ✓,\n\n- item\n- item\n\n```\ncode\n```\nend";
+        let mut scanner = BlockScanner::new();
+        let mut done = Vec::new();
+        for end in (1..=source.len()).filter(|&end| source.is_char_boundary(end)) {
+            scanner.feed(&source[..end], &mut done);
+        }
+        done.push(scanner.open_start()..source.len());
+        assert_eq!(done, split(source));
     }
 
     #[test]

@@ -117,9 +117,11 @@ impl OpenCode {
         width: u16,
         options: RenderOptions,
     ) -> Option<Vec<Line<'static>>> {
+        // The marker first: a tail that is not a fence is not searched for its first newline
+        // (a reply that is one long line would cost its length per frame).
+        let marker = tail.chars().next().filter(|c| *c == '`' || *c == '~')?;
         let fence_end = tail.find('\n')? + 1;
         let fence = &tail[..fence_end];
-        let marker = fence.chars().next().filter(|c| *c == '`' || *c == '~')?;
         let run = fence.chars().take_while(|c| *c == marker).count();
         let info = fence[run..].trim();
         let plain_info = matches!(sanitize(fence), std::borrow::Cow::Borrowed(_))

@@ -20,8 +20,9 @@ use super::render::{parse_marked, CodeMode, FirstBlock, Marks, Node};
 use super::style::Palette;
 use crate::tui::wrap::{truncate_line, wrap_spans};
 
-/// Bytes of text after the break before a later break is looked for.
-const STEP: usize = 1024;
+/// Bytes of text after the break before a later break is looked for: a frame parses up to
+/// about this much again (1024 made one long paragraph cost ~1.7x what 256 does).
+const STEP: usize = 256;
 
 pub(super) struct OpenParagraph {
     /// Bytes of the tail before the break.
