@@ -220,9 +220,17 @@ impl MarkdownDoc {
         }
         let n = self.blocks.len();
         if self.measured < n {
-            let unmeasured = &self.blocks[self.measured..];
-            let bytes: usize = unmeasured.iter().map(|b| b.range.len()).sum();
+            if let Some(rendered) = self.take_open(self.measured, width) {
+                let block = &mut self.blocks[self.measured];
+                block.rows = rendered.lines.len();
+                block.rendered = Some(rendered);
+            }
+            let unmeasured = self.blocks[self.measured..].iter().filter(|b| b.rendered.is_none());
+            let bytes: usize = unmeasured.map(|b| b.range.len()).sum();
             for i in self.measured..n {
+                if self.blocks[i].rendered.is_some() {
+                    continue;
+                }
                 if bytes <= EXACT_BATCH {
                     self.lay_out(i);
                 } else {
@@ -256,6 +264,27 @@ impl MarkdownDoc {
             };
             self.open = Some(OpenTail { start, end, rendered, by });
         }
+    }
+
+    /// The lines of finished block `i` when the open tail just became it: the tail's
+    /// incremental layout goes on to the block's end (laying out only its last part), instead
+    /// of the whole block being laid out again. `None` when the tail was laid out some other
+    /// way or for another width, or the block may hold code (whose colours a finished block
+    /// gets only when shown).
+    fn take_open(&mut self, i: usize, width: u16) -> Option<Rendered> {
+        let range = self.blocks.get(i)?.range.clone();
+        let open = self.open.as_ref()?;
+        if open.start != range.start || open.rendered.width != width || open.by != LaidOutBy::Block {
+            return None;
+        }
+        let text = self.source.get(range.clone())?;
+        if may_hold_code(text) {
+            return None;
+        }
+        let lines = self.open.take()?.rendered.lines;
+        let mut frame = Frame { width, options: self.options, code: &mut self.code };
+        let lines = self.block.layout(Some(lines), range.start, text, &mut frame)?;
+        Some(Rendered { width, lines, plain: false })
     }
 
     /// Renders finished block `i` at the document's width (code plain) and records its height.
@@ -327,6 +356,11 @@ impl MarkdownDoc {
 fn render(text: &str, width: u16, options: RenderOptions, mode: CodeMode, code: Option<&mut OpenCode>) -> Rendered {
     let (lines, has_code) = render_block(text, width, options, mode, code);
     Rendered { width, lines, plain: has_code && mode == CodeMode::Plain }
+}
+
+/// `text` may hold a code block (a fence, or an indented line that could be one).
+fn may_hold_code(text: &str) -> bool {
+    text.contains("```") || text.contains("~~~") || text.contains('\t') || text.contains("    ")
 }
 
 /// One blank line between blocks, when something came before and this block shows anything

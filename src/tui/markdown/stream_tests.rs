@@ -88,6 +88,36 @@ fn text_that_reaches_back_matches_rendering_whole() {
     }
 }
 
+/// A long block streamed with a frame after every chunk, then finished by the next block: the
+/// finished block takes the open tail's lines (it is laid out although it is far over
+/// `EXACT_BATCH`, which would otherwise leave it estimated until shown) and shows what a
+/// whole render shows, however the next block's first line arrives.
+#[test]
+fn a_long_block_that_finishes_keeps_the_lines_of_its_open_tail() {
+    let list: String = (0..1200).map(|i| format!("- Item {i} of the reply, with a few words in it.\n")).collect();
+    let table: String = std::iter::once("| n | words |\n|---|--:|\n".to_string())
+        .chain((0..1200).map(|i| format!("| {i} | a cell with a few words |\n")))
+        .collect();
+    let paragraph: String = (0..1200).map(|i| format!("Line {i} of the reply, with a few words in it.\n")).collect();
+    for block in [list, table, paragraph] {
+        assert!(block.len() > super::doc::EXACT_BATCH);
+        for next in [&["\n\nThe end.\n"][..], &["\n", "\nThe", " end.", "\n"]] {
+            let mut doc = MarkdownDoc::default();
+            for chunk in block.as_bytes().chunks(997) {
+                doc.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+                let _ = doc.height(100);
+            }
+            for piece in next {
+                doc.push_str(piece);
+                let _ = doc.height(100);
+            }
+            assert_eq!(doc.laid_out_blocks(), 1, "{next:?}");
+            let height = doc.height(100);
+            assert_eq!(doc.lines(100, 0, height), render(doc.source(), 100, RenderOptions::default()));
+        }
+    }
+}
+
 /// Markdown made of pieces that exercise the parser: inline markup, list items, tables,
 /// quotes, fences, rules and blank lines.
 fn markdown() -> impl Strategy<Value = String> {
