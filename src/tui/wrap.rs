@@ -246,6 +246,14 @@ impl Builder {
 /// `wrap_spans` with a first line `first` columns wide and later lines `rest` columns wide.
 fn wrap_widths(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'static>>> {
     let (first, rest) = (first.max(1), rest.max(1));
+    match fits_whole(spans, first) {
+        Some(line) => vec![line],
+        None => wrap_pieces(spans, first, rest),
+    }
+}
+
+/// `wrap_widths` piece by piece (`first` and `rest` at least 1).
+fn wrap_pieces(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'static>>> {
     let mut b = Builder { first, rest, lines: Vec::new(), current: Vec::new(), used: 0, hard_start: true };
     let all = pieces(spans);
     let mut pending_space: Option<&[Piece<'_>]> = None;
@@ -285,6 +293,35 @@ fn wrap_widths(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'s
     }
     b.lines.push(b.current);
     b.lines
+}
+
+/// The one line `wrap_widths` makes of `spans` when they fit in `width` as they are, found
+/// without cutting them into pieces (most table cells and list items): printable ASCII (a byte
+/// a column, no tab or line break), neither starting nor ending with a space (a leading run
+/// is measured as an indent, a trailing one dropped), same-styled neighbours merged as the
+/// builder merges them.
+fn fits_whole(spans: &[Span<'_>], width: usize) -> Option<Vec<Span<'static>>> {
+    let mut columns = 0;
+    for span in spans {
+        if !printable_ascii(&span.content) {
+            return None;
+        }
+        columns += span.content.len();
+    }
+    let mut text = spans.iter().map(|span| span.content.as_bytes()).filter(|bytes| !bytes.is_empty());
+    let starts_with_space = text.clone().next().is_some_and(|bytes| bytes[0] == b' ');
+    let ends_with_space = text.next_back().is_some_and(|bytes| bytes[bytes.len() - 1] == b' ');
+    if columns > width || starts_with_space || ends_with_space {
+        return None;
+    }
+    let mut line: Vec<Span<'static>> = Vec::new();
+    for span in spans.iter().filter(|span| !span.content.is_empty()) {
+        match line.last_mut() {
+            Some(last) if last.style == span.style => last.content.to_mut().push_str(&span.content),
+            _ => line.push(Span::styled(span.content.to_string(), span.style)),
+        }
+    }
+    Some(line)
 }
 
 /// Cuts plain `text` (tabs expanded) to `width` columns, ending it with `…` when cut.
@@ -427,6 +464,21 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The short cut for text that fits gives what wrapping it piece by piece gives.
+        #[test]
+        fn text_that_fits_wraps_as_it_would_piece_by_piece(
+            parts in proptest::collection::vec(("[ -~]{0,12}|[ a\t]{0,3}|漢字 ", proptest::bool::ANY), 0..6),
+            width in 1usize..40,
+        ) {
+            let bold = Style::new().add_modifier(ratatui::style::Modifier::BOLD);
+            let spans: Vec<Span> =
+                parts.iter().map(|(text, b)| Span::styled(text.clone(), if *b { bold } else { Style::new() })).collect();
+            let pieces = wrap_pieces(&spans, width, width);
+            if let Some(line) = fits_whole(&spans, width) {
+                proptest::prop_assert_eq!(vec![line], pieces);
+            }
+        }
+
         #[test]
         fn str_width_is_the_unicode_width(text in "[ -~]{0,20}|[ -~漢字🎉é\u{301}\t\u{7}\u{fe0f}]{0,12}") {
             proptest::prop_assert_eq!(str_width(&text), text.width());
