@@ -277,7 +277,11 @@ impl MarkdownDoc {
         if open.start != range.start || open.rendered.width != width || open.by != LaidOutBy::Block {
             return None;
         }
-        let text = self.source.get(range.clone())?;
+        // With the newline that ends its last line, when it has one: the tail's layout went
+        // on from complete lines (a table keeps only rows that ended), and the newline does
+        // not change what the block shows.
+        let end = range.end + usize::from(self.source.as_bytes().get(range.end) == Some(&b'\n'));
+        let text = self.source.get(range.start..end)?;
         if may_hold_code(text) {
             return None;
         }
@@ -336,6 +340,12 @@ impl MarkdownDoc {
     #[cfg(test)]
     pub(super) fn kept_open_lines(&self) -> usize {
         self.block.kept()
+    }
+
+    /// How many long open tails were rendered whole, for tests.
+    #[cfg(test)]
+    pub(super) fn whole_renders(&self) -> usize {
+        self.block.whole_renders
     }
 
     /// Gives block `i` (the open tail when `i == blocks.len()`) its code colours, in place.

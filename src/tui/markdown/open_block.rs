@@ -79,11 +79,20 @@ pub(super) struct OpenBlock {
     /// How many lines the last call returned (to know the caller gave them back).
     produced: usize,
     state: State,
+    /// Long tails rendered whole (the state chosen again), for tests.
+    #[cfg(test)]
+    pub(super) whole_renders: usize,
 }
 
 impl Default for OpenBlock {
     fn default() -> Self {
-        OpenBlock { key: None, produced: 0, state: State::Whole }
+        OpenBlock {
+            key: None,
+            produced: 0,
+            state: State::Whole,
+            #[cfg(test)]
+            whole_renders: 0,
+        }
     }
 }
 
@@ -119,6 +128,10 @@ impl OpenBlock {
             State::Table(table) => table.layout(text, &mut lines, frame),
         };
         if !kept {
+            #[cfg(test)]
+            {
+                self.whole_renders += 1;
+            }
             let parsed = render_open(text, frame.width, frame.options, Some(&mut *frame.code));
             self.state = choose(text, &parsed, frame);
             lines = parsed.lines;

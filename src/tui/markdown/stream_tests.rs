@@ -91,7 +91,8 @@ fn text_that_reaches_back_matches_rendering_whole() {
 /// A long block streamed with a frame after every chunk, then finished by the next block: the
 /// finished block takes the open tail's lines (it is laid out although it is far over
 /// `EXACT_BATCH`, which would otherwise leave it estimated until shown) and shows what a
-/// whole render shows, however the next block's first line arrives.
+/// whole render shows, however the next block's first line arrives; when it arrives whole,
+/// the block is not rendered whole again.
 #[test]
 fn a_long_block_that_finishes_keeps_the_lines_of_its_open_tail() {
     let list: String = (0..1200).map(|i| format!("- Item {i} of the reply, with a few words in it.\n")).collect();
@@ -107,11 +108,15 @@ fn a_long_block_that_finishes_keeps_the_lines_of_its_open_tail() {
                 doc.push_str(std::str::from_utf8(chunk).unwrap_or_default());
                 let _ = doc.height(100);
             }
+            let before = doc.whole_renders();
             for piece in next {
                 doc.push_str(piece);
                 let _ = doc.height(100);
             }
             assert_eq!(doc.laid_out_blocks(), 1, "{next:?}");
+            if next.len() == 1 {
+                assert_eq!(doc.whole_renders(), before, "{}", &block[..20]);
+            }
             let height = doc.height(100);
             assert_eq!(doc.lines(100, 0, height), render(doc.source(), 100, RenderOptions::default()));
         }
