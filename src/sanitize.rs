@@ -50,6 +50,10 @@ enum Invisible {
 }
 
 fn clean(text: &str, invisible: Invisible) -> Cow<'_, str> {
+    // Printable ASCII, newlines and tabs (most text) need one byte scan, no decoding.
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b) || b == b'\n' || b == b'\t') {
+        return Cow::Borrowed(text);
+    }
     let keep_zwj = invisible == Invisible::Drop;
     if !text.chars().any(|c| is_unsafe(c) || (is_invisible(c) && !(keep_zwj && c == ZWJ))) {
         return Cow::Borrowed(text);
