@@ -14,6 +14,9 @@
 //! apart, and a width change of that reply once it is all on screen, and keystroke → frame
 //! latency while the paced reply streams (`keystrokes`).
 //!
+//! `ELELEM_BENCH_DIR=/path` runs in that directory (it is also `HOME`, so the sessions
+//! recorded stay there) instead of a temporary one.
+//!
 //! Prints Markdown table rows (`| measure | result | goal |`); `scripts/bench.sh` puts them
 //! in one table with the headless and search rows.
 
@@ -35,11 +38,14 @@ fn report(label: &str, goal: &str, costs: &[Cost]) {
     };
     let (cpu, wall, rss) = (median(&|c| c.cpu), median(&|c| c.wall), median(&|c| c.rss));
     let (frames, bytes) = (median(&|c| c.frames as f64), median(&|c| c.bytes as f64));
-    // The spread of the CPU times: on a shared 2-core machine a run can be 20% off.
-    let cpus = costs.iter().map(|c| c.cpu);
-    let (low, high) = (cpus.clone().fold(f64::INFINITY, f64::min), cpus.fold(0.0, f64::max));
+    // The spread of the wall and CPU times: on a shared 2-core machine a run can be 20% off.
+    let spread = |f: &dyn Fn(&Cost) -> f64| {
+        let values = costs.iter().map(f);
+        (values.clone().fold(f64::INFINITY, f64::min), values.fold(0.0, f64::max))
+    };
+    let ((low, high), (wall_low, wall_high)) = (spread(&|c| c.cpu), spread(&|c| c.wall));
     println!(
-        "| TUI: {label} | {wall:.2} s wall, {cpu:.3} s CPU ({low:.3}–{high:.3}), {rss:.1} MB peak; {frames:.0} frames, {:.0} B/frame | {goal} |",
+        "| TUI: {label} | {wall:.2} s wall ({wall_low:.2}–{wall_high:.2}), {cpu:.3} s CPU ({low:.3}–{high:.3}), {rss:.1} MB peak; {frames:.0} frames, {:.0} B/frame | {goal} |",
         bytes / frames.max(1.0)
     );
 }
@@ -99,20 +105,23 @@ fn keystroke_row(url: &str, dir: &std::path::Path, runs: usize) {
 }
 
 fn main() {
-    let dir = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let kept = std::env::var_os("ELELEM_BENCH_DIR").map(std::path::PathBuf::from);
+    let dir = kept.as_deref().unwrap_or(temp.path());
     // With `ELELEM_SSE_MOCK`: `ELELEM_BENCH_ONLY=keys` runs only the keystroke row, `http`
-    // only the rows against the mock.
+    // only the rows against the mock, `burst` only its burst and width-change rows.
     if let (Ok(only), Ok(mock)) = (std::env::var("ELELEM_BENCH_ONLY"), std::env::var("ELELEM_SSE_MOCK")) {
         match only.as_str() {
             "keys" => {
                 let paced = Mock::start(&mock, &["--pace-ms", "1"]);
-                return keystroke_row(&paced.1, dir.path(), runs());
+                return keystroke_row(&paced.1, dir, runs());
             }
-            "http" => return http_rows(&mock, dir.path(), runs()),
+            "http" => return http_rows(&mock, dir, runs()),
+            "burst" => return burst_rows(&mock, dir, runs()),
             _ => {}
         }
     }
-    let script = dir.path().join("script.json");
+    let script = dir.join("script.json");
     let text = one_megabyte_text();
     let mut steps = vec![
         json!({"events": [{"type": "saying", "text": text}]}),
@@ -124,12 +133,12 @@ fn main() {
     // Each run is a fresh process that replays the whole script (peak memory per run).
     std::fs::write(&script, serde_json::Value::Array(steps).to_string()).unwrap();
     // Start-up and idle with a one-line script: nothing to parse in the background.
-    let small = dir.path().join("small.json");
+    let small = dir.join("small.json");
     std::fs::write(&small, json!([{"events": [{"type": "saying", "text": "hi"}]}]).to_string()).unwrap();
 
     let mut starts = Vec::new();
     for _ in 0..10 {
-        let run = start(Source::Stub(&small), dir.path());
+        let run = start(Source::Stub(&small), dir);
         starts.push(run.wait_for("Ask elelem", Duration::from_secs(10)));
         run.quit();
     }
@@ -140,7 +149,7 @@ fn main() {
         starts[starts.len() - 1].as_secs_f64() * 1000.0
     );
 
-    let run = Run::ready(Source::Stub(&small), dir.path());
+    let run = Run::ready(Source::Stub(&small), dir);
     std::thread::sleep(Duration::from_millis(300));
     let pid = run.pid();
     let idle_before = cpu_seconds(pid);
@@ -167,7 +176,7 @@ fn main() {
     .chain(SHAPES.iter().map(|shape| (format!("one {shape}"), "END-OF-SHAPE")))
     .collect();
     for _ in 0..runs {
-        let mut run = Run::ready(Source::Stub(&script), dir.path());
+        let mut run = Run::ready(Source::Stub(&script), dir);
         // The first frame comes before the session is built (the stub reads its script):
         // let that finish before measuring.
         std::thread::sleep(Duration::from_secs(2));
@@ -181,7 +190,7 @@ fn main() {
     }
 
     if let Ok(mock) = std::env::var("ELELEM_SSE_MOCK") {
-        http_rows(&mock, dir.path(), runs);
+        http_rows(&mock, dir, runs);
     }
     for (label, goal, costs) in &rows {
         report(label, goal, costs);
@@ -190,6 +199,21 @@ fn main() {
 
 /// The rows against the local SSE server (`mock`): burst, width change, paced, keystrokes.
 fn http_rows(mock: &str, dir: &std::path::Path, runs: usize) {
+    burst_rows(mock, dir, runs);
+    let paced = Mock::start(mock, &["--pace-ms", "1"]);
+    let mut costs = Vec::new();
+    for _ in 0..runs {
+        let mut run = Run::ready(Source::Http(&paced.1), dir);
+        costs.push(run.measure("write a long reply", "END-OF-REPLY"));
+        run.quit();
+    }
+    report("1 MB over HTTP, 32-char SSE events 1 ms apart", "≤ 0.5 s CPU", &costs);
+    keystroke_row(&paced.1, dir, runs);
+}
+
+/// The burst rows against the local SSE server (`mock`): the 1 MB reply at once, then a
+/// width change of it.
+fn burst_rows(mock: &str, dir: &std::path::Path, runs: usize) {
     let burst = Mock::start(mock, &[]);
     let (mut costs, mut resizes) = (Vec::new(), Vec::new());
     for _ in 0..runs {
@@ -209,14 +233,4 @@ fn http_rows(mock: &str, dir: &std::path::Path, runs: usize) {
         "| TUI: width change of a 1 MB reply (resize → frame done) | {:.1} ms, {cpu:.3} s CPU | ≤ 16 ms |",
         wall * 1000.0
     );
-    drop(burst);
-    let paced = Mock::start(mock, &["--pace-ms", "1"]);
-    let mut costs = Vec::new();
-    for _ in 0..runs {
-        let mut run = Run::ready(Source::Http(&paced.1), dir);
-        costs.push(run.measure("write a long reply", "END-OF-REPLY"));
-        run.quit();
-    }
-    report("1 MB over HTTP, 32-char SSE events 1 ms apart", "≤ 0.5 s CPU", &costs);
-    keystroke_row(&paced.1, dir, runs);
 }

@@ -9,7 +9,8 @@
 //! current-thread runtime that, after handing over a batch, sleeps the rest of the interval
 //! without looking at its sockets: the packets gather in the kernel and the next look takes
 //! them all. A stream that bursts (a batch filled) is read again at once, so its sender
-//! never waits. Connections a client opens here stay served by this thread between calls
+//! never waits, and when a burst pauses the thread looks again after 1, 2, 4, ... ms before
+//! it goes back to the pace (`CATCH_UP`). Connections a client opens here stay served by this thread between calls
 //! (it parks in the usual way when no stream is being read), so the next call can reuse
 //! them.
 //!
@@ -37,6 +38,13 @@ type Event = Result<ProviderEvent, ProviderError>;
 
 /// Text arriving faster than this many bytes a second is handed over every other interval.
 const FIREHOSE: f64 = 20.0 * 1024.0;
+
+/// The first wait after a burst's batch that did not fill, doubled each time the next one
+/// does not fill either, up to the pace. A burst's sender that pauses (descheduled on a busy
+/// machine, a proxy flushing) would otherwise cost up to two whole intervals of waiting for
+/// text that is already there; a stream that really slowed down is back to the pace after
+/// a handful of small batches.
+const CATCH_UP: Duration = Duration::from_millis(1);
 
 /// The reading thread's runtime, started on first use (`None` if it could not be).
 fn runtime() -> Option<&'static tokio::runtime::Handle> {
@@ -71,6 +79,8 @@ pub fn read_ahead(stream: EventStream, pace: Duration) -> Result<EventStream, Ev
 
 async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pace: Duration) {
     let mut handed: Option<Instant> = None;
+    // How long to wait after a batch that did not fill, while a burst may only have paused.
+    let mut catch_up: Option<Duration> = None;
     loop {
         let first = tokio::select! {
             event = stream.next() => event,
@@ -88,10 +98,17 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
         let now = Instant::now();
         let since = handed.map_or(pace, |last| now.duration_since(last));
         handed = Some(now);
-        if !bursting {
-            // Deliberately blocking: nothing on this thread looks at a socket meanwhile.
-            std::thread::sleep(wait_after(pace, text, since).saturating_sub(started.elapsed()));
-        }
+        let wait = if bursting {
+            catch_up = Some(CATCH_UP);
+            continue;
+        } else if let Some(wait) = catch_up {
+            catch_up = Some(wait * 2).filter(|next| *next < pace);
+            wait
+        } else {
+            wait_after(pace, text, since)
+        };
+        // Deliberately blocking: nothing on this thread looks at a socket meanwhile.
+        std::thread::sleep(wait.saturating_sub(started.elapsed()));
     }
 }
 
@@ -177,6 +194,22 @@ mod tests {
         let batch =
             vec![saying("abc"), Ok(ProviderEvent::Thinking("de".into())), Err(ProviderError::Network("cut".into()))];
         assert_eq!(text_bytes(&batch), 5);
+    }
+
+    #[tokio::test]
+    async fn a_burst_that_pauses_is_not_held_for_an_interval() {
+        // 2,000 events at once, a 5 ms pause, 2,000 more: the batch before the pause does not
+        // fill, and waiting the pace (or two, at this rate) there would hold the rest back.
+        let burst = || futures::stream::iter((0..2_000).map(|i| saying(&format!("{i} "))));
+        let pause = futures::stream::once(tokio::time::sleep(Duration::from_millis(5))).filter_map(|_| async { None });
+        let events = burst().chain(pause).chain(burst()).boxed();
+        let pace = Duration::from_millis(500);
+        let Ok(stream) = read_ahead(events, pace) else { panic!("no reading thread") };
+        let started = Instant::now();
+        let got: Vec<Event> = stream.collect().await;
+        let took = started.elapsed();
+        assert_eq!(text_bytes(&got), 2 * (0..2_000).map(|i: i32| format!("{i} ").len()).sum::<usize>());
+        assert!(took < pace / 2, "the burst took {took:?} with a pace of {pace:?}");
     }
 
     #[tokio::test]
