@@ -118,6 +118,10 @@ impl JsonOutput {
 }
 
 impl Output for JsonOutput {
+    fn pace(&self) -> Option<std::time::Duration> {
+        Some(crate::agent::output::LINE_PACE)
+    }
+
     fn emit(&self, event: AgentEvent) {
         match event {
             AgentEvent::Delta(Delta::Thinking(text)) => return self.with(|lines| lines.text("thinking", &text)),
@@ -239,6 +243,11 @@ mod tests {
         assert!(written == expected, "the streamed lines differ from the whole ones");
         assert!(text.len() > 10 * WRITE_CHUNK);
         assert!(largest_held < 2 * WRITE_CHUNK, "held {largest_held} bytes");
+    }
+
+    #[test]
+    fn json_lines_take_streamed_text_at_the_line_pace() {
+        assert_eq!(JsonOutput::default().pace(), Some(crate::agent::output::LINE_PACE));
     }
 
     #[test]

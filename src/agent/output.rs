@@ -147,6 +147,11 @@ impl AgentEvent {
     }
 }
 
+/// The pace of outputs that print lines (the line REPL, `ask`, `ask --json`): short enough
+/// that text on a terminal flows, long enough that a reply read as fast as its sender writes
+/// it (each network event waking the reader) is gathered into a few reads and writes.
+pub const LINE_PACE: std::time::Duration = std::time::Duration::from_millis(8);
+
 /// Receives what the agent shows.
 pub trait Output: Send + Sync {
     fn emit(&self, event: AgentEvent);

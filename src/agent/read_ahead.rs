@@ -10,9 +10,9 @@
 //! without looking at its sockets: the packets gather in the kernel and the next look takes
 //! them all. A stream that bursts (a batch filled) is read again at once, so its sender
 //! never waits, and when a burst pauses the thread looks again after 1, 2, 4, ... ms before
-//! it goes back to the pace (`CATCH_UP`). Connections a client opens here stay served by this thread between calls
-//! (it parks in the usual way when no stream is being read), so the next call can reuse
-//! them.
+//! it goes back to the pace (`CATCH_UP`). Connections a client opens here stay served by
+//! this thread between calls (it parks in the usual way when no stream is being read), so
+//! the next call can reuse them.
 //!
 //! This thread is the only clock of a paced stream: the agent shows each batch as it comes
 //! (it holds nothing itself), so text is at most one interval late and the agent's task
