@@ -193,34 +193,43 @@ fn stream(c: &mut Criterion) {
     group.finish();
 }
 
-/// Streams `n` chunks of `shape`, a frame (height + bottom window) after each; returns the
-/// seconds taken and the mean frame time of the first and last tenth, in microseconds.
-fn stream_shape(shape: &str, n: usize) -> (f64, f64, f64) {
+/// Streams `n` chunks of `shape`, a frame (height + bottom window) after every `every`, then
+/// the end of the block and its frame; returns the seconds taken and the mean time of the
+/// first and last tenth of the frames (with the chunks before each), in microseconds.
+fn stream_shape(shape: &str, n: usize, every: usize) -> (f64, f64, f64) {
     let mut doc = MarkdownDoc::new(RenderOptions::default());
     let mut frames = Vec::with_capacity(n);
     let started = std::time::Instant::now();
+    let mut frame = std::time::Instant::now();
     for i in 0..n {
-        let chunk = shape_chunk(shape, i);
-        let frame = std::time::Instant::now();
-        doc.push_str(&chunk);
-        let height = doc.height(100);
-        black_box(doc.lines(100, height.saturating_sub(WINDOW), WINDOW));
-        frames.push(frame.elapsed().as_secs_f64() * 1e6);
+        doc.push_str(&shape_chunk(shape, i));
+        if (i + 1) % every == 0 || i + 1 == n {
+            let height = doc.height(100);
+            black_box(doc.lines(100, height.saturating_sub(WINDOW), WINDOW));
+            frames.push(frame.elapsed().as_secs_f64() * 1e6);
+            frame = std::time::Instant::now();
+        }
     }
+    doc.push_str("\n\nEND-OF-SHAPE\n");
+    let height = doc.height(100);
+    black_box(doc.lines(100, height.saturating_sub(WINDOW), WINDOW));
     let total = started.elapsed().as_secs_f64();
-    let tenth = (n / 10).max(1);
+    let tenth = (frames.len() / 10).max(1);
     let mean = |f: &[f64]| f.iter().sum::<f64>() / f.len() as f64;
-    (total, mean(&frames[..tenth]), mean(&frames[n - tenth..]))
+    (total, mean(&frames[..tenth]), mean(&frames[frames.len() - tenth..]))
 }
 
 /// Prints the shapes' costs; `SHAPE_RUNS` (default 3) runs each, `SHAPE_CHUNKS` (default
-/// "3000,8000") picks the lengths, `SHAPE_CHUNKS=0` skips them.
+/// "3000,8000") picks the lengths, `SHAPE_CHUNKS=0` skips them, `SHAPE_EVERY` (default 1)
+/// draws a frame every that many chunks (the TUI's 3,000 chunks 1 ms apart get ~45 frames:
+/// one every ~65 chunks).
 fn shapes() {
     let runs: usize = std::env::var("SHAPE_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(3).max(1);
+    let every: usize = std::env::var("SHAPE_EVERY").ok().and_then(|v| v.parse().ok()).unwrap_or(1).max(1);
     let lengths = std::env::var("SHAPE_CHUNKS").unwrap_or_else(|_| "3000,8000".into());
     for n in lengths.split(',').filter_map(|n| n.trim().parse::<usize>().ok()).filter(|&n| n > 0) {
         for shape in SHAPES {
-            let mut results: Vec<(f64, f64, f64)> = (0..runs).map(|_| stream_shape(shape, n)).collect();
+            let mut results: Vec<(f64, f64, f64)> = (0..runs).map(|_| stream_shape(shape, n, every)).collect();
             results.sort_by(|a, b| a.0.total_cmp(&b.0));
             let (total, first, last) = results[runs / 2];
             println!(

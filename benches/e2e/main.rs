@@ -121,24 +121,133 @@ fn main() {
             _ => {}
         }
     }
-    let script = dir.join("script.json");
-    let text = one_megabyte_text();
-    let mut steps = vec![
-        json!({"events": [{"type": "saying", "text": text}]}),
-        json!({"events": deltas(&text, 32, 1)}),
-        json!({"events": deltas(&code_text(), 400, 1)}),
-    ];
-    steps.extend(SHAPES.iter().map(|shape| json!({"events": shape_events(shape)})));
+    // `ELELEM_BENCH_ONLY=shapes`: only the long-block rows.
+    let only_shapes = std::env::var("ELELEM_BENCH_ONLY").is_ok_and(|only| only == "shapes");
     let runs = runs();
-    // Each run is a fresh process that replays the whole script (peak memory per run).
-    std::fs::write(&script, serde_json::Value::Array(steps).to_string()).unwrap();
     // Start-up and idle with a one-line script: nothing to parse in the background.
     let small = dir.join("small.json");
     std::fs::write(&small, json!([{"events": [{"type": "saying", "text": "hi"}]}]).to_string()).unwrap();
+    if !only_shapes {
+        start_and_idle_rows(&small, dir);
+    }
 
+    // Each session is a fresh process per run that replays its script (peak memory per run),
+    // one step per row. The 1 MB rows share one; each shape has its own, so every shape is
+    // measured in the same state (after a 1 MB reply the heap is another one, and whichever
+    // shape came first would be measured in a cleaner process than the others).
+    let text = one_megabyte_text();
+    let mut sessions: Vec<Session> = Vec::new();
+    if !only_shapes {
+        sessions.push(Session::new(
+            dir.join("script.json"),
+            vec![
+                Row::new(
+                    "1 MB stub reply at once (Enter → all on screen)",
+                    "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB",
+                    "stream it",
+                    "END-OF-REPLY",
+                    json!({"events": [{"type": "saying", "text": text}]}),
+                ),
+                Row::new(
+                    "1 MB stub reply in 32-byte deltas 1 ms apart",
+                    "≤ 0.5 s CPU",
+                    "stream it in 32-byte deltas",
+                    "END-OF-REPLY",
+                    json!({"events": deltas(&text, 32, 1)}),
+                ),
+                Row::new(
+                    "200 KB code block in 500 deltas 1 ms apart",
+                    "≤ 0.3 s CPU",
+                    "write the file",
+                    "END-OF-CODE",
+                    json!({"events": deltas(&code_text(), 400, 1)}),
+                ),
+            ],
+        ));
+    }
+    for shape in SHAPES {
+        let label = format!("3,000 one-line chunks 1 ms apart as {shape}");
+        let row = Row::new(
+            &label,
+            "no dearer than paragraphs",
+            &format!("one {shape}"),
+            "END-OF-SHAPE",
+            json!({"events": shape_events(shape)}),
+        );
+        sessions.push(Session::new(dir.join(format!("{shape}.json")), vec![row]));
+    }
+    for _ in 0..runs {
+        for session in &mut sessions {
+            session.run(dir);
+        }
+    }
+
+    if let Some(mock) = std::env::var("ELELEM_SSE_MOCK").ok().filter(|_| !only_shapes) {
+        http_rows(&mock, dir, runs);
+    }
+    for row in sessions.iter().flat_map(|s| &s.rows) {
+        report(&row.label, row.goal, &row.costs);
+    }
+}
+
+/// A row measured on the stub: what it is, its prompt, the marker that ends it, and what it
+/// cost in each run.
+struct Row {
+    label: String,
+    goal: &'static str,
+    prompt: String,
+    marker: &'static str,
+    costs: Vec<Cost>,
+}
+
+impl Row {
+    /// A row whose reply is the stub script step `step`.
+    fn new(
+        label: &str,
+        goal: &'static str,
+        prompt: &str,
+        marker: &'static str,
+        step: serde_json::Value,
+    ) -> (Row, serde_json::Value) {
+        (Row { label: label.into(), goal, prompt: prompt.into(), marker, costs: Vec::new() }, step)
+    }
+}
+
+/// Rows measured one after another in one process, on one stub script.
+struct Session {
+    script: std::path::PathBuf,
+    rows: Vec<Row>,
+}
+
+impl Session {
+    /// Writes the script of `rows` (their steps in order) to `script`.
+    fn new(script: std::path::PathBuf, rows: Vec<(Row, serde_json::Value)>) -> Session {
+        let (rows, steps): (Vec<Row>, Vec<serde_json::Value>) = rows.into_iter().unzip();
+        std::fs::write(&script, serde_json::Value::Array(steps).to_string()).unwrap();
+        Session { script, rows }
+    }
+
+    /// Starts a process on the script and measures each row, clearing between rows.
+    fn run(&mut self, dir: &std::path::Path) {
+        let mut run = Run::ready(Source::Stub(&self.script), dir);
+        // The first frame comes before the session is built (the stub reads its script):
+        // let that finish before measuring.
+        std::thread::sleep(Duration::from_secs(2));
+        for (i, row) in self.rows.iter_mut().enumerate() {
+            if i > 0 {
+                run.clear();
+            }
+            row.costs.push(run.measure(&row.prompt, row.marker));
+        }
+        run.quit();
+    }
+}
+
+/// Launch to prompt (10 launches) and idle CPU, on the one-line script `small`.
+fn start_and_idle_rows(small: &std::path::Path, dir: &std::path::Path) {
     let mut starts = Vec::new();
     for _ in 0..10 {
-        let run = start(Source::Stub(&small), dir);
+        let run = start(Source::Stub(small), dir);
         starts.push(run.wait_for("Ask elelem", Duration::from_secs(10)));
         run.quit();
     }
@@ -149,52 +258,13 @@ fn main() {
         starts[starts.len() - 1].as_secs_f64() * 1000.0
     );
 
-    let run = Run::ready(Source::Stub(&small), dir);
+    let run = Run::ready(Source::Stub(small), dir);
     std::thread::sleep(Duration::from_millis(300));
     let pid = run.pid();
     let idle_before = cpu_seconds(pid);
     std::thread::sleep(Duration::from_secs(10));
     println!("| TUI: idle CPU per 10 s | {:.3} s | 0.00 s |", cpu_seconds(pid) - idle_before);
     run.quit();
-
-    let mut rows: Vec<(String, &str, Vec<Cost>)> = vec![
-        ("1 MB stub reply at once (Enter → all on screen)".into(), "≤ 0.15 s, ≤ 0.1 s CPU, ≤ 30 MB", vec![]),
-        ("1 MB stub reply in 32-byte deltas 1 ms apart".into(), "≤ 0.5 s CPU", vec![]),
-        ("200 KB code block in 500 deltas 1 ms apart".into(), "≤ 0.3 s CPU", vec![]),
-    ];
-    rows.extend(
-        SHAPES
-            .iter()
-            .map(|shape| (format!("3,000 one-line chunks 1 ms apart as {shape}"), "no dearer than paragraphs", vec![])),
-    );
-    let prompts: Vec<(String, &str)> = [
-        ("stream it".to_string(), "END-OF-REPLY"),
-        ("stream it in 32-byte deltas".into(), "END-OF-REPLY"),
-        ("write the file".into(), "END-OF-CODE"),
-    ]
-    .into_iter()
-    .chain(SHAPES.iter().map(|shape| (format!("one {shape}"), "END-OF-SHAPE")))
-    .collect();
-    for _ in 0..runs {
-        let mut run = Run::ready(Source::Stub(&script), dir);
-        // The first frame comes before the session is built (the stub reads its script):
-        // let that finish before measuring.
-        std::thread::sleep(Duration::from_secs(2));
-        for (i, (row, (prompt, marker))) in rows.iter_mut().zip(&prompts).enumerate() {
-            if i > 0 {
-                run.clear();
-            }
-            row.2.push(run.measure(prompt, marker));
-        }
-        run.quit();
-    }
-
-    if let Ok(mock) = std::env::var("ELELEM_SSE_MOCK") {
-        http_rows(&mock, dir, runs);
-    }
-    for (label, goal, costs) in &rows {
-        report(label, goal, costs);
-    }
 }
 
 /// The rows against the local SSE server (`mock`): burst, width change, paced, keystrokes.
