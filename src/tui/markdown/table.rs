@@ -120,7 +120,8 @@ pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>
     let height = cells.iter().map(Vec::len).max().unwrap_or(1);
     let last = widths.len().saturating_sub(1);
     for i in 0..height {
-        let mut spans = Vec::new();
+        // A separator, a cell's span and its padding on each side, per column.
+        let mut spans = Vec::with_capacity(4 * widths.len());
         for (c, &width) in widths.iter().enumerate() {
             if c > 0 {
                 spans.push(Span::styled(SEPARATOR, palette.dim()));
