@@ -9,8 +9,8 @@
 //! current-thread runtime that, after handing over a batch, sleeps the rest of the interval
 //! without looking at its sockets: the packets gather in the kernel and the next look takes
 //! them all. A stream that bursts (a batch filled) is read again at once, so its sender
-//! never waits, and when a burst pauses the thread looks again after 1, 2, 4, ... ms before
-//! it goes back to the pace (`CATCH_UP`). Connections a client opens here stay served by
+//! never waits, and at a stream's start or when a burst pauses the thread looks again after
+//! 1, 2, 4, ... ms before it settles at the pace (`CATCH_UP`). Connections a client opens here stay served by
 //! this thread between calls (it parks in the usual way when no stream is being read), so
 //! the next call can reuse them.
 //!
@@ -39,11 +39,12 @@ type Event = Result<ProviderEvent, ProviderError>;
 /// Text arriving faster than this many bytes a second is handed over every other interval.
 const FIREHOSE: f64 = 20.0 * 1024.0;
 
-/// The first wait after a burst's batch that did not fill, doubled each time the next one
-/// does not fill either, up to the pace. A burst's sender that pauses (descheduled on a busy
-/// machine, a proxy flushing) would otherwise cost up to two whole intervals of waiting for
-/// text that is already there; a stream that really slowed down is back to the pace after
-/// a handful of small batches.
+/// The first wait after a batch that did not fill, at the start of a stream or after a
+/// burst, doubled each time the next one does not fill either, up to the pace. A burst whose
+/// sender pauses (descheduled on a busy machine, a proxy flushing) or whose first events
+/// come ahead of the rest would otherwise cost up to two whole intervals of waiting for text
+/// that is already there; a stream that trickles is at the pace after a handful of small
+/// batches (and shows its first text sooner).
 const CATCH_UP: Duration = Duration::from_millis(1);
 
 /// The reading thread's runtime, started on first use (`None` if it could not be).
@@ -79,8 +80,9 @@ pub fn read_ahead(stream: EventStream, pace: Duration) -> Result<EventStream, Ev
 
 async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pace: Duration) {
     let mut handed: Option<Instant> = None;
-    // How long to wait after a batch that did not fill, while a burst may only have paused.
-    let mut catch_up: Option<Duration> = None;
+    // How long to wait after a batch that did not fill, while a burst may only have paused
+    // or not yet begun (a stream's first events can come before the rest is written).
+    let mut catch_up: Option<Duration> = Some(CATCH_UP);
     loop {
         let first = tokio::select! {
             event = stream.next() => event,
@@ -209,6 +211,21 @@ mod tests {
         let got: Vec<Event> = stream.collect().await;
         let took = started.elapsed();
         assert_eq!(text_bytes(&got), 2 * (0..2_000).map(|i: i32| format!("{i} ").len()).sum::<usize>());
+        assert!(took < pace / 2, "the burst took {took:?} with a pace of {pace:?}");
+    }
+
+    #[tokio::test]
+    async fn a_burst_that_starts_slowly_is_not_held_for_an_interval() {
+        // A few events, a 5 ms pause, then 4,000: the first batch does not fill.
+        let first = futures::stream::iter((0..10).map(|i| saying(&format!("{i} "))));
+        let pause = futures::stream::once(tokio::time::sleep(Duration::from_millis(5))).filter_map(|_| async { None });
+        let rest = futures::stream::iter((10..4_010).map(|i| saying(&format!("{i} "))));
+        let pace = Duration::from_millis(500);
+        let Ok(stream) = read_ahead(first.chain(pause).chain(rest).boxed(), pace) else { panic!("no reading thread") };
+        let started = Instant::now();
+        let got: Vec<Event> = stream.collect().await;
+        let took = started.elapsed();
+        assert_eq!(text_bytes(&got), (0..4_010).map(|i: i32| format!("{i} ").len()).sum::<usize>());
         assert!(took < pace / 2, "the burst took {took:?} with a pace of {pace:?}");
     }
 
