@@ -301,6 +301,14 @@ fn wrap_pieces(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'s
 /// is measured as an indent, a trailing one dropped), same-styled neighbours merged as the
 /// builder merges them.
 fn fits_whole(spans: &[Span<'_>], width: usize) -> Option<Vec<Span<'static>>> {
+    let mut line = Vec::new();
+    push_fitting(spans, width, &mut line).map(|_| line)
+}
+
+/// Appends to `out` the one line `wrap_spans(spans, width)` would make, when `spans` fit as
+/// they are (see `fits_whole`), and returns its width; `None` (nothing appended) otherwise,
+/// when the caller wraps them. For a caller assembling a line of several parts (a table row).
+pub fn push_fitting(spans: &[Span<'_>], width: usize, out: &mut Vec<Span<'static>>) -> Option<usize> {
     let mut columns = 0;
     for span in spans {
         if !printable_ascii(&span.content) {
@@ -311,17 +319,20 @@ fn fits_whole(spans: &[Span<'_>], width: usize) -> Option<Vec<Span<'static>>> {
     let mut text = spans.iter().map(|span| span.content.as_bytes()).filter(|bytes| !bytes.is_empty());
     let starts_with_space = text.clone().next().is_some_and(|bytes| bytes[0] == b' ');
     let ends_with_space = text.next_back().is_some_and(|bytes| bytes[bytes.len() - 1] == b' ');
-    if columns > width || starts_with_space || ends_with_space {
+    if columns > width.max(1) || starts_with_space || ends_with_space {
         return None;
     }
-    let mut line: Vec<Span<'static>> = Vec::new();
+    let mut merged_into = None;
     for span in spans.iter().filter(|span| !span.content.is_empty()) {
-        match line.last_mut() {
-            Some(last) if last.style == span.style => last.content.to_mut().push_str(&span.content),
-            _ => line.push(Span::styled(span.content.to_string(), span.style)),
+        match merged_into.and_then(|at: usize| out.get_mut(at)).filter(|last| last.style == span.style) {
+            Some(last) => last.content.to_mut().push_str(&span.content),
+            None => {
+                merged_into = Some(out.len());
+                out.push(Span::styled(span.content.to_string(), span.style));
+            }
         }
     }
-    Some(line)
+    Some(columns)
 }
 
 /// Cuts plain `text` (tabs expanded) to `width` columns, ending it with `…` when cut.

@@ -8,7 +8,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::render::Table;
 use super::style::Palette;
-use crate::tui::wrap::{spans_width, wrap_spans};
+use crate::tui::wrap::{push_fitting, spans_width, wrap_spans};
 
 const SEPARATOR: &str = " │ ";
 const CROSS: &str = "─┼─";
@@ -113,6 +113,14 @@ fn fit(natural: &[usize], available: usize) -> Vec<usize> {
 
 /// Appends the lines of one body row.
 pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>], shape: &Shape, palette: Palette) {
+    match one_line(row, shape, palette) {
+        Some(line) => lines.push(line),
+        None => push_wrapped(lines, row, shape, palette),
+    }
+}
+
+/// `push_row` for a row with a cell that does not fit as it is: each cell wrapped into lines.
+fn push_wrapped(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>], shape: &Shape, palette: Palette) {
     let (widths, aligns) = (&shape.widths, &shape.aligns);
     let empty = Vec::new();
     let mut cells: Vec<Vec<Vec<Span<'static>>>> =
@@ -127,12 +135,7 @@ pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>
                 spans.push(Span::styled(SEPARATOR, palette.dim()));
             }
             let content = cells[c].get_mut(i).map(std::mem::take).unwrap_or_default();
-            let pad = width.saturating_sub(spans_width(&content));
-            let (left, right) = match aligns[c] {
-                Alignment::Right => (pad, 0),
-                Alignment::Center => (pad / 2, pad - pad / 2),
-                Alignment::Left | Alignment::None => (0, if c == last { 0 } else { pad }),
-            };
+            let (left, right) = pads(aligns[c], width.saturating_sub(spans_width(&content)), c == last);
             if left > 0 {
                 spans.push(padding(left));
             }
@@ -142,6 +145,39 @@ pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>
             }
         }
         lines.push(Line::from(spans));
+    }
+}
+
+/// The row as `push_row` lays it out when every cell fits its column as it is (most rows: one
+/// line), its cells copied straight into the line instead of wrapped into lines first.
+fn one_line(row: &[Vec<Span<'static>>], shape: &Shape, palette: Palette) -> Option<Line<'static>> {
+    let (widths, aligns) = (&shape.widths, &shape.aligns);
+    let last = widths.len().saturating_sub(1);
+    let mut spans = Vec::with_capacity(4 * widths.len());
+    for (c, &width) in widths.iter().enumerate() {
+        if c > 0 {
+            spans.push(Span::styled(SEPARATOR, palette.dim()));
+        }
+        let at = spans.len();
+        let used = push_fitting(row.get(c).map_or(&[][..], Vec::as_slice), width, &mut spans)?;
+        let (left, right) = pads(aligns[c], width.saturating_sub(used), c == last);
+        if left > 0 {
+            spans.insert(at, padding(left));
+        }
+        if right > 0 {
+            spans.push(padding(right));
+        }
+    }
+    Some(Line::from(spans))
+}
+
+/// The spaces before and after a cell `pad` columns narrower than its column (none after the
+/// last column's left-aligned text).
+fn pads(align: Alignment, pad: usize, last: bool) -> (usize, usize) {
+    match align {
+        Alignment::Right => (pad, 0),
+        Alignment::Center => (pad / 2, pad - pad / 2),
+        Alignment::Left | Alignment::None => (0, if last { 0 } else { pad }),
     }
 }
 
@@ -156,7 +192,47 @@ fn padding(n: usize) -> Span<'static> {
 
 #[cfg(test)]
 mod tests {
-    use super::fit;
+    use super::*;
+    use ratatui::style::{Modifier, Style};
+
+    #[test]
+    fn a_row_laid_out_as_one_line_is_the_row_wrapped() {
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let cell = |parts: &[(&str, Style)]| -> Vec<Span<'static>> {
+            parts.iter().map(|(text, style)| Span::styled(text.to_string(), *style)).collect()
+        };
+        let plain = Style::new();
+        let cells = [
+            cell(&[]),
+            cell(&[("", plain)]),
+            cell(&[("7", plain)]),
+            cell(&[("a cell", plain)]),
+            cell(&[("a ", plain), ("bold", bold), (" word", plain)]),
+            cell(&[("same ", bold), ("style", bold)]),
+            cell(&[(" leading", plain)]),
+            cell(&[("trailing ", plain)]),
+            cell(&[("a\ttab", plain)]),
+            cell(&[("é✓🦀", plain)]),
+            cell(&[("a cell much wider than any column here", plain)]),
+        ];
+        let aligns = [Alignment::None, Alignment::Left, Alignment::Right, Alignment::Center];
+        let palette = Palette { color: true };
+        let mut one_lines = 0;
+        for widths in [vec![0, 1, 3], vec![6, 12, 9], vec![40, 2], vec![]] {
+            for (a, b) in (0..cells.len()).flat_map(|a| (0..cells.len()).map(move |b| (a, b))) {
+                let row = vec![cells[a].clone(), cells[b].clone()];
+                let shape =
+                    Shape { widths: widths.clone(), aligns: (0..widths.len()).map(|c| aligns[(a + c) % 4]).collect() };
+                let mut wrapped = Vec::new();
+                push_wrapped(&mut wrapped, &row, &shape, palette);
+                if let Some(line) = one_line(&row, &shape, palette) {
+                    one_lines += 1;
+                    assert_eq!(vec![line], wrapped, "row {a}, {b} at widths {widths:?}");
+                }
+            }
+        }
+        assert!(one_lines > 100, "only {one_lines} rows took the one-line way");
+    }
 
     #[test]
     fn natural_widths_are_kept_when_they_fit() {
