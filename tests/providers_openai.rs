@@ -146,6 +146,32 @@ async fn status_429_is_retried_then_succeeds() {
 }
 
 #[tokio::test]
+async fn a_connection_reset_before_any_answer_is_retried_then_succeeds() {
+    let server = Server::start(vec![Reply::reset(), Reply::sse(&text_reply(&["ok"]))]).await;
+    let (events, error) = collect(provider(&server).fetch(request())).await;
+    assert_eq!(error, None, "{events:?}");
+    assert!(
+        matches!(&events[0], ProviderEvent::Retrying { attempt: 2, max: 4, reason, .. } if reason.contains("request failed")),
+        "{events:?}"
+    );
+    assert_eq!(text_of(&events, false), "ok");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_server_that_is_not_there_fails_at_once() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let mut config = OpenAiConfig::new(&format!("{url}/v1"), Some(KEY), "gpt-test");
+    config.http = fast_http();
+    let provider = OpenAiProvider::new(config).unwrap();
+    let (events, error) = collect(provider.fetch(request())).await;
+    assert!(events.iter().all(|e| !matches!(e, ProviderEvent::Retrying { .. })), "{events:?}");
+    assert!(error.unwrap().to_string().contains("cannot connect to"));
+}
+
+#[tokio::test]
 async fn status_401_fails_at_once_and_never_shows_the_key() {
     let body = format!(
         r#"{{"error":{{"message":"Incorrect API key provided: {KEY}.","type":"invalid_request_error","code":"invalid_api_key"}}}}"#

@@ -164,6 +164,12 @@ impl Driver {
             Ok(Err(e)) => {
                 let what = if e.is_connect() { "cannot connect to" } else { "request failed:" };
                 let error = format!("{}: {what} {url}: {}", self.name(), chain(&e));
+                // Connected, then cut before any answer (a server or proxy resetting a fresh
+                // or kept-alive connection): nothing came back, so asking again is safe. A
+                // server that is not there fails at once.
+                if !e.is_connect() && !e.is_timeout() && self.retry(&error, None) {
+                    return;
+                }
                 return self.fail(ProviderError::Network(error));
             }
             Ok(Ok(response)) => response,

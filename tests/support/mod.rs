@@ -13,6 +13,7 @@ use elelem::providers::retry::RetryPolicy;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -34,6 +35,8 @@ pub struct Reply {
     pub endless: usize,
     /// Write the chunks back to back (a burst), not 1 ms apart.
     pub burst: bool,
+    /// Read the request, then reset the connection without answering.
+    pub reset: bool,
 }
 
 impl Reply {
@@ -49,7 +52,12 @@ impl Reply {
             stall: false,
             endless: 0,
             burst: false,
+            reset: false,
         }
+    }
+    /// The connection reset once the request is read, before any answer.
+    pub fn reset() -> Reply {
+        Reply { reset: true, ..Reply::status(500, "") }
     }
     pub fn sse(body: &str) -> Reply {
         Reply::stream("text/event-stream", body)
@@ -67,6 +75,7 @@ impl Reply {
             stall: false,
             endless: 0,
             burst: false,
+            reset: false,
         }
     }
     pub fn header(mut self, name: &str, value: &str) -> Reply {
@@ -154,6 +163,18 @@ async fn serve(
     let Some(request) = read_request(&mut socket).await else { return };
     recorded.lock().unwrap().push(request);
     let reply = reply.unwrap_or_else(|| Reply::status(500, r#"{"error":"the test server ran out of replies"}"#));
+    if reply.reset {
+        // Closing with a zero linger sends a reset instead of a FIN.
+        let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+        let size = std::mem::size_of::<libc::linger>() as libc::socklen_t;
+        // SAFETY: the descriptor is the live socket's, the option value a local of the type
+        // SO_LINGER takes, and its size is that type's.
+        unsafe {
+            let value = (&linger as *const libc::linger).cast();
+            libc::setsockopt(socket.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, value, size);
+        }
+        return;
+    }
     let reason = match reply.status {
         200 => "OK",
         401 => "Unauthorized",
