@@ -17,7 +17,12 @@ use tokio_util::sync::CancellationToken;
 const KEY: &str = "sk-openai-test-0123456789";
 
 fn provider(server: &Server) -> OpenAiProvider {
-    let mut config = OpenAiConfig::new(&format!("{}/v1", server.url), Some(KEY), "gpt-test");
+    provider_at(&server.url)
+}
+
+/// The provider for the server at `url` (`http://host:port`).
+fn provider_at(url: &str) -> OpenAiProvider {
+    let mut config = OpenAiConfig::new(&format!("{url}/v1"), Some(KEY), "gpt-test");
     config.http = fast_http();
     OpenAiProvider::new(config).unwrap()
 }
@@ -163,10 +168,7 @@ async fn a_server_that_is_not_there_fails_at_once() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);
-    let mut config = OpenAiConfig::new(&format!("{url}/v1"), Some(KEY), "gpt-test");
-    config.http = fast_http();
-    let provider = OpenAiProvider::new(config).unwrap();
-    let (events, error) = collect(provider.fetch(request())).await;
+    let (events, error) = collect(provider_at(&url).fetch(request())).await;
     assert!(events.iter().all(|e| !matches!(e, ProviderEvent::Retrying { .. })), "{events:?}");
     assert!(error.unwrap().to_string().contains("cannot connect to"));
 }

@@ -190,26 +190,21 @@ fn main() {
     }
 }
 
-/// A row measured on the stub: what it is, its prompt, the marker that ends it, and what it
-/// cost in each run.
+/// A row measured on the stub: what it is, its prompt, the stub script step that answers it
+/// (moved into the script file when its session is made), the marker that ends it, and what
+/// it cost in each run.
 struct Row {
     label: String,
     goal: &'static str,
     prompt: String,
+    step: serde_json::Value,
     marker: &'static str,
     costs: Vec<Cost>,
 }
 
 impl Row {
-    /// A row whose reply is the stub script step `step`.
-    fn new(
-        label: &str,
-        goal: &'static str,
-        prompt: &str,
-        marker: &'static str,
-        step: serde_json::Value,
-    ) -> (Row, serde_json::Value) {
-        (Row { label: label.into(), goal, prompt: prompt.into(), marker, costs: Vec::new() }, step)
+    fn new(label: &str, goal: &'static str, prompt: &str, marker: &'static str, step: serde_json::Value) -> Row {
+        Row { label: label.into(), goal, prompt: prompt.into(), step, marker, costs: Vec::new() }
     }
 }
 
@@ -221,8 +216,8 @@ struct Session {
 
 impl Session {
     /// Writes the script of `rows` (their steps in order) to `script`.
-    fn new(script: std::path::PathBuf, rows: Vec<(Row, serde_json::Value)>) -> Session {
-        let (rows, steps): (Vec<Row>, Vec<serde_json::Value>) = rows.into_iter().unzip();
+    fn new(script: std::path::PathBuf, mut rows: Vec<Row>) -> Session {
+        let steps = rows.iter_mut().map(|row| row.step.take()).collect();
         std::fs::write(&script, serde_json::Value::Array(steps).to_string()).unwrap();
         Session { script, rows }
     }

@@ -10,9 +10,9 @@
 //! without looking at its sockets: the packets gather in the kernel and the next look takes
 //! them all. A stream that bursts (a batch filled) is read again at once, so its sender
 //! never waits, and at a stream's start or when a burst pauses the thread looks again after
-//! 1, 2, 4, ... ms before it settles at the pace (`CATCH_UP`). Connections a client opens here stay served by
-//! this thread between calls (it parks in the usual way when no stream is being read), so
-//! the next call can reuse them.
+//! 1, 2, 4, ... ms before it settles at the pace (`CATCH_UP`). Connections a client opens
+//! here stay served by this thread between calls (it parks in the usual way when no stream
+//! is being read), so the next call can reuse them.
 //!
 //! This thread is the only clock of a paced stream: the agent shows each batch as it comes
 //! (it holds nothing itself), so text is at most one interval late and the agent's task
@@ -100,14 +100,16 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
         let now = Instant::now();
         let since = handed.map_or(pace, |last| now.duration_since(last));
         handed = Some(now);
-        let wait = if bursting {
+        if bursting {
             catch_up = Some(CATCH_UP);
             continue;
-        } else if let Some(wait) = catch_up {
-            catch_up = Some(wait * 2).filter(|next| *next < pace);
-            wait
-        } else {
-            wait_after(pace, text, since)
+        }
+        let wait = match catch_up {
+            Some(wait) => {
+                catch_up = Some(wait * 2).filter(|next| *next < pace);
+                wait
+            }
+            None => wait_after(pace, text, since),
         };
         // Deliberately blocking: nothing on this thread looks at a socket meanwhile.
         std::thread::sleep(wait.saturating_sub(started.elapsed()));
@@ -198,34 +200,47 @@ mod tests {
         assert_eq!(text_bytes(&batch), 5);
     }
 
-    #[tokio::test]
-    async fn a_burst_that_pauses_is_not_held_for_an_interval() {
-        // 2,000 events at once, a 5 ms pause, 2,000 more: the batch before the pause does not
-        // fill, and waiting the pace (or two, at this rate) there would hold the rest back.
-        let burst = || futures::stream::iter((0..2_000).map(|i| saying(&format!("{i} "))));
-        let pause = futures::stream::once(tokio::time::sleep(Duration::from_millis(5))).filter_map(|_| async { None });
-        let events = burst().chain(pause).chain(burst()).boxed();
+    /// `count` text events numbered from `from`, all ready at once.
+    fn burst(from: usize, count: usize) -> EventStream {
+        futures::stream::iter((from..from + count).map(|i| saying(&format!("{i} ")))).boxed()
+    }
+
+    /// A stream with nothing in it for 5 ms.
+    fn pause() -> EventStream {
+        futures::stream::once(tokio::time::sleep(Duration::from_millis(5))).filter_map(|_| async { None }).boxed()
+    }
+
+    /// Reads `events` ahead at a 500 ms pace: the bytes of text that came through, and how long
+    /// that took, against the pace.
+    async fn read_at_a_long_pace(events: EventStream) -> (usize, Duration, Duration) {
         let pace = Duration::from_millis(500);
         let Ok(stream) = read_ahead(events, pace) else { panic!("no reading thread") };
         let started = Instant::now();
         let got: Vec<Event> = stream.collect().await;
-        let took = started.elapsed();
-        assert_eq!(text_bytes(&got), 2 * (0..2_000).map(|i: i32| format!("{i} ").len()).sum::<usize>());
+        (text_bytes(&got), started.elapsed(), pace)
+    }
+
+    /// Bytes of the text of events `0..count`.
+    fn bytes_of(count: usize) -> usize {
+        (0..count).map(|i| format!("{i} ").len()).sum()
+    }
+
+    #[tokio::test]
+    async fn a_burst_that_pauses_is_not_held_for_an_interval() {
+        // 2,000 events at once, a 5 ms pause, 2,000 more: the batch before the pause does not
+        // fill, and waiting the pace (or two, at this rate) there would hold the rest back.
+        let events = burst(0, 2_000).chain(pause()).chain(burst(0, 2_000)).boxed();
+        let (bytes, took, pace) = read_at_a_long_pace(events).await;
+        assert_eq!(bytes, 2 * bytes_of(2_000));
         assert!(took < pace / 2, "the burst took {took:?} with a pace of {pace:?}");
     }
 
     #[tokio::test]
     async fn a_burst_that_starts_slowly_is_not_held_for_an_interval() {
         // A few events, a 5 ms pause, then 4,000: the first batch does not fill.
-        let first = futures::stream::iter((0..10).map(|i| saying(&format!("{i} "))));
-        let pause = futures::stream::once(tokio::time::sleep(Duration::from_millis(5))).filter_map(|_| async { None });
-        let rest = futures::stream::iter((10..4_010).map(|i| saying(&format!("{i} "))));
-        let pace = Duration::from_millis(500);
-        let Ok(stream) = read_ahead(first.chain(pause).chain(rest).boxed(), pace) else { panic!("no reading thread") };
-        let started = Instant::now();
-        let got: Vec<Event> = stream.collect().await;
-        let took = started.elapsed();
-        assert_eq!(text_bytes(&got), (0..4_010).map(|i: i32| format!("{i} ").len()).sum::<usize>());
+        let events = burst(0, 10).chain(pause()).chain(burst(10, 4_000)).boxed();
+        let (bytes, took, pace) = read_at_a_long_pace(events).await;
+        assert_eq!(bytes, bytes_of(4_010));
         assert!(took < pace / 2, "the burst took {took:?} with a pace of {pace:?}");
     }
 

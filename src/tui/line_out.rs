@@ -6,6 +6,7 @@
 //! cells are the same either way.
 
 use ratatui::buffer::Buffer;
+use ratatui::style::Style;
 use ratatui::text::Line;
 
 use super::wrap::printable_ascii;
@@ -22,24 +23,13 @@ pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u1
         let text = span.content.as_ref();
         let style = line.style.patch(span.style);
         let inside = y < buf.area.bottom() && y >= buf.area.top();
+        let room = usize::from(buf.area.right().saturating_sub(x).min(remaining));
         let end = if inside && printable_ascii(text) {
             // Each byte is one grapheme one column wide.
-            let room = buf.area.right().saturating_sub(x).min(remaining);
-            let n = u16::try_from(text.len()).unwrap_or(u16::MAX).min(room);
-            for i in 0..n {
-                let at = usize::from(i);
-                buf[(x + i, y)].set_symbol(&text[at..at + 1]).set_style(style);
-            }
-            x + n
+            put(buf, x, y, (0..text.len().min(room)).map(|at| &text[at..at + 1]), style)
         } else if inside && text.chars().all(one_column) {
             // Each character is one grapheme one column wide.
-            let room = buf.area.right().saturating_sub(x).min(remaining);
-            let mut n = 0;
-            for (at, c) in text.char_indices().take(usize::from(room)) {
-                buf[(x + n, y)].set_symbol(&text[at..at + c.len_utf8()]).set_style(style);
-                n += 1;
-            }
-            x + n
+            put(buf, x, y, text.char_indices().take(room).map(|(at, c)| &text[at..at + c.len_utf8()]), style)
         } else {
             buf.set_stringn(x, y, text, usize::from(remaining), style).0
         };
@@ -47,6 +37,17 @@ pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u1
         x = end;
     }
     (x, y)
+}
+
+/// Writes `symbols` (each one cell wide) from (`x`, `y`) on in `style`; returns where it
+/// stopped.
+fn put<'a>(buf: &mut Buffer, x: u16, y: u16, symbols: impl Iterator<Item = &'a str>, style: Style) -> u16 {
+    let mut end = x;
+    for symbol in symbols {
+        buf[(end, y)].set_symbol(symbol).set_style(style);
+        end += 1;
+    }
+    end
 }
 
 /// A character that is a grapheme of its own, one column wide, whatever surrounds it:

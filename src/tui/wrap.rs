@@ -322,14 +322,13 @@ pub fn push_fitting(spans: &[Span<'_>], width: usize, out: &mut Vec<Span<'static
     if columns > width.max(1) || starts_with_space || ends_with_space {
         return None;
     }
-    let mut merged_into = None;
+    let start = out.len();
     for span in spans.iter().filter(|span| !span.content.is_empty()) {
-        match merged_into.and_then(|at: usize| out.get_mut(at)).filter(|last| last.style == span.style) {
-            Some(last) => last.content.to_mut().push_str(&span.content),
-            None => {
-                merged_into = Some(out.len());
-                out.push(Span::styled(span.content.to_string(), span.style));
-            }
+        // Merged only into a span of this line, never into what `out` held before.
+        let ours = out.len() > start;
+        match out.last_mut() {
+            Some(last) if ours && last.style == span.style => last.content.to_mut().push_str(&span.content),
+            _ => out.push(Span::styled(span.content.to_string(), span.style)),
         }
     }
     Some(columns)
