@@ -1,0 +1,79 @@
+//! What one long streamed block of each shape costs the whole TUI state (issue 13): `App`
+//! takes 3,000 one-line chunks of a shape (`common::SHAPES`) and draws a 120x40 frame every
+//! 65 chunks, as the TUI does with chunks 1 ms apart (~45 frames), for four turns. The goal:
+//! a long paragraph, list, table or unbroken line costs no more than short paragraphs.
+//!
+//! `cargo bench --bench shapes` prints each shape's time (median of `SHAPE_RUNS`, default 5)
+//! and its ratio to short paragraphs. Times on a shared 2-core machine move by 20%, so
+//! `scripts/bench_shapes.sh` runs each shape once under callgrind (`SHAPE=table` runs only
+//! that shape, once) and prints instruction counts, which repeat exactly.
+
+use elelem::agent::output::{AgentEvent, TurnEnd};
+use elelem::tui::app::App;
+use elelem::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use std::hint::black_box;
+use std::time::Instant;
+
+#[path = "common/mod.rs"]
+mod common;
+use common::{shape_chunk, SHAPES};
+
+const CHUNKS: usize = 3000;
+const EVERY: usize = 65;
+const TURNS: usize = 4;
+
+/// Streams `TURNS` turns of `shape` through a fresh `App`, drawing as the TUI does.
+fn stream(shape: &str) {
+    let area = Rect::new(0, 0, 120, 40);
+    let now = Instant::now();
+    let mut buf = Buffer::empty(area);
+    let mut app = App::new(Theme::new(true), "stub", "stub-demo", vec![], vec![]);
+    for turn in 0..TURNS {
+        app.handle_agent(AgentEvent::TurnStarted { prompt: format!("write {shape} {turn}") });
+        let mut reply = String::new();
+        for i in 0..CHUNKS {
+            let chunk = shape_chunk(shape, i);
+            reply.push_str(&chunk);
+            app.handle_agent(AgentEvent::saying(chunk));
+            if (i + 1) % EVERY == 0 {
+                buf.reset();
+                app.render(area, &mut buf, now);
+            }
+        }
+        reply.push_str("\n\nEND-OF-SHAPE\n");
+        app.handle_agent(AgentEvent::saying("\n\nEND-OF-SHAPE\n"));
+        app.handle_agent(AgentEvent::TurnFinished { reply, end: TurnEnd::Done });
+        buf.reset();
+        app.render(area, &mut buf, now);
+    }
+    black_box(&buf);
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; any other argument is ignored too.
+    if let Ok(shape) = std::env::var("SHAPE") {
+        stream(&shape);
+        return;
+    }
+    let runs: usize = std::env::var("SHAPE_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(5).max(1);
+    let mut baseline = None;
+    for shape in SHAPES {
+        let mut times: Vec<f64> = (0..runs)
+            .map(|_| {
+                let started = Instant::now();
+                stream(shape);
+                started.elapsed().as_secs_f64()
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let median = times[runs / 2];
+        let base = *baseline.get_or_insert(median);
+        println!(
+            "shape {shape:>10}: {:7.2} ms for {TURNS} turns of {CHUNKS} chunks, a frame every {EVERY} (median of {runs}), {:.2}x paragraphs",
+            median * 1000.0,
+            median / base
+        );
+    }
+}
