@@ -18,6 +18,7 @@ mod open_code;
 mod open_list;
 mod open_paragraph;
 mod open_table;
+mod plain_row;
 mod render;
 mod style;
 mod table;

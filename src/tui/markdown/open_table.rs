@@ -14,10 +14,17 @@ use ratatui::text::Line;
 
 use super::layout::layout;
 use super::open_block::{is_clean, may_define_links, parse_open, Frame, Parsed};
+use super::plain_row;
 use super::render::{Node, Table};
 use super::style::Palette;
 use super::table::{header_lines, natural_widths, push_row, widen, Shape};
 use crate::tui::wrap::truncate_line;
+
+#[cfg(test)]
+thread_local! {
+    /// Bytes `layout` handed to the parser on this thread, for tests.
+    pub(super) static PARSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 pub(super) struct OpenTable {
     /// Bytes of the header and delimiter lines, newlines included.
@@ -61,17 +68,37 @@ impl OpenTable {
     }
 
     /// Lays out `text` into `lines` (which hold what the last call left); false when the kept
-    /// lines cannot be trusted.
+    /// lines cannot be trusted. Plain rows (`plain_row`) are taken a line at a time; only
+    /// what follows them (a row still arriving, a row with markup, what ends the table) is
+    /// parsed, behind the header.
     pub(super) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
         let (Some(head), Some(rest)) = (text.get(..self.head), text.get(self.cut..)) else { return false };
         if may_define_links(rest) {
             return false;
         }
-        let (nodes, _) = parse_open(&format!("{head}{rest}"), frame.options, None);
-        let Some(Node::Table { prefix, table }) = nodes.first() else { return false };
-        if !prefix.first.is_empty() || table.header.len() != self.table.header.len() {
-            return false;
+        let columns = self.table.header.len();
+        let mut rows = Vec::new();
+        let mut at = 0;
+        while let Some(end) = memchr::memchr(b'\n', &rest.as_bytes()[at..]) {
+            let Some(cells) = plain_row::cells(&rest[at..at + end], columns) else { break };
+            rows.push(cells);
+            at += end + 1;
         }
+        let (table, after) = match rest.get(at..).filter(|remainder| !remainder.is_empty()) {
+            None => (Table { rows, ..Table::default() }, Vec::new()),
+            Some(remainder) => {
+                #[cfg(test)]
+                PARSED.with(|parsed| parsed.set(parsed.get() + head.len() + remainder.len()));
+                let (nodes, _) = parse_open(&format!("{head}{remainder}"), frame.options, None);
+                let mut nodes = nodes.into_iter();
+                let Some(Node::Table { prefix, mut table }) = nodes.next() else { return false };
+                if !prefix.first.is_empty() || table.header.len() != columns {
+                    return false;
+                }
+                rows.append(&mut table.rows);
+                (Table { rows, ..Table::default() }, nodes.collect())
+            }
+        };
         let (width, palette) = (usize::from(frame.width), Palette::new(frame.options));
         let mut natural = self.natural.clone();
         widen(&mut natural, &table.rows);
@@ -86,13 +113,11 @@ impl OpenTable {
             self.frozen = lines.len();
         }
         lines.truncate(self.frozen);
-        let rows = row_lines(table, &self.shape, palette, width);
+        let rows = row_lines(&table, &self.shape, palette, width);
         let heights = heights(&rows);
         lines.extend(rows.into_iter().flatten());
-        lines.extend(layout(nodes.get(1..).unwrap_or(&[]), width, palette));
-        let alone = nodes.len() == 1;
-        let Some(Node::Table { table, .. }) = nodes.into_iter().next() else { return false };
-        self.keep(rest, alone, table, &heights);
+        lines.extend(layout(&after, width, palette));
+        self.keep(rest, after.is_empty(), table, &heights);
         true
     }
 
@@ -101,7 +126,7 @@ impl OpenTable {
     /// complete line is one of its rows. The kept rows' cells are moved, not copied.
     fn keep(&mut self, body: &str, alone: bool, mut table: Table, heights: &[usize]) {
         let complete = body.rfind('\n').map_or(0, |i| i + 1);
-        let lines = body[..complete].matches('\n').count();
+        let lines = memchr::memchr_iter(b'\n', &body.as_bytes()[..complete]).count();
         let partial = usize::from(!body[complete..].trim().is_empty());
         if !alone || table.rows.len() != lines + partial || lines == 0 || !is_clean(&body[..complete]) {
             return;
@@ -119,15 +144,19 @@ fn heights(rows: &[Vec<Line<'static>>]) -> Vec<usize> {
     rows.iter().map(Vec::len).collect()
 }
 
-/// The lines of each body row of `table`, truncated to `width`.
+/// The lines of each body row of `table`, truncated to `width` (when its columns do not fit).
 fn row_lines(table: &Table, shape: &Shape, palette: Palette, width: usize) -> Vec<Vec<Line<'static>>> {
+    let fits = shape.width() <= width;
     table
         .rows
         .iter()
         .map(|row| {
             let mut lines = Vec::new();
             push_row(&mut lines, row, shape, palette);
-            lines.into_iter().map(|l| truncate_line(l, width)).collect()
+            if !fits {
+                lines = lines.into_iter().map(|l| truncate_line(l, width)).collect();
+            }
+            lines
         })
         .collect()
 }

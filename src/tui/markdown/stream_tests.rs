@@ -80,6 +80,48 @@ fn a_long_table_streamed_in_chunks_matches_rendering_whole() {
     check(&text);
 }
 
+/// A table of plain rows (`plain_row`) with rows of markup, of too few, too many and empty
+/// cells, and a cell too wide for the screen among them.
+fn plain_table() -> String {
+    let mut text = String::from("| n | words | more |\n|---|:-:|--:|\n");
+    for i in 0..300 {
+        text.push_str(&match i % 50 {
+            7 => format!("| {i} | *emphasis* and `code` in row {i} | x |\n"),
+            13 => format!("| {i} | two cells |\n"),
+            21 => format!("| {i} | a | b | four |\n"),
+            33 => format!("| {i} | |  |\n"),
+            40 if i > 100 => format!("| {i} | {} | wide |\n", "a long cell ".repeat(6)),
+            _ => format!("| {i} | a cell with a few words | {} |\n", i * 37),
+        });
+    }
+    text.push_str("\nafter the table\n");
+    text
+}
+
+#[test]
+fn a_table_of_plain_rows_streamed_in_chunks_matches_rendering_whole() {
+    check(&plain_table());
+}
+
+/// Rows that arrive whole, a frame after each: only those with markup or another number of
+/// cells go through the parser (with the header); plain rows are split by hand.
+#[test]
+fn plain_table_rows_are_not_parsed() {
+    let text = plain_table();
+    let rows: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut doc = MarkdownDoc::default();
+    super::open_table::PARSED.with(|parsed| parsed.set(0));
+    for row in &rows {
+        doc.push_str(row);
+        let _ = doc.height(100);
+    }
+    let parsed = super::open_table::PARSED.with(|parsed| parsed.get());
+    assert!(doc.kept_open_lines() > 0 || doc.laid_out_blocks() > 0);
+    assert!(parsed > 0 && parsed < text.len() / 4, "{parsed} of {} bytes parsed", text.len());
+    let height = doc.height(100);
+    assert_eq!(doc.lines(100, 0, height), render(doc.source(), 100, RenderOptions::default()));
+}
+
 #[test]
 fn text_that_reaches_back_matches_rendering_whole() {
     for tail in ["===\n", "---|---\n", "[foo]: https://x.io\n", "\n- a list\n- b\n", "```\ncode\n```\n"] {

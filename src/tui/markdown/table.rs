@@ -63,6 +63,12 @@ impl Shape {
         let aligns = (0..natural.len()).map(|c| table.aligns.get(c).copied().unwrap_or(Alignment::None)).collect();
         Shape { widths, aligns }
     }
+
+    /// Columns a line of this shape takes at most: its columns and the separators between.
+    /// A row's lines (cells wrapped to their column, padded to it) are never wider.
+    pub(crate) fn width(&self) -> usize {
+        self.widths.iter().sum::<usize>() + SEPARATOR.width() * self.widths.len().saturating_sub(1)
+    }
 }
 
 /// The header row and the rule under it (nothing when the table has no header).
