@@ -1,23 +1,27 @@
-//! An open block that starts with a table (a model writing a long table): the cells and lines
-//! of finished rows are kept, and a frame parses only the header, the delimiter row and the
+//! An open block that starts with a table (a model writing a long table): the lines of
+//! finished rows are kept, and a frame looks only at the header, the delimiter row and the
 //! rows after the kept ones. Owns when rows can be kept; column sizing and drawing are
-//! `table`'s.
+//! `table`'s, which lines are plain rows is `plain_row`'s.
 //!
 //! A table row is one line and is parsed on its own, so a finished row never changes; only
-//! the column widths can, when a later row is wider. Each frame measures the new rows against
-//! the kept widest cells: while the column widths stay the same the kept lines are reused,
-//! otherwise the header and the kept rows are laid out again from their cells (widths only
-//! grow, and only up to the width of the screen, so that is rare). A block that may hold a
-//! link reference definition is rendered whole.
+//! the column widths can, when a later row is wider. Plain rows are split by hand, and a kept
+//! plain row holds only where its line is; the rest (a row with markup, a row still arriving,
+//! what ends the table) is parsed behind the header, and a kept parsed row holds its cells.
+//! Each frame measures the new rows against the kept widest cells: while the column widths
+//! stay the same the kept lines are reused, otherwise the header and the kept rows are laid
+//! out again (widths only grow, and only up to the width of the screen, so that is rare). A
+//! block that may hold a link reference definition is rendered whole.
 
-use ratatui::text::Line;
+use std::ops::Range;
+
+use ratatui::text::{Line, Span};
 
 use super::layout::layout;
 use super::open_block::{is_clean, may_define_links, parse_open, Frame, Parsed};
 use super::plain_row;
 use super::render::{Node, Table};
 use super::style::Palette;
-use super::table::{header_lines, natural_widths, push_row, widen, Shape};
+use super::table::{header_lines, natural_widths, push_plain_row, push_row, widen, Shape};
 use crate::tui::wrap::truncate_line;
 
 #[cfg(test)]
@@ -33,12 +37,28 @@ pub(super) struct OpenTable {
     cut: usize,
     /// Lines of the header and the kept rows.
     frozen: usize,
-    /// The header and the kept rows.
+    /// The header (no rows).
     table: Table,
-    /// Widest cell of each column over `table`.
+    /// The kept rows.
+    kept: Vec<Row>,
+    /// Widest cell of each column over the header and the kept rows.
     natural: Vec<usize>,
     /// The column widths the kept lines were laid out with.
     shape: Shape,
+}
+
+/// A body row: where a plain row's line is in the tail (split again when the columns change),
+/// or a parsed row's cells.
+enum Row {
+    Plain(Range<usize>),
+    Parsed(Vec<Vec<Span<'static>>>),
+}
+
+/// Rows to lay out: plain rows first, their cells in `cells` (the header's number a row;
+/// empty when they are to be split from the text again), then parsed rows.
+struct Rows<'a> {
+    cells: Vec<&'a str>,
+    rows: Vec<Row>,
 }
 
 impl OpenTable {
@@ -51,13 +71,16 @@ impl OpenTable {
         }
         let head = Table { aligns: table.aligns.clone(), header: table.header.clone(), rows: Vec::new() };
         let natural = natural_widths(&head);
-        let shape = Shape::new(table, &natural_widths(table), usize::from(frame.width));
-        let palette = Palette::new(frame.options);
+        let (width, palette) = (usize::from(frame.width), Palette::new(frame.options));
+        let shape = Shape::new(table, &natural_widths(table), width);
         let frozen = header_lines(&head, &shape, palette).len();
-        let mut state = OpenTable { head: second, cut: second, frozen, table: head, natural, shape };
-        let rows = row_lines(table, &state.shape, palette, usize::from(frame.width));
-        let rows_now = Table { rows: table.rows.clone(), ..Table::default() };
-        state.keep(&text[second..], parsed.nodes.len() == 1, rows_now, &heights(&rows));
+        let mut state = OpenTable { head: second, cut: second, frozen, table: head, kept: Vec::new(), natural, shape };
+        let rows = Rows { cells: Vec::new(), rows: table.rows.iter().cloned().map(Row::Parsed).collect() };
+        let heights = state.lay_out(text, &rows, &mut Vec::new(), width, palette);
+        let body = &text[second..];
+        let mut natural = state.natural.clone();
+        rows.widen(&mut natural, 0..ended(body, &rows.rows), 0);
+        state.keep(body, parsed.nodes.len() == 1, rows.rows, &heights, natural);
         Some(state)
     }
 
@@ -68,95 +91,141 @@ impl OpenTable {
     }
 
     /// Lays out `text` into `lines` (which hold what the last call left); false when the kept
-    /// lines cannot be trusted. Plain rows (`plain_row`) are taken a line at a time; only
-    /// what follows them (a row still arriving, a row with markup, what ends the table) is
-    /// parsed, behind the header.
+    /// lines cannot be trusted.
     pub(super) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
         let (Some(head), Some(rest)) = (text.get(..self.head), text.get(self.cut..)) else { return false };
         if may_define_links(rest) {
             return false;
         }
         let columns = self.table.header.len();
-        let mut rows = Vec::new();
+        let mut rows = Rows { cells: Vec::new(), rows: Vec::new() };
         let mut at = 0;
         while let Some(end) = memchr::memchr(b'\n', &rest.as_bytes()[at..]) {
-            let Some(cells) = plain_row::cells(&rest[at..at + end], columns) else { break };
-            rows.push(cells);
+            if !plain_row::split(&rest[at..at + end], columns, &mut rows.cells) {
+                break;
+            }
+            rows.rows.push(Row::Plain(self.cut + at..self.cut + at + end));
             at += end + 1;
         }
-        let (table, after) = match rest.get(at..).filter(|remainder| !remainder.is_empty()) {
-            None => (Table { rows, ..Table::default() }, Vec::new()),
-            Some(remainder) => {
-                #[cfg(test)]
-                PARSED.with(|parsed| parsed.set(parsed.get() + head.len() + remainder.len()));
-                let (nodes, _) = parse_open(&format!("{head}{remainder}"), frame.options, None);
-                let mut nodes = nodes.into_iter();
-                let Some(Node::Table { prefix, mut table }) = nodes.next() else { return false };
-                if !prefix.first.is_empty() || table.header.len() != columns {
-                    return false;
-                }
-                rows.append(&mut table.rows);
-                (Table { rows, ..Table::default() }, nodes.collect())
+        let mut after = Vec::new();
+        if let Some(remainder) = rest.get(at..).filter(|remainder| !remainder.is_empty()) {
+            #[cfg(test)]
+            PARSED.with(|parsed| parsed.set(parsed.get() + head.len() + remainder.len()));
+            let (nodes, _) = parse_open(&format!("{head}{remainder}"), frame.options, None);
+            let mut nodes = nodes.into_iter();
+            let Some(Node::Table { prefix, table }) = nodes.next() else { return false };
+            if !prefix.first.is_empty() || table.header.len() != columns {
+                return false;
             }
-        };
-        let (width, palette) = (usize::from(frame.width), Palette::new(frame.options));
+            after = nodes.collect();
+            rows.rows.extend(table.rows.into_iter().map(Row::Parsed));
+        }
+        // The widths over the rows that ended (kept with them), then over every row (this frame's).
+        let ended = ended(rest, &rows.rows);
         let mut natural = self.natural.clone();
-        widen(&mut natural, &table.rows);
+        rows.widen(&mut natural, 0..ended, columns);
+        let ended_natural = natural.clone();
+        rows.widen(&mut natural, ended..rows.rows.len(), columns);
+        let (width, palette) = (usize::from(frame.width), Palette::new(frame.options));
         let shape = Shape::new(&self.table, &natural, width);
         if shape != self.shape {
             self.shape = shape;
             lines.clear();
             lines.extend(header_lines(&self.table, &self.shape, palette).into_iter().map(|l| truncate_line(l, width)));
-            for row in row_lines(&self.table, &self.shape, palette, width) {
-                lines.extend(row);
-            }
+            let kept = Rows { cells: Vec::new(), rows: std::mem::take(&mut self.kept) };
+            self.lay_out(text, &kept, lines, width, palette);
+            self.kept = kept.rows;
             self.frozen = lines.len();
         }
         lines.truncate(self.frozen);
-        let rows = row_lines(&table, &self.shape, palette, width);
-        let heights = heights(&rows);
-        lines.extend(rows.into_iter().flatten());
+        let heights = self.lay_out(text, &rows, lines, width, palette);
         lines.extend(layout(&after, width, palette));
-        self.keep(rest, after.is_empty(), table, &heights);
+        self.keep(rest, after.is_empty(), rows.rows, &heights, ended_natural);
         true
     }
 
-    /// Keeps the complete rows of `body` (the tail from `cut`), parsed as `table`'s rows and
-    /// laid out in `heights` lines each, when the render is the table `alone` and every
-    /// complete line is one of its rows. The kept rows' cells are moved, not copied.
-    fn keep(&mut self, body: &str, alone: bool, mut table: Table, heights: &[usize]) {
+    /// Appends the lines of `rows` at the current shape, cut to `width` when the columns do
+    /// not fit it; returns how many lines each row took.
+    fn lay_out(
+        &self,
+        text: &str,
+        rows: &Rows<'_>,
+        lines: &mut Vec<Line<'static>>,
+        width: usize,
+        palette: Palette,
+    ) -> Vec<usize> {
+        let columns = self.table.header.len();
+        let fits = self.shape.width() <= width;
+        let mut cells = rows.cells.chunks_exact(columns.max(1));
+        let mut split = Vec::with_capacity(columns);
+        let mut heights = Vec::with_capacity(rows.rows.len());
+        for row in &rows.rows {
+            let before = lines.len();
+            match row {
+                Row::Plain(range) => {
+                    let row = match cells.next() {
+                        Some(row) => row,
+                        None => {
+                            split.clear();
+                            plain_row::split(text.get(range.clone()).unwrap_or(""), columns, &mut split);
+                            &split[..]
+                        }
+                    };
+                    push_plain_row(lines, row, &self.shape, palette);
+                }
+                Row::Parsed(cells) => push_row(lines, cells, &self.shape, palette),
+            }
+            if !fits {
+                for line in &mut lines[before..] {
+                    *line = truncate_line(std::mem::take(line), width);
+                }
+            }
+            heights.push(lines.len() - before);
+        }
+        heights
+    }
+
+    /// Keeps the complete rows of `body` (the tail from `cut`), laid out in `heights` lines
+    /// each, when the render is the table `alone` and every complete line is one of its rows;
+    /// `natural` is the widths over the header, the kept rows and those.
+    fn keep(&mut self, body: &str, alone: bool, mut rows: Vec<Row>, heights: &[usize], natural: Vec<usize>) {
         let complete = body.rfind('\n').map_or(0, |i| i + 1);
         let lines = memchr::memchr_iter(b'\n', &body.as_bytes()[..complete]).count();
         let partial = usize::from(!body[complete..].trim().is_empty());
-        if !alone || table.rows.len() != lines + partial || lines == 0 || !is_clean(&body[..complete]) {
+        if !alone || rows.len() != lines + partial || lines == 0 || !is_clean(&body[..complete]) {
             return;
         }
-        table.rows.truncate(lines);
-        widen(&mut self.natural, &table.rows);
-        self.table.rows.append(&mut table.rows);
+        rows.truncate(lines);
+        self.kept.append(&mut rows);
+        self.natural = natural;
         self.frozen += heights[..lines].iter().sum::<usize>();
         self.cut += complete;
     }
 }
 
-/// How many lines each row has.
-fn heights(rows: &[Vec<Line<'static>>]) -> Vec<usize> {
-    rows.iter().map(Vec::len).collect()
+/// How many of `rows` (from `body`) ended: all but the last when `body` ends in a line still
+/// arriving.
+fn ended(body: &str, rows: &[Row]) -> usize {
+    let partial = !body[body.rfind('\n').map_or(0, |i| i + 1)..].trim().is_empty();
+    rows.len() - usize::from(partial && !rows.is_empty())
 }
 
-/// The lines of each body row of `table`, truncated to `width` (when its columns do not fit).
-fn row_lines(table: &Table, shape: &Shape, palette: Palette, width: usize) -> Vec<Vec<Line<'static>>> {
-    let fits = shape.width() <= width;
-    table
-        .rows
-        .iter()
-        .map(|row| {
-            let mut lines = Vec::new();
-            push_row(&mut lines, row, shape, palette);
-            if !fits {
-                lines = lines.into_iter().map(|l| truncate_line(l, width)).collect();
+impl Rows<'_> {
+    /// Grows `natural` to fit the rows at `which` (`columns`: cells in a plain row).
+    fn widen(&self, natural: &mut Vec<usize>, which: Range<usize>, columns: usize) {
+        for i in which {
+            match &self.rows[i] {
+                Row::Plain(_) => {
+                    if natural.len() < columns {
+                        natural.resize(columns, 1);
+                    }
+                    let cells = self.cells.get(i * columns..(i + 1) * columns).unwrap_or(&[]);
+                    for (n, cell) in natural.iter_mut().zip(cells) {
+                        *n = (*n).max(cell.len());
+                    }
+                }
+                Row::Parsed(cells) => widen(natural, [cells]),
             }
-            lines
-        })
-        .collect()
+        }
+    }
 }

@@ -2,35 +2,51 @@
 //! are plain words (printable ASCII without any character that can start inline markup, an
 //! escape, an entity or HTML). Most rows a model streams are such; an open table (`open_table`)
 //! takes them a line at a time instead of running pulldown-cmark over them every frame. Owns
-//! only which lines qualify and their cells; anything else is left to the parser, and the
-//! property test in `tests.rs` holds the cells to pulldown-cmark's.
+//! only which lines qualify and their cells; anything else is left to the parser, and a
+//! property test holds the cells to pulldown-cmark's.
 
-use ratatui::text::Span;
-
-/// The cells of `line` (one row, without its newline) when it is a plain row of exactly
-/// `columns` non-empty cells, each as the one span a parse gives it; else `None`.
-pub(super) fn cells(line: &str, columns: usize) -> Option<Vec<Vec<Span<'static>>>> {
-    let inner = line.strip_prefix('|')?.strip_suffix('|')?;
-    if !inner.bytes().all(plain) {
-        return None;
+/// Appends the cells of `line` (one row, without its newline) to `out` and returns true when
+/// it is a plain row of exactly `columns` non-empty cells; else leaves `out` as it was. A cell
+/// is its text trimmed of spaces: a parse gives it as one unstyled span of that text.
+pub(super) fn split<'a>(line: &'a str, columns: usize, out: &mut Vec<&'a str>) -> bool {
+    let Some(inner) = line.strip_prefix('|').and_then(|l| l.strip_suffix('|')) else { return false };
+    if !inner.bytes().all(|b| PLAIN[usize::from(b)]) {
+        return false;
     }
-    let mut cells = Vec::with_capacity(columns);
+    let start = out.len();
     for cell in inner.split('|') {
         let text = cell.trim_matches(' ');
-        if text.is_empty() || cells.len() == columns {
-            return None;
+        if text.is_empty() || out.len() - start == columns {
+            out.truncate(start);
+            return false;
         }
-        cells.push(vec![Span::raw(text.to_string())]);
+        out.push(text);
     }
-    (cells.len() == columns).then_some(cells)
+    if out.len() - start != columns {
+        out.truncate(start);
+        return false;
+    }
+    true
 }
 
-/// A byte a plain row may hold: letters, digits, spaces, the separator and punctuation with
-/// no meaning inside a table cell (no emphasis, code, link, image, HTML, entity, escape or
-/// strikethrough character).
-fn plain(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || b" |#'\"()-+=.,:;?/%@$".contains(&byte)
-}
+/// The bytes a plain row may hold: letters, digits, spaces, the separator and punctuation
+/// with no meaning inside a table cell (no emphasis, code, link, image, HTML, entity, escape
+/// or strikethrough character).
+const PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    let punctuation = b" |#'\"()-+=.,:;?/%@$";
+    let mut i = 0;
+    while i < punctuation.len() {
+        table[punctuation[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -38,6 +54,7 @@ mod tests {
     use crate::tui::markdown::render::{parse, CodeMode, Node};
     use crate::tui::markdown::style::Palette;
     use proptest::prelude::*;
+    use ratatui::text::Span;
 
     /// The body rows pulldown-cmark gives `line` under a header of `columns` cells.
     fn parsed(line: &str, columns: usize) -> Vec<Vec<Vec<Span<'static>>>> {
@@ -65,11 +82,20 @@ mod tests {
         }
     }
 
+    /// The cells `split` gives `line`, as the spans a parse would give them.
+    fn cells(line: &str, columns: usize) -> Option<Vec<Vec<Span<'static>>>> {
+        let mut out = vec!["before"];
+        let plain = split(line, columns, &mut out);
+        assert_eq!(out[0], "before");
+        assert_eq!(out.len(), if plain { columns + 1 } else { 1 }, "{line:?}");
+        plain.then(|| out[1..].iter().map(|cell| vec![Span::raw(cell.to_string())]).collect())
+    }
+
     #[test]
     fn a_row_of_words_is_plain() {
-        let cells = cells("| 12 | a cell, with (some) words | 84 |", 3).expect("plain");
-        let texts: Vec<&str> = cells.iter().map(|c| c[0].content.as_ref()).collect();
-        assert_eq!(texts, ["12", "a cell, with (some) words", "84"]);
+        let mut out = Vec::new();
+        assert!(split("| 12 | a cell, with (some) words | 84 |", 3, &mut out));
+        assert_eq!(out, ["12", "a cell, with (some) words", "84"]);
     }
 
     #[test]

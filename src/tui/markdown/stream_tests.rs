@@ -122,6 +122,25 @@ fn plain_table_rows_are_not_parsed() {
     assert_eq!(doc.lines(100, 0, height), render(doc.source(), 100, RenderOptions::default()));
 }
 
+/// A row still arriving that reads wider than it ends up (an unclosed backtick shows itself)
+/// does not widen the kept columns, whether the table's state starts there or goes on.
+#[test]
+fn a_row_still_arriving_does_not_widen_the_kept_columns() {
+    let rows: String = (0..60).map(|i| format!("| {i} | ab |\n")).collect();
+    let row = "| 60 | x `aaaaaaaaaaaaaaaaaaaaaaaa` |\n";
+    let text = format!("| n | w |\n|---|---|\n{rows}{row}{rows}\nafter\n");
+    // Just before the closing backtick.
+    let cut = text.find("` |").unwrap_or(0);
+    for earlier in [cut, cut - 100] {
+        let mut doc = MarkdownDoc::default();
+        for piece in [&text[..earlier], &text[earlier..cut], &text[cut..cut + 40], &text[cut + 40..]] {
+            doc.push_str(piece);
+            let height = doc.height(60);
+            assert_eq!(doc.lines(60, 0, height), render(doc.source(), 60, RenderOptions::default()));
+        }
+    }
+}
+
 #[test]
 fn text_that_reaches_back_matches_rendering_whole() {
     for tail in ["===\n", "---|---\n", "[foo]: https://x.io\n", "\n- a list\n- b\n", "```\ncode\n```\n"] {

@@ -125,6 +125,35 @@ pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>
     }
 }
 
+/// `push_row` for a row of plain cells (`plain_row`: each one unstyled span of printable
+/// ASCII without leading or trailing spaces), built straight from their text.
+pub(crate) fn push_plain_row(lines: &mut Vec<Line<'static>>, cells: &[&str], shape: &Shape, palette: Palette) {
+    let (widths, aligns) = (&shape.widths, &shape.aligns);
+    let fits = cells.len() == widths.len() && cells.iter().zip(widths).all(|(cell, &w)| cell.len() <= w.max(1));
+    if !fits {
+        let row: Vec<Vec<Span<'static>>> = cells.iter().map(|cell| vec![Span::raw(cell.to_string())]).collect();
+        return push_row(lines, &row, shape, palette);
+    }
+    let last = widths.len().saturating_sub(1);
+    let mut spans = Vec::with_capacity(4 * widths.len());
+    for (c, (&width, cell)) in widths.iter().zip(cells).enumerate() {
+        if c > 0 {
+            spans.push(Span::styled(SEPARATOR, palette.dim()));
+        }
+        let (left, right) = pads(aligns[c], width.saturating_sub(cell.len()), c == last);
+        if left > 0 {
+            spans.push(padding(left));
+        }
+        if !cell.is_empty() {
+            spans.push(Span::raw(cell.to_string()));
+        }
+        if right > 0 {
+            spans.push(padding(right));
+        }
+    }
+    lines.push(Line::from(spans));
+}
+
 /// `push_row` for a row with a cell that does not fit as it is: each cell wrapped into lines.
 fn push_wrapped(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>], shape: &Shape, palette: Palette) {
     let (widths, aligns) = (&shape.widths, &shape.aligns);
@@ -238,6 +267,25 @@ mod tests {
             }
         }
         assert!(one_lines > 100, "only {one_lines} rows took the one-line way");
+    }
+
+    #[test]
+    fn a_plain_row_is_laid_out_as_its_cells_are() {
+        let cells = ["7", "a cell", "a b c d e f", "a cell much wider than any column here"];
+        let aligns = [Alignment::None, Alignment::Left, Alignment::Right, Alignment::Center];
+        let palette = Palette { color: true };
+        for widths in [vec![0, 1, 3], vec![6, 12, 9], vec![40, 2], vec![5, 5, 5, 50]] {
+            for a in 0..cells.len() {
+                let row: Vec<&str> = (0..widths.len().min(3)).map(|c| cells[(a + c) % cells.len()]).collect();
+                let shape =
+                    Shape { widths: widths.clone(), aligns: (0..widths.len()).map(|c| aligns[(a + c) % 4]).collect() };
+                let spans: Vec<Vec<Span<'static>>> = row.iter().map(|c| vec![Span::raw(c.to_string())]).collect();
+                let (mut plain, mut parsed) = (Vec::new(), Vec::new());
+                push_plain_row(&mut plain, &row, &shape, palette);
+                push_row(&mut parsed, &spans, &shape, palette);
+                assert_eq!(plain, parsed, "{row:?} at widths {widths:?}");
+            }
+        }
     }
 
     #[test]
