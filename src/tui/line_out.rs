@@ -42,9 +42,15 @@ pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u1
 /// Writes `symbols` (each one cell wide) from (`x`, `y`) on in `style`; returns where it
 /// stopped.
 fn put<'a>(buf: &mut Buffer, x: u16, y: u16, symbols: impl Iterator<Item = &'a str>, style: Style) -> u16 {
+    // The caller keeps the symbols inside the row, so the row's cells are one slice.
+    if x >= buf.area.right() {
+        return x;
+    }
+    let start = buf.index_of(x, y);
+    let row = buf.content.get_mut(start..).unwrap_or_default();
     let mut end = x;
-    for symbol in symbols {
-        buf[(end, y)].set_symbol(symbol).set_style(style);
+    for (cell, symbol) in row.iter_mut().zip(symbols) {
+        cell.set_symbol(symbol).set_style(style);
         end += 1;
     }
     end

@@ -248,7 +248,7 @@ fn wrap_widths(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'s
     let (first, rest) = (first.max(1), rest.max(1));
     match fits_whole(spans, first) {
         Some(line) => vec![line],
-        None => wrap_pieces(spans, first, rest),
+        None => super::wrap_ascii::wrap(spans, first, rest).unwrap_or_else(|| wrap_pieces(spans, first, rest)),
     }
 }
 
@@ -309,6 +309,10 @@ fn fits_whole(spans: &[Span<'_>], width: usize) -> Option<Vec<Span<'static>>> {
 /// they are (see `fits_whole`), and returns its width; `None` (nothing appended) otherwise,
 /// when the caller wraps them. For a caller assembling a line of several parts (a table row).
 pub fn push_fitting(spans: &[Span<'_>], width: usize, out: &mut Vec<Span<'static>>) -> Option<usize> {
+    // Printable ASCII is a column a byte: more bytes than columns cannot fit.
+    if spans.iter().map(|span| span.content.len()).sum::<usize>() > width.max(1) {
+        return None;
+    }
     let mut columns = 0;
     for span in spans {
         if !printable_ascii(&span.content) {
@@ -487,6 +491,22 @@ mod tests {
             if let Some(line) = fits_whole(&spans, width) {
                 proptest::prop_assert_eq!(vec![line], pieces);
             }
+        }
+
+        /// The ASCII way gives what wrapping piece by piece gives: any printable ASCII with
+        /// line breaks, runs of spaces and long words, in two styles, at any two widths.
+        #[test]
+        fn ascii_text_wraps_as_it_would_piece_by_piece(
+            parts in proptest::collection::vec(("[ -~]{0,12}|[ a\n]{0,4}|[a-z]{8,30}| {2,9}", 0u8..3), 0..10),
+            first in 1usize..30,
+            rest in 1usize..30,
+        ) {
+            let styles = [Style::new(), Style::new().add_modifier(ratatui::style::Modifier::BOLD), Style::new().fg(ratatui::style::Color::Red)];
+            let spans: Vec<Span> =
+                parts.iter().map(|(text, s)| Span::styled(text.clone(), styles[usize::from(*s)])).collect();
+            let ascii = super::super::wrap_ascii::wrap(&spans, first, rest);
+            proptest::prop_assert!(ascii.is_some());
+            proptest::prop_assert_eq!(ascii, Some(wrap_pieces(&spans, first, rest)));
         }
 
         #[test]
