@@ -8,8 +8,9 @@ use ratatui::text::Span;
 use unicode_width::UnicodeWidthStr;
 
 use super::open_code::OpenCode;
-use super::style::Palette;
+use super::style::{spaces, Palette};
 use crate::tui::highlight::{fence_lang, highlight_code, highlight_uncached, plain_code, CodeLines};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Spans put before the first line of a node and before its continuation lines.
@@ -51,7 +52,7 @@ pub(crate) enum Node {
 
 enum Container {
     Quote,
-    Item { marker: String, used: bool },
+    Item { marker: Cow<'static, str>, used: bool },
 }
 
 /// What the open block's incremental layout (`open_block`) learns from a parse besides the
@@ -302,9 +303,9 @@ impl Walker<'_> {
                     Some(Some(n)) => {
                         let marker = format!("{n}. ");
                         *n = n.saturating_add(1);
-                        marker
+                        Cow::Owned(marker)
                     }
-                    _ => ["• ", "◦ ", "▪ "][depth % 3].to_string(),
+                    _ => Cow::Borrowed(["• ", "◦ ", "▪ "][depth % 3]),
                 };
                 self.containers.push(Container::Item { marker, used: false });
             }
@@ -454,7 +455,7 @@ impl Walker<'_> {
                     prefix.rest.push(Span::styled("│ ", gutter));
                 }
                 Container::Item { marker, used } => {
-                    let pad = " ".repeat(marker.width());
+                    let pad = spaces(marker.width());
                     if *used {
                         prefix.first.push(Span::raw(pad.clone()));
                     } else {
@@ -475,7 +476,7 @@ impl Walker<'_> {
         for container in &self.containers[..=depth] {
             match container {
                 Container::Quote => spans.push(Span::styled("│ ", self.palette.quote())),
-                Container::Item { marker, .. } => spans.push(Span::raw(" ".repeat(marker.width()))),
+                Container::Item { marker, .. } => spans.push(Span::raw(spaces(marker.width()))),
             }
         }
         if let Some(last) = spans.last_mut() {

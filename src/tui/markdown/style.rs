@@ -1,7 +1,19 @@
 //! The Markdown palette: which ratatui `Style` each construct gets, with and without colour.
 //! Owns style choices only; it must not lay out or parse anything.
 
+use std::borrow::Cow;
+
 use ratatui::style::{Color, Modifier, Style};
+
+/// `n` spaces, borrowed when short (list indentation, table padding), so a line allocates no
+/// text for them.
+pub(crate) fn spaces(n: usize) -> Cow<'static, str> {
+    const SPACES: &str = "                                                                ";
+    match SPACES.get(..n) {
+        Some(spaces) => Cow::Borrowed(spaces),
+        None => Cow::Owned(" ".repeat(n)),
+    }
+}
 
 /// How Markdown is rendered. `color: false` (NO_COLOR) keeps modifiers such as bold but drops
 /// every colour, including in highlighted code.

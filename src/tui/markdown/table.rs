@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
 use super::render::Table;
-use super::style::Palette;
+use super::style::{spaces, Palette};
 use crate::tui::wrap::{push_fitting, spans_width, wrap_spans};
 
 const SEPARATOR: &str = " │ ";
@@ -216,13 +216,9 @@ fn pads(align: Alignment, pad: usize, last: bool) -> (usize, usize) {
     }
 }
 
-/// `n` spaces, borrowed when short (most cell padding), so a row allocates no text for it.
+/// `n` spaces of padding.
 fn padding(n: usize) -> Span<'static> {
-    const SPACES: &str = "                                                                ";
-    match SPACES.get(..n) {
-        Some(spaces) => Span::raw(spaces),
-        None => Span::raw(" ".repeat(n)),
-    }
+    Span::raw(spaces(n))
 }
 
 #[cfg(test)]
