@@ -11,6 +11,8 @@
 //! the block is rendered whole again and the state chosen again. Every path gives exactly the
 //! lines of a whole render (the streaming tests compare them after every chunk).
 
+use std::borrow::Cow;
+
 use ratatui::text::Line;
 
 use super::layout::layout_nodes;
@@ -28,6 +30,8 @@ const MIN_BYTES: usize = 512;
 /// One render of a piece of source: its nodes, what the parse marked, its lines and the first
 /// line of each node (`starts`, one more entry at the end).
 pub(super) struct Parsed {
+    /// The source held nothing `sanitize` changes (so neither does any piece of it).
+    pub clean: bool,
     pub nodes: Vec<Node>,
     pub marks: Marks,
     pub lines: Vec<Line<'static>>,
@@ -36,9 +40,10 @@ pub(super) struct Parsed {
 
 /// Renders `text` (raw: sanitized here) the way the last block of a whole render is.
 pub(super) fn render_open(text: &str, width: u16, options: RenderOptions, code: Option<&mut OpenCode>) -> Parsed {
-    let (nodes, marks) = parse_open(text, options, code);
+    let clean = sanitize(text);
+    let (nodes, marks) = parse_marked(&clean, Palette::new(options), CodeMode::Open, code);
     let (lines, starts) = layout_nodes(&nodes, usize::from(width), Palette::new(options));
-    Parsed { nodes, marks, lines, starts }
+    Parsed { clean: matches!(clean, Cow::Borrowed(_)), nodes, marks, lines, starts }
 }
 
 /// `render_open` up to its nodes, for a state that lays them out itself.
@@ -48,13 +53,13 @@ pub(super) fn parse_open(text: &str, options: RenderOptions, code: Option<&mut O
 
 /// `text` holds nothing `sanitize` would change, so offsets into its sanitized form are its own.
 pub(super) fn is_clean(text: &str) -> bool {
-    matches!(sanitize(text), std::borrow::Cow::Borrowed(_))
+    matches!(sanitize(text), Cow::Borrowed(_))
 }
 
 /// `text` may hold a link reference definition, which can change how links anywhere in the
 /// block read: such a block is not split.
 pub(super) fn may_define_links(text: &str) -> bool {
-    text.contains("]:")
+    memchr::memmem::find(text.as_bytes(), b"]:").is_some()
 }
 
 /// What a layout needs besides the text.

@@ -99,7 +99,10 @@ fn next_keep(rest: &str, parsed: &Parsed, min: usize) -> Option<Keep> {
     let (item, next): (ItemMark, ItemMark) = (items[j], items[j + 1]);
     let spacing = parsed.marks.lists.get(item.list).copied().unwrap_or_default();
     let line = rest.get(..item.offset)?.rfind('\n').map_or(0, |i| i + 1);
-    if spacing.loose == spacing.tight || !indent_only(&rest[line..], item.offset - line) || !is_clean(&rest[..line]) {
+    if spacing.loose == spacing.tight
+        || !indent_only(&rest[line..], item.offset - line)
+        || !(parsed.clean || is_clean(&rest[..line]))
+    {
         return None;
     }
     let (top, end) = (*parsed.starts.get(item.node)?, *parsed.starts.get(next.node)?);

@@ -52,7 +52,12 @@ pub(crate) enum Node {
 
 enum Container {
     Quote,
-    Item { marker: Cow<'static, str>, used: bool },
+    /// `width`: the marker's columns.
+    Item {
+        marker: Cow<'static, str>,
+        width: usize,
+        used: bool,
+    },
 }
 
 /// What the open block's incremental layout (`open_block`) learns from a parse besides the
@@ -307,7 +312,8 @@ impl Walker<'_> {
                     }
                     _ => Cow::Borrowed(["• ", "◦ ", "▪ "][depth % 3]),
                 };
-                self.containers.push(Container::Item { marker, used: false });
+                let width = marker.width();
+                self.containers.push(Container::Item { marker, width, used: false });
             }
             Tag::Table(aligns) => {
                 self.flush(false);
@@ -454,8 +460,8 @@ impl Walker<'_> {
                     prefix.first.push(Span::styled("│ ", gutter));
                     prefix.rest.push(Span::styled("│ ", gutter));
                 }
-                Container::Item { marker, used } => {
-                    let pad = spaces(marker.width());
+                Container::Item { marker, width, used } => {
+                    let pad = spaces(*width);
                     if *used {
                         prefix.first.push(Span::raw(pad.clone()));
                     } else {
@@ -476,7 +482,7 @@ impl Walker<'_> {
         for container in &self.containers[..=depth] {
             match container {
                 Container::Quote => spans.push(Span::styled("│ ", self.palette.quote())),
-                Container::Item { marker, .. } => spans.push(Span::raw(spaces(marker.width()))),
+                Container::Item { width, .. } => spans.push(Span::raw(spaces(*width))),
             }
         }
         if let Some(last) = spans.last_mut() {
