@@ -152,11 +152,27 @@ fn pieces_width(pieces: &[Piece<'_>]) -> usize {
     pieces.iter().map(|p| str_width(&p.text)).sum()
 }
 
+/// The width of a wrapped text's first line, and of every later one.
+#[derive(Clone, Copy)]
+pub(super) struct Widths {
+    pub first: usize,
+    pub rest: usize,
+}
+
+impl Widths {
+    /// The width of the line after `done` lines.
+    pub(super) fn of(self, done: usize) -> usize {
+        if done == 0 {
+            self.first
+        } else {
+            self.rest
+        }
+    }
+}
+
 /// Lines being built, with merging of same-styled neighbours.
 struct Builder {
-    /// Width of the first line, and of every later one.
-    first: usize,
-    rest: usize,
+    widths: Widths,
     lines: Vec<Vec<Span<'static>>>,
     current: Vec<Span<'static>>,
     used: usize,
@@ -190,11 +206,7 @@ impl Builder {
 
     /// Width of the line being built.
     fn width(&self) -> usize {
-        if self.lines.is_empty() {
-            self.first
-        } else {
-            self.rest
-        }
+        self.widths.of(self.lines.len())
     }
 
     fn room(&self) -> usize {
@@ -254,7 +266,8 @@ fn wrap_widths(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'s
 
 /// `wrap_widths` piece by piece (`first` and `rest` at least 1).
 fn wrap_pieces(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'static>>> {
-    let mut b = Builder { first, rest, lines: Vec::new(), current: Vec::new(), used: 0, hard_start: true };
+    let mut b =
+        Builder { widths: Widths { first, rest }, lines: Vec::new(), current: Vec::new(), used: 0, hard_start: true };
     let all = pieces(spans);
     let mut pending_space: Option<&[Piece<'_>]> = None;
     for tok in tokens(&all) {
@@ -277,7 +290,7 @@ fn wrap_pieces(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'s
                 if space_width + word_width <= b.room() {
                     b.push_all(space);
                     b.push_all(tok);
-                } else if word_width <= b.rest && b.used > 0 {
+                } else if word_width <= rest && b.used > 0 {
                     b.end_line(false);
                     b.push_all(tok);
                 } else {

@@ -6,6 +6,8 @@
 
 use ratatui::text::Span;
 
+use super::wrap::Widths;
+
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -35,8 +37,7 @@ pub(super) fn wrap(spans: &[Span<'_>], first: usize, rest: usize) -> Option<Vec<
         spans,
         ends,
         cursor: 0,
-        first,
-        rest,
+        widths: Widths { first, rest },
         lines: Vec::new(),
         current: Vec::new(),
         run: 0..0,
@@ -72,7 +73,7 @@ pub(super) fn wrap(spans: &[Span<'_>], first: usize, rest: usize) -> Option<Vec<
             if b - a + word <= out.room() {
                 out.push(a, b);
                 out.push(i, j);
-            } else if word <= out.rest && out.used > 0 {
+            } else if word <= rest && out.used > 0 {
                 out.end_line(false);
                 out.push(i, j);
             } else {
@@ -105,8 +106,7 @@ struct Lines<'s, 'a> {
     ends: Vec<usize>,
     /// The span the next range starts in (ranges only move forward).
     cursor: usize,
-    first: usize,
-    rest: usize,
+    widths: Widths,
     lines: Vec<Vec<Span<'static>>>,
     current: Vec<Span<'static>>,
     /// The text pushed since `current` was last extended (one range: pushes are contiguous
@@ -119,11 +119,7 @@ struct Lines<'s, 'a> {
 
 impl Lines<'_, '_> {
     fn width(&self) -> usize {
-        if self.lines.is_empty() {
-            self.first
-        } else {
-            self.rest
-        }
+        self.widths.of(self.lines.len())
     }
 
     fn room(&self) -> usize {
