@@ -370,7 +370,8 @@ fn render(text: &str, width: u16, options: RenderOptions, mode: CodeMode, code: 
 
 /// `text` may hold a code block (a fence, or an indented line that could be one).
 fn may_hold_code(text: &str) -> bool {
-    text.contains("```") || text.contains("~~~") || text.contains('\t') || text.contains("    ")
+    let bytes = text.as_bytes();
+    ["```", "~~~", "\t", "    "].iter().any(|needle| memchr::memmem::find(bytes, needle.as_bytes()).is_some())
 }
 
 /// One blank line between blocks, when something came before and this block shows anything
