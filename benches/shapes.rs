@@ -6,7 +6,8 @@
 //! `cargo bench --bench shapes` prints each shape's time (median of `SHAPE_RUNS`, default 5)
 //! and its ratio to short paragraphs. Times on a shared 2-core machine move by 20%, so
 //! `scripts/bench_shapes.sh` runs each shape once under callgrind (`SHAPE=table` runs only
-//! that shape, once) and prints instruction counts, which repeat exactly.
+//! that shape, once) and prints instruction counts, which repeat exactly. `SHAPE=reply` streams
+//! the ~1 MB mixed reply of the e2e bench instead, in 32-byte deltas.
 
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::tui::app::App;
@@ -51,11 +52,43 @@ fn stream(shape: &str) {
     black_box(&buf);
 }
 
+/// Streams the ~1 MB mixed reply (`common::one_megabyte_text`) in 32-byte deltas with a frame
+/// every 88 of them, as the TUI draws it arriving 1 ms apart (the e2e bench's paced stub row:
+/// ~360 frames).
+fn stream_reply() {
+    let area = Rect::new(0, 0, 120, 40);
+    let now = Instant::now();
+    let mut buf = Buffer::empty(area);
+    let mut app = App::new(Theme::new(true), "stub", "stub-demo", vec![], vec![]);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "write a long reply".into() });
+    let text = common::one_megabyte_text();
+    let mut start = 0;
+    let mut deltas = 0;
+    while start < text.len() {
+        let mut end = (start + 32).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        app.handle_agent(AgentEvent::saying(&text[start..end]));
+        start = end;
+        deltas += 1;
+        if deltas % 88 == 0 {
+            buf.reset();
+            app.render(area, &mut buf, now);
+        }
+    }
+    app.handle_agent(AgentEvent::TurnFinished { reply: text, end: TurnEnd::Done });
+    buf.reset();
+    app.render(area, &mut buf, now);
+    black_box(&buf);
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; any other argument is ignored too.
-    if let Ok(shape) = std::env::var("SHAPE") {
-        stream(&shape);
-        return;
+    match std::env::var("SHAPE").as_deref() {
+        Ok("reply") => return stream_reply(),
+        Ok(shape) => return stream(shape),
+        Err(_) => {}
     }
     let runs: usize = std::env::var("SHAPE_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(5).max(1);
     let mut baseline = None;
