@@ -13,7 +13,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use elelem::tui::markdown::{MarkdownDoc, RenderOptions};
 
 mod common;
-use common::{one_megabyte_text, shape_chunk, SHAPES};
+use common::{one_megabyte_text, pieces, shape_chunk, SHAPES};
 
 const DELTA: usize = 2000;
 const WINDOW: usize = 40;
@@ -60,17 +60,7 @@ fn rust_file(target: usize, salt: u64) -> String {
 }
 
 fn deltas(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    while start < text.len() {
-        let mut end = (start + DELTA).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        out.push(&text[start..end]);
-        start = end;
-    }
-    out
+    pieces(text, DELTA).collect()
 }
 
 fn stream(c: &mut Criterion) {

@@ -19,68 +19,68 @@ use std::time::Instant;
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{shape_chunk, SHAPES};
+use common::{pieces, shape_chunk, SHAPES};
 
 const CHUNKS: usize = 3000;
 const EVERY: usize = 65;
 const TURNS: usize = 4;
 
-/// Streams `TURNS` turns of `shape` through a fresh `App`, drawing as the TUI does.
+/// The app on a 120x40 screen, drawn as the TUI draws it.
+struct Screen {
+    app: App,
+    buf: Buffer,
+    now: Instant,
+}
+
+impl Screen {
+    fn new() -> Self {
+        let app = App::new(Theme::new(true), "stub", "stub-demo", vec![], vec![]);
+        Screen { app, buf: Buffer::empty(Rect::new(0, 0, 120, 40)), now: Instant::now() }
+    }
+
+    fn frame(&mut self) {
+        self.buf.reset();
+        self.app.render(self.buf.area, &mut self.buf, self.now);
+        black_box(&self.buf);
+    }
+}
+
+/// Streams `TURNS` turns of `shape` through a fresh `App`, a frame every `EVERY` chunks.
 fn stream(shape: &str) {
-    let area = Rect::new(0, 0, 120, 40);
-    let now = Instant::now();
-    let mut buf = Buffer::empty(area);
-    let mut app = App::new(Theme::new(true), "stub", "stub-demo", vec![], vec![]);
+    let mut screen = Screen::new();
     for turn in 0..TURNS {
-        app.handle_agent(AgentEvent::TurnStarted { prompt: format!("write {shape} {turn}") });
+        screen.app.handle_agent(AgentEvent::TurnStarted { prompt: format!("write {shape} {turn}") });
         let mut reply = String::new();
         for i in 0..CHUNKS {
             let chunk = shape_chunk(shape, i);
             reply.push_str(&chunk);
-            app.handle_agent(AgentEvent::saying(chunk));
+            screen.app.handle_agent(AgentEvent::saying(chunk));
             if (i + 1) % EVERY == 0 {
-                buf.reset();
-                app.render(area, &mut buf, now);
+                screen.frame();
             }
         }
         reply.push_str("\n\nEND-OF-SHAPE\n");
-        app.handle_agent(AgentEvent::saying("\n\nEND-OF-SHAPE\n"));
-        app.handle_agent(AgentEvent::TurnFinished { reply, end: TurnEnd::Done });
-        buf.reset();
-        app.render(area, &mut buf, now);
+        screen.app.handle_agent(AgentEvent::saying("\n\nEND-OF-SHAPE\n"));
+        screen.app.handle_agent(AgentEvent::TurnFinished { reply, end: TurnEnd::Done });
+        screen.frame();
     }
-    black_box(&buf);
 }
 
 /// Streams the ~1 MB mixed reply (`common::one_megabyte_text`) in 32-byte deltas with a frame
 /// every 88 of them, as the TUI draws it arriving 1 ms apart (the e2e bench's paced stub row:
 /// ~360 frames).
 fn stream_reply() {
-    let area = Rect::new(0, 0, 120, 40);
-    let now = Instant::now();
-    let mut buf = Buffer::empty(area);
-    let mut app = App::new(Theme::new(true), "stub", "stub-demo", vec![], vec![]);
-    app.handle_agent(AgentEvent::TurnStarted { prompt: "write a long reply".into() });
+    let mut screen = Screen::new();
+    screen.app.handle_agent(AgentEvent::TurnStarted { prompt: "write a long reply".into() });
     let text = common::one_megabyte_text();
-    let mut start = 0;
-    let mut deltas = 0;
-    while start < text.len() {
-        let mut end = (start + 32).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        app.handle_agent(AgentEvent::saying(&text[start..end]));
-        start = end;
-        deltas += 1;
-        if deltas % 88 == 0 {
-            buf.reset();
-            app.render(area, &mut buf, now);
+    for (i, delta) in pieces(&text, 32).enumerate() {
+        screen.app.handle_agent(AgentEvent::saying(delta));
+        if (i + 1) % 88 == 0 {
+            screen.frame();
         }
     }
-    app.handle_agent(AgentEvent::TurnFinished { reply: text, end: TurnEnd::Done });
-    buf.reset();
-    app.render(area, &mut buf, now);
-    black_box(&buf);
+    screen.app.handle_agent(AgentEvent::TurnFinished { reply: text, end: TurnEnd::Done });
+    screen.frame();
 }
 
 fn main() {

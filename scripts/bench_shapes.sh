@@ -28,11 +28,13 @@ for line in sys.stdin:
         print(m["executable"])')"
 [[ -x "$BIN" ]] || { echo "could not build benches/shapes.rs" >&2; exit 1; }
 
+# The bench prints a line a shape, short paragraphs first: "shape NAME: MS ms ...".
 declare -A TIME INSNS
+SHAPES=()
 while read -r _ shape ms _; do
+    SHAPES+=("${shape%:}")
     TIME[${shape%:}]="$ms"
 done < <(SHAPE_RUNS="$RUNS" "$BIN")
-SHAPES=(paragraphs paragraph list table no-newline)
 if command -v valgrind >/dev/null; then
     for shape in "${SHAPES[@]}"; do
         out="$(mktemp)"

@@ -18,6 +18,23 @@ pub fn shape_chunk(shape: &str, i: usize) -> String {
     }
 }
 
+/// `text` in pieces of about `size` bytes, cut at character boundaries (a stream's deltas).
+pub fn pieces(text: &str, size: usize) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let mut end = (start + size).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let piece = &text[start..end];
+        start = end;
+        Some(piece)
+    })
+}
+
 /// About 1 MB of mixed Markdown (paragraphs, code, tables, lists, headings).
 pub fn one_megabyte_text() -> String {
     markdown_text(1_000_000)

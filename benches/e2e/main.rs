@@ -26,7 +26,7 @@ use std::time::Duration;
 #[path = "../common/mod.rs"]
 mod common;
 mod harness;
-use common::{code_block_text, one_megabyte_text, shape_chunk, SHAPES};
+use common::{code_block_text, one_megabyte_text, pieces, shape_chunk, SHAPES};
 use harness::{cpu_seconds, start, Cost, Mock, Run, Source};
 
 /// One table row: the median of each measure over the runs.
@@ -61,17 +61,7 @@ fn code_text() -> String {
 
 /// `text` in deltas of about `size` bytes (cut at char boundaries), `delay_ms` apart.
 fn deltas(text: &str, size: usize, delay_ms: u64) -> Vec<serde_json::Value> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    while start < text.len() {
-        let mut end = (start + size).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        out.push(json!({"type": "saying", "text": &text[start..end], "delay_ms": delay_ms}));
-        start = end;
-    }
-    out
+    pieces(text, size).map(|piece| json!({"type": "saying", "text": piece, "delay_ms": delay_ms})).collect()
 }
 
 /// 3,000 one-line chunks 1 ms apart forming one block of `shape` (or short paragraphs).

@@ -34,7 +34,6 @@ pub mod tool_line;
 pub mod tool_log;
 pub mod view;
 pub mod wrap;
-mod wrap_ascii;
 
 use crate::signals::{Stop, Stops};
 use crate::startup::{banner, build_session, Options};

@@ -12,6 +12,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+mod ascii;
+
 /// What a tab becomes before text is measured.
 const TAB: &str = "    ";
 /// Columns a tab takes, wherever the TUI lays out text.
@@ -154,14 +156,14 @@ fn pieces_width(pieces: &[Piece<'_>]) -> usize {
 
 /// The width of a wrapped text's first line, and of every later one.
 #[derive(Clone, Copy)]
-pub(super) struct Widths {
-    pub first: usize,
-    pub rest: usize,
+struct Widths {
+    first: usize,
+    rest: usize,
 }
 
 impl Widths {
     /// The width of the line after `done` lines.
-    pub(super) fn of(self, done: usize) -> usize {
+    fn of(self, done: usize) -> usize {
         if done == 0 {
             self.first
         } else {
@@ -260,7 +262,7 @@ fn wrap_widths(spans: &[Span<'_>], first: usize, rest: usize) -> Vec<Vec<Span<'s
     let (first, rest) = (first.max(1), rest.max(1));
     match fits_whole(spans, first) {
         Some(line) => vec![line],
-        None => super::wrap_ascii::wrap(spans, first, rest).unwrap_or_else(|| wrap_pieces(spans, first, rest)),
+        None => ascii::wrap(spans, first, rest).unwrap_or_else(|| wrap_pieces(spans, first, rest)),
     }
 }
 
@@ -322,21 +324,15 @@ fn fits_whole(spans: &[Span<'_>], width: usize) -> Option<Vec<Span<'static>>> {
 /// they are (see `fits_whole`), and returns its width; `None` (nothing appended) otherwise,
 /// when the caller wraps them. For a caller assembling a line of several parts (a table row).
 pub fn push_fitting(spans: &[Span<'_>], width: usize, out: &mut Vec<Span<'static>>) -> Option<usize> {
-    // Printable ASCII is a column a byte: more bytes than columns cannot fit.
-    if spans.iter().map(|span| span.content.len()).sum::<usize>() > width.max(1) {
+    // Printable ASCII is a column a byte: measured before the text is looked at.
+    let columns: usize = spans.iter().map(|span| span.content.len()).sum();
+    if columns > width.max(1) || !spans.iter().all(|span| printable_ascii(&span.content)) {
         return None;
-    }
-    let mut columns = 0;
-    for span in spans {
-        if !printable_ascii(&span.content) {
-            return None;
-        }
-        columns += span.content.len();
     }
     let mut text = spans.iter().map(|span| span.content.as_bytes()).filter(|bytes| !bytes.is_empty());
     let starts_with_space = text.clone().next().is_some_and(|bytes| bytes[0] == b' ');
     let ends_with_space = text.next_back().is_some_and(|bytes| bytes[bytes.len() - 1] == b' ');
-    if columns > width.max(1) || starts_with_space || ends_with_space {
+    if starts_with_space || ends_with_space {
         return None;
     }
     let start = out.len();
@@ -507,7 +503,7 @@ mod tests {
         }
 
         /// The ASCII way gives what wrapping piece by piece gives: any printable ASCII with
-        /// line breaks, runs of spaces and long words, in two styles, at any two widths.
+        /// line breaks, runs of spaces and long words, in three styles, at any two widths.
         #[test]
         fn ascii_text_wraps_as_it_would_piece_by_piece(
             parts in proptest::collection::vec(("[ -~]{0,12}|[ a\n]{0,4}|[a-z]{8,30}| {2,9}", 0u8..3), 0..10),
@@ -517,7 +513,7 @@ mod tests {
             let styles = [Style::new(), Style::new().add_modifier(ratatui::style::Modifier::BOLD), Style::new().fg(ratatui::style::Color::Red)];
             let spans: Vec<Span> =
                 parts.iter().map(|(text, s)| Span::styled(text.clone(), styles[usize::from(*s)])).collect();
-            let ascii = super::super::wrap_ascii::wrap(&spans, first, rest);
+            let ascii = super::ascii::wrap(&spans, first, rest);
             proptest::prop_assert!(ascii.is_some());
             proptest::prop_assert_eq!(ascii, Some(wrap_pieces(&spans, first, rest)));
         }

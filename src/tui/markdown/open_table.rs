@@ -54,9 +54,10 @@ enum Row {
     Parsed(Vec<Vec<Span<'static>>>),
 }
 
-/// Rows to lay out: plain rows first, their cells in `cells` (the header's number a row;
-/// empty when they are to be split from the text again), then parsed rows.
+/// Rows to lay out: plain rows first, their cells in `cells` (`columns` a row; empty when
+/// they are to be split from the text again), then parsed rows.
 struct Rows<'a> {
+    columns: usize,
     cells: Vec<&'a str>,
     rows: Vec<Row>,
 }
@@ -75,11 +76,15 @@ impl OpenTable {
         let shape = Shape::new(table, &natural_widths(table), width);
         let frozen = header_lines(&head, &shape, palette).len();
         let mut state = OpenTable { head: second, cut: second, frozen, table: head, kept: Vec::new(), natural, shape };
-        let rows = Rows { cells: Vec::new(), rows: table.rows.iter().cloned().map(Row::Parsed).collect() };
+        let rows = Rows {
+            columns: table.header.len(),
+            cells: Vec::new(),
+            rows: table.rows.iter().cloned().map(Row::Parsed).collect(),
+        };
         let heights = state.lay_out(text, &rows, &mut Vec::new(), width, palette);
-        let body = &text[second..];
+        let body = Body::of(&text[second..]);
         let mut natural = state.natural.clone();
-        rows.widen(&mut natural, 0..ended(body, &rows.rows), 0);
+        rows.widen(&mut natural, 0..body.ended(&rows.rows));
         state.keep(body, parsed.nodes.len() == 1, rows.rows, &heights, natural);
         Some(state)
     }
@@ -98,7 +103,7 @@ impl OpenTable {
             return false;
         }
         let columns = self.table.header.len();
-        let mut rows = Rows { cells: Vec::new(), rows: Vec::new() };
+        let mut rows = Rows { columns, cells: Vec::new(), rows: Vec::new() };
         let mut at = 0;
         while let Some(end) = memchr::memchr(b'\n', &rest.as_bytes()[at..]) {
             if !plain_row::split(&rest[at..at + end], columns, &mut rows.cells) {
@@ -121,18 +126,19 @@ impl OpenTable {
             rows.rows.extend(table.rows.into_iter().map(Row::Parsed));
         }
         // The widths over the rows that ended (kept with them), then over every row (this frame's).
-        let ended = ended(rest, &rows.rows);
+        let body = Body::of(rest);
+        let ended = body.ended(&rows.rows);
         let mut natural = self.natural.clone();
-        rows.widen(&mut natural, 0..ended, columns);
+        rows.widen(&mut natural, 0..ended);
         let ended_natural = natural.clone();
-        rows.widen(&mut natural, ended..rows.rows.len(), columns);
+        rows.widen(&mut natural, ended..rows.rows.len());
         let (width, palette) = (usize::from(frame.width), Palette::new(frame.options));
         let shape = Shape::new(&self.table, &natural, width);
         if shape != self.shape {
             self.shape = shape;
             lines.clear();
             lines.extend(header_lines(&self.table, &self.shape, palette).into_iter().map(|l| truncate_line(l, width)));
-            let kept = Rows { cells: Vec::new(), rows: std::mem::take(&mut self.kept) };
+            let kept = Rows { columns, cells: Vec::new(), rows: std::mem::take(&mut self.kept) };
             self.lay_out(text, &kept, lines, width, palette);
             self.kept = kept.rows;
             self.frozen = lines.len();
@@ -140,7 +146,7 @@ impl OpenTable {
         lines.truncate(self.frozen);
         let heights = self.lay_out(text, &rows, lines, width, palette);
         lines.extend(layout(&after, width, palette));
-        self.keep(rest, after.is_empty(), rows.rows, &heights, ended_natural);
+        self.keep(body, after.is_empty(), rows.rows, &heights, ended_natural);
         true
     }
 
@@ -154,7 +160,7 @@ impl OpenTable {
         width: usize,
         palette: Palette,
     ) -> Vec<usize> {
-        let columns = self.table.header.len();
+        let columns = rows.columns;
         let fits = self.shape.width() <= width;
         let mut cells = rows.cells.chunks_exact(columns.max(1));
         let mut split = Vec::with_capacity(columns);
@@ -188,31 +194,47 @@ impl OpenTable {
     /// Keeps the complete rows of `body` (the tail from `cut`), laid out in `heights` lines
     /// each, when the render is the table `alone` and every complete line is one of its rows;
     /// `natural` is the widths over the header, the kept rows and those.
-    fn keep(&mut self, body: &str, alone: bool, mut rows: Vec<Row>, heights: &[usize], natural: Vec<usize>) {
-        let complete = body.rfind('\n').map_or(0, |i| i + 1);
-        let lines = memchr::memchr_iter(b'\n', &body.as_bytes()[..complete]).count();
-        let partial = usize::from(!body[complete..].trim().is_empty());
-        if !alone || rows.len() != lines + partial || lines == 0 || !is_clean(&body[..complete]) {
+    fn keep(&mut self, body: Body<'_>, alone: bool, mut rows: Vec<Row>, heights: &[usize], natural: Vec<usize>) {
+        let complete = &body.text[..body.complete];
+        let lines = memchr::memchr_iter(b'\n', complete.as_bytes()).count();
+        if !alone || rows.len() != lines + usize::from(body.partial) || lines == 0 || !is_clean(complete) {
             return;
         }
         rows.truncate(lines);
         self.kept.append(&mut rows);
         self.natural = natural;
         self.frozen += heights[..lines].iter().sum::<usize>();
-        self.cut += complete;
+        self.cut += body.complete;
     }
 }
 
-/// How many of `rows` (from `body`) ended: all but the last when `body` ends in a line still
-/// arriving.
-fn ended(body: &str, rows: &[Row]) -> usize {
-    let partial = !body[body.rfind('\n').map_or(0, |i| i + 1)..].trim().is_empty();
-    rows.len() - usize::from(partial && !rows.is_empty())
+/// The tail from the first row not kept: its complete lines, and whether a line is still
+/// arriving after them.
+#[derive(Clone, Copy)]
+struct Body<'a> {
+    text: &'a str,
+    /// Bytes of its complete lines.
+    complete: usize,
+    /// Something other than white space follows the last newline.
+    partial: bool,
+}
+
+impl<'a> Body<'a> {
+    fn of(text: &'a str) -> Self {
+        let complete = text.rfind('\n').map_or(0, |i| i + 1);
+        Body { text, complete, partial: !text[complete..].trim().is_empty() }
+    }
+
+    /// How many of `rows` (parsed from it) ended: all but the last when a line is arriving.
+    fn ended(&self, rows: &[Row]) -> usize {
+        rows.len() - usize::from(self.partial && !rows.is_empty())
+    }
 }
 
 impl Rows<'_> {
-    /// Grows `natural` to fit the rows at `which` (`columns`: cells in a plain row).
-    fn widen(&self, natural: &mut Vec<usize>, which: Range<usize>, columns: usize) {
+    /// Grows `natural` to fit the rows at `which`.
+    fn widen(&self, natural: &mut Vec<usize>, which: Range<usize>) {
+        let columns = self.columns;
         for i in which {
             match &self.rows[i] {
                 Row::Plain(_) => {

@@ -128,30 +128,23 @@ pub(crate) fn push_row(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>
 /// `push_row` for a row of plain cells (`plain_row`: each one unstyled span of printable
 /// ASCII without leading or trailing spaces), built straight from their text.
 pub(crate) fn push_plain_row(lines: &mut Vec<Line<'static>>, cells: &[&str], shape: &Shape, palette: Palette) {
-    let (widths, aligns) = (&shape.widths, &shape.aligns);
-    let fits = cells.len() == widths.len() && cells.iter().zip(widths).all(|(cell, &w)| cell.len() <= w.max(1));
-    if !fits {
-        let row: Vec<Vec<Span<'static>>> = cells.iter().map(|cell| vec![Span::raw(cell.to_string())]).collect();
-        return push_row(lines, &row, shape, palette);
-    }
-    let last = widths.len().saturating_sub(1);
-    let mut spans = Vec::with_capacity(4 * widths.len());
-    for (c, (&width, cell)) in widths.iter().zip(cells).enumerate() {
-        if c > 0 {
-            spans.push(Span::styled(SEPARATOR, palette.dim()));
-        }
-        let (left, right) = pads(aligns[c], width.saturating_sub(cell.len()), c == last);
-        if left > 0 {
-            spans.push(padding(left));
+    let line = one_line_of(shape, palette, |c, width, spans| {
+        let cell = cells.get(c).copied().unwrap_or("");
+        if cell.len() > width.max(1) {
+            return None;
         }
         if !cell.is_empty() {
             spans.push(Span::raw(cell.to_string()));
         }
-        if right > 0 {
-            spans.push(padding(right));
+        Some(cell.len())
+    });
+    match line {
+        Some(line) => lines.push(line),
+        None => {
+            let row: Vec<Vec<Span<'static>>> = cells.iter().map(|cell| vec![Span::raw(cell.to_string())]).collect();
+            push_wrapped(lines, &row, shape, palette);
         }
     }
-    lines.push(Line::from(spans));
 }
 
 /// `push_row` for a row with a cell that does not fit as it is: each cell wrapped into lines.
@@ -186,6 +179,17 @@ fn push_wrapped(lines: &mut Vec<Line<'static>>, row: &[Vec<Span<'static>>], shap
 /// The row as `push_row` lays it out when every cell fits its column as it is (most rows: one
 /// line), its cells copied straight into the line instead of wrapped into lines first.
 fn one_line(row: &[Vec<Span<'static>>], shape: &Shape, palette: Palette) -> Option<Line<'static>> {
+    one_line_of(shape, palette, |c, width, spans| push_fitting(row.get(c).map_or(&[][..], Vec::as_slice), width, spans))
+}
+
+/// A row as one line: per column a separator (after the first), then what `cell(column,
+/// width, spans)` appends, padded to the column by its alignment; `cell` returns the columns
+/// it took, or `None` when the cell does not fit (then there is no one line).
+fn one_line_of(
+    shape: &Shape,
+    palette: Palette,
+    mut cell: impl FnMut(usize, usize, &mut Vec<Span<'static>>) -> Option<usize>,
+) -> Option<Line<'static>> {
     let (widths, aligns) = (&shape.widths, &shape.aligns);
     let last = widths.len().saturating_sub(1);
     let mut spans = Vec::with_capacity(4 * widths.len());
@@ -194,7 +198,7 @@ fn one_line(row: &[Vec<Span<'static>>], shape: &Shape, palette: Palette) -> Opti
             spans.push(Span::styled(SEPARATOR, palette.dim()));
         }
         let at = spans.len();
-        let used = push_fitting(row.get(c).map_or(&[][..], Vec::as_slice), width, &mut spans)?;
+        let used = cell(c, width, &mut spans)?;
         let (left, right) = pads(aligns[c], width.saturating_sub(used), c == last);
         if left > 0 {
             spans.insert(at, padding(left));

@@ -1,12 +1,12 @@
 //! The word-wrapper's way for printable ASCII (with line breaks, without tabs): most of what a
 //! model writes. A byte is a column, so words and runs of spaces are found by scanning bytes
 //! and the lines are cut straight from the spans' text, without cutting it into pieces and
-//! measuring each. Owns nothing of its own: it makes exactly the lines `wrap::wrap_pieces`
-//! makes (the property test in `wrap.rs` holds it to that), and says `None` for other text.
+//! measuring each. Owns nothing of its own: it makes exactly the lines `wrap_pieces` makes
+//! (the property test in `wrap.rs` holds it to that), and says `None` for other text.
 
 use ratatui::text::Span;
 
-use super::wrap::Widths;
+use super::Widths;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -44,7 +44,7 @@ pub(super) fn wrap(spans: &[Span<'_>], first: usize, rest: usize) -> Option<Vec<
         used: 0,
         hard_start: true,
     };
-    let mut pending: Option<(usize, usize)> = None;
+    let mut pending: Option<Range<usize>> = None;
     let mut i = 0;
     while i < text.len() {
         let byte = text[i];
@@ -54,36 +54,33 @@ pub(super) fn wrap(spans: &[Span<'_>], first: usize, rest: usize) -> Option<Vec<
             i += 1;
             continue;
         }
-        let space = byte == b' ';
-        let j = if space {
-            i + text[i..].iter().position(|&b| b != b' ').unwrap_or(text.len() - i)
-        } else {
-            memchr::memchr2(b' ', b'\n', &text[i..]).map_or(text.len(), |k| i + k)
-        };
-        if space {
+        if byte == b' ' {
+            let j = i + text[i..].iter().position(|&b| b != b' ').unwrap_or(text.len() - i);
             if out.used == 0 && out.hard_start {
                 // Leading spaces of a line that started at a hard break: what fits, less one column.
                 out.push(i, i + (j - i).min(out.width().saturating_sub(1)));
             } else {
-                pending = Some((i, j));
+                pending = Some(i..j);
             }
+            i = j;
+            continue;
+        }
+        let j = memchr::memchr2(b' ', b'\n', &text[i..]).map_or(text.len(), |k| i + k);
+        let word = j - i;
+        let space = pending.take().filter(|_| out.used > 0).unwrap_or(i..i);
+        if space.len() + word <= out.room() {
+            out.push(space.start, space.end);
+            out.push(i, j);
+        } else if word <= rest && out.used > 0 {
+            out.end_line(false);
+            out.push(i, j);
         } else {
-            let word = j - i;
-            let (a, b) = pending.take().filter(|_| out.used > 0).unwrap_or((i, i));
-            if b - a + word <= out.room() {
-                out.push(a, b);
-                out.push(i, j);
-            } else if word <= rest && out.used > 0 {
+            if space.len() < out.room() {
+                out.push(space.start, space.end);
+            } else if out.used > 0 {
                 out.end_line(false);
-                out.push(i, j);
-            } else {
-                if b - a < out.room() {
-                    out.push(a, b);
-                } else if out.used > 0 {
-                    out.end_line(false);
-                }
-                out.push_broken(i, j);
             }
+            out.push_broken(i, j);
         }
         i = j;
     }
