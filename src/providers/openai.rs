@@ -15,6 +15,8 @@ use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+mod quick;
+
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4.1";
 const NAME: &str = "openai";
@@ -172,7 +174,7 @@ struct PartialCall {
 
 /// A chunk read without a JSON tree, borrowing its text where it has no escapes. Anything
 /// this shape does not fit (tool calls, an error, odd types) goes the `Value` way.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct TextChunk<'a> {
     #[serde(default, borrow)]
     choices: Vec<TextChoice<'a>>,
@@ -180,14 +182,14 @@ struct TextChunk<'a> {
     error: Option<IgnoredAny>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct TextChoice<'a> {
     finish_reason: Option<IgnoredAny>,
     #[serde(borrow)]
     delta: Option<TextDelta<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct TextDelta<'a> {
     #[serde(borrow)]
     content: Option<Cow<'a, str>>,
@@ -198,7 +200,7 @@ struct TextDelta<'a> {
     tool_calls: Option<IgnoredAny>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct ChunkUsage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
@@ -237,6 +239,8 @@ impl TextChunk<'_> {
 #[derive(Default)]
 struct Parser {
     calls: BTreeMap<u64, PartialCall>,
+    /// The last text chunk, for reading the next ones quickly.
+    template: quick::Template,
     /// A completion chunk came (`[DONE]` alone is not a reply).
     chunks: bool,
     finished: bool,
@@ -266,8 +270,15 @@ impl WireParser for Parser {
             self.done = true;
             return Ok(());
         }
-        // Most chunks are one text delta: read them without building a JSON tree.
-        if let Ok(chunk) = serde_json::from_str::<TextChunk>(&frame.data) {
+        // Most chunks are the last one with other text: only that text is read.
+        if let Some(said) = self.template.read(&frame.data) {
+            self.chunks = true;
+            out.extend(said.event());
+            return Ok(());
+        }
+        // Most others are one text delta: read them without building a JSON tree.
+        let chunk = self.template.learn(&frame.data).or_else(|| serde_json::from_str::<TextChunk>(&frame.data).ok());
+        if let Some(chunk) = chunk {
             if chunk.is_plain() {
                 self.chunks = true;
                 chunk.emit(&mut self.finished, out);
