@@ -46,7 +46,7 @@ pub fn escape_json_line(json: &str) -> Cow<'_, str> {
 /// Whether every byte of `text` passes `test`, looked at 64 bytes at a time without an early
 /// exit inside a block, so the compiler checks a block in a few vector instructions (a
 /// byte-by-byte `all` cost about 12 instructions a byte of a streamed reply).
-pub fn all_bytes(text: &str, test: impl Fn(u8) -> bool) -> bool {
+fn all_bytes(text: &str, test: impl Fn(u8) -> bool) -> bool {
     let mut blocks = text.as_bytes().chunks_exact(64);
     let whole = blocks.by_ref().all(|block| block.iter().fold(true, |ok, &b| ok & test(b)));
     whole && blocks.remainder().iter().all(|&b| test(b))

@@ -1,11 +1,13 @@
-//! The quick reader for the commonest Chat Completions chunk: one pass over the bytes that
-//! finds string ends with `memchr` and skips what it does not need (`id`, `model`, ...)
-//! without looking inside, where serde's derived reader walks every byte and every key.
+//! Quick reading of Chat Completions chunks, two ways before serde. `Template`: a chunk
+//! that is the last text chunk with only its delta's text changed (the same bytes before
+//! and after that string) is read as that string alone. `Cursor`: any other chunk gets one
+//! pass over its bytes that finds string ends with `memchr` and skips values it does not
+//! need (`id`, `model`, ...) without looking inside.
 //!
-//! It gives the same `TextChunk` serde gives, or nothing: anything it is not sure of (a
-//! duplicate key, a float, an escape in a key, a control character, a tool call, deep
-//! nesting) returns `None` and the caller reads the chunk with serde as before. The property
-//! test below holds it to serde on generated chunks.
+//! Both give what serde gives, or nothing: anything they are not sure of (a duplicate key,
+//! a float, an escape in a key, a control character, a tool call, deep nesting) returns
+//! `None` and the caller reads the chunk with serde as before. The property tests below
+//! hold them to serde.
 
 use super::{ChunkUsage, TextChoice, TextChunk, TextDelta};
 use crate::protocol::ProviderEvent;
@@ -382,6 +384,7 @@ fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::Value;
 
     fn serde(text: &str) -> Option<TextChunk<'_>> {
         serde_json::from_str(text).ok()
@@ -479,8 +482,6 @@ mod tests {
             },
         )
     }
-
-    use serde_json::Value;
 
     /// A chunk whose delta's `field` is `text` (JSON), framed as real servers frame it.
     fn with_text(field: &str, text: &str) -> String {
