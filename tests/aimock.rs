@@ -5,11 +5,11 @@
 //! `npm ci` runs first if `node_modules/@copilotkit/aimock` is missing.
 
 use serde_json::{json, Value};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const KEY: &str = "sk-aimock-test-key-0123456789";
 
@@ -37,23 +37,33 @@ struct Aimock {
 }
 
 impl Aimock {
+    /// Starts aimock on a port the OS picks and waits for it to say which. Guessing a free
+    /// port up front races the other tests in this file: two mocks on one port, one exits,
+    /// and the survivor is killed by the other test while this one still talks to it.
     fn start() -> Aimock {
         let cli = ensure_aimock();
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new("node")
+        let mut child = Command::new("node")
             .arg(cli)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--log-level", "warn", "--fixtures"])
+            .args(["--host", "127.0.0.1", "--port", "0", "--log-level", "info", "--fixtures"])
             .arg(root().join("tests/fixtures/aimock/fixtures.json"))
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .spawn()
             .expect("node must be installed to run aimock");
-        let mock = Aimock { child, url: format!("http://127.0.0.1:{port}") };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "aimock did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        mock
+        let stdout = child.stdout.take().expect("aimock's stdout is piped");
+        let (sender, receiver) = std::sync::mpsc::channel();
+        // Reads until aimock names its address, then keeps draining so its logs never block it.
+        std::thread::spawn(move || {
+            let mut sender = Some(sender);
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.split("listening on ").nth(1) {
+                    if let Some(sender) = sender.take() {
+                        let _ = sender.send(url.trim().to_string());
+                    }
+                }
+            }
+        });
+        let url = receiver.recv_timeout(Duration::from_secs(60)).expect("aimock did not say where it listens");
+        Aimock { child, url }
     }
 
     async fn journal(&self) -> Vec<Value> {
