@@ -27,8 +27,8 @@ pub const DEFAULT_MAX_STEPS: usize = 100;
 /// How long a cancelled tool gets to clean up (kill its processes) before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
 /// Provider events already waiting that are taken together before their text is shown
-/// (bounded, so a fast stream still shows progress and lets an interrupt in); the read-ahead
-/// thread hands batches of the same size over.
+/// (bounded, so a fast stream still shows progress and lets an interrupt in). The read-ahead
+/// thread bounds its batches by time instead (`read_ahead`).
 pub(super) const EVENT_BATCH: usize = 256;
 
 /// What a turn returned.
