@@ -5,7 +5,7 @@
 //! change their tool list.
 
 use serde_json::{json, Value};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
@@ -119,8 +119,7 @@ fn everything_over_stdio_text_structured_and_error_results() {
 
 #[test]
 fn everything_over_streamable_http_with_expanded_headers() {
-    let port = free_port();
-    let server = HttpServer::start(port);
+    let (server, port) = HttpServer::start();
     let run = Run::new(json!({"web": {
         "type": "http", "url": format!("http://127.0.0.1:{port}/mcp"),
         "headers": {"Authorization": "Bearer ${SECRET_FOR_TEST}"}
@@ -222,17 +221,42 @@ fn free_port() -> u16 {
 struct HttpServer(Child);
 
 impl HttpServer {
-    fn start(port: u16) -> Self {
-        let child = Command::new("node")
-            .args([everything().as_str(), "streamableHttp"])
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let server = HttpServer(child);
-        wait_for_port(port);
-        server
+    /// Starts it on a free port and returns that port. The port has to be guessed (the
+    /// server cannot be asked to pick one and say which), so the server's own word decides:
+    /// it says it listens, or it says the port was taken meanwhile and is started again on
+    /// another. Connecting to the port would not tell: another process may be the listener.
+    fn start() -> (Self, u16) {
+        for _ in 0..5 {
+            let port = free_port();
+            let mut child = Command::new("node")
+                .args([everything().as_str(), "streamableHttp"])
+                .env("PORT", port.to_string())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let stderr = child.stderr.take().unwrap();
+            let (sender, receiver) = std::sync::mpsc::channel();
+            // Reads until the server says whether it listens, then keeps draining.
+            std::thread::spawn(move || {
+                let mut sender = Some(sender);
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if let Some(listens) = [("listening on port", true), ("already in use", false)]
+                        .iter()
+                        .find_map(|(words, listens)| line.contains(words).then_some(*listens))
+                    {
+                        if let Some(sender) = sender.take() {
+                            let _ = sender.send(listens);
+                        }
+                    }
+                }
+            });
+            let server = HttpServer(child);
+            if receiver.recv_timeout(std::time::Duration::from_secs(30)) == Ok(true) {
+                return (server, port);
+            }
+        }
+        panic!("server-everything did not start on any of five ports");
     }
 }
 
@@ -241,14 +265,4 @@ impl Drop for HttpServer {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn wait_for_port(port: u16) {
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    panic!("server-everything did not listen on {port}");
 }
