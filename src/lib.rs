@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod ask;
+pub mod bytes;
 pub mod clipboard;
 pub mod data_dir;
 pub mod editor;

@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 /// Which top-level modules each layer may name through `crate::`.
 const RULES: &[(&str, &[&str])] = &[
     ("protocol", &[]),
+    ("bytes", &[]),
     ("agent", &["protocol"]),
-    ("providers", &["protocol"]),
+    ("providers", &["protocol", "bytes"]),
     ("tools", &["agent", "protocol"]),
     ("plugins", &["agent", "protocol"]),
     ("clipboard", &[]),
-    ("sanitize", &[]),
+    ("sanitize", &["bytes"]),
     ("editor", &[]),
     ("startup", &["agent", "protocol", "plugins", "tools", "providers", "sessions", "data_dir"]),
     ("signals", &[]),
