@@ -4,10 +4,12 @@
 /// Whether every byte of `bytes` passes `test`, looked at 64 bytes at a time without an
 /// early exit inside a block, so the compiler checks a block in a few vector instructions (a
 /// byte-by-byte `all` cost about 12 instructions a byte of a streamed reply).
+#[inline]
 pub fn all_bytes(bytes: &[u8], test: impl Fn(u8) -> bool) -> bool {
     let mut blocks = bytes.chunks_exact(64);
     let whole = blocks.by_ref().all(|block| block.iter().fold(true, |ok, &b| ok & test(b)));
-    whole && blocks.remainder().iter().all(|&b| test(b))
+    // The rest (all of a short string) without an early exit either.
+    whole && blocks.remainder().iter().fold(true, |ok, &b| ok & test(b))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 const RULES: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("bytes", &[]),
-    ("agent", &["protocol"]),
+    ("agent", &["protocol", "bytes"]),
     ("providers", &["protocol", "bytes"]),
     ("tools", &["agent", "protocol"]),
     ("plugins", &["agent", "protocol"]),

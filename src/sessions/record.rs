@@ -10,7 +10,7 @@
 //! pieces (`agent::json_writer`, never built whole in memory), and the conversation as last
 //! recorded is remembered as a digest for each long message (`Kept`), not a second copy.
 
-use crate::agent::json_writer::ChunkedJson;
+use crate::agent::json_writer::{write_json_string, ChunkedJson};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::protocol::Message;
 use serde::Serialize;
@@ -163,9 +163,31 @@ impl State {
         self.line.clear();
     }
 
+    /// Writes the record `head` + `text` as a JSON string + `tail` (a record whose one long
+    /// field is text: `json_writer::write_json_string` escapes it several times faster than
+    /// serde_json).
+    fn write_text_line(&mut self, head: &str, text: &str, tail: &str) {
+        if self.broken {
+            return;
+        }
+        self.line.clear();
+        let mut file = &self.file;
+        let mut out = ChunkedJson::new(&mut self.line, &mut file, None);
+        let written = out
+            .write_all(head.as_bytes())
+            .and_then(|_| write_json_string(&mut out, text))
+            .and_then(|_| out.write_all(tail.as_bytes()))
+            .and_then(|_| out.write_all(b"\n"))
+            .and_then(|_| out.finish());
+        if written.is_err() {
+            self.broken = true;
+        }
+        self.line.clear();
+    }
+
     fn flush_pending(&mut self) {
         if let Some(Pending { kind, text, .. }) = self.pending.take() {
-            self.write_line(&Text { kind, text: &text });
+            self.write_text_line(&format!(r#"{{"type":"{kind}","text":"#), &text, "}");
         }
     }
 
@@ -201,28 +223,14 @@ impl State {
     }
 }
 
-/// Records written without building a JSON tree (they can hold a whole long reply).
-#[derive(Serialize)]
-struct Text<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
-}
-
+/// The conversation's change, written without building a JSON tree (it can hold a whole
+/// long reply).
 #[derive(Serialize)]
 struct Messages<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     keep: usize,
     append: &'a [Message],
-}
-
-#[derive(Serialize)]
-struct TurnFinished<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    reply: &'a str,
-    end: &'static str,
 }
 
 fn end_name(end: TurnEnd) -> &'static str {
@@ -271,7 +279,8 @@ impl Output for Recorder {
                 AgentEvent::Context(snapshot) => state.messages(&snapshot.messages),
                 AgentEvent::TurnFinished { reply, end } => {
                     state.flush_pending();
-                    state.write_line(&TurnFinished { kind: "turn_finished", reply, end: end_name(*end) });
+                    let tail = format!(r#","end":"{}"}}"#, end_name(*end));
+                    state.write_text_line(r#"{"type":"turn_finished","reply":"#, reply, &tail);
                 }
                 AgentEvent::Cleared => {
                     state.flush_pending();
