@@ -48,11 +48,13 @@ fn string_end(rest: &str) -> Option<usize> {
 /// A JSON string's text (between its quotes): borrowed when it has no escapes, decoded by
 /// serde when it has, `None` when JSON forbids it (raw control characters, bad escapes).
 fn decode(inner: &str) -> Option<Cow<'_, str>> {
-    if !crate::bytes::all_bytes(inner.as_bytes(), |b| b >= 0x20) {
-        return None;
-    }
-    if !inner.contains('\\') {
+    use crate::bytes::all_bytes;
+    // Most text: one pass finds neither a control character nor an escape.
+    if all_bytes(inner.as_bytes(), |b| b >= 0x20 && b != b'\\') {
         return Some(Cow::Borrowed(inner));
+    }
+    if !all_bytes(inner.as_bytes(), |b| b >= 0x20) {
+        return None;
     }
     serde_json::from_str::<String>(&format!("\"{inner}\"")).ok().map(Cow::Owned)
 }
