@@ -1,12 +1,15 @@
 //! `elelem ask [PROMPT]`: one turn without a prompt. The final reply goes to stdout and
 //! progress to stderr; with `--json` every event is one JSON object per line on stdout.
 
-use crate::agent::json_writer::{self, ChunkedJson, WRITE_CHUNK};
+use crate::agent::json_writer::{self, ChunkedJson};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use serde::Serialize;
 use serde_json::json;
 use std::io::Write;
 use std::sync::Mutex;
+
+/// The escaping that makes a JSON line safe for a terminal without losing anything.
+const TERMINAL_SAFE: json_writer::Escape = crate::sanitize::escape_json_line;
 
 /// Writes events as JSON lines, merging consecutive text deltas of the same kind into one
 /// line so the output does not depend on how the provider chunked its stream. The merged
@@ -53,8 +56,7 @@ impl Lines {
     /// whole as a string first).
     fn line(&mut self, value: &impl Serialize) {
         self.close();
-        let escape = Some(crate::sanitize::escape_json_line as json_writer::Escape);
-        let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, escape);
+        let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, Some(TERMINAL_SAFE));
         if serde_json::to_writer(&mut line, value).is_ok() {
             let _ = line.write_all(b"\n");
         }
@@ -62,24 +64,31 @@ impl Lines {
     }
 
     /// Appends `delta` to the open text line of `kind`, opening it (and closing another
-    /// kind's) as needed. The line reads as `Text` would serialise it whole.
+    /// kind's) as needed. The line reads as `{"type":kind,"text":all the deltas}`.
     fn text(&mut self, kind: &'static str, delta: &str) {
         if self.open != Some(kind) {
             self.close();
-            let Ok(start) = serde_json::to_string(&Text { kind, text: "", interrupted: false }) else { return };
-            // `{"type":"saying","text":""}` without its closing `"}`.
-            self.buffer.extend_from_slice(&start.as_bytes()[..start.len() - 2]);
+            // The line without its closing `"}`.
+            self.buffer.extend_from_slice(format!(r#"{{"type":"{kind}","text":""#).as_bytes());
             self.open = Some(kind);
         }
-        if let Ok(piece) = serde_json::to_string(delta) {
-            // The escaped text without its quotes: escaping goes character by character, so
-            // the pieces join into the escape of the whole.
-            let inner = &piece[1..piece.len() - 1];
-            self.buffer.extend_from_slice(crate::sanitize::escape_json_line(inner).as_bytes());
-        }
-        if self.buffer.len() >= WRITE_CHUNK {
-            self.write_out();
-        }
+        // Escaped for JSON piece by piece, then for the terminal; written out once the
+        // buffer passes `WRITE_CHUNK`.
+        let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, Some(TERMINAL_SAFE));
+        let _ = json_writer::write_json_string_contents(&mut line, delta);
+    }
+
+    /// The reply line, `{"type":"reply","text":reply}` (and `"interrupted":true`), its text
+    /// escaped by `json_writer` (several times faster than serde_json for a long reply).
+    fn reply(&mut self, reply: &str, interrupted: bool) {
+        self.close();
+        let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, Some(TERMINAL_SAFE));
+        let tail: &[u8] = if interrupted { b",\"interrupted\":true}\n" } else { b"}\n" };
+        let _ = line
+            .write_all(br#"{"type":"reply","text":"#)
+            .and_then(|_| json_writer::write_json_string(&mut line, reply))
+            .and_then(|_| line.write_all(tail));
+        let _ = line.finish();
     }
 }
 
@@ -151,23 +160,12 @@ impl Output for JsonOutput {
             AgentEvent::Info(text) => json!({"type": "info", "text": text}),
             AgentEvent::TurnFinished { reply, end } => {
                 // Written as it is: a long reply is not copied into a JSON tree.
-                let interrupted = end == TurnEnd::Interrupted;
-                return self.line(&Text { kind: "reply", text: &reply, interrupted });
+                return self.with(|lines| lines.reply(&reply, end == TurnEnd::Interrupted));
             }
             _ => return,
         };
         self.line(&value);
     }
-}
-
-/// A text line (`saying`, `thinking`, `reply`), serialised without a JSON tree.
-#[derive(Serialize)]
-struct Text<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    interrupted: bool,
 }
 
 /// The prompt with piped stdin appended as a fenced block.
@@ -187,6 +185,7 @@ pub fn prompt_with_stdin(prompt: &str, stdin: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::json_writer::WRITE_CHUNK;
     use std::sync::Arc;
 
     /// What a `JsonOutput` wrote.
@@ -215,9 +214,23 @@ mod tests {
         (text, largest_held)
     }
 
-    fn whole(kind: &'static str, text: &str) -> String {
-        let line = serde_json::to_string(&Text { kind, text, interrupted: false }).unwrap();
+    /// A text line as serde_json writes it whole.
+    #[derive(Serialize)]
+    struct Text<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        text: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        interrupted: bool,
+    }
+
+    fn line_of(kind: &'static str, text: &str, interrupted: bool) -> String {
+        let line = serde_json::to_string(&Text { kind, text, interrupted }).unwrap();
         format!("{}\n", crate::sanitize::escape_json_line(&line))
+    }
+
+    fn whole(kind: &'static str, text: &str) -> String {
+        line_of(kind, text, false)
     }
 
     #[test]
@@ -243,6 +256,9 @@ mod tests {
         assert!(written == expected, "the streamed lines differ from the whole ones");
         assert!(text.len() > 10 * WRITE_CHUNK);
         assert!(largest_held < 2 * WRITE_CHUNK, "held {largest_held} bytes");
+        // An interrupted reply says so.
+        let (written, _) = run(vec![AgentEvent::TurnFinished { reply: piece.into(), end: TurnEnd::Interrupted }]);
+        assert_eq!(written, line_of("reply", piece, true));
     }
 
     #[test]

@@ -97,9 +97,17 @@ impl Write for ChunkedJson<'_> {
 /// part of recording a long reply); here a 64-byte block with nothing to escape is passed
 /// over in a few vector instructions and written with its neighbours in one piece.
 pub fn write_json_string(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    out.write_all(b"\"")?;
+    write_json_string_contents(out, text)?;
+    out.write_all(b"\"")
+}
+
+/// `write_json_string` without the quotes: pieces of text written this way one after the
+/// other read as the escape of the whole (escaping goes character by character). Every
+/// write is of whole characters.
+pub fn write_json_string_contents(out: &mut impl Write, text: &str) -> std::io::Result<()> {
     const BLOCK: usize = 64;
     let bytes = text.as_bytes();
-    out.write_all(b"\"")?;
     // Written up to here.
     let mut start = 0;
     for (index, block) in bytes.chunks(BLOCK).enumerate() {
@@ -128,8 +136,7 @@ pub fn write_json_string(out: &mut impl Write, text: &str) -> std::io::Result<()
             start = offset + at + 1;
         }
     }
-    out.write_all(&bytes[start..])?;
-    out.write_all(b"\"")
+    out.write_all(&bytes[start..])
 }
 
 #[cfg(test)]
