@@ -13,8 +13,9 @@ const TERMINAL_SAFE: json_writer::Escape = crate::sanitize::escape_json_line;
 
 /// Writes events as JSON lines, merging consecutive text deltas of the same kind into one
 /// line so the output does not depend on how the provider chunked its stream. The merged
-/// line is written as the text arrives (escaped piece by piece, in `json_writer`'s
-/// `WRITE_CHUNK` writes), so a long reply is never held here.
+/// line is written as the text arrives (each delta escaped and written out at once, a long
+/// one in `json_writer`'s `WRITE_CHUNK` writes), so a long reply is never held here and a
+/// reader sees the text while the model writes it.
 #[derive(Default)]
 pub struct JsonOutput {
     state: Mutex<Lines>,
@@ -72,10 +73,12 @@ impl Lines {
             self.buffer.extend_from_slice(format!(r#"{{"type":"{kind}","text":""#).as_bytes());
             self.open = Some(kind);
         }
-        // Escaped for JSON piece by piece, then for the terminal; written out once the
-        // buffer passes `WRITE_CHUNK`.
+        // Escaped for JSON piece by piece, then for the terminal, and written out now: a
+        // reader of the stream sees the text as it arrives (the agent already merges it
+        // to at most one delta per pace interval), not when the line ends.
         let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, Some(TERMINAL_SAFE));
         let _ = json_writer::write_json_string_contents(&mut line, delta);
+        let _ = line.finish();
     }
 
     /// The reply line, `{"type":"reply","text":reply}` (and `"interrupted":true`), its text
@@ -259,6 +262,22 @@ mod tests {
         // An interrupted reply says so.
         let (written, _) = run(vec![AgentEvent::TurnFinished { reply: piece.into(), end: TurnEnd::Interrupted }]);
         assert_eq!(written, line_of("reply", piece, true));
+    }
+
+    #[test]
+    fn each_text_delta_is_written_out_when_it_arrives() {
+        // A reader of `ask --json` sees the text while the model writes it, not at the
+        // line's end (it was held until 64 KB had gathered).
+        let captured = Captured::default();
+        let output = JsonOutput::to(Box::new(captured.clone()));
+        let written = || String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        output.emit(AgentEvent::Delta(Delta::Saying("Once upon".into())));
+        assert_eq!(written(), r#"{"type":"saying","text":"Once upon"#);
+        output.emit(AgentEvent::Delta(Delta::Saying(" a \"time\"".into())));
+        assert_eq!(written(), r#"{"type":"saying","text":"Once upon a \"time\""#);
+        output.emit(AgentEvent::Delta(Delta::Thinking("hm".into())));
+        assert!(written().ends_with("\"}\n{\"type\":\"thinking\",\"text\":\"hm"), "{}", written());
+        assert_eq!(output.state.lock().unwrap().buffer.len(), 0);
     }
 
     #[test]

@@ -323,9 +323,6 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
     if let Some(json_output) = &finished {
         json_output.finish();
     }
-    if !json {
-        println!("{}", elelem::sanitize::sanitize(&outcome.reply));
-    }
     Ok(match outcome.end {
         TurnEnd::Done => ExitCode::SUCCESS,
         TurnEnd::Failed => ExitCode::FAILURE,

@@ -50,6 +50,10 @@ struct State {
     /// When the running turn started, and its tokens so far.
     turn_started: Option<std::time::Instant>,
     turn_usage: crate::protocol::Usage,
+    /// `ask` mode: the model's text written to the reply stream in this response, and
+    /// whether what was written there ends a line.
+    said: bool,
+    reply_line_open: bool,
 }
 
 /// Prints agent events as plain lines. Progress (thinking, tool lines, errors) goes to
@@ -62,14 +66,16 @@ struct State {
 /// output; after each turn a line gives its tokens and how long it took.
 pub struct PlainOutput {
     color: bool,
-    /// `ask` mode: the streamed reply is not printed (the final reply is, by the caller).
-    quiet_reply: bool,
+    /// `ask` mode: the model's text goes here as it arrives (stdout), everything else to
+    /// `write` (stderr), and the turn's end writes the reply's last line ending (or the
+    /// reply itself when it was not streamed: an error).
+    reply: Option<fn(&str)>,
     state: Mutex<State>,
     write: fn(&str),
 }
 
 impl PlainOutput {
-    fn with(color: bool, quiet_reply: bool, write: fn(&str)) -> Self {
+    fn with(color: bool, reply: Option<fn(&str)>, write: fn(&str)) -> Self {
         let state = State {
             section: Section::None,
             text: String::new(),
@@ -78,18 +84,50 @@ impl PlainOutput {
             running: std::collections::HashMap::new(),
             turn_started: None,
             turn_usage: crate::protocol::Usage::default(),
+            said: false,
+            reply_line_open: false,
         };
-        PlainOutput { color, quiet_reply, state: Mutex::new(state), write }
+        PlainOutput { color, reply, state: Mutex::new(state), write }
     }
 
     /// Everything to stdout (the line REPL).
     pub fn stdout(color: bool) -> Self {
-        Self::with(color, false, print_stdout)
+        Self::with(color, None, print_stdout)
     }
 
-    /// Progress to stderr, reply left to the caller (`ask`).
+    /// `ask`: progress to stderr, the model's text to stdout as it arrives.
     pub fn stderr(color: bool) -> Self {
-        Self::with(color, true, print_stderr)
+        Self::with(color, Some(print_stdout), print_stderr)
+    }
+
+    /// `ask` mode: `text` goes to the reply stream now, after the progress rendered before it.
+    fn say(&self, reply: fn(&str), text: &str, state: &mut State) {
+        if text.is_empty() {
+            return;
+        }
+        if !state.text.is_empty() {
+            (self.write)(&state.text);
+            state.text.clear();
+        }
+        reply(text);
+        state.said = true;
+        state.reply_line_open = !text.ends_with('\n');
+    }
+
+    /// `ask` mode, a turn's end: the streamed reply's line ended, or the reply written whole
+    /// when the last response streamed none of it (an error, say); one line end either way,
+    /// as `println!` of the reply would.
+    fn end_reply(&self, reply_to: fn(&str), reply: &str, end: TurnEnd, state: &mut State) {
+        let streamed = state.said && end == TurnEnd::Done;
+        let tail = if streamed || reply.is_empty() {
+            "\n".to_string()
+        } else {
+            let open = if state.reply_line_open { "\n" } else { "" };
+            format!("{open}{}\n", sanitize(reply))
+        };
+        self.say(reply_to, &tail, state);
+        state.said = false;
+        state.reply_line_open = false;
     }
 
     fn paint(&self, style: &str, text: &str) -> String {
@@ -164,10 +202,13 @@ impl PlainOutput {
                 enter(Section::Thinking, state);
                 self.thinking(&text, state);
             }
-            AgentEvent::Delta(Delta::Saying(text)) if !self.quiet_reply => {
-                enter(Section::Saying, state);
-                state.text.push_str(&sanitize(&text));
-            }
+            AgentEvent::Delta(Delta::Saying(text)) => match self.reply {
+                Some(reply) => self.say(reply, &sanitize(&text), state),
+                None => {
+                    enter(Section::Saying, state);
+                    state.text.push_str(&sanitize(&text));
+                }
+            },
             AgentEvent::Delta(Delta::ToolOutput { id, .. }) => {
                 if let Some((_, streamed)) = state.running.get_mut(&id) {
                     *streamed = true;
@@ -175,6 +216,11 @@ impl PlainOutput {
             }
             AgentEvent::ToolStarted { call, summary } => {
                 enter(Section::None, state);
+                if let Some(reply) = self.reply.filter(|_| state.reply_line_open) {
+                    // The text before a tool call ends its line on the reply stream.
+                    self.say(reply, "\n", state);
+                }
+                state.said = false;
                 state.calls += 1;
                 let summary = sanitize_visible(&summary).replace('\n', " ⏎ ");
                 let label = format!("#{} {} {}", state.calls, sanitize_visible(&call.name), cut(&summary, 120));
@@ -207,14 +253,17 @@ impl PlainOutput {
             AgentEvent::Clipboard(text) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
                 state.text.push_str(&crate::clipboard::osc52(&text));
             }
-            AgentEvent::TurnFinished { end, .. } => {
+            AgentEvent::TurnFinished { end, reply } => {
                 enter(Section::None, state);
                 if end == TurnEnd::Interrupted {
                     state.text.push_str(&format!("{}\n", self.paint(DIM, "[interrupted]")));
                 }
-                if !self.quiet_reply {
-                    if let Some(line) = self.turn_line(state) {
-                        state.text.push_str(&line);
+                match self.reply {
+                    Some(reply_to) => self.end_reply(reply_to, &reply, end, state),
+                    None => {
+                        if let Some(line) = self.turn_line(state) {
+                            state.text.push_str(&line);
+                        }
                     }
                 }
             }
@@ -412,7 +461,7 @@ mod tests {
 
     #[test]
     fn in_colour_thinking_is_dim_and_a_failed_call_red() {
-        let output = PlainOutput::with(true, false, |_| {});
+        let output = PlainOutput::with(true, None, |_| {});
         let mut state = output.state.lock().unwrap();
         output.render(AgentEvent::thinking("a\nb"), &mut state);
         assert_eq!(state.text, format!("{DIM}┊ {RESET}{DIM}a\n{RESET}{DIM}┊ {RESET}{DIM}b{RESET}"));
