@@ -176,7 +176,7 @@ fn the_tui_asks_in_its_approval_dialog() {
     term.wait_for("Allow this project's .agents/?");
     term.wait_for("permissions.json");
     std::thread::sleep(Duration::from_millis(600)); // the dialog ignores keys typed ahead
-    term.send("y");
+    term.send("1");
     let store = dirs.home.join(".local/share/elelem/trusted.json");
     term.wait_until(|_| store.exists());
     term.wait_for("its .agents/ settings apply");

@@ -2,13 +2,13 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use elelem::agent::output::{AgentEvent, TurnEnd};
-use elelem::tui::app::{Action, App, Focus, APPROVAL_GUARD};
+use elelem::tui::app::{Action, App, Focus, APPROVAL_GUARD, APPROVAL_PAUSE};
 use elelem::tui::clock::ManualClock;
 use elelem::tui::notify::NotifyMode;
 use elelem::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 fn app() -> App {
     let commands = vec![("/clear".into(), "forget".into()), ("/context".into(), "context".into())];
@@ -145,10 +145,8 @@ fn scrolling_up_stops_following_and_shows_the_new_output_hint() {
     assert!(screen.contains("more output") && !screen.contains("new output"), "{screen}");
 }
 
-#[test]
-fn an_approval_takes_every_key_until_answered() {
-    let mut app = app();
-    let (tx, mut rx) = tokio::sync::oneshot::channel();
+fn ask_execute(app: &mut App) -> tokio::sync::oneshot::Receiver<elelem::agent::input::Approval> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
     let request = elelem::agent::input::ApprovalRequest {
         call_id: "c1".into(),
         tool: "execute".into(),
@@ -156,16 +154,32 @@ fn an_approval_takes_every_key_until_answered() {
         summary: "ls".into(),
         preview: elelem::agent::Preview { kind: elelem::agent::PreviewKind::Command, text: "$ ls".into() },
     };
+    app.ask(request, tx);
+    rx
+}
+
+#[test]
+fn an_approval_is_answered_with_digits_once_the_user_has_stopped_typing() {
+    let mut app = app();
     let clock = ManualClock::default();
     app.set_clock(std::sync::Arc::new(clock.clone()));
-    app.ask(request, tx);
+    let mut rx = ask_execute(&mut app);
     clock.advance(APPROVAL_GUARD);
-    type_text(&mut app, "zq");
-    assert!(app.composer.is_empty(), "keys do not leak into the prompt");
-    assert!(draw(&mut app).contains("Allow execute?"));
-    app.handle_key(key(KeyCode::Char('a')));
+    // Letters are never answers: they go to the prompt.
+    type_text(&mut app, "yan");
+    assert!(rx.try_recv().is_err());
+    assert_eq!(app.composer.text(), "yan");
+    assert!(draw(&mut app).contains("typing goes to the prompt"));
+    // A digit typed while typing is typing too.
+    type_text(&mut app, "2");
+    assert!(rx.try_recv().is_err());
+    assert_eq!(app.composer.text(), "yan2");
+    clock.advance(APPROVAL_PAUSE);
+    assert!(draw(&mut app).contains("[2] always this session"));
+    app.handle_key(key(KeyCode::Char('2')));
     assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::Always);
     assert!(app.approval.is_none());
+    assert_eq!(app.composer.text(), "yan2");
 }
 
 #[test]
@@ -174,22 +188,50 @@ fn keys_typed_ahead_of_the_dialog_are_kept_as_text_not_taken_as_answers() {
     let clock = ManualClock::default();
     app.set_clock(std::sync::Arc::new(clock.clone()));
     type_text(&mut app, "make it f");
-    let (tx, mut rx) = tokio::sync::oneshot::channel();
-    let request = elelem::agent::input::ApprovalRequest {
-        call_id: "c1".into(),
-        tool: "execute".into(),
-        args: serde_json::json!({"command": "ls"}),
-        summary: "ls".into(),
-        preview: elelem::agent::Preview { kind: elelem::agent::PreviewKind::Command, text: "ls".into() },
-    };
-    app.ask(request, tx);
+    let mut rx = ask_execute(&mut app);
     clock.advance(APPROVAL_GUARD / 3);
     type_text(&mut app, "aster, yes");
     assert!(rx.try_recv().is_err(), "no answer was given");
     assert!(app.approval.is_some());
     assert_eq!(app.composer.text(), "make it faster, yes");
-    clock.advance(APPROVAL_GUARD);
-    app.handle_key(key(KeyCode::Char('n')));
+    clock.advance(APPROVAL_PAUSE);
+    app.handle_key(key(KeyCode::Char('3')));
+    assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::No);
+}
+
+#[test]
+fn a_typist_never_answers_an_approval_whatever_the_sentence() {
+    // A key every 70 ms (and pauses up to just under a second between words), the dialog
+    // opening in the middle: nothing answers it, every key lands in the prompt in order.
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    let sentence = "yes and also say hi any day, nay 123 yay a n y";
+    let mut rx = None;
+    for (i, c) in sentence.chars().enumerate() {
+        if i == 5 {
+            rx = Some(ask_execute(&mut app));
+        }
+        let gap = if c == ' ' { APPROVAL_PAUSE - Duration::from_millis(10) } else { Duration::from_millis(70) };
+        clock.advance(gap);
+        app.handle_key(key(KeyCode::Char(c)));
+    }
+    let mut rx = rx.unwrap();
+    assert!(rx.try_recv().is_err(), "typing answered the dialog");
+    assert!(app.approval.is_some());
+    assert_eq!(app.composer.text(), sentence);
+    // After a pause the dialog takes digits, but a letter is the user typing again.
+    clock.advance(APPROVAL_PAUSE);
+    app.handle_key(key(KeyCode::Char('a')));
+    assert!(rx.try_recv().is_err());
+    app.handle_key(key(KeyCode::Char('1')));
+    assert!(rx.try_recv().is_err(), "the digit right after a letter is typing");
+    assert_eq!(app.composer.text(), format!("{sentence}a1"));
+    // Esc while typing neither answers nor interrupts.
+    assert!(app.handle_key(key(KeyCode::Esc)).is_empty());
+    assert!(rx.try_recv().is_err());
+    clock.advance(APPROVAL_PAUSE);
+    app.handle_key(key(KeyCode::Esc));
     assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::No);
 }
 

@@ -9,8 +9,8 @@ use std::num::NonZeroU16;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A little more than the app's guard against typed-ahead answers.
-const APPROVAL_GUARD: Duration = Duration::from_millis(400);
+/// The TUI's `APPROVAL_PAUSE` (1 s), with a margin: the dialog takes keys after this pause.
+const APPROVAL_PAUSE: Duration = Duration::from_millis(1100);
 
 /// What the app asked of the terminal besides drawing: window titles (never allowed, `.0`),
 /// what it put on the clipboard through OSC 52 (`.1`, base64) and whether focus reporting
@@ -366,14 +366,14 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     tui.send("write a file\r");
     tui.wait_for("Allow write?");
     tui.wait_for("waiting for approval"); // the row of the call asked about
-    std::thread::sleep(APPROVAL_GUARD); // an answer typed at once would be typing, not an answer
-    tui.send("y");
+    std::thread::sleep(APPROVAL_PAUSE); // an answer typed at once would be typing, not an answer
+    tui.send("1");
     tui.wait_for("first done");
     assert_eq!(std::fs::read_to_string(tui._dir.path().join("new.txt")).unwrap(), "hi\n");
     tui.send("another\r");
     tui.wait_for("Allow write?");
-    std::thread::sleep(APPROVAL_GUARD);
-    tui.send("n");
+    std::thread::sleep(APPROVAL_PAUSE); // typed "another" just before: the dialog waits for a pause
+    tui.send("3");
     tui.wait_for("second done");
     assert!(!tui._dir.path().join("other.txt").exists());
     assert!(tui.contents().contains("x #2 write other.txt"), "{}", tui.contents());
@@ -427,8 +427,8 @@ fn a_refusal_with_a_reason_reaches_the_model() {
     tui.wait_for("Ask elelem");
     tui.send("write a file\r");
     tui.wait_for("Allow write?");
-    std::thread::sleep(APPROVAL_GUARD);
-    tui.send("r");
+    std::thread::sleep(APPROVAL_PAUSE);
+    tui.send("4");
     tui.wait_for("Reason:");
     tui.send("not in this repo\r");
     tui.wait_for("understood");
@@ -594,4 +594,67 @@ fn ctrl_r_finds_a_prompt_of_an_earlier_session_and_sends_it() {
     tui.wait_for("Parser explained.");
     tui.send("\x04");
     assert!(tui.wait_exit().success());
+}
+
+/// Types `text` one key every 70 ms, as a person typing the next prompt would.
+fn type_slowly(tui: &Tui, text: &str) {
+    for c in text.chars() {
+        tui.send(&c.to_string());
+        std::thread::sleep(Duration::from_millis(70));
+    }
+}
+
+/// The screen row that holds `text`, trimmed.
+fn row_with(tui: &Tui, text: &str) -> Option<String> {
+    let row = tui.contents().lines().find(|row| row.contains(text))?.to_string();
+    Some(row.trim_matches(|c: char| c == '│' || c.is_whitespace()).to_string())
+}
+
+#[test]
+fn typing_through_two_approvals_answers_neither_and_the_prompt_keeps_every_key() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "e1", "name": "execute", "arguments": {"command": "echo one > one.txt"}}]},
+        {"events": [{"type": "doing", "id": "e2", "name": "execute", "arguments": {"command": "echo two > two.txt"}}]},
+        {"events": [{"type": "saying", "text": "both asked"}]}
+    ]);
+    let mut tui = Tui::start(script, 30, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("run both\r");
+    // The first dialog opens while this is being typed.
+    let first = "yes any nay ";
+    type_slowly(&tui, first);
+    tui.wait_for("Allow execute?");
+    let dir = tui._dir.path().to_path_buf();
+    assert!(!dir.join("one.txt").exists(), "typing answered the first approval:\n{}", tui.contents());
+    assert!(!tui.contents().contains("allowed"), "{}", tui.contents());
+    tui.wait_for("typing goes to the prompt");
+    // A deliberate answer: a pause, then a digit.
+    std::thread::sleep(APPROVAL_PAUSE);
+    tui.wait_for("[1] yes");
+    tui.send("1");
+    // The second dialog opens while the user goes on typing.
+    let second = "and also say hi any day yay";
+    type_slowly(&tui, second);
+    tui.wait_for("Allow execute?");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !dir.join("one.txt").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(dir.join("one.txt").exists(), "the first command ran once allowed");
+    assert!(!dir.join("two.txt").exists(), "typing answered the second approval:\n{}", tui.contents());
+    assert!(!tui.contents().contains("always allowed"), "{}", tui.contents());
+    let typed = format!("{first}{second}");
+    let row = row_with(&tui, &typed).unwrap_or_else(|| panic!("the prompt lost keys:\n{}", tui.contents()));
+    assert!(row.ends_with(&typed), "{row:?}");
+    let before = row[..row.len() - typed.len()].chars().last();
+    assert!(before.is_none_or(|c| !c.is_alphanumeric()), "a key too many in the prompt: {row:?}");
+    // No for the second, deliberately; the typed prompt is still there afterwards.
+    std::thread::sleep(APPROVAL_PAUSE);
+    tui.send("3");
+    tui.wait_for("both asked");
+    assert!(!dir.join("two.txt").exists());
+    assert!(row_with(&tui, &typed).is_some_and(|row| row.ends_with(&typed)), "{}", tui.contents());
+    tui.send("\x03"); // clears the prompt
+    tui.send("\x04");
+    tui.wait_exit();
 }

@@ -206,6 +206,8 @@ fn context_panel_120x40_and_80x24() {
 #[test]
 fn approval_dialog_cannot_be_missed() {
     let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
     let (tx, _rx) = tokio::sync::oneshot::channel();
     app.ask(
         ApprovalRequest {
@@ -217,6 +219,9 @@ fn approval_dialog_cannot_be_missed() {
         },
         tx,
     );
+    // Just opened, or while the user types: the keys go to the prompt, and it says so.
+    insta::assert_snapshot!("approval_while_typing_80x24", text(&frame(&mut app, 80, 24)));
+    clock.advance(elelem::tui::app::APPROVAL_GUARD);
     insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
 }
 
@@ -295,7 +300,7 @@ fn a_call_waiting_for_approval_says_so_and_the_wait_is_not_run_time() {
     let buf = frame(&mut app, 120, 40);
     insta::assert_snapshot!("waiting_for_approval_120x40", text(&buf));
     clock.advance(elelem::tui::app::APPROVAL_GUARD);
-    app.handle_key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('y')));
+    app.handle_key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('1')));
     clock.advance(Duration::from_millis(200));
     app.handle_agent(AgentEvent::ToolFinished { call: edit, result: json!({"diff": "…"}).into() });
     let screen = text(&frame(&mut app, 120, 40));
@@ -343,7 +348,10 @@ fn the_approval_diff_is_coloured_scrolls_and_opens_full_screen_80x24() {
         press(&mut app, crossterm::event::KeyCode::Down);
     }
     insta::assert_snapshot!("approval_diff_scrolled_80x24", text(&frame(&mut app, 80, 24)));
-    press(&mut app, crossterm::event::KeyCode::Char('f'));
+    app.handle_key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char('f'),
+        crossterm::event::KeyModifiers::CONTROL,
+    ));
     insta::assert_snapshot!("approval_diff_full_screen_80x24", text(&frame(&mut app, 80, 24)));
 }
 
@@ -351,7 +359,7 @@ fn the_approval_diff_is_coloured_scrolls_and_opens_full_screen_80x24() {
 fn r_asks_for_a_reason_and_the_refusal_carries_it() {
     let mut app = app();
     let mut rx = ask_edit(&mut app, long_diff(1));
-    press(&mut app, crossterm::event::KeyCode::Char('r'));
+    press(&mut app, crossterm::event::KeyCode::Char('4'));
     for c in "use the helper".chars() {
         press(&mut app, crossterm::event::KeyCode::Char(c));
     }

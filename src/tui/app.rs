@@ -45,7 +45,7 @@ pub enum Activity {
     Approving,
 }
 
-pub use super::approval::{PendingApproval, APPROVAL_GUARD};
+pub use super::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL_PAUSE};
 
 /// Where each pane was drawn last, for mouse hit-testing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -82,6 +82,9 @@ pub struct App {
     /// How long the last turn took.
     pub last_turn: Option<Duration>,
     pub approval: Option<PendingApproval>,
+    /// When the user last typed a key into the prompt: an approval dialog takes no keys
+    /// while they are typing (`approval.rs`).
+    pub last_typed: Option<Instant>,
     /// The layout the user chose (split, zoom) and where it is remembered.
     pub prefs: super::prefs::LayoutPrefs,
     pub prefs_path: Option<std::path::PathBuf>,
@@ -147,6 +150,7 @@ impl App {
             turn_usage: Usage::default(),
             last_turn: None,
             approval: None,
+            last_typed: None,
             help: None,
             search: None,
             terminal_focused: true,
@@ -198,9 +202,13 @@ impl App {
         }
     }
 
-    /// Something on screen changes with time (spinner, elapsed time, retry countdown).
+    /// Something on screen changes with time (spinner, elapsed time, retry countdown, an
+    /// approval dialog about to take keys).
     pub fn animating(&self) -> bool {
-        self.busy || self.tools.running() > 0 || self.file_popup_waiting()
+        self.busy
+            || self.tools.running() > 0
+            || self.file_popup_waiting()
+            || (self.approval.is_some() && !self.approval_armed(self.clock.now()))
     }
 
     pub fn notify(&mut self, text: impl Into<String>) {

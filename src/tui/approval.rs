@@ -1,8 +1,13 @@
 //! The approval dialog: the question (`Allow edit?`), what the call would do (a diff in
 //! colour, a command, the arguments), scrollable and full-screen for long diffs, and the
-//! answers — y, n, a, and r: no, with a reason typed on one line that the model receives
-//! in the refusal. Keys typed within `APPROVAL_GUARD` of the dialog opening are typing
-//! meant for the prompt, never answers.
+//! answers — 1 yes, 2 always this session, 3 no, 4 no with a reason typed on one line that
+//! the model receives in the refusal (Esc and Ctrl+C also say no).
+//!
+//! No ordinary typing can answer: the dialog takes keys only once it is *armed*, after
+//! `APPROVAL_GUARD` since it opened and `APPROVAL_PAUSE` since the user last typed. Until
+//! then every key is typing meant for the prompt and goes there; once armed, the answers
+//! are digits (never letters, which any sentence is full of), and a letter still goes to the
+//! prompt and disarms the dialog again (the user went on typing after a pause).
 
 use super::app::{Activity, App};
 use super::diff::{diff_lines, is_diff};
@@ -19,8 +24,12 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 /// How long after an approval dialog opens its keys are still taken as typing meant for
-/// the prompt: an answer must be a deliberate act, not the next letter of a sentence.
+/// the prompt: keys already in flight when it appeared.
 pub const APPROVAL_GUARD: Duration = Duration::from_millis(300);
+
+/// How long the user must have stopped typing before the dialog takes keys: someone typing
+/// the next prompt (a key every 50-300 ms) keeps typing into the prompt.
+pub const APPROVAL_PAUSE: Duration = Duration::from_millis(1000);
 
 /// A question waiting for the user's answer.
 pub struct PendingApproval {
@@ -30,9 +39,9 @@ pub struct PendingApproval {
     pub opened: Instant,
     /// First preview row shown.
     pub scroll: usize,
-    /// The dialog covers the whole screen (`f`).
+    /// The dialog covers the whole screen (Ctrl+F).
     pub full_screen: bool,
-    /// The reason being typed after `r`, if the user is giving one.
+    /// The reason being typed after `4`, if the user is giving one.
     pub reason: Option<String>,
     /// Preview rows that fit at the last draw (for paging).
     view_rows: usize,
@@ -81,19 +90,40 @@ impl App {
         }
     }
 
-    /// Every key goes here while the dialog is open.
-    pub(super) fn approval_key(&mut self, key: KeyEvent) {
+    /// Whether the dialog takes keys as answers at `now`: it has been open for
+    /// `APPROVAL_GUARD` and the user has not typed for `APPROVAL_PAUSE`.
+    pub fn approval_armed(&self, now: Instant) -> bool {
+        let Some(pending) = self.approval.as_ref() else { return false };
+        let typed = self.last_typed.filter(|typed| *typed >= pending.opened - APPROVAL_PAUSE);
+        now.duration_since(pending.opened) >= APPROVAL_GUARD
+            && typed.is_none_or(|typed| now.duration_since(typed) >= APPROVAL_PAUSE)
+    }
+
+    /// Every key goes here while the dialog is open. Returns the key when it is typing
+    /// meant for the prompt (the caller handles it as if no dialog were open).
+    pub(super) fn approval_key(&mut self, key: KeyEvent) -> Option<KeyEvent> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let now = self.clock.now();
-        let Some(pending) = self.approval.as_mut() else { return };
-        if now.duration_since(pending.opened) < APPROVAL_GUARD {
-            // Typing that was under way when the dialog opened: keep it in the prompt.
-            if let KeyCode::Char(_) = key.code {
-                if !ctrl {
-                    self.composer.input(key);
-                }
+        let armed = self.approval_armed(now);
+        let Some(pending) = self.approval.as_mut() else { return Some(key) };
+        // Deliberate at any time: never produced by typing a sentence.
+        match key.code {
+            KeyCode::Char('c') if ctrl => {
+                self.answer(Approval::No);
+                return None;
             }
-            return;
+            KeyCode::Char('f') if ctrl => {
+                pending.full_screen = !pending.full_screen;
+                return None;
+            }
+            KeyCode::Up => pending.scroll_by(-1),
+            KeyCode::Down => pending.scroll_by(1),
+            KeyCode::PageUp => pending.scroll_by(-(pending.view_rows.saturating_sub(1).max(1) as isize)),
+            KeyCode::PageDown => pending.scroll_by(pending.view_rows.saturating_sub(1).max(1) as isize),
+            _ => {}
+        }
+        if matches!(key.code, KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown) {
+            return None;
         }
         if let Some(reason) = pending.reason.as_mut() {
             match key.code {
@@ -102,31 +132,30 @@ impl App {
                     self.answer(if reason.is_empty() { Approval::No } else { Approval::NoBecause(reason) });
                 }
                 KeyCode::Esc => pending.reason = None,
-                KeyCode::Char('c') if ctrl => self.answer(Approval::No),
                 KeyCode::Backspace => {
                     reason.pop();
                 }
                 KeyCode::Char(c) if !ctrl => reason.push(c),
                 _ => {}
             }
-            return;
+            return None;
         }
-        let page = pending.view_rows.saturating_sub(1).max(1) as isize;
+        if !armed {
+            // Typing under way: it stays typing, whatever the letters are. Esc is not
+            // typing, but an interrupt here would leave the question open: it waits too.
+            return (key.code != KeyCode::Esc).then_some(key);
+        }
         match key.code {
-            KeyCode::Char('y' | 'Y') => self.answer(Approval::Yes),
-            KeyCode::Char('a' | 'A') => self.answer(Approval::Always),
-            KeyCode::Char('c') if ctrl => self.answer(Approval::No),
-            KeyCode::Char('n' | 'N') | KeyCode::Esc => self.answer(Approval::No),
-            KeyCode::Char('r' | 'R') => pending.reason = Some(String::new()),
-            KeyCode::Char('f' | 'F') => pending.full_screen = !pending.full_screen,
-            KeyCode::Up => pending.scroll_by(-1),
-            KeyCode::Down => pending.scroll_by(1),
-            KeyCode::PageUp => pending.scroll_by(-page),
-            KeyCode::PageDown => pending.scroll_by(page),
+            KeyCode::Char('1') => self.answer(Approval::Yes),
+            KeyCode::Char('2') => self.answer(Approval::Always),
+            KeyCode::Char('3') | KeyCode::Esc => self.answer(Approval::No),
+            KeyCode::Char('4') => pending.reason = Some(String::new()),
             KeyCode::Home => pending.scroll = 0,
             KeyCode::End => pending.scroll = usize::MAX,
-            _ => {}
+            // Anything else is the user typing again after a pause.
+            _ => return Some(key),
         }
+        None
     }
 
     /// A paste while the dialog asks for a reason goes into the reason (its first line).
@@ -138,6 +167,7 @@ impl App {
 
     pub(super) fn render_approval(&mut self, area: Rect, buf: &mut Buffer) {
         let theme = self.theme;
+        let armed = self.approval_armed(self.clock.now());
         let Some(pending) = self.approval.as_mut() else { return };
         let rect = if pending.full_screen {
             area
@@ -166,7 +196,7 @@ impl App {
         if body.len() > shown {
             let last = (pending.scroll + shown).min(body.len());
             let more =
-                format!(" lines {}-{last} of {} · ↑↓ PgUp PgDn · f full screen ", pending.scroll + 1, body.len());
+                format!(" lines {}-{last} of {} · ↑↓ PgUp PgDn · Ctrl+F full screen ", pending.scroll + 1, body.len());
             theme.draw_badge(rect, buf, &truncate(&more, usize::from(rect.width.saturating_sub(2))));
         }
         let answers = match &pending.reason {
@@ -176,17 +206,22 @@ impl App {
                 Span::styled("▏", theme.approval()),
                 Span::styled("  Enter sends · Esc back", theme.dim()),
             ]),
+            None if !armed => Line::from(vec![
+                Span::styled("typing goes to the prompt", theme.dim()),
+                Span::raw(" · stop typing to answer with "),
+                Span::styled("1-4", theme.approval()),
+            ]),
             None => {
                 let key = |k: &str| Span::styled(k.to_string(), theme.approval());
                 Line::from(vec![
-                    key("[y]"),
+                    key("[1]"),
                     Span::raw(" yes  "),
-                    key("[n]"),
+                    key("[2]"),
+                    Span::raw(" always this session  "),
+                    key("[3]"),
                     Span::raw(" no  "),
-                    key("[r]"),
-                    Span::raw(" no, tell it why  "),
-                    key("[a]"),
-                    Span::raw(" always this session"),
+                    key("[4]"),
+                    Span::raw(" no, tell it why"),
                 ])
             }
         };

@@ -39,9 +39,9 @@ pub const KEYS: &[(&str, &str)] = &[
     ("mouse click", "focus a pane, select the row under it"),
     ("? (empty prompt), /help", "the help overlay: keys and commands"),
     ("/mouse, --no-mouse", "toggle mouse capture (off: the terminal's own selection works)"),
-    ("y n a (approval)", "allow once, deny (Esc too), allow for the session"),
-    ("r (approval)", "deny and tell the model why (type a reason, Enter)"),
-    ("↑↓ PgUp PgDn, f (approval)", "scroll the preview; full screen"),
+    ("1 2 3 (approval)", "allow once, allow for the session, deny (Esc too); typing goes to the prompt"),
+    ("4 (approval)", "deny and tell the model why (type a reason, Enter)"),
+    ("↑↓ Ctrl+F (approval)", "scroll the preview (PgUp PgDn too); full screen"),
 ];
 
 /// Rows of the overlay for a width: a keys section and a commands section.

@@ -12,14 +12,30 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent
 use ratatui::layout::{Position, Rect};
 use std::time::Instant;
 
+/// Whether `key` is part of typing text: what a dialog must never take as an answer.
+fn is_typing(key: &KeyEvent) -> bool {
+    let plain = !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    match key.code {
+        KeyCode::Char(_) => plain,
+        KeyCode::Backspace | KeyCode::Delete | KeyCode::Enter | KeyCode::Left | KeyCode::Right => true,
+        _ => false,
+    }
+}
+
 impl App {
     pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Action> {
         if key.kind == KeyEventKind::Release {
             return vec![];
         }
-        if self.approval.is_some() {
-            self.approval_key(key);
-            return vec![];
+        let key = match self.approval.is_some() {
+            true => match self.approval_key(key) {
+                Some(typing) => typing,
+                None => return vec![],
+            },
+            false => key,
+        };
+        if is_typing(&key) {
+            self.last_typed = Some(self.clock.now());
         }
         if self.help.is_some() {
             self.help_key(key);
