@@ -151,9 +151,10 @@ impl Output for JsonOutput {
             AgentEvent::ToolFinished { call, result } => {
                 json!({"type": "result", "id": call.id, "name": call.name, "result": result.to_value()})
             }
-            AgentEvent::Usage(u) => {
-                json!({"type": "usage", "input_tokens": u.input_tokens, "output_tokens": u.output_tokens})
-            }
+            AgentEvent::Usage(u) => json!({
+                "type": "usage", "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
+                "cache_read_tokens": u.cache_read_tokens, "cache_write_tokens": u.cache_write_tokens
+            }),
             AgentEvent::Retrying { attempt, max, delay, reason } => json!({
                 "type": "retrying", "attempt": attempt, "max": max,
                 "delay_ms": delay.as_millis() as u64, "reason": reason

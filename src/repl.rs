@@ -174,7 +174,11 @@ impl PlainOutput {
         let took = state.turn_started.take()?.elapsed();
         let usage = std::mem::take(&mut state.turn_usage);
         let tokens = if usage.input_tokens + usage.output_tokens > 0 {
-            format!("↑{} ↓{} · ", count(usage.input_tokens), count(usage.output_tokens))
+            let cached = match usage.cache_read_tokens {
+                0 => String::new(),
+                read => format!(" ({}% cached)", read * 100 / usage.input_tokens.max(1)),
+            };
+            format!("↑{}{cached} ↓{} · ", count(usage.input_tokens), count(usage.output_tokens))
         } else {
             String::new()
         };
@@ -232,10 +236,7 @@ impl PlainOutput {
                 enter(Section::None, state);
                 self.finished(&call, &result, state);
             }
-            AgentEvent::Usage(usage) => {
-                state.turn_usage.input_tokens += usage.input_tokens;
-                state.turn_usage.output_tokens += usage.output_tokens;
-            }
+            AgentEvent::Usage(usage) => state.turn_usage.add(&usage),
             AgentEvent::Retrying { attempt, max, delay, reason } => {
                 enter(Section::None, state);
                 let line =

@@ -13,6 +13,7 @@ use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::checkpoints::{Checkpoints, Journal};
 use crate::plugins::commands::BuiltinCommands;
+use crate::plugins::cost::CostPlugin;
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
@@ -23,6 +24,7 @@ use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
 use crate::providers::http::HttpOptions;
 use crate::providers::ollama::{self, OllamaConfig, OllamaProvider};
 use crate::providers::openai::{self, OpenAiConfig, OpenAiProvider};
+use crate::providers::prompt_cache::PromptCache;
 use crate::tools::secret_env::SecretPolicy;
 use crate::tools::BuiltinTools;
 use anyhow::Context as _;
@@ -104,6 +106,7 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
         Arc::new(McpPlugin::new(mcp)),
         Arc::new(PermissionsPlugin::new(flags)),
         Arc::new(BuiltinCommands),
+        Arc::new(CostPlugin::new(home())),
         Arc::new(checkpoints),
         Arc::new(RedactPlugin::new(secrets)),
     ]
@@ -153,6 +156,7 @@ fn wire(endpoint: &Endpoint, settings: &ProviderSettings) -> Result<Arc<dyn Prov
             let key = endpoint.key();
             let mut config = OpenAiConfig::new(base.unwrap_or(openai::DEFAULT_BASE_URL), key.as_deref(), &model);
             config.http = http;
+            config.cache_key = config.cache_key_from_env()?;
             Arc::new(OpenAiProvider::new(config)?)
         }
         Wire::Anthropic => {
@@ -161,6 +165,7 @@ fn wire(endpoint: &Endpoint, settings: &ProviderSettings) -> Result<Arc<dyn Prov
             let mut config = AnthropicConfig::new(base.unwrap_or(anthropic::DEFAULT_BASE_URL), &key, &model);
             config.thinking_budget = settings.thinking_budget;
             config.http = http;
+            config.cache = PromptCache::from_env().map_err(ProviderError::Config)?;
             Arc::new(AnthropicProvider::new(config)?)
         }
         Wire::Ollama => {

@@ -56,7 +56,7 @@ async fn waiting_text_is_shown_merged_and_in_order() {
     let mut answer: Vec<_> = (0..1000).map(|_| Ok(ProviderEvent::Saying("ab".into()))).collect();
     answer.extend((0..3).map(|_| Ok(ProviderEvent::Thinking("t".into()))));
     answer.push(Ok(ProviderEvent::Saying("z".into())));
-    answer.push(Ok(ProviderEvent::Usage(Usage { input_tokens: 1, output_tokens: 7 })));
+    answer.push(Ok(ProviderEvent::Usage(Usage { input_tokens: 1, output_tokens: 7, ..Default::default() })));
     answer.push(Ok(ProviderEvent::Saying("end".into())));
     let (mut agent, output) = support::agent(Arc::new(ReadyModel { answer: Mutex::new(answer) }));
     let outcome = agent.turn("go", CancellationToken::new()).await;
@@ -131,7 +131,7 @@ fn paced_agent(model: Arc<dyn Provider>) -> (elelem::agent::Agent, Arc<PacedOutp
 async fn a_paced_output_gets_a_trickle_in_few_deltas_and_in_order() {
     let answer = || {
         let mut answer: Vec<_> = (0..200).map(|i| Ok(ProviderEvent::Saying(format!("{i} ")))).collect();
-        answer.insert(100, Ok(ProviderEvent::Usage(Usage { input_tokens: 1, output_tokens: 5 })));
+        answer.insert(100, Ok(ProviderEvent::Usage(Usage { input_tokens: 1, output_tokens: 5, ..Default::default() })));
         answer
     };
     let text: String = (0..200).map(|i| format!("{i} ")).collect();

@@ -83,7 +83,10 @@ async fn streams_text_and_usage_and_sends_the_documented_request() {
     let (events, error) = collect(provider(&server, None).fetch(request("hi"))).await;
     assert_eq!(error, None);
     assert_eq!(text_of(&events, false), "Hello, wörld ✓");
-    assert_eq!(events.last(), Some(&ProviderEvent::Usage(Usage { input_tokens: 25, output_tokens: 12 })));
+    assert_eq!(
+        events.last(),
+        Some(&ProviderEvent::Usage(Usage { input_tokens: 25, output_tokens: 12, ..Default::default() }))
+    );
     let sent = &server.requests()[0];
     assert_eq!((sent.method.as_str(), sent.path.as_str()), ("POST", "/v1/messages"));
     assert_eq!(sent.header("x-api-key"), Some(KEY));
@@ -91,8 +94,10 @@ async fn streams_text_and_usage_and_sends_the_documented_request() {
     assert_eq!(sent.header("content-type"), Some("application/json"));
     assert_eq!(
         sent.body,
-        json!({"model": "claude-test", "max_tokens": 8192, "stream": true, "system": "SYSTEM",
-               "messages": [{"role": "user", "content": "hi"}]})
+        json!({"model": "claude-test", "max_tokens": 8192, "stream": true,
+               "system": [{"type": "text", "text": "SYSTEM", "cache_control": {"type": "ephemeral"}}],
+               "messages": [{"role": "user", "content": [
+                   {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}]})
     );
 }
 
@@ -115,7 +120,7 @@ async fn thinking_streams_with_its_signature_when_a_budget_is_set() {
             ProviderEvent::Thinking("think.".into()),
             ProviderEvent::ThinkingSignature("EqQBCgIYAhIM1gbcDa9GJwZA2b3h".into()),
             ProviderEvent::Saying("42".into()),
-            ProviderEvent::Usage(Usage { input_tokens: 10, output_tokens: 30 }),
+            ProviderEvent::Usage(Usage { input_tokens: 10, output_tokens: 30, ..Default::default() }),
         ]
     );
     let body = &server.requests()[0].body;
@@ -174,12 +179,14 @@ async fn a_tool_loop_sends_thinking_tool_use_and_results_back_in_anthropics_shap
     assert_eq!(
         second["tools"],
         json!([{"name": "read", "description": "read a file",
-        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}])
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        "cache_control": {"type": "ephemeral"}}])
     );
     assert_eq!(
         second["messages"],
         json!([
-            {"role": "user", "content": "read a and b"},
+            {"role": "user", "content": [
+                {"type": "text", "text": "read a and b", "cache_control": {"type": "ephemeral"}}]},
             {"role": "assistant", "content": [
                 {"type": "thinking", "thinking": "Read both.", "signature": "sig-1"},
                 {"type": "text", "text": "Looking."},
@@ -187,7 +194,8 @@ async fn a_tool_loop_sends_thinking_tool_use_and_results_back_in_anthropics_shap
                 {"type": "tool_use", "id": "toolu_02", "name": "read", "input": {"path": "b.txt"}}]},
             {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": "toolu_01", "content": "{\"content\":\"text of a.txt\",\"path\":\"a.txt\",\"ok\":true}"},
-                {"type": "tool_result", "tool_use_id": "toolu_02", "content": "{\"content\":\"text of b.txt\",\"path\":\"b.txt\",\"ok\":true}"}]}
+                {"type": "tool_result", "tool_use_id": "toolu_02", "content": "{\"content\":\"text of b.txt\",\"path\":\"b.txt\",\"ok\":true}",
+                 "cache_control": {"type": "ephemeral"}}]}
         ])
     );
 }

@@ -60,12 +60,15 @@ async fn streams_thinking_text_and_usage_and_sends_the_documented_request() {
     assert_eq!(error, None);
     assert_eq!(text_of(&events, true), "Short answer.");
     assert_eq!(text_of(&events, false), "Héllo");
-    assert_eq!(events.last(), Some(&ProviderEvent::Usage(Usage { input_tokens: 17, output_tokens: 4 })));
+    assert_eq!(
+        events.last(),
+        Some(&ProviderEvent::Usage(Usage { input_tokens: 17, output_tokens: 4, ..Default::default() }))
+    );
     let sent = &server.requests()[0];
     assert_eq!(sent.path, "/api/chat");
     assert_eq!(
         sent.body,
-        json!({"model": "llama-test", "stream": true, "think": true,
+        json!({"model": "llama-test", "stream": true, "think": true, "keep_alive": "30m",
                "messages": [{"role": "system", "content": "SYSTEM"}, {"role": "user", "content": "hi"}]})
     );
 }

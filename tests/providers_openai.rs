@@ -69,7 +69,10 @@ async fn streams_text_reasoning_and_usage_and_sends_the_documented_request() {
     assert_eq!(error, None);
     assert_eq!(text_of(&events, true), "Hmm, greet.");
     assert_eq!(text_of(&events, false), "Hi ✓");
-    assert_eq!(events.last(), Some(&ProviderEvent::Usage(Usage { input_tokens: 9, output_tokens: 3 })));
+    assert_eq!(
+        events.last(),
+        Some(&ProviderEvent::Usage(Usage { input_tokens: 9, output_tokens: 3, ..Default::default() }))
+    );
     let sent = &server.requests()[0];
     assert_eq!(sent.path, "/v1/chat/completions");
     assert_eq!(sent.header("authorization"), Some(format!("Bearer {KEY}").as_str()));

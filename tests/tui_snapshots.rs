@@ -433,8 +433,9 @@ fn the_status_line_shows_the_turns_and_the_sessions_tokens_and_the_turns_time() 
     let mut app = app();
     let clock = ManualClock::default();
     app.set_clock(std::sync::Arc::new(clock.clone()));
-    let usage =
-        |input, output| AgentEvent::Usage(elelem::protocol::Usage { input_tokens: input, output_tokens: output });
+    let usage = |input, output| {
+        AgentEvent::Usage(elelem::protocol::Usage { input_tokens: input, output_tokens: output, ..Default::default() })
+    };
     for (prompt, calls, secs) in [("first", vec![(12_000, 800)], 3), ("second", vec![(1_500, 200), (1_700, 140)], 4)] {
         app.handle_agent(AgentEvent::TurnStarted { prompt: prompt.into() });
         for (input, output) in calls {

@@ -6,6 +6,7 @@
 pub mod checkpoints;
 pub mod commands;
 pub mod context_commands;
+pub mod cost;
 pub mod lua;
 pub mod mcp;
 pub mod permissions;

@@ -9,11 +9,30 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Tokens a provider reported for one model call.
+/// Tokens a provider reported for one model call. `input_tokens` counts every input token
+/// of the request; `cache_read_tokens` and `cache_write_tokens` are the parts of it the
+/// provider read from, or wrote to, its prompt cache (billed at other prices).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Input tokens neither read from nor written to a cache.
+    pub fn uncached_input(&self) -> u64 {
+        self.input_tokens.saturating_sub(self.cache_read_tokens + self.cache_write_tokens)
+    }
+
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
 }
 
 /// What one model call is asked.

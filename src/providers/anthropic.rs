@@ -3,6 +3,7 @@
 //! parser (`message_start` … `message_stop`, in-stream `error`).
 
 use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::prompt_cache::{self, PromptCache};
 use super::redact::Endpoint;
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
@@ -29,6 +30,8 @@ pub struct AnthropicConfig {
     pub max_tokens: u32,
     pub thinking_budget: Option<u32>,
     pub http: HttpOptions,
+    /// `cache_control` breakpoints (`prompt_cache`), on by default.
+    pub cache: PromptCache,
 }
 
 impl AnthropicConfig {
@@ -40,6 +43,7 @@ impl AnthropicConfig {
             max_tokens: DEFAULT_MAX_TOKENS,
             thinking_budget: None,
             http: HttpOptions::default(),
+            cache: PromptCache::FiveMinutes,
         }
     }
 
@@ -53,6 +57,7 @@ impl AnthropicConfig {
         let mut config = AnthropicConfig::new(&base, &key, &model);
         config.thinking_budget = settings.thinking_budget;
         config.http = HttpOptions::from_env()?;
+        config.cache = PromptCache::from_env().map_err(ProviderError::Config)?;
         Ok(config)
     }
 }
@@ -94,6 +99,7 @@ impl AnthropicProvider {
             body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
             body["max_tokens"] = json!(self.config.max_tokens.max(budget.saturating_add(DEFAULT_MAX_TOKENS)));
         }
+        prompt_cache::mark_anthropic(&mut body, self.config.cache);
         body
     }
 }
@@ -221,6 +227,8 @@ struct Parser {
     blocks: BTreeMap<u64, Block>,
     input_tokens: u64,
     output_tokens: u64,
+    cache_read_tokens: u64,
+    cache_write_tokens: u64,
     usage_seen: bool,
     /// `message_start` came (a `message_stop` alone is not a reply).
     started: bool,
@@ -242,6 +250,8 @@ impl Parser {
             .reduce(|a, b| a + b);
         if let Some(input) = input {
             self.input_tokens = input;
+            self.cache_read_tokens = n("cache_read_input_tokens").unwrap_or(0);
+            self.cache_write_tokens = n("cache_creation_input_tokens").unwrap_or(0);
             self.usage_seen = true;
         }
         if let Some(output) = n("output_tokens") {
@@ -333,6 +343,8 @@ impl WireParser for Parser {
                     out.push(ProviderEvent::Usage(Usage {
                         input_tokens: self.input_tokens,
                         output_tokens: self.output_tokens,
+                        cache_read_tokens: self.cache_read_tokens,
+                        cache_write_tokens: self.cache_write_tokens,
                     }));
                 }
                 self.done = true;

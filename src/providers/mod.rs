@@ -12,6 +12,7 @@ pub mod http;
 pub mod ndjson;
 pub mod ollama;
 pub mod openai;
+pub mod prompt_cache;
 pub mod redact;
 pub mod retry;
 pub mod sse;

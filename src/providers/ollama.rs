@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 pub const DEFAULT_HOST: &str = "http://localhost:11434";
 pub const DEFAULT_MODEL: &str = "llama3.2";
+/// How long Ollama keeps the model loaded after a request.
+pub const KEEP_ALIVE: &str = "30m";
 const NAME: &str = "ollama";
 
 /// Everything an Ollama provider needs; `from_env` is what `-p ollama` uses.
@@ -119,6 +121,9 @@ impl OllamaProvider {
             "model": self.config.model,
             "stream": true,
             "messages": request.messages.iter().map(message).collect::<Vec<_>>(),
+            // The model, and its cache of the conversation's prefix, stays loaded between
+            // turns (Ollama's own default unloads it after 5 minutes).
+            "keep_alive": KEEP_ALIVE,
         });
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request
@@ -242,7 +247,11 @@ impl WireParser for Parser {
         if data.get("done").and_then(Value::as_bool) == Some(true) {
             let n = |key: &str| data.get(key).and_then(Value::as_u64);
             if let (Some(input), Some(output)) = (n("prompt_eval_count"), n("eval_count")) {
-                out.push(ProviderEvent::Usage(Usage { input_tokens: input, output_tokens: output }));
+                out.push(ProviderEvent::Usage(Usage {
+                    input_tokens: input,
+                    output_tokens: output,
+                    ..Default::default()
+                }));
             }
             self.done = true;
         }

@@ -4,6 +4,7 @@
 //! index, usage, `[DONE]`).
 
 use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::prompt_cache::{self, PromptCache};
 use super::redact::Endpoint;
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
@@ -30,6 +31,10 @@ pub struct OpenAiConfig {
     pub api_key: Option<ApiKey>,
     pub model: String,
     pub http: HttpOptions,
+    /// Sent as `prompt_cache_key`, so one run's requests meet the same prefix cache: to
+    /// api.openai.com by default, to other servers only with `ELELEM_PROMPT_CACHE_KEY=on`
+    /// (some reject fields they do not know); never with `ELELEM_CACHE_TTL=off`.
+    pub cache_key: Option<String>,
 }
 
 impl OpenAiConfig {
@@ -39,7 +44,16 @@ impl OpenAiConfig {
             api_key: api_key.map(ApiKey::new),
             model: model.to_string(),
             http: HttpOptions::default(),
+            cache_key: None,
         }
+    }
+
+    /// The cache key this configuration should send, from the environment.
+    pub fn cache_key_from_env(&self) -> Result<Option<String>, ProviderError> {
+        let cache = PromptCache::from_env().map_err(ProviderError::Config)?;
+        let asked = http::env_var("ELELEM_PROMPT_CACHE_KEY").is_some_and(|v| matches!(v.as_str(), "1" | "on" | "true"));
+        let official = self.base_url.as_str().starts_with("https://api.openai.com/");
+        Ok((cache != PromptCache::Off && (official || asked)).then(prompt_cache::run_key))
     }
 
     /// `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL` (`-m` wins). The key is required
@@ -56,6 +70,7 @@ impl OpenAiConfig {
             settings.model.clone().or_else(|| http::env_var("OPENAI_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
         let mut config = OpenAiConfig::new(base.as_deref().unwrap_or(DEFAULT_BASE_URL), key.as_deref(), &model);
         config.http = HttpOptions::from_env()?;
+        config.cache_key = config.cache_key_from_env()?;
         Ok(config)
     }
 }
@@ -79,6 +94,9 @@ impl OpenAiProvider {
             "stream_options": {"include_usage": true},
             "messages": request.messages.iter().map(message).collect::<Vec<_>>(),
         });
+        if let Some(key) = &self.config.cache_key {
+            body["prompt_cache_key"] = json!(key);
+        }
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request
                 .tools
@@ -204,6 +222,14 @@ struct TextDelta<'a> {
 struct ChunkUsage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+/// `usage.prompt_tokens_details`: how much of the prompt came from OpenAI's prefix cache.
+#[derive(Deserialize, Debug, PartialEq)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
 }
 
 impl TextChunk<'_> {
@@ -218,6 +244,8 @@ impl TextChunk<'_> {
             out.push(ProviderEvent::Usage(Usage {
                 input_tokens: usage.prompt_tokens.unwrap_or(0),
                 output_tokens: usage.completion_tokens.unwrap_or(0),
+                cache_read_tokens: usage.prompt_tokens_details.and_then(|d| d.cached_tokens).unwrap_or(0),
+                cache_write_tokens: 0,
             }));
         }
         for choice in self.choices {
@@ -296,6 +324,11 @@ impl WireParser for Parser {
             out.push(ProviderEvent::Usage(Usage {
                 input_tokens: n("prompt_tokens"),
                 output_tokens: n("completion_tokens"),
+                cache_read_tokens: usage
+                    .pointer("/prompt_tokens_details/cached_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0),
+                cache_write_tokens: 0,
             }));
         }
         let choices = data.get("choices").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
@@ -397,7 +430,7 @@ mod tests {
             vec![
                 ProviderEvent::Thinking("hm".into()),
                 ProviderEvent::Saying("a \"b\"\né plain".into()),
-                ProviderEvent::Usage(Usage { input_tokens: 3, output_tokens: 5 }),
+                ProviderEvent::Usage(Usage { input_tokens: 3, output_tokens: 5, ..Default::default() }),
                 ProviderEvent::Doing(ToolCall {
                     id: "c1".into(),
                     name: "read".into(),

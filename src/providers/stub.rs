@@ -73,8 +73,9 @@ fn scripted(event: ScriptEvent) -> Timed {
             let arguments = if arguments.is_null() { json!({}) } else { arguments };
             (delay_ms, Ok(ProviderEvent::Doing(ToolCall { id, name, arguments })))
         }
-        ScriptEvent::Usage { input_tokens, output_tokens } => {
-            (0, Ok(ProviderEvent::Usage(crate::protocol::Usage { input_tokens, output_tokens })))
+        ScriptEvent::Usage { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens } => {
+            let usage = crate::protocol::Usage { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens };
+            (0, Ok(ProviderEvent::Usage(usage)))
         }
     }
 }

@@ -37,8 +37,16 @@ pub(super) enum ScriptEvent {
         #[serde(default)]
         delay_ms: u64,
     },
-    /// Token usage of the call, as a real provider reports it.
-    Usage { input_tokens: u64, output_tokens: u64 },
+    /// Token usage of the call, as a real provider reports it (the cache figures are parts
+    /// of `input_tokens`).
+    Usage {
+        input_tokens: u64,
+        output_tokens: u64,
+        #[serde(default)]
+        cache_read_tokens: u64,
+        #[serde(default)]
+        cache_write_tokens: u64,
+    },
 }
 
 /// The answer to one model call: `{"events": [...]}` or `{"error": "..."}`.

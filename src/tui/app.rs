@@ -79,6 +79,8 @@ pub struct App {
     /// Tokens of the whole session, and of the running (or last) turn.
     pub usage: Usage,
     pub turn_usage: Usage,
+    /// The latest model call's tokens (the status line shows its share read from cache).
+    pub last_call: Usage,
     /// How long the last turn took.
     pub last_turn: Option<Duration>,
     pub approval: Option<PendingApproval>,
@@ -148,6 +150,7 @@ impl App {
             pasted_prompts: std::collections::VecDeque::new(),
             usage: Usage::default(),
             turn_usage: Usage::default(),
+            last_call: Usage::default(),
             last_turn: None,
             approval: None,
             last_typed: None,
@@ -258,9 +261,9 @@ impl App {
             }
             AgentEvent::Usage(usage) => {
                 for total in [&mut self.usage, &mut self.turn_usage] {
-                    total.input_tokens += usage.input_tokens;
-                    total.output_tokens += usage.output_tokens;
+                    total.add(&usage);
                 }
+                self.last_call = usage;
             }
             AgentEvent::Retrying { attempt, max, delay, reason } => {
                 self.activity = Activity::Retrying { attempt, max, until: Instant::now() + delay };

@@ -82,7 +82,12 @@ impl App {
         }
         let tokens = if self.usage.input_tokens + self.usage.output_tokens > 0 {
             let took = self.last_turn.filter(|_| !self.busy).map(|d| format!(" {}", duration(d))).unwrap_or_default();
-            format!("turn {}{took} · session {}", in_out(&self.turn_usage), in_out(&self.usage))
+            format!(
+                "turn {}{took} · session {}{}",
+                in_out(&self.turn_usage),
+                in_out(&self.usage),
+                cached(&self.last_call)
+            )
         } else {
             format!("ctx ~{} tok", short_count(self.context.total_tokens()))
         };
@@ -112,6 +117,15 @@ impl App {
 /// `↑1.2k ↓340`: tokens in and out.
 fn in_out(usage: &crate::protocol::Usage) -> String {
     format!("↑{} ↓{}", short_count(usage.input_tokens as usize), short_count(usage.output_tokens as usize))
+}
+
+/// ` · 93% cached`: the share of a call's input read from the prompt cache, when the
+/// provider reports a cache at all.
+fn cached(call: &crate::protocol::Usage) -> String {
+    if call.input_tokens == 0 || call.cache_read_tokens + call.cache_write_tokens == 0 {
+        return String::new();
+    }
+    format!(" · {}% cached", call.cache_read_tokens * 100 / call.input_tokens)
 }
 
 /// `4.2s`, `2m05s`.

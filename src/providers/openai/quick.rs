@@ -366,9 +366,15 @@ impl<'a> Cursor<'a> {
         self.object(|cursor, key| match key {
             "prompt_tokens" => once(&mut prompt_tokens, cursor.maybe_count()?),
             "completion_tokens" => once(&mut completion_tokens, cursor.maybe_count()?),
+            // The cache's share is read the serde way (once per reply: no cost).
+            "prompt_tokens_details" => None,
             _ => cursor.skip(0),
         })?;
-        Some(ChunkUsage { prompt_tokens: prompt_tokens.flatten(), completion_tokens: completion_tokens.flatten() })
+        Some(ChunkUsage {
+            prompt_tokens: prompt_tokens.flatten(),
+            completion_tokens: completion_tokens.flatten(),
+            prompt_tokens_details: None,
+        })
     }
 }
 
