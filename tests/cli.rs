@@ -379,15 +379,18 @@ fn at_mentions_attach_the_file_to_the_prompt() {
 }
 
 #[test]
-fn a_request_larger_than_the_context_window_is_warned_about() {
+fn a_request_larger_than_the_context_window_is_not_sent() {
     let run = Run::new();
     let script = run.script(json!([{"events": [{"type": "saying", "text": "ok"}]}]));
     let mut cmd_env = std::collections::HashMap::new();
     cmd_env.insert("ELELEM_CONTEXT_WINDOW", "50");
     let out = run.elelem_env(&["ask", "--json", "a prompt"], Some(&script), "", &cmd_env);
     let lines = json_lines(&out);
-    let warning = lines.iter().find(|l| l["type"] == "warning").expect("a warning line");
-    assert!(warning["message"].as_str().unwrap().contains("-token context window"), "{warning}");
+    let error = lines.iter().find(|l| l["type"] == "error").expect("an error line");
+    assert!(error["message"].as_str().unwrap().contains("-token context window"), "{error}");
+    assert!(error["message"].as_str().unwrap().starts_with("not sent"), "{error}");
+    assert!(!lines.iter().any(|l| l["type"] == "saying"), "the stub was never asked: {lines:?}");
+    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]

@@ -12,6 +12,7 @@ use super::read_ahead::read_ahead;
 use super::tool::ToolContext;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
+use super::window::{self, Budget, Fit};
 use crate::protocol::ready::ready_next;
 use crate::protocol::{
     Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
@@ -148,8 +149,10 @@ impl Agent {
         let mut steps = 0;
         let end = loop {
             steps += 1;
-            let request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
-            self.warn_if_too_big(&request);
+            let mut request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
+            if let Err(end) = self.fit_window(&mut request, &mut scratch) {
+                break end;
+            }
             // Filled as the stream comes, so an interrupt keeps the reply shown so far.
             let mut response = Response::default();
             let called = tokio::select! {
@@ -347,18 +350,29 @@ impl Agent {
         result
     }
 
-    /// Warns when a request looks larger than the model's context window.
-    fn warn_if_too_big(&self, request: &Request) {
-        use crate::protocol::models::{context_window, estimate_tokens};
-        let Some(window) = context_window(self.provider.model()) else { return };
-        let tools: u64 = request.tools.iter().map(|t| estimate_tokens(&t.parameters.to_string()) + 20).sum();
-        let tokens: u64 = request.messages.iter().map(|m| estimate_tokens(&m.text()) + 4).sum::<u64>() + tools;
-        if tokens > window {
-            self.output.emit(AgentEvent::Warning(format!(
-                "this request is ~{tokens} tokens, more than {}'s ~{window}-token context window; \
-                 /compact or /context delete make room",
+    /// Keeps `request` inside the model's window (`window::fit`): older results of this turn
+    /// cut (and said so), or the turn ended when it cannot fit.
+    fn fit_window(&mut self, request: &mut Request, scratch: &mut [Message]) -> Result<(), TurnEnd> {
+        let Some(budget) = Budget::for_model(self.provider.model()) else { return Ok(()) };
+        match window::fit(request, scratch, budget) {
+            Fit::Fits => Ok(()),
+            Fit::Cut { results, bytes } => {
+                self.output.emit(AgentEvent::Warning(format!(
+                    "cut {results} older tool result(s) of this turn ({} KB) to stay within {}'s ~{}-token \
+                     context window",
+                    bytes.div_ceil(1024),
+                    self.provider.model(),
+                    budget.window
+                )));
+                request.messages = self.transcript.messages(scratch);
+                self.output.emit(AgentEvent::Context(self.context_with(scratch)));
+                Ok(())
+            }
+            Fit::TooBig { tokens, window } => Err(self.end_with_error(format!(
+                "not sent: this request would be ~{tokens} tokens, more than {}'s ~{window}-token context \
+                 window even with this turn's older tool results cut; /compact or /context delete make room",
                 self.provider.model()
-            )));
+            ))),
         }
     }
 

@@ -20,6 +20,7 @@ pub mod system_prompt;
 pub mod tool;
 pub mod toolbox;
 pub mod transcript;
+pub mod window;
 
 pub use agent::{Agent, TurnOutcome};
 pub use commands::{Commands, Flow};
