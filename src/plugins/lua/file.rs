@@ -41,7 +41,7 @@ impl LuaFile {
 
     /// Reads and runs the file; `Ok(None)` when it is gone.
     fn load(&self, session: &mut Session) -> Result<Option<Registered>, String> {
-        let source = match std::fs::read_to_string(&self.path) {
+        let source = match std::fs::read(&self.path) {
             Ok(source) => source,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(error) => return Err(error.to_string()),
@@ -52,7 +52,7 @@ impl LuaFile {
         let ran = off_async(|| -> mlua::Result<()> {
             sandbox.call(|lua| {
                 api::install(lua, &file)?;
-                lua.load(source.as_str()).set_name(format!("@{chunk}")).exec()
+                lua.load(source.as_slice()).set_name(format!("@{chunk}")).set_mode(mlua::chunk::ChunkMode::Text).exec()
             })?;
             for block in file.take_setups() {
                 sandbox.call(|_| block.call::<()>(api::session(&file)))?;

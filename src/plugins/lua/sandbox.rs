@@ -1,8 +1,12 @@
 //! One plugin file's Lua state and the rules of every call into it: one caller at a time
 //! (re-entrant, so Lua calling Rust calling Lua on the same thread works), a deadline per
 //! outermost call enforced by an instruction-count hook (a looping handler is stopped with
-//! an error), and never on an async worker thread (`off_async`).
+//! an error), and never on an async worker thread (`off_async`). Code is only ever loaded
+//! as text (`load`, `loadfile`, `dofile`, `require` and the file itself): a binary chunk is
+//! refused, since Lua does not check bytecode and a mutated one crashes the process. A
+//! plugin may not end or block elelem from C: `os.exit`, `os.execute` and `io.popen` raise.
 
+use mlua::chunk::ChunkMode;
 use mlua::{HookTriggers, Lua, VmState};
 use parking_lot::{Mutex, ReentrantMutex};
 use std::cell::Cell;
@@ -23,6 +27,43 @@ pub fn limit_from_env() -> Duration {
         .map_or(DEFAULT_LIMIT, Duration::from_millis)
 }
 
+/// Run in every new state before any plugin code: loading is text only, and what would end
+/// or block elelem from C is replaced by a function that raises.
+const PRELUDE: &str = r##"
+local load, loadfile, select, error, searchpath = load, loadfile, select, error, package.searchpath
+local function text_only(loader)
+  return function(chunk, name, mode, ...)
+    -- An explicit nil environment is not the same as none: keep the arity.
+    if select("#", ...) > 0 then return loader(chunk, name, "t", ...) end
+    return loader(chunk, name, "t")
+  end
+end
+_G.load = text_only(load)
+local loadfile_t = function(file, mode, ...)
+  if select("#", ...) > 0 then return loadfile(file, "t", ...) end
+  return loadfile(file, "t")
+end
+_G.loadfile = loadfile_t
+_G.dofile = function(file)
+  local chunk, message = loadfile(file, "t")
+  if not chunk then error(message, 2) end
+  return chunk()
+end
+package.searchers[2] = function(name)
+  local path, message = searchpath(name, package.path)
+  if not path then return message end
+  local chunk, failure = loadfile(path, "t")
+  if not chunk then
+    error(("error loading module '%s' from file '%s':\n\t%s"):format(name, path, failure), 2)
+  end
+  return chunk, path
+end
+local function refused(name)
+  return function() error(name .. " is not available to plugins", 2) end
+end
+os.exit, os.execute, io.popen = refused("os.exit"), refused("os.execute"), refused("io.popen")
+"##;
+
 /// A Lua state with a time limit on every call.
 pub struct Sandbox {
     lua: Lua,
@@ -35,6 +76,7 @@ pub struct Sandbox {
 impl Sandbox {
     pub fn new(limit: Duration) -> mlua::Result<Sandbox> {
         let lua = Lua::new();
+        lua.load(PRELUDE).set_name("=elelem").set_mode(ChunkMode::Text).exec()?;
         let deadline: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
         let watched = deadline.clone();
         // Counting instructions stops a plain loop; watching calls too stops a loop that
