@@ -8,7 +8,7 @@ use super::api::{self, FileApi, Registration};
 use super::events;
 use super::listing::{Registered, Status};
 use super::providers::Renamed;
-use super::sandbox::{off_async, Sandbox};
+use super::sandbox::{off_async, LuaFn, Sandbox};
 use super::tools::{after_hook, before_hook, build};
 use super::values::{located, message, to_lua};
 use super::Host;
@@ -47,15 +47,17 @@ impl LuaFile {
             Err(error) => return Err(error.to_string()),
         };
         let chunk = self.path.file_name().map_or_else(|| self.label.clone(), |n| n.to_string_lossy().into_owned());
-        let sandbox = Arc::new(Sandbox::new(self.host.limit).map_err(|e| message(&e))?);
+        let sandbox = Arc::new(Sandbox::new(self.host.limit, &chunk).map_err(|e| message(&e))?);
         let file = FileApi::new(session.output(), self.host.mirror.clone());
         let ran = off_async(|| -> mlua::Result<()> {
-            sandbox.call(|lua| {
-                api::install(lua, &file)?;
-                lua.load(source.as_slice()).set_name(format!("@{chunk}")).set_mode(mlua::chunk::ChunkMode::Text).exec()
+            let (api, name) = (file.clone(), format!("@{chunk}"));
+            sandbox.call(move |lua| {
+                api::install(lua, &api)?;
+                lua.load(source).set_name(name).set_mode(mlua::chunk::ChunkMode::Text).exec()
             })?;
             for block in file.take_setups() {
-                sandbox.call(|_| block.call::<()>(api::session(&file)))?;
+                let api = file.clone();
+                sandbox.call(move |_| block.get()?.call::<()>(api::session(&api)))?;
             }
             Ok(())
         });
@@ -172,7 +174,14 @@ impl Applier {
                         return;
                     }
                     let _observing = Observing::enter();
-                    let called = off_async(|| sandbox.call(|lua| handler.call::<()>(to_lua(lua, &value)?)));
+                    let handler = handler.clone();
+                    let called = off_async(|| {
+                        sandbox.call(move |lua| {
+                            // What the observer shows is not observed again, on its thread too.
+                            let _observing = Observing::enter();
+                            handler.get()?.call::<()>(to_lua(lua, &value)?)
+                        })
+                    });
                     if let Err(error) = called {
                         output.emit(AgentEvent::Warning(format!("plugin on {event}: {}", message(&error))));
                     }
@@ -195,10 +204,16 @@ impl Applier {
     }
 
     /// Runs one of the file's commands, then applies what it registered.
-    fn command(&self, session: &mut Session, handler: &mlua::Function, arg: &str) -> anyhow::Result<Flow> {
+    fn command(&self, session: &mut Session, handler: &LuaFn, arg: &str) -> anyhow::Result<Flow> {
         self.host.mirror.refresh(session);
         let arg = (!arg.is_empty()).then(|| arg.to_string());
-        let answered = off_async(|| self.sandbox.call(|_| handler.call::<LuaValue>(arg)));
+        let handler = handler.clone();
+        let answered = off_async(|| {
+            self.sandbox.call(move |_| match handler.get()?.call::<LuaValue>(arg)? {
+                LuaValue::String(text) => Ok(Some(text.to_string_lossy())),
+                _ => Ok(None),
+            })
+        });
         let later = self.apply(session);
         if let Ok(later) = &later {
             if let Status::Loaded(registered) = &mut *self.status.lock() {
@@ -207,8 +222,8 @@ impl Applier {
         }
         let answered = answered.map_err(|e| anyhow::anyhow!(message(&e)))?;
         later.map_err(anyhow::Error::msg)?;
-        if let LuaValue::String(text) = answered {
-            session.show(text.to_string_lossy());
+        if let Some(text) = answered {
+            session.show(text);
         }
         Ok(Flow::Continue)
     }
