@@ -171,3 +171,111 @@ fn twenty_thousand_tools_start_in_seconds() {
     // Registering them was quadratic: 71 s on a loaded two-core machine (debug), now ~3 s.
     assert!(took < Duration::from_secs(25), "took {took:?}");
 }
+
+/// A `string.find` that backtracks for longer than anyone will wait, in C (no hook runs).
+const STUCK_IN_C: &str = r#"string.find(string.rep("a", 40), string.rep("a*", 40) .. "b")"#;
+
+#[test]
+fn calls_the_hook_cannot_stop_are_abandoned_and_the_plugin_disabled() {
+    let stuck = [
+        ("c_find.lua", format!("{STUCK_IN_C}\n      return 'finished'")),
+        (
+            "c_gc.lua",
+            "setmetatable({}, {__gc = function() while true do end end}); collectgarbage()\n      return 'finished'"
+                .into(),
+        ),
+        (
+            "c_handler.lua",
+            "xpcall(function() error('x') end, function() while true do end end)\n      return 'finished'".into(),
+        ),
+    ];
+    for (file, body) in stuck {
+        let env = Env::new();
+        env.plugin(file, &trying(&body));
+        env.plugin(
+            "d_other.lua",
+            "elelem.setup(function(s) s.toolbox:add({name = 'other', read_only = true, \
+             handler = function() return 'fine' end}) end)\n",
+        );
+        let script = json!([
+            {"events": [{"type": "doing", "id": "c0", "name": "try", "arguments": {}}]},
+            {"events": [{"type": "doing", "id": "c1", "name": "try", "arguments": {}},
+                        {"type": "doing", "id": "c2", "name": "other", "arguments": {}}]},
+            {"events": [{"type": "saying", "text": "done"}]}
+        ]);
+        let started = Instant::now();
+        let mut cmd = env.command(&["ask", "--json", "-p", "stub", "go"], script);
+        let output = cmd.env("ELELEM_LUA_TIMEOUT_MS", "300").output().unwrap();
+        let took = started.elapsed();
+        let lines: Vec<Value> =
+            String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let results: Vec<Value> = lines.iter().filter(|l| l["type"] == "result").map(|l| l["result"].clone()).collect();
+        eprintln!("{file}: {took:?} {results:?}");
+        assert!(output.status.success(), "{file}: {output:?}");
+        assert!(took < Duration::from_secs(10), "{file}: took {took:?}");
+        assert_eq!(lines.last().unwrap(), &json!({"type": "reply", "text": "done"}), "{file}");
+        let disabled = format!(
+            "plugin {file} is disabled: a call into it ran past the 300 ms limit and could not be stopped \
+             (/reload loads it again)"
+        );
+        assert_eq!(results[0]["error"], disabled, "{file}");
+        assert_eq!(results[1]["error"], disabled, "{file}: later calls fail at once");
+        assert_eq!(results[2], json!({"content": "fine", "ok": true}), "{file}: other plugins still work");
+    }
+}
+
+#[test]
+fn a_looping_finalizer_does_not_hang_exit() {
+    let env = Env::new();
+    env.plugin("gc.lua", "KEEP = setmetatable({}, {__gc = function() while true do end end})\n");
+    let started = Instant::now();
+    let (lines, output) = env.ask(json!([{"events": [{"type": "saying", "text": "done"}]}]));
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(lines.last().unwrap(), &json!({"type": "reply", "text": "done"}));
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
+#[test]
+fn ctrl_c_ends_ask_promptly_while_a_handler_is_stuck_in_c() {
+    let env = Env::new();
+    env.plugin("stuck.lua", &trying(&format!("{STUCK_IN_C}\n      return 'finished'")));
+    let mut child = env
+        .command(&["ask", "--json", "-p", "stub", "go"], call("try", json!({})))
+        .env("ELELEM_LUA_TIMEOUT_MS", "60000")
+        .spawn()
+        .unwrap();
+    // Wait for the call to start, then interrupt.
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let doing = lines.by_ref().map_while(Result::ok).find(|l| l.contains("\"type\":\"doing\""));
+    assert!(doing.is_some(), "the call started");
+    std::thread::sleep(Duration::from_millis(300));
+    let interrupted = Instant::now();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    let took = interrupted.elapsed();
+    eprintln!("exit {took:?} after SIGINT");
+    assert_eq!(status.code(), Some(130), "{rest:?}");
+    assert!(took < Duration::from_secs(2), "exit took {took:?} after SIGINT");
+}
+
+#[test]
+fn plugins_lists_an_abandoned_file_as_failed_with_why() {
+    let env = Env::new();
+    let path = env.plugin("stuck.lua", &trying(&format!("{STUCK_IN_C}\n      return 'finished'")));
+    let mut child = env
+        .command(&["chat", "--plain", "-p", "stub"], call("try", json!({})))
+        .env("ELELEM_LUA_TIMEOUT_MS", "300")
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"go\n/plugins\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    let listed = format!(
+        "{}\n    failed: plugin stuck.lua is disabled: a call into it ran past the 300 ms limit",
+        path.display()
+    );
+    assert!(out.contains(&listed), "{out}");
+}

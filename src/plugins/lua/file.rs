@@ -23,20 +23,27 @@ pub struct LuaFile {
     label: String,
     host: Arc<Host>,
     status: Arc<Mutex<Status>>,
+    /// The last load's state, to tell `/plugins` when it was abandoned.
+    sandbox: Mutex<Option<Arc<Sandbox>>>,
 }
 
 impl LuaFile {
     pub fn new(path: PathBuf, host: Arc<Host>) -> Self {
         let label = path.display().to_string();
-        LuaFile { path, label, host, status: Arc::new(Mutex::new(Status::NotLoaded)) }
+        LuaFile { path, label, host, status: Arc::new(Mutex::new(Status::NotLoaded)), sandbox: Mutex::default() }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// How the last load went; a file whose state was abandoned since (a call that could
+    /// not be stopped) is shown as failed with the reason.
     pub fn status(&self) -> Status {
-        self.status.lock().clone()
+        match self.sandbox.lock().as_ref().and_then(|s| s.abandoned()) {
+            Some(why) => Status::Failed(why),
+            None => self.status.lock().clone(),
+        }
     }
 
     /// Reads and runs the file; `Ok(None)` when it is gone.
@@ -61,6 +68,7 @@ impl LuaFile {
             }
             Ok(())
         });
+        *self.sandbox.lock() = Some(sandbox.clone());
         ran.map_err(|e| located(&message(&e), &chunk))?;
         let applied = Applier { sandbox, file, host: self.host.clone(), status: self.status.clone() };
         applied.apply(session).map(Some)
