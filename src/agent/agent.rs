@@ -31,6 +31,14 @@ const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
 /// (bounded, so a fast stream still shows progress and lets an interrupt in). The read-ahead
 /// thread bounds its batches by time instead (`read_ahead`).
 pub(super) const EVENT_BATCH: usize = 256;
+/// Tool calls one model response may ask for. A response asking for more is refused whole
+/// (none of its calls run) and the turn ends with an error saying so.
+pub const MAX_TOOL_CALLS: usize = 256;
+/// While a response's tool calls run, the context (with the turn's traffic so far) is
+/// published after the last call and otherwise at most this often: each snapshot copies
+/// the conversation and the turn, so one per call of a long batch of quick calls made the
+/// batch quadratic.
+const CONTEXT_EVERY: Duration = Duration::from_millis(100);
 
 /// What a turn returned.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,10 +182,15 @@ impl Agent {
             assistant.thinking = response.thinking;
             assistant.tool_calls = response.calls.clone();
             scratch.push(assistant);
-            for call in response.calls {
+            let count = response.calls.len();
+            let mut published: Option<std::time::Instant> = None;
+            for (n, call) in response.calls.into_iter().enumerate() {
                 let result = self.run_tool(&call, &cancel).await;
                 scratch.push(Message::tool_result(&call, result));
-                self.output.emit(AgentEvent::Context(self.context_with(&scratch)));
+                if n + 1 == count || published.is_none_or(|at| at.elapsed() >= CONTEXT_EVERY) {
+                    self.output.emit(AgentEvent::Context(self.context_with(&scratch)));
+                    published = Some(std::time::Instant::now());
+                }
                 if cancel.is_cancelled() {
                     break;
                 }
@@ -268,6 +281,13 @@ impl Agent {
         shown: &mut Option<Delta>,
     ) -> Result<(), ProviderError> {
         match event {
+            Ok(ProviderEvent::Doing(_)) if response.calls.len() >= MAX_TOOL_CALLS => {
+                self.show(None, shown);
+                Err(ProviderError::Protocol(format!(
+                    "the model asked for more than {MAX_TOOL_CALLS} tool calls in one response; \
+                     none of them ran"
+                )))
+            }
             Ok(event) => {
                 self.take(event, response, shown);
                 Ok(())

@@ -60,21 +60,41 @@ impl Toolbox {
         Self::default()
     }
 
-    /// Adds a tool, replacing any tool of the same name.
+    /// Adds a tool, replacing any tool of the same name. Constant time per tool (a plugin
+    /// may add tens of thousands): only replacing a tool whose aliases changed re-indexes.
     pub fn add(&mut self, tool: Tool) {
         let tool = Arc::new(tool);
-        match self.tools.iter().position(|t| t.name == tool.name) {
-            Some(i) => self.tools[i] = tool,
-            None => self.tools.push(tool),
+        let existing = self.index.get(&tool.name).copied().filter(|&i| self.tools[i].name == tool.name);
+        match existing {
+            Some(i) => {
+                let same_aliases = self.tools[i].aliases == tool.aliases;
+                self.tools[i] = tool;
+                if !same_aliases {
+                    self.reindex();
+                }
+            }
+            None => {
+                let i = self.tools.len();
+                for alias in &tool.aliases {
+                    // Canonical names win over another tool's alias.
+                    let taken = self.index.get(alias).is_some_and(|&j| self.tools[j].name == *alias);
+                    if !taken {
+                        self.index.insert(alias.clone(), i);
+                    }
+                }
+                self.index.insert(tool.name.clone(), i);
+                self.tools.push(tool);
+            }
         }
-        self.reindex();
     }
 
     /// Removes a tool by canonical name; `false` when there was none.
     pub fn remove(&mut self, name: &str) -> bool {
         let before = self.tools.len();
         self.tools.retain(|t| t.name != name);
-        self.reindex();
+        if self.tools.len() != before {
+            self.reindex();
+        }
         self.tools.len() != before
     }
 
@@ -200,4 +220,31 @@ impl Toolbox {
 /// `{"error": message, "name": tool, "args": args, "ok": false}`.
 fn failure_with(message: String, name: &str, args: &Value) -> ToolResult {
     ToolResult::from_value(json!({"error": message, "name": name, "args": args}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, aliases: &[&str]) -> Tool {
+        Tool::builtin(name, "", json!({"type": "object"}), |_, _| async { Ok(json!(null)) }).with_aliases(aliases)
+    }
+
+    #[test]
+    fn adding_one_by_one_resolves_like_a_full_reindex() {
+        let mut toolbox = Toolbox::new();
+        toolbox.add(tool("a", &["x", "b"]));
+        toolbox.add(tool("b", &["y"]));
+        toolbox.add(tool("c", &["x", "a"]));
+        toolbox.add(tool("a", &["z"])); // replaced: its old aliases go
+        let mut reindexed = toolbox.clone();
+        reindexed.reindex();
+        for name in ["a", "b", "c", "x", "y", "z", "q"] {
+            let (got, want) = (toolbox.resolve(name), reindexed.resolve(name));
+            assert_eq!(got, want, "{name}");
+        }
+        assert_eq!(toolbox.resolve("x"), "c", "a later tool's alias wins over an earlier one's");
+        assert_eq!(toolbox.resolve("b"), "b", "a canonical name wins over an alias");
+        assert_eq!(toolbox.names(), ["a", "b", "c"]);
+    }
 }

@@ -7,6 +7,7 @@
 use super::events;
 use super::mirror::Mirror;
 use super::providers::{Endpoint, Wire};
+use super::sandbox::LuaFn;
 use super::tools::{declare, ToolDecl};
 use super::values::{raise, to_lua};
 use crate::agent::{AgentEvent, Output};
@@ -20,21 +21,21 @@ pub enum Registration {
     /// `tool` is `None` for `"*"`.
     Before {
         tool: Option<String>,
-        hook: Function,
+        hook: LuaFn,
     },
     After {
         tool: Option<String>,
-        hook: Function,
+        hook: LuaFn,
     },
     Command {
         name: String,
         usage: String,
         description: String,
-        handler: Function,
+        handler: LuaFn,
     },
     Observer {
         event: &'static str,
-        handler: Function,
+        handler: LuaFn,
     },
     Provider(Endpoint),
     /// A line to dispatch as if typed (`session:turn`).
@@ -44,7 +45,7 @@ pub enum Registration {
 /// What one file's Lua code shares with its plugin.
 pub struct FileApi {
     pending: Mutex<Vec<Registration>>,
-    setups: Mutex<Vec<Function>>,
+    setups: Mutex<Vec<LuaFn>>,
     output: Arc<dyn Output>,
     mirror: Arc<Mirror>,
 }
@@ -60,7 +61,7 @@ impl FileApi {
     }
 
     /// The setup blocks the file passed to `elelem.setup`.
-    pub fn take_setups(&self) -> Vec<Function> {
+    pub fn take_setups(&self) -> Vec<LuaFn> {
         std::mem::take(&mut *self.setups.lock())
     }
 
@@ -76,7 +77,7 @@ pub fn install(lua: &Lua, api: &Arc<FileApi>) -> mlua::Result<()> {
     elelem.set(
         "setup",
         lua.create_function(move |_, block: Function| {
-            setups.setups.lock().push(block);
+            setups.setups.lock().push(LuaFn::hold(block)?);
             Ok(())
         })?,
     )?;
@@ -140,7 +141,7 @@ impl UserData for LuaSession {
             let Some(event) = events::NAMES.iter().find(|n| **n == event) else {
                 return Err(raise(lua, format!("unknown event {event:?}; one of {}", events::NAMES.join(", "))));
             };
-            this.0.push(Registration::Observer { event, handler });
+            this.0.push(Registration::Observer { event, handler: LuaFn::hold(handler)? });
             Ok(())
         });
         methods.add_method("turn", |_, this, prompt: String| {
@@ -157,11 +158,11 @@ impl UserData for LuaToolbox {
             Ok(())
         });
         methods.add_method("before", |_, this, (tool, hook): (String, Function)| {
-            this.0.push(Registration::Before { tool: target(tool), hook });
+            this.0.push(Registration::Before { tool: target(tool), hook: LuaFn::hold(hook)? });
             Ok(())
         });
         methods.add_method("after", |_, this, (tool, hook): (String, Function)| {
-            this.0.push(Registration::After { tool: target(tool), hook });
+            this.0.push(Registration::After { tool: target(tool), hook: LuaFn::hold(hook)? });
             Ok(())
         });
     }
@@ -181,7 +182,7 @@ impl UserData for LuaCommands {
                 name,
                 usage: spec.get::<Option<String>>("usage")?.unwrap_or_default(),
                 description: spec.get::<Option<String>>("description")?.unwrap_or_default(),
-                handler,
+                handler: LuaFn::hold(handler)?,
             });
             Ok(())
         });

@@ -8,7 +8,7 @@ use super::api::{self, FileApi, Registration};
 use super::events;
 use super::listing::{Registered, Status};
 use super::providers::Renamed;
-use super::sandbox::{off_async, Sandbox};
+use super::sandbox::{off_async, LuaFn, Sandbox};
 use super::tools::{after_hook, before_hook, build};
 use super::values::{located, message, to_lua};
 use super::Host;
@@ -23,42 +23,52 @@ pub struct LuaFile {
     label: String,
     host: Arc<Host>,
     status: Arc<Mutex<Status>>,
+    /// The last load's state, to tell `/plugins` when it was abandoned.
+    sandbox: Mutex<Option<Arc<Sandbox>>>,
 }
 
 impl LuaFile {
     pub fn new(path: PathBuf, host: Arc<Host>) -> Self {
         let label = path.display().to_string();
-        LuaFile { path, label, host, status: Arc::new(Mutex::new(Status::NotLoaded)) }
+        LuaFile { path, label, host, status: Arc::new(Mutex::new(Status::NotLoaded)), sandbox: Mutex::default() }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// How the last load went; a file whose state was abandoned since (a call that could
+    /// not be stopped) is shown as failed with the reason.
     pub fn status(&self) -> Status {
-        self.status.lock().clone()
+        match self.sandbox.lock().as_ref().and_then(|s| s.abandoned()) {
+            Some(why) => Status::Failed(why),
+            None => self.status.lock().clone(),
+        }
     }
 
     /// Reads and runs the file; `Ok(None)` when it is gone.
     fn load(&self, session: &mut Session) -> Result<Option<Registered>, String> {
-        let source = match std::fs::read_to_string(&self.path) {
+        let source = match std::fs::read(&self.path) {
             Ok(source) => source,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(error) => return Err(error.to_string()),
         };
         let chunk = self.path.file_name().map_or_else(|| self.label.clone(), |n| n.to_string_lossy().into_owned());
-        let sandbox = Arc::new(Sandbox::new(self.host.limit).map_err(|e| message(&e))?);
+        let sandbox = Arc::new(Sandbox::new(self.host.limit, &chunk).map_err(|e| message(&e))?);
         let file = FileApi::new(session.output(), self.host.mirror.clone());
         let ran = off_async(|| -> mlua::Result<()> {
-            sandbox.call(|lua| {
-                api::install(lua, &file)?;
-                lua.load(source.as_str()).set_name(format!("@{chunk}")).exec()
+            let (api, name) = (file.clone(), format!("@{chunk}"));
+            sandbox.call(move |lua| {
+                api::install(lua, &api)?;
+                lua.load(source).set_name(name).set_mode(mlua::chunk::ChunkMode::Text).exec()
             })?;
             for block in file.take_setups() {
-                sandbox.call(|_| block.call::<()>(api::session(&file)))?;
+                let api = file.clone();
+                sandbox.call(move |_| block.get()?.call::<()>(api::session(&api)))?;
             }
             Ok(())
         });
+        *self.sandbox.lock() = Some(sandbox.clone());
         ran.map_err(|e| located(&message(&e), &chunk))?;
         let applied = Applier { sandbox, file, host: self.host.clone(), status: self.status.clone() };
         applied.apply(session).map(Some)
@@ -172,7 +182,14 @@ impl Applier {
                         return;
                     }
                     let _observing = Observing::enter();
-                    let called = off_async(|| sandbox.call(|lua| handler.call::<()>(to_lua(lua, &value)?)));
+                    let handler = handler.clone();
+                    let called = off_async(|| {
+                        sandbox.call(move |lua| {
+                            // What the observer shows is not observed again, on its thread too.
+                            let _observing = Observing::enter();
+                            handler.get()?.call::<()>(to_lua(lua, &value)?)
+                        })
+                    });
                     if let Err(error) = called {
                         output.emit(AgentEvent::Warning(format!("plugin on {event}: {}", message(&error))));
                     }
@@ -195,10 +212,16 @@ impl Applier {
     }
 
     /// Runs one of the file's commands, then applies what it registered.
-    fn command(&self, session: &mut Session, handler: &mlua::Function, arg: &str) -> anyhow::Result<Flow> {
+    fn command(&self, session: &mut Session, handler: &LuaFn, arg: &str) -> anyhow::Result<Flow> {
         self.host.mirror.refresh(session);
         let arg = (!arg.is_empty()).then(|| arg.to_string());
-        let answered = off_async(|| self.sandbox.call(|_| handler.call::<LuaValue>(arg)));
+        let handler = handler.clone();
+        let answered = off_async(|| {
+            self.sandbox.call(move |_| match handler.get()?.call::<LuaValue>(arg)? {
+                LuaValue::String(text) => Ok(Some(text.to_string_lossy())),
+                _ => Ok(None),
+            })
+        });
         let later = self.apply(session);
         if let Ok(later) = &later {
             if let Status::Loaded(registered) = &mut *self.status.lock() {
@@ -207,8 +230,8 @@ impl Applier {
         }
         let answered = answered.map_err(|e| anyhow::anyhow!(message(&e)))?;
         later.map_err(anyhow::Error::msg)?;
-        if let LuaValue::String(text) = answered {
-            session.show(text.to_string_lossy());
+        if let Some(text) = answered {
+            session.show(text);
         }
         Ok(Flow::Continue)
     }

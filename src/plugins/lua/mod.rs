@@ -6,8 +6,9 @@
 //!
 //! Modules: `loader` (which files), `file` (one file as a kernel plugin), `api` (the Lua
 //! API), `tools` (Lua tools and hooks as kernel ones), `providers` (declared providers),
-//! `events` (observable events), `mirror` (what Lua may read of the session), `sandbox`
-//! (one Lua state, its time limit and threads), `values` (JSON and errors across the
+//! `events` (observable events), `mirror` (what Lua may read of the session), `prelude`
+//! (what a state may do: text chunks only, no `os.exit`), `sandbox` (one Lua state on its
+//! own thread, its time limit and watchdog), `values` (JSON and errors across the
 //! boundary), `listing` (`/plugins`).
 
 pub mod api;
@@ -16,6 +17,7 @@ pub mod file;
 pub mod listing;
 pub mod loader;
 pub mod mirror;
+pub mod prelude;
 pub mod providers;
 pub mod sandbox;
 pub mod tools;

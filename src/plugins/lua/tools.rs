@@ -1,13 +1,12 @@
 //! The tool bridge: a `toolbox:add{...}` table becomes a kernel `Tool` (schema from
 //! `params`/`required`, aliases, `read_only`, a Lua summary), and Lua functions become its
 //! handler and the toolbox's before/after hooks. Every call goes through the file's
-//! `Sandbox` on a blocking thread, so the kernel's tool flow (DESIGN §3) applies unchanged:
+//! `Sandbox` (the plugin's own thread), so the kernel's tool flow (DESIGN §3) applies unchanged:
 //! a raising handler or hook is a failure carrying the message, tool name and arguments;
 //! a before hook returning `{error = ...}` refuses the call.
 
-use super::sandbox::{off_async, Sandbox};
+use super::sandbox::{off_async, LuaFn, Sandbox};
 use super::values::{from_lua, message, raise, to_lua};
-use crate::agent::caught::run_blocking;
 use crate::agent::tool::generic_summary;
 use crate::agent::{HookCall, HookStop, Tool, ToolContext, ToolboxError};
 use futures::future::BoxFuture;
@@ -23,8 +22,8 @@ pub struct ToolDecl {
     pub parameters: Value,
     pub aliases: Vec<String>,
     pub read_only: bool,
-    pub summary: Option<Function>,
-    pub handler: Function,
+    pub summary: Option<LuaFn>,
+    pub handler: LuaFn,
 }
 
 /// Reads `{name, description, params, required, aliases, read_only, summary, handler}`.
@@ -52,8 +51,8 @@ pub fn declare(lua: &Lua, spec: &Table) -> mlua::Result<ToolDecl> {
         parameters,
         aliases: spec.get::<Option<Vec<String>>>("aliases")?.unwrap_or_default(),
         read_only: spec.get::<Option<bool>>("read_only")?.unwrap_or(false),
-        summary: spec.get("summary")?,
-        handler,
+        summary: spec.get::<Option<Function>>("summary")?.map(LuaFn::hold).transpose()?,
+        handler: LuaFn::hold(handler)?,
     })
 }
 
@@ -63,13 +62,16 @@ pub fn build(decl: ToolDecl, sandbox: &Arc<Sandbox>) -> Result<Tool, ToolboxErro
     let mut tool = Tool::new(&decl.name, &decl.description, decl.parameters, move |args: Value, ctx: ToolContext| {
         let (sandbox, handler) = (runner.clone(), handler.clone());
         async move {
-            let result = ctx.blocking(move || {
-                sandbox.call(|lua| {
-                    let value: LuaValue = handler.call(to_lua(lua, &args)?)?;
-                    from_lua(lua, value)
-                })
+            let called = sandbox.run(move |lua| {
+                let value: LuaValue = handler.get()?.call(to_lua(lua, &args)?)?;
+                from_lua(lua, value)
             });
-            result.await?.map_err(|e| anyhow::anyhow!(message(&e)))
+            // An interrupt does not wait for plugin code: the call is left to finish (or be
+            // abandoned at its deadline) on the plugin's thread.
+            tokio::select! {
+                result = called => result.map_err(|e| anyhow::anyhow!(message(&e))),
+                _ = ctx.cancel.cancelled() => Err(anyhow::anyhow!("interrupted")),
+            }
         }
     })?;
     let aliases: Vec<&str> = decl.aliases.iter().map(String::as_str).collect();
@@ -80,7 +82,9 @@ pub fn build(decl: ToolDecl, sandbox: &Arc<Sandbox>) -> Result<Tool, ToolboxErro
     if let Some(summary) = decl.summary {
         let sandbox = sandbox.clone();
         tool = tool.with_summary(move |args| {
-            let line = off_async(|| sandbox.call(|lua| summary.call::<Option<String>>(to_lua(lua, args)?)));
+            let (summary, owned) = (summary.clone(), args.clone());
+            let line =
+                off_async(|| sandbox.call(move |lua| summary.get()?.call::<Option<String>>(to_lua(lua, &owned)?)));
             line.ok().flatten().unwrap_or_else(|| generic_summary(args))
         });
     }
@@ -91,26 +95,27 @@ pub fn build(decl: ToolDecl, sandbox: &Arc<Sandbox>) -> Result<Tool, ToolboxErro
 /// `{error = message}` refuses it, and raising fails it.
 pub fn before_hook(
     sandbox: Arc<Sandbox>,
-    hook: Function,
+    hook: LuaFn,
 ) -> impl Fn(HookCall) -> BoxFuture<'static, Result<(), HookStop>> + Send + Sync + 'static {
     move |call: HookCall| {
         let (sandbox, hook) = (sandbox.clone(), hook.clone());
         Box::pin(async move {
-            let (name, args) = (call.name().to_string(), call.args);
-            let answer = run_blocking(move || {
-                sandbox.call(|lua| {
-                    let value: LuaValue = hook.call((to_lua(lua, &args)?, name))?;
-                    from_lua(lua, value)
-                })
+            let (name, args, cancel) = (call.name().to_string(), call.args, call.context.cancel);
+            let answer = sandbox.run(move |lua| {
+                let value: LuaValue = hook.get()?.call((to_lua(lua, &args)?, name))?;
+                from_lua(lua, value)
             });
-            match answer.await {
-                Ok(Ok(value)) => match value.get("error") {
+            let answer = tokio::select! {
+                answer = answer => answer,
+                _ = cancel.cancelled() => return Err(HookStop::Fail("interrupted".into())),
+            };
+            match answer {
+                Ok(value) => match value.get("error") {
                     Some(Value::String(refusal)) => Err(HookStop::Refuse(refusal.clone())),
                     Some(other) if !other.is_null() => Err(HookStop::Refuse(other.to_string())),
                     _ => Ok(()),
                 },
-                Ok(Err(error)) => Err(HookStop::Fail(message(&error))),
-                Err(error) => Err(HookStop::Fail(format!("{error:#}"))),
+                Err(error) => Err(HookStop::Fail(message(&error))),
             }
         })
     }
@@ -120,19 +125,20 @@ pub fn before_hook(
 /// replaces it, and raising fails the call.
 pub fn after_hook(
     sandbox: Arc<Sandbox>,
-    hook: Function,
+    hook: LuaFn,
 ) -> impl Fn(HookCall, Value) -> BoxFuture<'static, anyhow::Result<Value>> + Send + Sync + 'static {
     move |call: HookCall, result: Value| {
         let (sandbox, hook) = (sandbox.clone(), hook.clone());
         Box::pin(async move {
-            let (name, args) = (call.name().to_string(), call.args);
-            let answer = run_blocking(move || {
-                sandbox.call(|lua| {
-                    let value: LuaValue = hook.call((to_lua(lua, &args)?, to_lua(lua, &result)?, name))?;
-                    Ok(if value.is_nil() { result } else { from_lua(lua, value)? })
-                })
+            let (name, args, cancel) = (call.name().to_string(), call.args, call.context.cancel);
+            let answer = sandbox.run(move |lua| {
+                let value: LuaValue = hook.get()?.call((to_lua(lua, &args)?, to_lua(lua, &result)?, name))?;
+                Ok(if value.is_nil() { result } else { from_lua(lua, value)? })
             });
-            answer.await?.map_err(|e| anyhow::anyhow!(message(&e)))
+            tokio::select! {
+                answer = answer => answer.map_err(|e| anyhow::anyhow!(message(&e))),
+                _ = cancel.cancelled() => Err(anyhow::anyhow!("interrupted")),
+            }
         })
     }
 }
