@@ -93,6 +93,7 @@ enum Command {
 
 fn main() -> ExitCode {
     elelem::startup::quiet_caught_panics();
+    elelem::signals::ignore_file_size_limit();
     let cli = Cli::parse();
     let global = cli.global;
     let session = match session_choice(&global) {
@@ -306,7 +307,7 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
     let interrupter = session.interrupter().clone();
     let mut stops = elelem::signals::Stops::new(true)?;
     tokio::spawn(async move {
-        // Ctrl-C interrupts the turn (exit 130 below); SIGTERM and SIGHUP end at once.
+        // Ctrl-C interrupts the turn (exit 130 below); SIGTERM, SIGHUP and SIGQUIT end at once.
         loop {
             let stop = stops.next().await;
             interrupter.interrupt();

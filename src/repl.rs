@@ -415,7 +415,7 @@ pub fn parse_answer(answer: &str) -> Approval {
 pub struct Repl;
 
 impl Repl {
-    /// Runs until end of input or `/exit` (`None`), or until SIGTERM/SIGHUP (`Some`, after
+    /// Runs until end of input or `/exit` (`None`), or until SIGTERM/SIGHUP/SIGQUIT (`Some`, after
     /// interrupting the turn and killing what tools started). Ctrl-C interrupts the running
     /// turn, never the process.
     pub async fn run(session: &mut Session) -> Option<Stop> {
