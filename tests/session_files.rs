@@ -159,6 +159,28 @@ fn a_fifo_a_link_to_dev_zero_and_a_huge_file_neither_hang_nor_abort() {
 }
 
 #[test]
+fn sessions_prints_no_terminal_escapes_from_a_session_file() {
+    let home = Home::new();
+    std::fs::create_dir_all(home.sessions_dir()).unwrap();
+    let cwd = "/home/x/\u{1b}]0;owned title\u{7}proj\u{202e}gpj.exe\u{1b}[2J";
+    let prompt = "\u{1b}]52;c;cm0gLXJmIH4=\u{7}hello \u{1b}[31mred\u{9b}31m \u{202e}txt.exe";
+    let name = "2026-01-01-00001-1\u{1b}[5m";
+    let lines = [
+        json!({"type": "session", "version": 1, "id": name, "cwd": cwd, "started": 0}),
+        json!({"type": "prompt", "text": prompt}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(home.sessions_dir().join(format!("{name}.jsonl")), body).unwrap();
+    let out = home.run(&["sessions"], "");
+    assert!(out.status.success());
+    let list = text(&out.stdout);
+    for bad in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+        assert!(!list.contains(bad), "{bad:?} reached the terminal: {list:?}");
+    }
+    assert!(list.contains("hello red") && list.contains("proj<U+202E>gpj.exe"), "{list:?}");
+}
+
+#[test]
 fn two_processes_never_record_into_one_session() {
     let home = Home::new();
     let id = home.first_session();
