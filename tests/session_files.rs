@@ -181,6 +181,35 @@ fn sessions_prints_no_terminal_escapes_from_a_session_file() {
 }
 
 #[test]
+fn a_file_size_limit_stops_the_recording_with_one_warning_and_the_reply_is_shown() {
+    let home = Home::new();
+    let reply = "every word of a long reply ".repeat(4000); // 108 KB
+    let mut cmd = home.command(&["ask", "write a lot"], &reply);
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: 16 << 10, rlim_max: 16 << 10 };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = finish(cmd.spawn().unwrap());
+    assert!(out.status.success(), "killed by SIGXFSZ? {:?} {}", out.status, text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.trim_end() == reply.trim_end(),
+        "the reply was not shown whole: {} of {} bytes",
+        shown.len(),
+        reply.len()
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches("no longer being recorded").count(), 1, "{stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+}
+
+#[test]
 fn two_processes_never_record_into_one_session() {
     let home = Home::new();
     let id = home.first_session();
