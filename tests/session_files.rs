@@ -257,3 +257,23 @@ fn two_processes_never_record_into_one_session() {
     }
     assert!(file.contains("from the first") && file.contains("from the third") && !file.contains("from the second"));
 }
+
+#[test]
+fn a_line_cut_short_does_not_swallow_the_next_record() {
+    let home = Home::new();
+    let id = home.first_session();
+    let path = home.sessions_dir().join(format!("{id}.jsonl"));
+    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(br#"{"type":"saying","text":"cut sh"#).unwrap(); // a crash, a full disk
+    drop(file);
+    assert!(home.run(&["ask", "-c", "again"], "second answer").status.success());
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    let broken: Vec<&str> =
+        recorded.lines().filter(|l| serde_json::from_str::<serde_json::Value>(l).is_err()).collect();
+    assert_eq!(broken, [r#"{"type":"saying","text":"cut sh"#], "{recorded}");
+    let mut chat = home.command(&["chat", "--plain", "-c"], "").stdin(Stdio::piped()).spawn().unwrap();
+    chat.stdin.take().unwrap().write_all(b"/context\n").unwrap();
+    let shown = text(&finish(chat).stdout);
+    assert!(shown.contains("user: first question") && shown.contains("user: again"), "{shown}");
+    assert!(shown.contains("assistant: second answer"), "{shown}");
+}

@@ -23,7 +23,8 @@ pub fn read(path: &Path) -> io::Result<File> {
 }
 
 /// Opens an existing session for reading it back and appending to it, locked for this
-/// process (tightened to 0600 if it was more open).
+/// process (tightened to 0600 if it was more open). A last line cut short (a crash, a full
+/// disk) is ended, so the next record starts a line of its own instead of joining it.
 pub fn resume(path: &Path) -> io::Result<File> {
     let file = OpenOptions::new().read(true).append(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
     let file = regular(path, file.map_err(|e| refused(path, e))?)?;
@@ -32,7 +33,21 @@ pub fn resume(path: &Path) -> io::Result<File> {
     if meta.permissions().mode() & 0o077 != 0 {
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }
+    end_line(&file, meta.len())?;
     Ok(file)
+}
+
+/// Appends a newline when the file's last byte is not one.
+fn end_line(mut file: &File, len: u64) -> io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::FileExt as _;
+    let Some(last) = len.checked_sub(1) else { return Ok(()) };
+    let mut byte = [0u8];
+    file.read_exact_at(&mut byte, last)?;
+    if byte[0] != b'\n' {
+        file.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 /// Creates a new session file (mode 0600, in a 0700 directory), failing if anything —
@@ -155,5 +170,20 @@ mod tests {
         assert!(error.get_ref().is_some_and(|e| e.is::<InUse>()));
         drop(first);
         assert!(resume(&path).is_ok(), "the lock goes with the file");
+    }
+
+    #[test]
+    fn a_line_cut_short_is_ended_before_anything_is_appended() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{\"type\":\"prompt\"}\n{\"type\":\"say").unwrap();
+        resume(&path).unwrap().write_all(b"{}\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"type\":\"prompt\"}\n{\"type\":\"say\n{}\n");
+        resume(&path).unwrap().write_all(b"{}\n").unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().ends_with("say\n{}\n{}\n"), "a whole last line is left");
+        std::fs::write(&path, "").unwrap();
+        resume(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
     }
 }

@@ -10,7 +10,7 @@ use crate::agent::output::{AgentEvent, TurnEnd};
 use crate::protocol::{Message, ToolCall, ToolResult};
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::io::{BufRead, Read};
+use std::io::{BufRead, Read, Seek};
 use std::path::{Path, PathBuf};
 
 /// Turns shown again when a session is resumed.
@@ -119,6 +119,10 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
             format!("{} is {} MB, past the {} MB elelem reads back", path.display(), len >> 20, READ_LIMIT >> 20),
         ));
     }
+    // From the start, wherever the descriptor's offset is (`open::resume` may have ended a
+    // cut last line, which moved it to the end).
+    let mut file = file;
+    file.seek(std::io::SeekFrom::Start(0))?;
     let mut reader = std::io::BufReader::with_capacity(1 << 16, file.take(READ_LIMIT));
     let mut replayed = Replayed::default();
     let mut preamble: Vec<Line> = Vec::new();
