@@ -316,6 +316,24 @@ fn an_external_sigint_restores_the_terminal_and_exits_130() {
     tui.assert_restored();
 }
 
+#[test]
+fn a_stop_signal_as_soon_as_the_screen_changes_still_restores_the_terminal() {
+    // The signal lands while the first frame is drawn: the app must already listen.
+    for signal in ["-QUIT", "-TERM"] {
+        let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !tui.screen.lock().unwrap().screen().alternate_screen() {
+            assert!(Instant::now() < deadline, "the app never took the screen");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let pid = tui.child.process_id().unwrap();
+        std::process::Command::new("kill").arg(signal).arg(pid.to_string()).status().unwrap();
+        let status = tui.wait_exit();
+        assert_eq!(status.exit_code(), if signal == "-QUIT" { 131 } else { 143 }, "{signal}");
+        tui.assert_restored();
+    }
+}
+
 /// Live (not zombie) processes whose environment holds `marker`.
 fn marked_processes(marker: &str) -> usize {
     let mut found = 0;
