@@ -93,6 +93,7 @@ enum Command {
 
 fn main() -> ExitCode {
     elelem::startup::quiet_caught_panics();
+    elelem::signals::ignore_file_size_limit();
     let cli = Cli::parse();
     let global = cli.global;
     let session = match session_choice(&global) {
@@ -186,20 +187,23 @@ fn pick_session() -> anyhow::Result<String> {
 }
 
 /// One line per session: number, id, start date and time (UTC), turns, size, directory,
-/// first prompt.
+/// first prompt. All of it comes from files anyone could have written: the id and directory
+/// are shown with invisible characters made visible, the prompt sanitised like a reply.
 fn sessions_table(sessions: &[elelem::sessions::SessionInfo]) -> String {
+    use elelem::sanitize::{sanitize, sanitize_visible};
     let mut out = String::new();
     for (i, s) in sessions.iter().enumerate() {
-        let prompt: String = s.first_prompt.chars().take(50).collect();
+        let prompt: String = sanitize(&s.first_prompt).chars().take(50).collect();
+        let turns = if s.truncated { format!("{}+", s.turns) } else { s.turns.to_string() };
         out.push_str(&format!(
             "{:>3}. {}  {}  {:>4} turns  {:>8}  {}  {}\n",
             i + 1,
-            s.file.id,
+            sanitize_visible(&s.file.id),
             elelem::agent::system_prompt::date_time(s.started),
-            s.turns,
+            turns,
             human_size(s.bytes),
-            s.cwd,
-            elelem::sanitize::sanitize(&prompt)
+            sanitize_visible(&s.cwd),
+            prompt
         ));
     }
     if out.is_empty() {
@@ -306,7 +310,7 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
     let interrupter = session.interrupter().clone();
     let mut stops = elelem::signals::Stops::new(true)?;
     tokio::spawn(async move {
-        // Ctrl-C interrupts the turn (exit 130 below); SIGTERM and SIGHUP end at once.
+        // Ctrl-C interrupts the turn (exit 130 below); SIGTERM, SIGHUP and SIGQUIT end at once.
         loop {
             let stop = stops.next().await;
             interrupter.interrupt();

@@ -251,6 +251,10 @@ impl PlainOutput {
                 enter(Section::None, state);
                 state.text.push_str(&format!("{}\n", sanitize(&text)));
             }
+            AgentEvent::Warning(text) => {
+                enter(Section::None, state);
+                state.text.push_str(&format!("{}\n", self.paint(RED, &format!("warning: {}", sanitize(&text)))));
+            }
             AgentEvent::Clipboard(text) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
                 state.text.push_str(&crate::clipboard::osc52(&text));
             }
@@ -416,7 +420,7 @@ pub fn parse_answer(answer: &str) -> Approval {
 pub struct Repl;
 
 impl Repl {
-    /// Runs until end of input or `/exit` (`None`), or until SIGTERM/SIGHUP (`Some`, after
+    /// Runs until end of input or `/exit` (`None`), or until SIGTERM/SIGHUP/SIGQUIT (`Some`, after
     /// interrupting the turn and killing what tools started). Ctrl-C interrupts the running
     /// turn, never the process.
     pub async fn run(session: &mut Session) -> Option<Stop> {

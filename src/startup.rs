@@ -246,22 +246,28 @@ struct Recording {
 /// Wraps `output` in a recorder for the chosen session; returns what a resumed session held
 /// and where plugins append records of their own (file checkpoints).
 fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> anyhow::Result<Recording> {
-    use crate::sessions::{replay, Recorder, Store};
+    use crate::sessions::{open, replay, Recorder, Store};
     let Some(store) = Store::default_location().filter(|_| options.session != SessionChoice::Off) else {
         return Ok(Recording { resumed: None, output, journal: None });
     };
     let existing = match &options.session {
         SessionChoice::Continue => store.latest_in(cwd),
-        SessionChoice::Resume(id) => {
-            Some(store.find(id).with_context(|| format!("no session {id:?}; `elelem sessions` lists them"))?)
-        }
+        SessionChoice::Resume(id) => Some(store.find(id).with_context(|| store.not_found(id))?),
         _ => None,
     };
     if let Some(info) = existing {
-        let replayed = replay::read(&info.file.path)
+        // One descriptor, locked before it is read: what is read back is what is appended
+        // to, and no other elelem writes between.
+        let file = open::resume(&info.file.path).map_err(|error| match error.get_ref() {
+            Some(e) if e.is::<open::InUse>() => anyhow::anyhow!(
+                "session {} is open in another elelem, which records into it; \
+                 end that one first, or start a new session",
+                info.file.id
+            ),
+            _ => anyhow::Error::new(error).context(format!("cannot open session {}", info.file.path.display())),
+        })?;
+        let replayed = replay::read_from(&file, &info.file.path)
             .with_context(|| format!("cannot read session {}", info.file.path.display()))?;
-        let file = crate::data_dir::open_private_append(&info.file.path)
-            .with_context(|| format!("cannot append to session {}", info.file.path.display()))?;
         let recorder = Arc::new(Recorder::new(output.clone(), file, replayed.messages.clone()));
         let journal = journal_of(&recorder);
         let resumed = Resumed { file: info.file, replayed, plain_output: output };

@@ -1,6 +1,8 @@
 //! Every front end stops cleanly when told to from outside (issue 9 item 10): `ask` on
 //! SIGTERM, `chat --plain` on SIGHUP and the full-screen app on SIGINT exit with 128 + the
 //! signal, and no command a tool started — nor a job it put in the background — is left.
+//! SIGQUIT is taken like SIGTERM (issue 26 item 17; the full-screen app's test is in
+//! `tui_pty.rs`).
 
 use serde_json::json;
 use std::process::{Child, Command, Stdio};
@@ -114,4 +116,31 @@ fn a_background_job_outlives_its_command_but_not_elelem() {
     drop(stdin); // end of input: elelem exits
     assert_eq!(exit_code(&mut child), Some(0));
     wait_until("no process left", || marked_processes(&mark).is_empty());
+}
+
+#[test]
+fn ask_on_sigquit_kills_the_running_command_and_exits_131() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = format!("ELELEM_SIGNAL_TEST_QUIT_{}", std::process::id());
+    let command = format!("export {mark}=1; sleep 1000 & sleep 1000");
+    let mut child = spawn(dir.path(), &["ask", "--yolo", "go"], &command, Stdio::null());
+    wait_until("both sleeps", || marked_processes(&mark).len() >= 2);
+    signal(&child, libc::SIGQUIT);
+    assert_eq!(exit_code(&mut child), Some(131));
+    wait_until("no process left", || marked_processes(&mark).is_empty());
+}
+
+#[test]
+fn line_mode_on_sigquit_kills_the_running_command_and_exits_131() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = format!("ELELEM_SIGNAL_TEST_QUIT_LINE_{}", std::process::id());
+    let command = format!("export {mark}=1; sleep 1000");
+    let mut child = spawn(dir.path(), &["chat", "--plain", "--yolo"], &command, Stdio::piped());
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"go\n").unwrap();
+    wait_until("the sleep", || !marked_processes(&mark).is_empty());
+    signal(&child, libc::SIGQUIT);
+    assert_eq!(exit_code(&mut child), Some(131));
+    wait_until("no process left", || marked_processes(&mark).is_empty());
+    drop(stdin);
 }

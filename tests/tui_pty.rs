@@ -317,6 +317,67 @@ fn an_external_sigint_restores_the_terminal_and_exits_130() {
 }
 
 #[test]
+fn a_stop_signal_as_soon_as_the_screen_changes_still_restores_the_terminal() {
+    // The signal lands while the first frame is drawn: the app must already listen.
+    for signal in ["-QUIT", "-TERM"] {
+        let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !tui.screen.lock().unwrap().screen().alternate_screen() {
+            assert!(Instant::now() < deadline, "the app never took the screen");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let pid = tui.child.process_id().unwrap();
+        std::process::Command::new("kill").arg(signal).arg(pid.to_string()).status().unwrap();
+        let status = tui.wait_exit();
+        assert_eq!(status.exit_code(), if signal == "-QUIT" { 131 } else { 143 }, "{signal}");
+        tui.assert_restored();
+    }
+}
+
+/// Live (not zombie) processes whose environment holds `marker`.
+fn marked_processes(marker: &str) -> usize {
+    let mut found = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()) == Some("Z");
+        if !zombie && String::from_utf8_lossy(&environ).contains(marker) {
+            found += 1;
+        }
+    }
+    found
+}
+
+#[test]
+fn sigquit_restores_the_terminal_stops_every_command_and_exits_131() {
+    let mark = format!("ELELEM_PTY_QUIT_{}", std::process::id());
+    let command = format!("export {mark}=1; sleep 1000 & sleep 1000 & sleep 1000");
+    let steps = json!([
+        {"events": [{"type": "doing", "id": "c1", "name": "execute", "arguments": {"command": command}}]},
+        {"events": [{"type": "saying", "text": "done"}]}
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut tui = Tui::launch(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, steps, 24, 80, &[], &["--yolo"]);
+    tui.wait_for("Ask elelem");
+    tui.send("go\r");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while marked_processes(&mark) < 3 {
+        assert!(Instant::now() < deadline, "the three sleeps never ran; screen:\n{}", tui.contents());
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let pid = tui.child.process_id().unwrap();
+    std::process::Command::new("kill").arg("-QUIT").arg(pid.to_string()).status().unwrap();
+    let status = tui.wait_exit();
+    assert_eq!(status.exit_code(), 131);
+    tui.assert_restored();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while marked_processes(&mark) > 0 {
+        assert!(Instant::now() < deadline, "{} commands left running", marked_processes(&mark));
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+#[test]
 fn an_uncaught_panic_restores_the_terminal_before_printing_and_exits() {
     let script = json!([{"events": [{"type": "doing", "id": "p1", "name": "explode_uncaught", "arguments": {}}]}]);
     let mut tui = Tui::start_faulty(script, 24, 80);

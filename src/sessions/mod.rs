@@ -1,7 +1,9 @@
 //! Sessions that survive: every session is recorded as it happens, append-only JSONL under
 //! `$XDG_DATA_HOME/elelem/sessions/` (one file per session, mode 0600), and can be listed
-//! and resumed. `record` writes, `replay` reads back, `store` finds the files.
+//! and resumed. `record` writes, `replay` reads back, `store` finds the files, `open` opens
+//! them (regular files only, never through a link, one writer per file).
 
+pub mod open;
 pub mod record;
 pub mod replay;
 pub mod store;

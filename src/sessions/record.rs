@@ -9,6 +9,10 @@
 //! Nothing here holds a long reply again: a record is serialised straight to the file in
 //! pieces (`agent::json_writer`, never built whole in memory), and the conversation as last
 //! recorded is remembered as a digest for each long message (`Kept`), not a second copy.
+//!
+//! A failed write (disk full, a file-size limit) stops the recording, and the user is told
+//! once, with a `Warning` through the output; the conversation goes on. Only this process
+//! writes the file (`open` locks it), so records of two processes never interleave.
 
 use crate::agent::json_writer::{write_json_string, ChunkedJson};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
@@ -44,6 +48,8 @@ struct State {
     messages: Vec<Kept>,
     /// Set after a write failed: recording stops, the session goes on.
     broken: bool,
+    /// Why the recording stopped, until the user has been told (once).
+    untold: Option<String>,
     /// The piece of a record not yet written, reused (at most about `json_writer::WRITE_CHUNK`).
     line: Vec<u8>,
 }
@@ -123,7 +129,8 @@ impl Recorder {
     /// already holds (empty for a new session).
     pub fn new(inner: Arc<dyn Output>, file: std::fs::File, messages: Vec<Message>) -> Self {
         let messages = messages.iter().map(Kept::of).collect();
-        Recorder { inner, state: Mutex::new(State { file, pending: None, messages, broken: false, line: Vec::new() }) }
+        let state = State { file, pending: None, messages, broken: false, untold: None, line: Vec::new() };
+        Recorder { inner, state: Mutex::new(state) }
     }
 
     /// Writes the header of a new session file.
@@ -143,6 +150,19 @@ impl Recorder {
         let Ok(mut state) = self.state.lock() else { return };
         state.flush_pending();
         state.write_line(&record);
+        let untold = state.untold.take();
+        drop(state);
+        self.tell(untold);
+    }
+
+    /// Tells the user, once, that the session is no longer recorded.
+    fn tell(&self, untold: Option<String>) {
+        if let Some(error) = untold {
+            self.inner.emit(AgentEvent::Warning(format!(
+                "this session is no longer being recorded: writing its file failed ({error}); \
+                 the conversation goes on, but what follows cannot be resumed"
+            )));
+        }
     }
 }
 
@@ -155,10 +175,10 @@ impl State {
         let mut file = &self.file;
         let mut out = ChunkedJson::new(&mut self.line, &mut file, None);
         let written = serde_json::to_writer(&mut out, record).map_err(std::io::Error::from);
-        if written.and_then(|_| out.write_all(b"\n")).and_then(|_| out.finish()).is_err() {
+        if let Err(error) = written.and_then(|_| out.write_all(b"\n")).and_then(|_| out.finish()) {
             // A record cut short by a failed write ends the recording (the file keeps what
             // came before it).
-            self.broken = true;
+            self.stop(error);
         }
         self.line.clear();
     }
@@ -179,10 +199,16 @@ impl State {
             .and_then(|_| out.write_all(tail.as_bytes()))
             .and_then(|_| out.write_all(b"\n"))
             .and_then(|_| out.finish());
-        if written.is_err() {
-            self.broken = true;
+        if let Err(error) = written {
+            self.stop(error);
         }
         self.line.clear();
+    }
+
+    /// Stops recording after a failed write (disk full, a file-size limit), to be told.
+    fn stop(&mut self, error: std::io::Error) {
+        self.broken = true;
+        self.untold = Some(error.to_string());
     }
 
     fn flush_pending(&mut self) {
@@ -247,6 +273,7 @@ impl Output for Recorder {
     }
 
     fn emit(&self, event: AgentEvent) {
+        let mut untold = None;
         if let Ok(mut state) = self.state.lock() {
             match &event {
                 AgentEvent::Delta(Delta::Saying(text)) => state.delta("saying", text, Instant::now()),
@@ -288,7 +315,9 @@ impl Output for Recorder {
                 }
                 _ => {}
             }
+            untold = state.untold.take();
         }
+        self.tell(untold);
         self.inner.emit(event);
     }
 }
@@ -389,6 +418,35 @@ mod tests {
             change(&mut changed);
             assert!(!kept.is(&changed), "change {i} went unseen");
         }
+    }
+
+    /// Keeps the warnings it is shown.
+    #[derive(Default)]
+    struct Warnings(Mutex<Vec<String>>);
+    impl Output for Warnings {
+        fn emit(&self, event: AgentEvent) {
+            if let AgentEvent::Warning(text) = event {
+                self.0.lock().unwrap().push(text);
+            }
+        }
+    }
+
+    #[test]
+    fn a_full_disk_is_told_once_and_the_events_still_go_on() {
+        let warnings = Arc::new(Warnings::default());
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let recorder = Recorder::new(warnings.clone(), full, Vec::new());
+        recorder.header("id", "/p");
+        for i in 0..3 {
+            recorder.emit(AgentEvent::TurnStarted { prompt: format!("q{i}") });
+            recorder.emit(AgentEvent::TurnFinished { reply: "r".into(), end: TurnEnd::Done });
+        }
+        let warnings = warnings.0.lock().unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("no longer being recorded") && warnings[0].contains("No space left"),
+            "{warnings:?}"
+        );
     }
 
     #[test]

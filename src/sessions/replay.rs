@@ -3,13 +3,14 @@
 //! `SHOWN_TURNS` turns, so a session of thousands of turns opens at once (the model still
 //! gets its whole conversation). The file is read once, line by line, and events of older
 //! turns are dropped unparsed as it goes. A line that cannot be read — typically the last one, cut
-//! short by a crash — is skipped with a warning.
+//! short by a crash — is skipped with a warning. A file past `open::READ_LIMIT` is refused.
 
+use super::open::READ_LIMIT;
 use crate::agent::output::{AgentEvent, TurnEnd};
 use crate::protocol::{Message, ToolCall, ToolResult};
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::io::BufRead;
+use std::io::{BufRead, Read, Seek};
 use std::path::{Path, PathBuf};
 
 /// Turns shown again when a session is resumed.
@@ -104,7 +105,25 @@ type Line = (usize, String);
 /// the last `SHOWN_TURNS` turns only (older ones are dropped as newer turns arrive) and
 /// parsed at the end, so an old turn's tool output is never parsed.
 pub fn read(path: &Path) -> std::io::Result<Replayed> {
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
+    read_from(&super::open::read(path)?, path)
+}
+
+/// Reads a session from `file` (opened by `open::resume` or `open::read`: a regular file,
+/// not through a link), named `path` in warnings. A file longer than `open::READ_LIMIT` is
+/// refused: its conversation could not be rebuilt from the part that fits.
+pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed> {
+    let len = file.metadata()?.len();
+    if len > READ_LIMIT {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is {} MB, past the {} MB elelem reads back", path.display(), len >> 20, READ_LIMIT >> 20),
+        ));
+    }
+    // From the start, wherever the descriptor's offset is (`open::resume` may have ended a
+    // cut last line, which moved it to the end).
+    let mut file = file;
+    file.seek(std::io::SeekFrom::Start(0))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file.take(READ_LIMIT));
     let mut replayed = Replayed::default();
     let mut preamble: Vec<Line> = Vec::new();
     let mut turns: VecDeque<Vec<Line>> = VecDeque::new();

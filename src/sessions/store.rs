@@ -1,9 +1,12 @@
 //! Where session files live (`$XDG_DATA_HOME/elelem/sessions/<id>.jsonl`), how a new one
-//! is named, and listing them for `elelem sessions`, `--continue` and `--resume`.
+//! is named, and listing them for `elelem sessions`, `--continue` and `--resume`. Only
+//! regular files are listed (a link, FIFO or device named `*.jsonl` is passed over), each
+//! read no further than `open::READ_LIMIT`, keeping only the lines it shows.
 
+use super::open;
 use super::replay::SessionFile;
 use crate::data_dir;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -16,6 +19,8 @@ pub struct SessionInfo {
     pub started: u64,
     pub first_prompt: String,
     pub turns: usize,
+    /// The file is longer than `open::READ_LIMIT`: `turns` counts only those read.
+    pub truncated: bool,
     pub bytes: u64,
     /// Last written.
     pub modified: SystemTime,
@@ -37,13 +42,26 @@ impl Store {
         Store { dir }
     }
 
-    /// A fresh session file: `<UTC date>-<time>-<pid>.jsonl`.
+    /// A fresh session file: `<UTC date>-<time>-<pid>.jsonl`, locked for this process.
     pub fn create(&self) -> std::io::Result<(SessionFile, std::fs::File)> {
         let secs = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
         let id = format!("{}-{:05}-{}", crate::agent::system_prompt::today(), secs % 86_400, std::process::id());
         let path = self.dir.join(format!("{id}.jsonl"));
-        let file = data_dir::open_private_append(&path)?;
+        let file = open::create(&path)?;
         Ok((SessionFile { id, path }, file))
+    }
+
+    /// Why `find(id)` found nothing: no such session, or a file of that name that is not a
+    /// regular one (a link is never followed).
+    pub fn not_found(&self, id: &str) -> String {
+        let path = self.dir.join(format!("{id}.jsonl"));
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if !meta.file_type().is_file() => format!(
+                "session {id:?} is {}, not a regular file; elelem reads and writes session files only directly",
+                open::kind_name(meta.file_type())
+            ),
+            _ => format!("no session {id:?}; `elelem sessions` lists them"),
+        }
     }
 
     /// Every session, newest first.
@@ -91,32 +109,102 @@ enum Scan {
     Whole,
 }
 
-/// Reads what `elelem sessions` shows without parsing every record: lines go through one
-/// reused buffer, and only the header and the first prompt are parsed.
-fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
-    let meta = std::fs::metadata(path).ok()?;
-    let id = path.file_stem()?.to_string_lossy().into_owned();
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path).ok()?);
-    let (mut cwd, mut started, mut first_prompt, mut turns) = (String::new(), 0, String::new(), 0);
-    let mut line = Vec::new();
-    while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
-        if line.starts_with(br#"{"type":"prompt""#) {
-            turns += 1;
-            if first_prompt.is_empty() {
-                if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
-                    first_prompt = record["text"].as_str().unwrap_or_default().lines().next().unwrap_or("").to_string();
+/// A line's kind, from its first bytes (the recorder always writes `type` first).
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Session,
+    Prompt,
+    Other,
+}
+
+/// How many bytes of a line decide its kind.
+const KIND_PREFIX: usize = 24;
+
+fn kind_of(start: &[u8]) -> Kind {
+    if start.starts_with(br#"{"type":"prompt""#) {
+        Kind::Prompt
+    } else if start.starts_with(br#"{"type":"session""#) {
+        Kind::Session
+    } else {
+        Kind::Other
+    }
+}
+
+/// Reads the next line's kind; the line itself (without its newline) is left in `line` only
+/// when `keep(kind)` says so, else it is read past without being stored (a 1 MB tool output
+/// costs no buffer). `None` at the end.
+fn next_line(reader: &mut impl BufRead, line: &mut Vec<u8>, keep: impl Fn(Kind) -> bool) -> Option<Kind> {
+    line.clear();
+    let mut kind = None;
+    let mut any = false;
+    loop {
+        let chunk = reader.fill_buf().ok()?;
+        if chunk.is_empty() {
+            return any.then(|| kind.unwrap_or_else(|| kind_of(line)));
+        }
+        any = true;
+        let (part, used, ended) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        let mut part = part;
+        if kind.is_none() {
+            let start = part.len().min(KIND_PREFIX.saturating_sub(line.len()));
+            line.extend_from_slice(&part[..start]);
+            part = &part[start..];
+            if ended || line.len() >= KIND_PREFIX {
+                let k = kind_of(line);
+                if !keep(k) {
+                    line.clear();
                 }
-            }
-        } else if line.starts_with(br#"{"type":"session""#) {
-            if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
-                cwd = record["cwd"].as_str().unwrap_or_default().to_string();
-                started = record["started"].as_u64().unwrap_or_default();
-            }
-            if scan == Scan::Header {
-                break;
+                kind = Some(k);
             }
         }
-        line.clear();
+        if kind.is_some_and(&keep) {
+            line.extend_from_slice(part);
+        }
+        reader.consume(used);
+        if ended {
+            return kind;
+        }
+    }
+}
+
+/// Reads what `elelem sessions` shows without parsing every record: only the header and the
+/// first prompt are kept and parsed, other lines are counted as they pass. A link, FIFO or
+/// device is not a session (`None`); a file is read no further than `open::READ_LIMIT`.
+fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
+    let file = open::read(path).ok()?;
+    let meta = file.metadata().ok()?;
+    let id = path.file_stem()?.to_string_lossy().into_owned();
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, (&file).take(open::READ_LIMIT));
+    let (mut cwd, mut started, mut first_prompt, mut turns) = (String::new(), 0, String::new(), 0);
+    let mut line = Vec::new();
+    loop {
+        let wanted = first_prompt.is_empty();
+        let keep = |kind| kind == Kind::Session || (kind == Kind::Prompt && wanted);
+        let Some(kind) = next_line(&mut reader, &mut line, keep) else { break };
+        match kind {
+            Kind::Prompt => {
+                turns += 1;
+                if wanted {
+                    if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
+                        first_prompt =
+                            record["text"].as_str().unwrap_or_default().lines().next().unwrap_or("").to_string();
+                    }
+                }
+            }
+            Kind::Session => {
+                if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
+                    cwd = record["cwd"].as_str().unwrap_or_default().to_string();
+                    started = record["started"].as_u64().unwrap_or_default();
+                }
+                if scan == Scan::Header {
+                    break;
+                }
+            }
+            Kind::Other => {}
+        }
     }
     Some(SessionInfo {
         file: SessionFile { id, path: path.to_path_buf() },
@@ -124,7 +212,31 @@ fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
         started,
         first_prompt,
         turns,
+        truncated: scan == Scan::Whole && meta.len() > open::READ_LIMIT,
         bytes: meta.len(),
         modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_not_shown_are_read_past_unstored() {
+        let big = format!(r#"{{"type":"tool_finished","result":"{}"}}"#, "x".repeat(1 << 20));
+        let text =
+            format!("{{\"type\":\"session\",\"cwd\":\"/p\"}}\n{big}\n{{\"type\":\"prompt\",\"text\":\"hi\"}}\n{big}");
+        let mut reader = std::io::BufReader::with_capacity(4096, text.as_bytes());
+        let mut line = Vec::new();
+        let keep = |kind| kind != Kind::Other;
+        assert!(next_line(&mut reader, &mut line, keep) == Some(Kind::Session));
+        assert_eq!(line, br#"{"type":"session","cwd":"/p"}"#);
+        assert!(next_line(&mut reader, &mut line, keep) == Some(Kind::Other));
+        assert!(line.capacity() < 1024, "a skipped line was stored: {}", line.capacity());
+        assert!(next_line(&mut reader, &mut line, keep) == Some(Kind::Prompt));
+        assert_eq!(line, br#"{"type":"prompt","text":"hi"}"#);
+        assert!(next_line(&mut reader, &mut line, keep) == Some(Kind::Other), "a last line without its newline");
+        assert!(next_line(&mut reader, &mut line, keep).is_none());
+    }
 }

@@ -94,13 +94,16 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         app.use_layout_prefs(path);
     }
 
+    // Listening before the terminal changes modes: a stop signal that came between the
+    // first frame and the loop would otherwise end the process with the screen as drawn.
+    let mut stops = Stops::new(true)?;
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
     let mut term = new_terminal()?;
     draw(&mut term, &mut app)?;
 
     let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx));
-    let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx).await;
+    let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops).await;
     if let Some(interrupter) = &app.interrupter {
         interrupter.interrupt();
     }
@@ -168,8 +171,8 @@ async fn event_loop(
     app: &mut App,
     ui_rx: &mut mpsc::UnboundedReceiver<UiMessage>,
     line_tx: &mpsc::UnboundedSender<String>,
+    stops: &mut Stops,
 ) -> anyhow::Result<Option<Stop>> {
-    let mut stops = Stops::new(true)?;
     let mut events = terminal_input();
     let mut scheduler = FrameScheduler::default();
     let mut held = HeldText::default();

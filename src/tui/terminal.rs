@@ -1,7 +1,7 @@
 //! Terminal setup and, above all, restoring it: raw mode, the alternate screen, bracketed
 //! paste, focus reporting, mouse capture and keyboard-enhancement flags are undone on every exit path —
 //! normal quit, error (the guard's `Drop`), panic (the hook restores first, then prints),
-//! and SIGTERM/SIGHUP (the event loop quits, then the guard drops). `FrameWriter` makes a
+//! and SIGTERM/SIGHUP/SIGQUIT (the event loop quits, then the guard drops). `FrameWriter` makes a
 //! frame one write.
 
 use crossterm::event::{

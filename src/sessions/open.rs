@@ -1,0 +1,189 @@
+//! Opening session files, safely: never through a symbolic link (`O_NOFOLLOW`), never
+//! blocking on a FIFO (`O_NONBLOCK`), and only a regular file, checked on the descriptor
+//! opened (`fstat`), so what was checked is what is read or written. A file being recorded
+//! has one writer: an advisory lock (`flock(LOCK_EX | LOCK_NB)`) taken on opening it for
+//! appending and held until the process ends; a second elelem is refused (`InUse`).
+//! Reading is bounded: `READ_LIMIT` bytes of a session at most.
+
+use crate::data_dir::create_private_dir;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::Path;
+
+/// The most of a session file elelem reads: a longer file is listed as far as this and
+/// not resumed.
+pub const READ_LIMIT: u64 = 256 << 20;
+
+/// Opens `path` for reading: a regular file, not through a link.
+pub fn read(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    regular(path, file.map_err(|e| refused(path, e))?)
+}
+
+/// Opens an existing session for reading it back and appending to it, locked for this
+/// process (tightened to 0600 if it was more open). A last line cut short (a crash, a full
+/// disk) is ended, so the next record starts a line of its own instead of joining it.
+pub fn resume(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new().read(true).append(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    let file = regular(path, file.map_err(|e| refused(path, e))?)?;
+    lock(path, &file)?;
+    let meta = file.metadata()?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    end_line(&file, meta.len())?;
+    Ok(file)
+}
+
+/// Appends a newline when the file's last byte is not one.
+fn end_line(mut file: &File, len: u64) -> io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::FileExt as _;
+    let Some(last) = len.checked_sub(1) else { return Ok(()) };
+    let mut byte = [0u8];
+    file.read_exact_at(&mut byte, last)?;
+    if byte[0] != b'\n' {
+        file.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Creates a new session file (mode 0600, in a 0700 directory), failing if anything —
+/// a file or a link — already has its name; locked for this process.
+pub fn create(path: &Path) -> io::Result<File> {
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir)?;
+    }
+    let file = OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    lock(path, &file)?;
+    Ok(file)
+}
+
+/// `file` if it is a regular file, else an error naming what it is.
+fn regular(path: &Path, file: File) -> io::Result<File> {
+    let kind = file.metadata()?.file_type();
+    if kind.is_file() {
+        return Ok(file);
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{} is {}, not a regular file", path.display(), kind_name(kind)),
+    ))
+}
+
+/// What a file that is not a regular one is, for a message.
+pub fn kind_name(kind: std::fs::FileType) -> &'static str {
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "a regular file"
+    }
+}
+
+/// The error of opening a link with `O_NOFOLLOW` (ELOOP) said plainly.
+fn refused(path: &Path, error: io::Error) -> io::Error {
+    if error.raw_os_error() == Some(libc::ELOOP) {
+        return io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is a symbolic link; session files are never opened through one", path.display()),
+        );
+    }
+    error
+}
+
+/// Another process records into this session.
+#[derive(Debug)]
+pub struct InUse;
+
+impl std::fmt::Display for InUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("another elelem is recording this session")
+    }
+}
+
+impl std::error::Error for InUse {}
+
+/// Takes the one-writer lock, or fails with `InUse` when another process holds it. A file
+/// system without `flock` is recorded unlocked.
+fn lock(path: &Path, file: &File) -> io::Result<()> {
+    // SAFETY: flock on a descriptor this function borrows; no memory is passed.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(());
+    }
+    let error = io::Error::last_os_error();
+    if error.kind() == io::ErrorKind::WouldBlock {
+        return Err(io::Error::new(io::ErrorKind::WouldBlock, InUse));
+    }
+    if matches!(error.raw_os_error(), Some(libc::ENOLCK | libc::EOPNOTSUPP | libc::EINVAL)) {
+        return Ok(());
+    }
+    Err(io::Error::new(error.kind(), format!("cannot lock {}: {error}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_fifos_and_devices_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.jsonl");
+        std::fs::write(&real, "{}\n").unwrap();
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let fifo = dir.path().join("fifo.jsonl");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        assert!(read(&real).is_ok());
+        for path in [&link, &fifo, Path::new("/dev/zero")] {
+            let error = read(path).unwrap_err().to_string();
+            assert!(error.contains("symbolic link") || error.contains("not a regular file"), "{error}");
+            assert!(resume(path).is_err());
+        }
+        assert!(create(&link).is_err(), "a new session never goes through a link");
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "{}\n");
+    }
+
+    #[test]
+    fn a_session_has_one_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let first = create(&path).unwrap();
+        let error = resume(&path).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::WouldBlock);
+        assert!(error.get_ref().is_some_and(|e| e.is::<InUse>()));
+        drop(first);
+        assert!(resume(&path).is_ok(), "the lock goes with the file");
+    }
+
+    #[test]
+    fn a_line_cut_short_is_ended_before_anything_is_appended() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{\"type\":\"prompt\"}\n{\"type\":\"say").unwrap();
+        resume(&path).unwrap().write_all(b"{}\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"type\":\"prompt\"}\n{\"type\":\"say\n{}\n");
+        resume(&path).unwrap().write_all(b"{}\n").unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().ends_with("say\n{}\n{}\n"), "a whole last line is left");
+        std::fs::write(&path, "").unwrap();
+        resume(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+    }
+}
