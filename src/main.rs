@@ -92,6 +92,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    elelem::startup::protect_process();
     elelem::startup::quiet_caught_panics();
     let cli = Cli::parse();
     let global = cli.global;

@@ -6,6 +6,11 @@
 //! provider keys `ANTHROPIC_API_KEY` and `OPENAI_API_KEY` are among them) or is named in
 //! `ELELEM_EXECUTE_SCRUB_ENV`. `ELELEM_EXECUTE_KEEP_ENV` lets named variables through to
 //! tool processes; their values are still redacted from tool results.
+//!
+//! A child could still read the keys from elelem itself (`/proc/<elelem>/environ` holds
+//! the environment elelem started with, whatever it removes later): `protect_process`
+//! makes elelem not dumpable, so its `/proc` files belong to root and its memory cannot
+//! be read by processes of the same user (its children included).
 
 use std::ffi::OsString;
 
@@ -72,6 +77,37 @@ impl SecretPolicy {
     }
 }
 
+/// Values shorter than this are not masked (they would hide ordinary text).
+pub const MIN_MASKED_LEN: usize = 8;
+/// What a masked value becomes.
+pub const MASK: &str = "***";
+
+/// `text` with every value (of `MIN_MASKED_LEN` characters or more) replaced by `MASK`,
+/// the longest first so a value holding another is masked whole.
+pub fn mask(mut text: String, values: &[String]) -> String {
+    let mut values: Vec<&String> = values.iter().filter(|v| v.chars().count() >= MIN_MASKED_LEN).collect();
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    for value in values {
+        if text.contains(value.as_str()) {
+            text = text.replace(value.as_str(), MASK);
+        }
+    }
+    text
+}
+
+/// Makes this process not dumpable (`PR_SET_DUMPABLE` 0): `/proc/<pid>/environ`, `mem`
+/// and the like become root's, and no process of the same user may ptrace it. Processes
+/// it starts are dumpable again once they exec. Call it first thing in `main`.
+pub fn protect_process() -> std::io::Result<()> {
+    // SAFETY: prctl(2) with PR_SET_DUMPABLE only sets a flag of this process.
+    let done = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0) };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +139,11 @@ mod tests {
         assert!(policy.is_secret("GITHUB_TOKEN"));
         assert!(!policy.removes("GITHUB_TOKEN"));
         assert!(policy.removes("NPM_TOKEN"));
+    }
+
+    #[test]
+    fn mask_hides_long_values_whole_and_leaves_short_ones() {
+        let values = ["abcdefgh".to_string(), "abcdefgh-ijklmnop".to_string(), "short".to_string()];
+        assert_eq!(mask("x abcdefgh-ijklmnop y abcdefgh short".into(), &values), "x *** y *** short");
     }
 }
