@@ -151,7 +151,9 @@ fn decoded_base64(text: &str) -> Vec<String> {
 
 /// Point 5: `execute` reads `/proc/$PPID/environ` (elelem's, the environment it started
 /// with) and every ancestor's, raw and as base64 (which the value mask does not catch).
-/// Neither shows the key: elelem is not dumpable, so its `/proc` files are root's.
+/// Neither shows the key: elelem overwrote the values in its initial environment block
+/// (and is not dumpable, so its `/proc` files are root's: this alone does not stop a
+/// process running as root, as the tests may).
 #[test]
 fn a_command_cannot_read_the_keys_from_elelems_proc_entries() {
     let run = Run::new();
@@ -164,7 +166,6 @@ fn a_command_cannot_read_the_keys_from_elelems_proc_entries() {
     assert_eq!(ran.code, Some(0), "{}", ran.stdout);
     let result = result_of(&json_lines(&ran.stdout), "t1");
     let content = result["content"].as_str().unwrap();
-    assert!(content.contains("Permission denied"), "elelem's environ was readable:\n{content}");
     let walked = content.matches("== ").count();
     assert!(walked >= 2, "the walk did not reach past elelem:\n{content}");
     assert!(!ran.stdout.contains(KEY) && !ran.stdout.contains(TOKEN), "{}", ran.stdout);
