@@ -122,17 +122,18 @@ fn alive(pid: i32) -> bool {
         .is_some_and(|rest| !rest.starts_with('Z'))
 }
 
-/// Waits up to two seconds for `pid` to be gone.
-fn assert_gone(pid: i32, what: &str) {
+/// Waits up to two seconds for every process to be gone; kills what is left before failing.
+fn assert_gone(pids: &[(i32, &str)]) {
     let deadline = Instant::now() + Duration::from_secs(2);
-    while alive(pid) {
-        if Instant::now() > deadline {
-            // SAFETY: kill(2); the test cleans up what it proved was left behind.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("{what} (pid {pid}) outlived what should have stopped it");
-        }
+    while pids.iter().any(|(pid, _)| alive(*pid)) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
+    let left: Vec<String> = pids.iter().filter(|(pid, _)| alive(*pid)).map(|(pid, what)| format!("{what} (pid {pid})")).collect();
+    for (pid, _) in pids.iter().filter(|(pid, _)| alive(*pid)) {
+        // SAFETY: kill(2); the test cleans up what it proved was left behind.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    assert!(left.is_empty(), "outlived what should have stopped them: {left:?}");
 }
 
 /// Every base64 run of 16 characters or more in `text`, decoded (lossily).
@@ -214,8 +215,7 @@ fn background_jobs_of_a_bang_command_do_not_outlive_elelem() {
     let input = "!sh -c 'echo $$ > a.pid; exec sleep 1000' >/dev/null 2>&1 & (setsid sh -c 'echo $$ > b.pid; exec sleep 1000' >/dev/null 2>&1 &); while [ ! -s a.pid ] || [ ! -s b.pid ]; do sleep 0.01; done; echo started\n";
     let ran = run.elelem(&["chat", "--plain"], json!([]), input);
     assert!(ran.stdout.contains("started"), "{}", ran.stdout);
-    assert_gone(run.pid_in("a.pid"), "a background job of !");
-    assert_gone(run.pid_in("b.pid"), "a setsid orphan of !");
+    assert_gone(&[(run.pid_in("a.pid"), "a background job of !"), (run.pid_in("b.pid"), "a setsid orphan of !")]);
 }
 
 /// Point 14: `execute`'s timeout says "the command and its children were killed": a
@@ -232,13 +232,15 @@ fn execute_timeout_kills_setsid_children_and_orphans() {
     ]);
     let ran = run.elelem(&["--yolo", "ask", "--json", "go"], steps, "");
     let lines = json_lines(&ran.stdout);
+    let left = result_of(&lines, "t2")["content"].clone();
+    assert_gone(&[(run.pid_in("a.pid"), "a setsid child"), (run.pid_in("b.pid"), "an orphan")]);
+    assert_eq!(left, "a.pid gone\nb.pid gone\n", "when the next call looked");
     assert_eq!(
         result_of(&lines, "t1")["error"],
         "timed out after 1s; the command and its children were killed",
         "{}",
         ran.stdout
     );
-    assert_eq!(result_of(&lines, "t2")["content"], "a.pid gone\nb.pid gone\n");
 }
 
 /// Point 14: a `setsid` daemon a finished `execute` command left running is stopped when
@@ -254,5 +256,5 @@ fn a_setsid_daemon_of_execute_does_not_outlive_elelem() {
     let ran = run.elelem(&["--yolo", "ask", "--json", "go"], steps, "");
     assert_eq!(result_of(&json_lines(&ran.stdout), "t1")["content"], "started\n");
     assert!(Path::new(&run.path("c.pid")).exists());
-    assert_gone(run.pid_in("c.pid"), "a setsid daemon of execute");
+    assert_gone(&[(run.pid_in("c.pid"), "a setsid daemon of execute")]);
 }
