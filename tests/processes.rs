@@ -41,6 +41,7 @@ impl Run {
     /// Runs `elelem -p stub ARGS` with `steps` as the stub script, the test keys in its
     /// environment and `stdin` written to it; waits for it (with `wait4`, for its peak
     /// memory).
+    #[allow(clippy::zombie_processes)] // reaped by wait4, which std's `wait` cannot be told to use
     fn elelem(&self, args: &[&str], steps: Value, stdin: &str) -> Ran {
         let script = self.path("script.json");
         std::fs::write(&script, steps.to_string()).unwrap();
@@ -128,7 +129,8 @@ fn assert_gone(pids: &[(i32, &str)]) {
     while pids.iter().any(|(pid, _)| alive(*pid)) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let left: Vec<String> = pids.iter().filter(|(pid, _)| alive(*pid)).map(|(pid, what)| format!("{what} (pid {pid})")).collect();
+    let left: Vec<String> =
+        pids.iter().filter(|(pid, _)| alive(*pid)).map(|(pid, what)| format!("{what} (pid {pid})")).collect();
     for (pid, _) in pids.iter().filter(|(pid, _)| alive(*pid)) {
         // SAFETY: kill(2); the test cleans up what it proved was left behind.
         unsafe { libc::kill(*pid, libc::SIGKILL) };
@@ -142,9 +144,10 @@ fn decoded_base64(text: &str) -> Vec<String> {
         .filter(|word| word.len() >= 16)
         .filter_map(|word| {
             let trimmed = &word[..word.len() - word.len() % 4];
-            base64::engine::general_purpose::STANDARD.decode(trimmed.trim_end_matches('=')).ok().or_else(|| {
-                base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed.trim_end_matches('=')).ok()
-            })
+            base64::engine::general_purpose::STANDARD
+                .decode(trimmed.trim_end_matches('='))
+                .ok()
+                .or_else(|| base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed.trim_end_matches('=')).ok())
         })
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .collect()

@@ -190,6 +190,38 @@ mod tests {
         assert_eq!(finished.ending, Ending::TooMuchOutput);
         assert!(finished.content.len() < 2 * OUTPUT_CAP, "{}", finished.content.len());
         let json = finished.to_json(&limits);
-        assert_eq!(json["error"], "stopped after 1 MiB of output (the limit); the command and its children were killed");
+        assert_eq!(
+            json["error"],
+            "stopped after 1 MiB of output (the limit); the command and its children were killed"
+        );
+    }
+
+    /// An interrupt kills the command's whole tree: a `setsid` child of it too.
+    #[tokio::test]
+    async fn cancel_kills_a_setsid_child() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let command =
+            format!("setsid sh -c 'echo $$ > {}; exec sleep 30' >/dev/null 2>&1 & sleep 30", pid_file.display());
+        let ctx = ToolContext::detached();
+        let cancel = ctx.cancel.clone();
+        let watcher = pid_file.clone();
+        tokio::spawn(async move {
+            while std::fs::read_to_string(&watcher).map_or(true, |t| t.trim().is_empty()) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            cancel.cancel();
+        });
+        let finished = tokio::time::timeout(Duration::from_secs(20), run(&command, None, &Limits::default(), &ctx))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(finished.ending, Ending::Cancelled);
+        let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        let gone = (0..200).any(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            crate::process_tree::read(pid).is_none_or(|p| p.zombie)
+        });
+        assert!(gone, "the setsid child of an interrupted command survived");
     }
 }

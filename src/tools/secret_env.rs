@@ -104,7 +104,7 @@ pub fn mask(mut text: String, values: &[String]) -> String {
 /// how many values were overwritten. Call it first in `main`, before any thread starts.
 pub fn scrub_initial_environ() -> usize {
     let Some(block) = initial_env_block() else { return 0 };
-    let policy = SecretPolicy::default();
+    let policy = SecretPolicy::from_env();
     let mut found = Vec::new();
     // SAFETY: `environ` is the NULL-terminated array of NUL-terminated strings libc keeps;
     // no other thread runs yet, so nothing changes it while it is read.
@@ -116,7 +116,13 @@ pub fn scrub_initial_environ() -> usize {
             if let Some(eq) = text.iter().position(|b| *b == b'=') {
                 let name = String::from_utf8_lossy(&text[..eq]).into_owned();
                 if policy.is_secret(&name) && block.contains(&at) && block.contains(&(at + text.len())) {
-                    found.push((*entry, eq, text.len(), std::ffi::OsStr::from_bytes(&text[eq + 1..]).to_os_string(), name));
+                    found.push((
+                        *entry,
+                        eq,
+                        text.len(),
+                        std::ffi::OsStr::from_bytes(&text[eq + 1..]).to_os_string(),
+                        name,
+                    ));
                 }
             }
             entry = entry.add(1);
