@@ -261,3 +261,22 @@ fn a_setsid_daemon_of_execute_does_not_outlive_elelem() {
     assert!(Path::new(&run.path("c.pid")).exists());
     assert_gone(&[(run.pid_in("c.pid"), "a setsid daemon of execute")]);
 }
+
+/// Point 14: an orphan elelem adopted (it is a subreaper) and that then dies is reaped at
+/// once, not left a zombie until the next command ends.
+#[test]
+fn an_adopted_orphan_that_dies_is_reaped() {
+    let run = Run::new();
+    let start =
+        "(setsid sh -c 'echo $$ > d.pid; exec sleep 0.3' >/dev/null 2>&1 &); while [ ! -s d.pid ]; do sleep 0.01; done";
+    let look = "sleep 1.5; p=$(cat d.pid); if [ -e /proc/$p ]; then echo \"left $(cut -d' ' -f3 /proc/$p/stat)\"; else echo reaped; fi";
+    let steps = json!([
+        {"events": [doing("t1", "execute", json!({"command": start}))]},
+        {"events": [doing("t2", "execute", json!({"command": look}))]},
+        {"events": [{"type": "saying", "text": "done"}]}
+    ]);
+    let ran = run.elelem(&["--yolo", "ask", "--json", "go"], steps, "");
+    let lines = json_lines(&ran.stdout);
+    assert_eq!(result_of(&lines, "t1")["exit_status"], 0, "{}", ran.stdout);
+    assert_eq!(result_of(&lines, "t2")["content"], "reaped\n");
+}

@@ -40,6 +40,7 @@ impl Plugin for BuiltinTools {
             toolbox.add(tool);
         }
         session.set_shell_runner(shell::runner());
+        process_groups::reap_orphans_in_background();
         Ok(())
     }
 }

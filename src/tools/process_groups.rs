@@ -7,6 +7,7 @@
 
 use crate::process_tree::{self, Tree};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 static GROUPS: Mutex<Option<HashMap<i32, Tree>>> = Mutex::new(None);
@@ -71,6 +72,25 @@ pub fn kill_all() {
         }
     }
     process_tree::kill_all_descendants();
+}
+
+/// Reaps the orphans elelem adopted as they die (`process_tree::reap_adopted` on each
+/// SIGCHLD), on the current tokio runtime; started once per process, nothing without a
+/// runtime. (Each command's end reaps them too.)
+pub fn reap_orphans_in_background() {
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+    if STARTED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    runtime.spawn(async {
+        let Ok(mut children) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()) else {
+            return;
+        };
+        while children.recv().await.is_some() {
+            process_tree::reap_adopted();
+        }
+    });
 }
 
 /// The process groups with at least one process in `session`.
