@@ -11,6 +11,7 @@ pub mod data_dir;
 pub mod editor;
 pub mod files;
 pub mod plugins;
+pub mod process_tree;
 pub mod protocol;
 pub mod providers;
 pub mod repl;

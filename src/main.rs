@@ -92,6 +92,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    elelem::startup::protect_process();
     elelem::startup::quiet_caught_panics();
     elelem::signals::ignore_file_size_limit();
     let cli = Cli::parse();

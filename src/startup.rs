@@ -340,6 +340,21 @@ pub fn quiet_caught_panics() {
     }));
 }
 
+/// Protects the process before anything else runs (call it first in `main`, before any
+/// thread starts): the values of secret variables overwritten in the environment block it
+/// started with, and not dumpable, so the processes it starts cannot read its keys from
+/// `/proc/<pid>/environ` or its memory; and a child subreaper, so orphans of the commands it runs stay below it, where
+/// `shutdown` and a command's timeout find them. A failure is printed, not fatal.
+pub fn protect_process() {
+    crate::tools::secret_env::scrub_initial_environ();
+    if let Err(error) = crate::tools::secret_env::protect_process() {
+        eprintln!("elelem: cannot make the process undumpable (its children may read its environment): {error}");
+    }
+    if let Err(error) = crate::process_tree::become_subreaper() {
+        eprintln!("elelem: cannot become a child subreaper (orphaned processes may outlive elelem): {error}");
+    }
+}
+
 /// Stops everything tools started (command process groups and their background jobs)
 /// and every MCP server process;
 /// every front end calls it on its way out, signals included.

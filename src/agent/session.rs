@@ -105,6 +105,8 @@ pub struct Session {
     notes: Vec<String>,
     /// `!command` runs so far, to number them.
     shell_runs: usize,
+    /// What runs a `!command` (set by a plugin: the built-in tools).
+    shell_runner: Option<super::shell_escape::ShellRunner>,
     /// Run before each turn and each slash command (plugins that bring tools in late).
     before_line: Vec<BeforeLine>,
     /// Awaited before each turn (set-up a headless run must not race).
@@ -145,6 +147,7 @@ impl Session {
             plugins: Vec::new(),
             notes: Vec::new(),
             shell_runs: 0,
+            shell_runner: None,
             before_line: Vec::new(),
             settlers: Vec::new(),
             observers,
@@ -298,11 +301,17 @@ impl Session {
         kept
     }
 
+    /// Sets what runs the user's `!command` lines.
+    pub fn set_shell_runner(&mut self, runner: super::shell_escape::ShellRunner) {
+        self.shell_runner = Some(runner);
+    }
+
     /// `!command`: runs it as the user and keeps a note of it for the next prompt.
     pub async fn shell(&mut self, command: &str, cancel: CancellationToken) {
         self.shell_runs += 1;
         let id = format!("shell_{}", self.shell_runs);
-        let note = super::shell_escape::run(command, id, self.agent.output(), &cancel).await;
+        let runner = self.shell_runner.clone();
+        let note = super::shell_escape::run(command, id, self.agent.output(), &cancel, runner).await;
         self.notes.push(note);
     }
 

@@ -14,7 +14,9 @@ pub mod nearest;
 pub mod process_groups;
 pub mod read;
 pub mod regular;
+pub mod run_command;
 pub mod secret_env;
+pub mod shell;
 pub mod write;
 
 use crate::agent::{Plugin, Session, Tool};
@@ -37,6 +39,8 @@ impl Plugin for BuiltinTools {
         for tool in all() {
             toolbox.add(tool);
         }
+        session.set_shell_runner(shell::runner());
+        process_groups::reap_orphans_in_background();
         Ok(())
     }
 }

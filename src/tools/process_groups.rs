@@ -1,38 +1,44 @@
-//! The process groups tools have started and not yet reaped. `execute` registers each
-//! command's group while it runs; a front end that is told to stop (SIGINT, SIGTERM,
-//! SIGHUP, or quitting) calls `kill_all` so no command, and no background job it forked,
-//! outlives elelem.
+//! The commands tools have started and not yet reaped. `execute` and the user's `!`
+//! register each command's process group while it runs (`GroupGuard`); killing it stops
+//! the command's whole process tree (`crate::process_tree`: its group, anything it moved to
+//! another group or session, the orphans it left to elelem). A front end that is told to
+//! stop (SIGINT, SIGTERM, SIGHUP, or quitting) calls `kill_all` so no command, and no
+//! background job it forked, outlives elelem.
 
-use std::collections::HashSet;
+use crate::process_tree::{self, Tree};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-static GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+static GROUPS: Mutex<Option<HashMap<i32, Tree>>> = Mutex::new(None);
 
-/// A group that is killed when dropped (or by `kill_all`).
-pub struct GroupGuard(Option<i32>);
+/// A command's process group (and tree) that is killed when dropped (or by `kill_all`).
+pub struct GroupGuard(Option<Tree>);
 
 impl GroupGuard {
-    /// Registers `pgid` (a positive process-group id); `None` registers nothing.
+    /// Registers `pgid` (a positive process-group id whose leader, the command, runs now);
+    /// `None` registers nothing.
     pub fn new(pgid: Option<i32>) -> Self {
-        let pgid = pgid.filter(|p| *p > 0);
-        if let (Some(pgid), Ok(mut groups)) = (pgid, GROUPS.lock()) {
-            groups.get_or_insert_with(HashSet::new).insert(pgid);
+        let tree = pgid.filter(|p| *p > 0).map(Tree::of);
+        if let (Some(tree), Ok(mut groups)) = (tree, GROUPS.lock()) {
+            groups.get_or_insert_with(HashMap::new).insert(tree.root(), tree);
         }
-        GroupGuard(pgid)
+        GroupGuard(tree)
     }
 
     /// The command is done but jobs it put in the background may still run: leave them
     /// until elelem exits (`kill_all`) instead of killing them now.
     pub fn detach(mut self) {
         self.0 = None;
+        process_tree::reap_adopted();
     }
 
-    /// Kills the whole group now.
+    /// Kills the command's whole tree now.
     pub fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            kill_group(pgid);
+        if let Some(tree) = self.0.take() {
+            tree.kill();
             if let Ok(mut groups) = GROUPS.lock() {
-                groups.get_or_insert_with(HashSet::new).remove(&pgid);
+                groups.get_or_insert_with(HashMap::new).remove(&tree.root());
             }
         }
     }
@@ -52,35 +58,42 @@ fn kill_group(pgid: i32) {
 }
 
 /// Kills every registered group that still has members in elelem's session (a group whose
-/// processes are all gone may have had its number reused by someone else). Safe to call
-/// from any exit path, more than once.
+/// processes are all gone may have had its number reused by someone else), then every
+/// process below elelem (what left its group or session; with elelem a subreaper, every
+/// orphan too). Safe to call from any exit path, more than once.
 pub fn kill_all() {
     let groups = GROUPS.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
-    if groups.is_empty() {
-        return;
-    }
-    // SAFETY: getsid(0) only reads the calling process's session id.
-    let session = unsafe { libc::getsid(0) };
-    for pgid in live_groups(session).intersection(&groups) {
-        kill_group(*pgid);
-    }
-}
-
-/// The process groups with at least one process in `session`, from `/proc`.
-fn live_groups(session: i32) -> HashSet<i32> {
-    let mut live = HashSet::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return live };
-    for entry in entries.flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        // Fields after the command name (which may hold spaces and parentheses).
-        let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else { continue };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let (Some(pgrp), Some(sid)) = (fields.get(2), fields.get(3)) else { continue };
-        if let (Ok(pgrp), Ok(sid)) = (pgrp.parse::<i32>(), sid.parse::<i32>()) {
-            if sid == session {
-                live.insert(pgrp);
-            }
+    if !groups.is_empty() {
+        // SAFETY: getsid(0) only reads the calling process's session id.
+        let session = unsafe { libc::getsid(0) };
+        let live = live_groups(session);
+        for pgid in groups.keys().filter(|pgid| live.contains(pgid)) {
+            kill_group(*pgid);
         }
     }
-    live
+    process_tree::kill_all_descendants();
+}
+
+/// Reaps the orphans elelem adopted as they die (`process_tree::reap_adopted` on each
+/// SIGCHLD), on the current tokio runtime; started once per process, nothing without a
+/// runtime. (Each command's end reaps them too.)
+pub fn reap_orphans_in_background() {
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+    if STARTED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    runtime.spawn(async {
+        let Ok(mut children) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()) else {
+            return;
+        };
+        while children.recv().await.is_some() {
+            process_tree::reap_adopted();
+        }
+    });
+}
+
+/// The process groups with at least one process in `session`.
+fn live_groups(session: i32) -> std::collections::HashSet<i32> {
+    process_tree::snapshot().into_iter().filter(|p| p.sid == session).map(|p| p.pgrp).collect()
 }

@@ -6,8 +6,16 @@
 //! provider keys `ANTHROPIC_API_KEY` and `OPENAI_API_KEY` are among them) or is named in
 //! `ELELEM_EXECUTE_SCRUB_ENV`. `ELELEM_EXECUTE_KEEP_ENV` lets named variables through to
 //! tool processes; their values are still redacted from tool results.
+//!
+//! A child could still read the keys from elelem itself: `/proc/<elelem>/environ` shows
+//! the environment block elelem started with, whatever it removes or sets later.
+//! `scrub_initial_environ` gives each secret variable a copy of its own and overwrites its
+//! value in that block (what works even for root, whom nothing else stops), and
+//! `protect_process` makes elelem not dumpable, so its `/proc` files belong to root and its
+//! memory cannot be read by other processes of the same user (its children included).
 
 use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
 
 /// Names (comma-separated) removed from tool processes besides the ones that look secret.
 pub const SCRUB_VAR: &str = "ELELEM_EXECUTE_SCRUB_ENV";
@@ -72,6 +80,96 @@ impl SecretPolicy {
     }
 }
 
+/// Values shorter than this are not masked (they would hide ordinary text).
+pub const MIN_MASKED_LEN: usize = 8;
+/// What a masked value becomes.
+pub const MASK: &str = "***";
+
+/// `text` with every value (of `MIN_MASKED_LEN` characters or more) replaced by `MASK`,
+/// the longest first so a value holding another is masked whole.
+pub fn mask(mut text: String, values: &[String]) -> String {
+    let mut values: Vec<&String> = values.iter().filter(|v| v.chars().count() >= MIN_MASKED_LEN).collect();
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    for value in values {
+        if text.contains(value.as_str()) {
+            text = text.replace(value.as_str(), MASK);
+        }
+    }
+    text
+}
+
+/// Overwrites with NUL bytes the value of every secret variable in the environment block
+/// the process started with (`/proc/<pid>/environ` reads that memory), after `setenv`
+/// gave the variable a copy elsewhere, so `std::env::var` still finds the value. Returns
+/// how many values were overwritten. Call it first in `main`, before any thread starts.
+pub fn scrub_initial_environ() -> usize {
+    let Some(block) = initial_env_block() else { return 0 };
+    let policy = SecretPolicy::from_env();
+    let mut found = Vec::new();
+    // SAFETY: `environ` is the NULL-terminated array of NUL-terminated strings libc keeps;
+    // no other thread runs yet, so nothing changes it while it is read.
+    unsafe {
+        let mut entry = libc::environ;
+        while !entry.is_null() && !(*entry).is_null() {
+            let text = std::ffi::CStr::from_ptr(*entry).to_bytes();
+            let at = *entry as usize;
+            if let Some(eq) = text.iter().position(|b| *b == b'=') {
+                let name = String::from_utf8_lossy(&text[..eq]).into_owned();
+                if policy.is_secret(&name) && block.contains(&at) && block.contains(&(at + text.len())) {
+                    found.push((
+                        *entry,
+                        eq,
+                        text.len(),
+                        std::ffi::OsStr::from_bytes(&text[eq + 1..]).to_os_string(),
+                        name,
+                    ));
+                }
+            }
+            entry = entry.add(1);
+        }
+    }
+    let mut scrubbed = 0;
+    for (entry, eq, len, value, name) in found {
+        std::env::set_var(&name, &value);
+        // SAFETY: as above; `entry` points at `len` bytes inside the initial block, which
+        // libc no longer uses for this variable once setenv replaced it (checked).
+        unsafe {
+            let Ok(c_name) = std::ffi::CString::new(name) else { continue };
+            if libc::getenv(c_name.as_ptr()) == entry.add(eq + 1) {
+                continue;
+            }
+            std::ptr::write_bytes(entry.add(eq + 1), 0, len - eq - 1);
+        }
+        scrubbed += 1;
+    }
+    scrubbed
+}
+
+/// The addresses of the environment block the process started with (`env_start` and
+/// `env_end` of `/proc/self/stat`).
+fn initial_env_block() -> Option<std::ops::Range<usize>> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 50 and 51 of proc_pid_stat(5); `rest` starts at field 3.
+    let start = fields.get(47)?.parse::<usize>().ok()?;
+    let end = fields.get(48)?.parse::<usize>().ok()?;
+    (start > 0 && start < end).then_some(start..end)
+}
+
+/// Makes this process not dumpable (`PR_SET_DUMPABLE` 0): `/proc/<pid>/environ`, `mem`
+/// and the like become root's, and no process of the same user may ptrace it. Processes
+/// it starts are dumpable again once they exec. Call it first thing in `main`.
+pub fn protect_process() -> std::io::Result<()> {
+    // SAFETY: prctl(2) with PR_SET_DUMPABLE only sets a flag of this process.
+    let done = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0) };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +201,11 @@ mod tests {
         assert!(policy.is_secret("GITHUB_TOKEN"));
         assert!(!policy.removes("GITHUB_TOKEN"));
         assert!(policy.removes("NPM_TOKEN"));
+    }
+
+    #[test]
+    fn mask_hides_long_values_whole_and_leaves_short_ones() {
+        let values = ["abcdefgh".to_string(), "abcdefgh-ijklmnop".to_string(), "short".to_string()];
+        assert_eq!(mask("x abcdefgh-ijklmnop y abcdefgh short".into(), &values), "x *** y *** short");
     }
 }

@@ -1,0 +1,278 @@
+//! The processes below elelem, read from `/proc`: finding every descendant of a command
+//! (in whatever process group or session it put itself) and stopping them all, and
+//! reaping the orphans elelem adopted. A leaf: it names nothing in the crate, so tools
+//! (`execute`, `!`) and plugins (MCP servers) can use it alike.
+//!
+//! At startup elelem makes itself a child subreaper (`become_subreaper`): a process whose
+//! parent dies (a `setsid` daemon, the grandchild of a double fork) is reparented to
+//! elelem instead of init, so it stays in elelem's tree and can be found. `Tree::kill`
+//! stops (`SIGSTOP`) every process of a command's tree, looking again until no new one
+//! appears (a stopped process cannot fork), then kills them all with `SIGKILL`. An
+//! adopted orphan belongs to the command when it started after the command's root did.
+//!
+//! Orphans elelem adopted are nobody's children in the code: `reap_adopted` waits for the
+//! ones that died. It never waits for a process some other code may wait for: a
+//! process-group leader in elelem's session (the roots of commands and MCP servers) or a
+//! process in elelem's own group (the editor, `git`).
+
+use std::collections::{HashMap, HashSet};
+
+/// How many times `Tree::kill` looks for new processes before killing what it found.
+const ROUNDS: usize = 16;
+
+/// One process as `/proc/PID/stat` describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proc {
+    pub pid: i32,
+    pub ppid: i32,
+    pub pgrp: i32,
+    pub sid: i32,
+    pub zombie: bool,
+    /// Start time in clock ticks since boot.
+    pub start: u64,
+}
+
+/// Parses the text of `/proc/PID/stat` (the command name may hold spaces and parentheses).
+pub fn parse_stat(pid: i32, stat: &str) -> Option<Proc> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let number = |i: usize| fields.get(i).and_then(|f| f.parse::<i64>().ok());
+    Some(Proc {
+        pid,
+        zombie: *fields.first()? == "Z",
+        ppid: i32::try_from(number(1)?).ok()?,
+        pgrp: i32::try_from(number(2)?).ok()?,
+        sid: i32::try_from(number(3)?).ok()?,
+        start: u64::try_from(number(19)?).ok()?,
+    })
+}
+
+/// The process `pid`, if it exists.
+pub fn read(pid: i32) -> Option<Proc> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(pid, &stat)
+}
+
+/// Every process `/proc` shows now.
+pub fn snapshot() -> Vec<Proc> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries.flatten().filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok()).filter_map(read).collect()
+}
+
+/// Makes orphaned descendants reparent to this process instead of init
+/// (`PR_SET_CHILD_SUBREAPER`).
+pub fn become_subreaper() -> std::io::Result<()> {
+    // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER only sets a flag of this process.
+    let done = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// This process: its pid, process group and session.
+#[derive(Clone, Copy)]
+struct Me {
+    pid: i32,
+    pgrp: i32,
+    sid: i32,
+}
+
+impl Me {
+    fn now() -> Me {
+        // SAFETY: these calls only read ids of the calling process.
+        unsafe { Me { pid: libc::getpid(), pgrp: libc::getpgrp(), sid: libc::getsid(0) } }
+    }
+
+    /// Whether `p`, a child of this process, is one no other code waits for: neither a
+    /// process-group leader in this session (a command's or a server's root) nor a member
+    /// of this process's own group.
+    fn adopted(&self, p: &Proc) -> bool {
+        p.ppid == self.pid && p.pid != self.pid && !(p.pid == p.pgrp && p.sid == self.sid) && p.pgrp != self.pgrp
+    }
+}
+
+/// A command's processes: its root (usually the leader of a process group of its own),
+/// what started after it and was orphaned to elelem, and everything they started.
+#[derive(Clone, Copy, Debug)]
+pub struct Tree {
+    root: i32,
+    /// The root's start time: adopted orphans that started since belong to the tree.
+    started: Option<u64>,
+}
+
+impl Tree {
+    /// The tree under `root` (call it while `root` runs).
+    pub fn of(root: i32) -> Tree {
+        Tree { root, started: read(root).map(|p| p.start) }
+    }
+
+    pub fn root(&self) -> i32 {
+        self.root
+    }
+
+    /// The tree's processes now: the root, its process group, the adopted orphans that
+    /// started since the root did, and all their descendants.
+    fn members(&self, procs: &[Proc], me: Me) -> HashSet<i32> {
+        let seeds = procs.iter().filter(|p| {
+            p.pid == self.root
+                || (p.pgrp == self.root && p.pid != me.pid)
+                || self.started.is_some_and(|since| me.adopted(p) && p.start >= since)
+        });
+        descendants_of(procs, seeds.map(|p| p.pid), me)
+    }
+
+    /// Stops and kills every process of the tree; returns how many were signalled.
+    pub fn kill(&self) -> usize {
+        let me = Me::now();
+        let killed = freeze_and_kill(|procs| self.members(procs, me));
+        if self.root > 0 {
+            signal(-self.root, libc::SIGKILL); // whatever of its group is left
+        }
+        reap_adopted();
+        killed
+    }
+}
+
+/// `seeds` and every process below them (by parent links), never this process.
+fn descendants_of(procs: &[Proc], seeds: impl Iterator<Item = i32>, me: Me) -> HashSet<i32> {
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    for p in procs {
+        children.entry(p.ppid).or_default().push(p.pid);
+    }
+    let mut found: HashSet<i32> = HashSet::new();
+    let mut queue: Vec<i32> = seeds.filter(|pid| *pid != me.pid && *pid > 1).collect();
+    while let Some(pid) = queue.pop() {
+        if found.insert(pid) {
+            queue.extend(children.get(&pid).into_iter().flatten().filter(|c| **c != me.pid));
+        }
+    }
+    found
+}
+
+/// Stops what `members` finds, again until nothing new appears, then kills it all.
+fn freeze_and_kill(members: impl Fn(&[Proc]) -> HashSet<i32>) -> usize {
+    let mut stopped: HashSet<i32> = HashSet::new();
+    for _ in 0..ROUNDS {
+        let procs = snapshot();
+        let live: HashSet<i32> = procs.iter().filter(|p| !p.zombie).map(|p| p.pid).collect();
+        let new: Vec<i32> =
+            members(&procs).into_iter().filter(|pid| live.contains(pid) && !stopped.contains(pid)).collect();
+        if new.is_empty() {
+            break;
+        }
+        for pid in new {
+            signal(pid, libc::SIGSTOP);
+            stopped.insert(pid);
+        }
+    }
+    for pid in &stopped {
+        signal(*pid, libc::SIGKILL);
+    }
+    stopped.len()
+}
+
+/// Kills every descendant of this process (on the way out: nothing elelem started may
+/// outlive it).
+pub fn kill_all_descendants() -> usize {
+    let me = Me::now();
+    let killed =
+        freeze_and_kill(|procs| descendants_of(procs, procs.iter().filter(|p| p.ppid == me.pid).map(|p| p.pid), me));
+    reap_adopted();
+    killed
+}
+
+/// Waits for the adopted orphans that died (see the module's doc for which ones);
+/// returns how many were reaped.
+pub fn reap_adopted() -> usize {
+    let me = Me::now();
+    let mut reaped = 0;
+    for p in snapshot().iter().filter(|p| p.zombie && me.adopted(p)) {
+        let mut status = 0;
+        // SAFETY: waitpid(2) on one pid with WNOHANG writes only `status`.
+        if unsafe { libc::waitpid(p.pid, &mut status, libc::WNOHANG) } == p.pid {
+            reaped += 1;
+        }
+    }
+    reaped
+}
+
+fn signal(pid: i32, signal: i32) {
+    // SAFETY: kill(2) touches no memory; a pid that is gone only fails with ESRCH.
+    unsafe {
+        libc::kill(pid, signal);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_lines_are_parsed_past_a_command_name_with_spaces_and_parentheses() {
+        let stat = "4242 (a (b) c) S 17 4242 4242 34816 4242 4194560 109 0 0 0 0 0 0 0 20 0 1 0 987654 1 2";
+        let p = parse_stat(4242, stat).unwrap();
+        assert_eq!(p, Proc { pid: 4242, ppid: 17, pgrp: 4242, sid: 4242, zombie: false, start: 987654 });
+        assert!(parse_stat(1, "garbage").is_none());
+        assert!(parse_stat(1, "1 (x) Z 0").is_none());
+    }
+
+    fn proc(pid: i32, ppid: i32, pgrp: i32, sid: i32, start: u64) -> Proc {
+        Proc { pid, ppid, pgrp, sid, zombie: false, start }
+    }
+
+    #[test]
+    fn a_tree_holds_its_group_its_descendants_and_the_orphans_started_after_it() {
+        let me = Me { pid: 10, pgrp: 10, sid: 1 };
+        let procs = [
+            proc(10, 1, 10, 1, 0),     // elelem
+            proc(20, 10, 20, 1, 100),  // the command's root
+            proc(21, 20, 20, 1, 101),  // its child
+            proc(22, 21, 22, 22, 102), // a setsid grandchild
+            proc(23, 22, 22, 22, 103), // and its child
+            proc(30, 10, 30, 30, 104), // an orphan adopted by elelem, started after the root
+            proc(31, 30, 30, 30, 105), // its child
+            proc(40, 10, 40, 40, 50),  // an orphan from before the command
+            proc(50, 10, 50, 1, 110),  // an MCP server: a group leader in elelem's session
+            proc(60, 10, 10, 1, 120),  // the editor, in elelem's group
+        ];
+        let tree = Tree { root: 20, started: Some(100) };
+        let mut members: Vec<i32> = tree.members(&procs, me).into_iter().collect();
+        members.sort();
+        assert_eq!(members, vec![20, 21, 22, 23, 30, 31]);
+    }
+
+    #[test]
+    fn killing_a_tree_reaches_a_setsid_child() {
+        use std::process::Command;
+        // A shell in its own group that starts a setsid sleeper and waits.
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let mut child = std::os::unix::process::CommandExt::process_group(
+            Command::new("sh")
+                .arg("-c")
+                .arg(format!("setsid sh -c 'echo $$ > {}; exec sleep 30' & wait", pid_file.display())),
+            0,
+        )
+        .spawn()
+        .unwrap();
+        let started = std::time::Instant::now();
+        let sleeper = loop {
+            if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|t| t.trim().parse::<i32>().ok()) {
+                break pid;
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(10), "the sleeper never started");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let root = i32::try_from(child.id()).unwrap();
+        assert_ne!(read(sleeper).unwrap().sid, read(root).unwrap().sid);
+        assert!(Tree::of(root).kill() >= 2);
+        child.wait().unwrap();
+        let gone = (0..200).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            read(sleeper).is_none_or(|p| p.zombie)
+        });
+        assert!(gone, "the setsid sleeper survived");
+    }
+}

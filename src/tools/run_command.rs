@@ -1,0 +1,227 @@
+//! Runs one `bash -c` command for a tool (`execute`) or the user (`!command`): in a
+//! process group of its own, without secret-bearing variables (`secret_env`), its merged
+//! stdout and stderr streamed live and kept capped (head and tail, `capped`). The command
+//! and its whole process tree (`process_groups`) are killed on timeout, on cancel, past an
+//! output limit, or if the call is dropped, so no process is left behind.
+
+use super::capped::CappedText;
+use super::process_groups::GroupGuard;
+use super::secret_env::SecretPolicy;
+use crate::agent::ToolContext;
+use std::os::fd::OwnedFd;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+
+pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
+/// Bytes of output kept (head and tail).
+pub const OUTPUT_CAP: usize = 32 * 1024;
+/// Bytes of output past which the command is stopped: `yes` would otherwise stream
+/// gigabytes to the screen until its timeout.
+pub const OUTPUT_LIMIT: usize = 16 * 1024 * 1024;
+/// How long to keep reading after the command exits (background jobs may hold the pipe).
+const DRAIN_GRACE: Duration = Duration::from_millis(200);
+
+/// When a command is stopped and how much of its output is kept.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub timeout: Duration,
+    pub keep: usize,
+    pub max_output: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS), keep: OUTPUT_CAP, max_output: OUTPUT_LIMIT }
+    }
+}
+
+/// How a command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited by itself with this status (128 + N when killed by signal N).
+    Exited(i32),
+    TimedOut,
+    Cancelled,
+    /// It wrote more than `Limits::max_output` bytes.
+    TooMuchOutput,
+}
+
+/// A command's ending and its kept output.
+pub struct Finished {
+    pub ending: Ending,
+    pub content: String,
+}
+
+impl Finished {
+    /// The status, or the sentence that says why the command was stopped.
+    pub fn to_json(&self, limits: &Limits) -> serde_json::Value {
+        let error = match self.ending {
+            Ending::Exited(status) => return serde_json::json!({"exit_status": status, "content": self.content}),
+            Ending::TimedOut => {
+                format!("timed out after {}s; the command and its children were killed", limits.timeout.as_secs())
+            }
+            Ending::Cancelled => "interrupted by the user; the command was killed".to_string(),
+            Ending::TooMuchOutput => format!(
+                "stopped after {} MiB of output (the limit); the command and its children were killed",
+                limits.max_output / (1024 * 1024)
+            ),
+        };
+        serde_json::json!({"error": error, "content": self.content})
+    }
+}
+
+/// Runs `command` with `bash -c` (in `cwd` when given) until it ends or a limit stops it.
+pub async fn run(command: &str, cwd: Option<&str>, limits: &Limits, ctx: &ToolContext) -> anyhow::Result<Finished> {
+    let (reader, writer) = std::io::pipe()?;
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c")
+        .arg(command)
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    for name in SecretPolicy::from_env().removed_names() {
+        cmd.env_remove(name);
+    }
+    let spawned = cmd.spawn();
+    drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive
+    let mut child = spawned.map_err(|e| anyhow::anyhow!("cannot start bash: {e}"))?;
+    let mut killer = GroupGuard::new(child.id().and_then(|id| i32::try_from(id).ok()));
+    let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
+
+    let mut output = CappedText::new(limits.keep);
+    let mut decoder = Utf8Stream::default();
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut pipe_open = true;
+    let deadline = tokio::time::sleep(limits.timeout);
+    tokio::pin!(deadline);
+
+    let ending = loop {
+        tokio::select! {
+            read = pipe.read(&mut buf), if pipe_open => match read {
+                Ok(0) | Err(_) => pipe_open = false,
+                Ok(n) => {
+                    output.push(&buf[..n]);
+                    ctx.progress(&decoder.decode(&buf[..n]));
+                    if output.total() > limits.max_output {
+                        break Ending::TooMuchOutput;
+                    }
+                }
+            },
+            status = child.wait() => break Ending::Exited(exit_code(status?)),
+            _ = &mut deadline => break Ending::TimedOut,
+            _ = ctx.cancel.cancelled() => break Ending::Cancelled,
+        }
+    };
+    if !matches!(ending, Ending::Exited(_)) {
+        killer.kill();
+        let _ = child.wait().await;
+    }
+    // Collect what is still in the pipe, without waiting on background jobs for long (nor
+    // past the output limit).
+    let drain = async {
+        while pipe_open && output.total() <= limits.max_output {
+            match pipe.read(&mut buf).await {
+                Ok(0) | Err(_) => pipe_open = false,
+                Ok(n) => {
+                    output.push(&buf[..n]);
+                    ctx.progress(&decoder.decode(&buf[..n]));
+                }
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_GRACE, drain).await;
+    if matches!(ending, Ending::Exited(_)) {
+        // The command finished; background jobs it started may keep running until elelem
+        // exits.
+        killer.detach();
+    }
+    Ok(Finished { ending, content: output.finish() })
+}
+
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(-1)
+}
+
+/// Decodes a byte stream as UTF-8 across chunk boundaries (invalid bytes become U+FFFD).
+#[derive(Default)]
+pub struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    pub fn decode(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        let valid = match std::str::from_utf8(&self.pending) {
+            Ok(_) => self.pending.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.pending.len(),
+        };
+        let text = String::from_utf8_lossy(&self.pending[..valid]).into_owned();
+        self.pending.drain(..valid);
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_split_across_chunks_is_kept_whole() {
+        let mut d = Utf8Stream::default();
+        let bytes = "é".as_bytes();
+        assert_eq!(d.decode(&bytes[..1]), "");
+        assert_eq!(d.decode(&bytes[1..]), "é");
+    }
+
+    #[tokio::test]
+    async fn endless_output_is_stopped_at_the_limit_and_kept_capped() {
+        let limits = Limits { max_output: 1024 * 1024, ..Limits::default() };
+        let started = std::time::Instant::now();
+        let finished = run("yes", None, &limits, &ToolContext::detached()).await.unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(finished.ending, Ending::TooMuchOutput);
+        assert!(finished.content.len() < 2 * OUTPUT_CAP, "{}", finished.content.len());
+        let json = finished.to_json(&limits);
+        assert_eq!(
+            json["error"],
+            "stopped after 1 MiB of output (the limit); the command and its children were killed"
+        );
+    }
+
+    /// An interrupt kills the command's whole tree: a `setsid` child of it too.
+    #[tokio::test]
+    async fn cancel_kills_a_setsid_child() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let command =
+            format!("setsid sh -c 'echo $$ > {}; exec sleep 30' >/dev/null 2>&1 & sleep 30", pid_file.display());
+        let ctx = ToolContext::detached();
+        let cancel = ctx.cancel.clone();
+        let watcher = pid_file.clone();
+        tokio::spawn(async move {
+            while std::fs::read_to_string(&watcher).map_or(true, |t| t.trim().is_empty()) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            cancel.cancel();
+        });
+        let finished = tokio::time::timeout(Duration::from_secs(20), run(&command, None, &Limits::default(), &ctx))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(finished.ending, Ending::Cancelled);
+        let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        let gone = (0..200).any(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            crate::process_tree::read(pid).is_none_or(|p| p.zombie)
+        });
+        assert!(gone, "the setsid child of an interrupted command survived");
+    }
+}
