@@ -1,16 +1,19 @@
 //! One server's connection, run as a background task: spawn the process (its own process
-//! group, stderr kept) or open the Streamable HTTP transport, the handshake and
-//! `tools/list` under a time limit, then follow `notifications/tools/list_changed` until
-//! the connection ends. Every state change goes to `Servers` and is shown as an
-//! `AgentEvent::Info` or `Warning`.
+//! group, stderr kept, stdout read through `bounded.rs`) or open the Streamable HTTP
+//! transport, the handshake and `tools/list` (`listing.rs`) under a time limit, then follow
+//! `notifications/tools/list_changed` until the connection ends. Every state change goes to
+//! `Servers` and is shown as an `AgentEvent::Info` or `Warning`.
 
+use super::bounded::{BoundedReader, LINE_CAP};
 use super::config::{ServerConfig, Transport};
+use super::listing::{list_tools, Listed};
 use super::processes::ServerProcess;
 use super::servers::Servers;
 use crate::agent::{AgentEvent, Output};
 use rmcp::model::ClientConfig;
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,8 +61,8 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
         }
     };
     let peer = service.peer().clone();
-    let tools = match tokio::time::timeout(timeout, peer.list_all_tools()).await {
-        Ok(Ok(tools)) => tools,
+    let tools = match tokio::time::timeout(timeout, list_tools(&peer)).await {
+        Ok(Ok(listed)) => skipped(&output, &name, listed),
         Ok(Err(error)) => return failed(&servers, &output, &name, format!("tools/list failed: {error}")),
         Err(_) => return failed(&servers, &output, &name, "tools/list got no answer".to_string()),
     };
@@ -72,13 +75,17 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
         tokio::spawn(async move {
             loop {
                 changed.notified().await;
-                match peer.list_all_tools().await {
-                    Ok(tools) => {
+                match tokio::time::timeout(timeout, list_tools(&peer)).await {
+                    Ok(Ok(listed)) => {
+                        let tools = skipped(&output, &name, listed);
                         let count = tools.len();
                         servers.set_tools(&name, tools);
                         output.emit(AgentEvent::Info(format!("MCP server {name}: tools changed ({count})")));
                     }
-                    Err(error) => output.emit(AgentEvent::Warning(format!("MCP server {name}: tools/list: {error}"))),
+                    Ok(Err(error)) => {
+                        output.emit(AgentEvent::Warning(format!("MCP server {name}: tools/list: {error}")))
+                    }
+                    Err(_) => output.emit(AgentEvent::Warning(format!("MCP server {name}: tools/list got no answer"))),
                 }
             }
         })
@@ -92,6 +99,14 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
     failed(&servers, &output, &name, reason);
 }
 
+/// Warns about each tool entry left out; the tools.
+fn skipped(output: &Arc<dyn Output>, name: &str, listed: Listed) -> Vec<rmcp::model::Tool> {
+    for warning in listed.skipped {
+        output.emit(AgentEvent::Warning(format!("MCP server {name}: {warning}")));
+    }
+    listed.tools
+}
+
 /// Records and shows a failure, with the last lines of the server's stderr.
 fn failed(servers: &Servers, output: &Arc<dyn Output>, name: &str, reason: String) {
     let reason = format!("{reason}{}", servers.stderr_tail(name));
@@ -99,19 +114,29 @@ fn failed(servers: &Servers, output: &Arc<dyn Output>, name: &str, reason: Strin
     servers.fail(name, reason);
 }
 
-type Connected = (RunningService<RoleClient, Client>, Option<ServerProcess>);
+/// The running service, and for stdio the child and its group (killed when dropped).
+type Connected = (RunningService<RoleClient, Client>, Option<(ServerProcess, tokio::process::Child)>);
 
 async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) -> Result<Connected, String> {
     match &config.transport {
         Transport::Stdio { command, args, env } => {
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env).process_group(0).kill_on_drop(true);
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|e| format!("cannot start {command}: {e}"))?;
-            let process = ServerProcess::new(transport.id());
-            if let Some(stderr) = stderr {
+            cmd.args(args)
+                .envs(env)
+                .process_group(0)
+                .kill_on_drop(true)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().map_err(|e| format!("cannot start {command}: {e}"))?;
+            let process = ServerProcess::new(child.id());
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                return Err(format!("cannot start {command}: no pipes"));
+            };
+            // Lines are bounded by the filter; rmcp's own limit is only a second fence.
+            let transport =
+                AsyncRwTransport::new_client(BoundedReader::new(stdout), stdin).with_max_line_length(LINE_CAP + 1);
+            if let Some(stderr) = child.stderr.take() {
                 let (servers, name) = (servers.clone(), config.name.clone());
                 tokio::spawn(async move {
                     let mut lines = tokio::io::BufReader::new(stderr).lines();
@@ -121,7 +146,7 @@ async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) 
                 });
             }
             let service = client.serve(transport).await.map_err(|e| format!("handshake failed: {e}"))?;
-            Ok((service, Some(process)))
+            Ok((service, Some((process, child))))
         }
         Transport::Http { url, headers } => {
             // reqwest 0.13 (rmcp's) is built without a crypto provider; ours is ring.

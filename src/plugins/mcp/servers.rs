@@ -7,6 +7,7 @@ use rmcp::model::Tool as McpTool;
 use rmcp::service::{Peer, RoleClient};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 use tokio::sync::watch;
 
 /// How many stderr lines are kept per server.
@@ -32,6 +33,8 @@ pub struct Server {
     pub peer: Option<Peer<RoleClient>>,
     /// Moves whenever `tools` change.
     pub generation: u64,
+    /// How long a tool call may wait for its answer.
+    pub call_timeout: Duration,
 }
 
 /// Every configured server, shared between the connection tasks and the session.
@@ -55,7 +58,7 @@ impl Servers {
     }
 
     /// Adds a server in the `Starting` state.
-    pub fn add(&self, name: &str, endpoint: String) {
+    pub fn add(&self, name: &str, endpoint: String, call_timeout: Duration) {
         self.lock().push(Server {
             name: name.to_string(),
             endpoint,
@@ -63,6 +66,7 @@ impl Servers {
             tools: Vec::new(),
             peer: None,
             generation: 0,
+            call_timeout,
         });
         self.bump();
     }
@@ -205,8 +209,8 @@ mod tests {
     #[test]
     fn keeps_the_last_stderr_lines_and_lists_states() {
         let servers = Servers::new();
-        servers.add("a", "stdio: a".into());
-        servers.add("b", "stdio: b".into());
+        servers.add("a", "stdio: a".into(), Duration::from_secs(1));
+        servers.add("b", "stdio: b".into(), Duration::from_secs(1));
         for i in 0..30 {
             servers.stderr_line("b", format!("line {i}"));
         }
