@@ -147,6 +147,7 @@ impl Plugin for McpPlugin {
                 }
                 let names: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
                 session.toolbox_mut().add_all(tools);
+                servers.set_names(&server.name, names.clone());
                 installed.insert(server.name.clone(), (server.generation, names));
             }
         });

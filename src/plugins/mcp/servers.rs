@@ -35,6 +35,8 @@ pub struct Server {
     pub generation: u64,
     /// How long a tool call may wait for its answer.
     pub call_timeout: Duration,
+    /// The toolbox names its tools got (unique names may carry a suffix), for `/mcp`.
+    pub names: Vec<String>,
 }
 
 /// Every configured server, shared between the connection tasks and the session.
@@ -67,6 +69,7 @@ impl Servers {
             peer: None,
             generation: 0,
             call_timeout,
+            names: Vec::new(),
         });
         self.bump();
     }
@@ -110,6 +113,13 @@ impl Servers {
             s.tools = tools;
             s.generation += 1;
         });
+    }
+
+    /// The names its tools got in the toolbox (nobody waits on this).
+    pub fn set_names(&self, name: &str, names: Vec<String>) {
+        if let Some(server) = self.lock().iter_mut().find(|s| s.name == name) {
+            server.names = names;
+        }
     }
 
     /// The server failed (or died); its tools stay listed and fail cleanly.
@@ -192,10 +202,8 @@ impl Servers {
                 State::Failed(reason) => format!("failed: {reason}"),
             };
             text.push_str(&format!("\n  {} ({}) — {state}", server.name, server.endpoint));
-            if matches!(server.state, State::Ready) && !server.tools.is_empty() {
-                let names: Vec<String> =
-                    server.tools.iter().map(|t| super::bridge::tool_name(&server.name, &t.name)).collect();
-                text.push_str(&format!("\n    {}", names.join(", ")));
+            if matches!(server.state, State::Ready) && !server.names.is_empty() {
+                text.push_str(&format!("\n    {}", server.names.join(", ")));
             }
         }
         text
