@@ -432,7 +432,8 @@ mod tests {
     #[test]
     fn answers_an_overlong_line_with_an_error_for_its_id() {
         let many = vec!["0123456789"; LINE_CAP / 12];
-        let line = format!("{}\n{}\n", json!({"jsonrpc": "2.0", "result": {"parts": many}, "id": "call-7"}), json!({"id": 8}));
+        let line =
+            format!("{}\n{}\n", json!({"jsonrpc": "2.0", "result": {"parts": many}, "id": "call-7"}), json!({"id": 8}));
         let mut bounded = Bounded::new();
         let mut out = Vec::new();
         bounded.feed(line.as_bytes(), &mut out);

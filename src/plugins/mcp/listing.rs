@@ -52,7 +52,9 @@ pub fn read_page(mut page: Value, listed: &mut Listed) -> Result<Option<String>,
     for (i, entry) in entries.into_iter().enumerate() {
         let name = match entry.get("name") {
             Some(Value::String(name)) => name.clone(),
-            other => format!("number {} (name {})", first + i + 1, other.map_or("missing".to_string(), Value::to_string)),
+            other => {
+                format!("number {} (name {})", first + i + 1, other.map_or("missing".to_string(), Value::to_string))
+            }
         };
         match serde_json::from_value::<McpTool>(entry) {
             Ok(tool) => listed.tools.push(tool),
