@@ -227,3 +227,28 @@ impl Toolbox {
 fn failure_with(message: String, name: &str, args: &Value) -> ToolResult {
     ToolResult::from_value(json!({"error": message, "name": name, "args": args}))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, description: &str) -> Tool {
+        Tool::new(name, description, json!({"type": "object"}), |_: Value, _: ToolContext| async { Ok(json!({})) })
+            .unwrap()
+    }
+
+    #[test]
+    fn adds_and_removes_in_batches_like_one_at_a_time() {
+        let mut toolbox = Toolbox::new();
+        toolbox.add(tool("a", "first").with_aliases(&["b1"]));
+        toolbox.add_all((0..1000).map(|i| tool(&format!("b{i}"), "")).chain([tool("a", "second")]));
+        assert_eq!(toolbox.names().len(), 1001);
+        assert_eq!(toolbox.get("a").unwrap().description, "second");
+        // A canonical name wins over another tool's alias.
+        assert_eq!(toolbox.get("b1").unwrap().name, "b1");
+        let gone: Vec<String> = (0..1000).map(|i| format!("b{i}")).collect();
+        toolbox.remove_all(&gone);
+        assert_eq!(toolbox.names(), ["a"]);
+        assert!(toolbox.get("b5").is_none());
+    }
+}

@@ -413,11 +413,9 @@ mod tests {
 
     #[test]
     fn replaces_too_deep_values_with_null() {
-        let mut deep = json!("leaf");
-        for _ in 0..3000 {
-            deep = json!({"x": deep, "s": "}]"});
-        }
-        let line = format!("{}\n", json!({"id": 9, "result": {"tools": [{"name": "deep", "inputSchema": deep}]}}));
+        // Written out: json! would copy the tree at every level.
+        let deep = format!("{}\"leaf\"{}", "{\"x\":".repeat(3000), ",\"s\":\"}]\"}".repeat(3000));
+        let line = format!("{{\"id\":9,\"result\":{{\"tools\":[{{\"name\":\"deep\",\"inputSchema\":{deep}}}]}}}}\n");
         let got = filter(line.as_bytes());
         assert_eq!(got[0]["id"], 9);
         let mut value = &got[0]["result"]["tools"][0]["inputSchema"];
@@ -431,7 +429,8 @@ mod tests {
 
     #[test]
     fn answers_an_overlong_line_with_an_error_for_its_id() {
-        let many = vec!["0123456789"; LINE_CAP / 12];
+        // Strings under the cut, so only the line's length is over.
+        let many = vec!["0123456789".repeat(1000); LINE_CAP / 10_000 + 10];
         let line =
             format!("{}\n{}\n", json!({"jsonrpc": "2.0", "result": {"parts": many}, "id": "call-7"}), json!({"id": 8}));
         let mut bounded = Bounded::new();
