@@ -171,6 +171,7 @@ fn colliding_names_get_a_suffix_and_invalid_tools_are_skipped_not_the_list() {
             doing("t2", "x_a_b_2"),
             doing("t3", "x_a_b_3"),
             doing("t4", "x_fine"),
+            doing("t5", &format!("x_{}", "n".repeat(62))),
         ]),
         Duration::from_secs(60),
     );
@@ -179,12 +180,15 @@ fn colliding_names_get_a_suffix_and_invalid_tools_are_skipped_not_the_list() {
     assert_eq!(result_of(&asked.lines, "t2")["content"], "called a_b", "{all}");
     assert_eq!(result_of(&asked.lines, "t3")["content"], "called a b", "{all}");
     assert_eq!(result_of(&asked.lines, "t4")["content"], "called fine", "{all}");
+    // Provider APIs take names of 64 characters at most.
+    assert_eq!(result_of(&asked.lines, "t5")["content"], format!("called {}", "n".repeat(300)), "{all}");
+    assert!(all.contains("is named x_nnn") && all.contains("(cut to 64 characters)"), "{all}");
     assert!(all.contains("MCP server x: tool a_b is named x_a_b_2 (x_a_b is taken)"), "{all}");
     assert!(all.contains("MCP server x: tool a b is named x_a_b_3 (x_a_b is taken)"), "{all}");
     for skipped in ["tool number 4 (name 5)", "tool typed", "tool deep", "tool regex"] {
         assert!(all.contains(&format!("MCP server x: skipping {skipped}")), "{skipped}: {all}");
     }
-    assert!(all.contains("MCP server x ready with 6 tools"), "{all}");
+    assert!(all.contains("MCP server x ready with 7 tools"), "{all}");
 }
 
 fn alive(pid: i32) -> bool {

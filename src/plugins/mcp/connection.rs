@@ -17,7 +17,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::AsyncBufReadExt;
+use tokio::io::AsyncReadExt;
 use tokio::sync::Notify;
 
 /// Hears `notifications/tools/list_changed`.
@@ -99,6 +99,40 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
     failed(&servers, &output, &name, reason);
 }
 
+/// The longest stderr line kept; the rest of a longer one is dropped as it arrives.
+const STDERR_LINE_CAP: usize = 1000;
+
+/// Splits a server's stderr into lines of at most `STDERR_LINE_CAP` bytes, so a line that
+/// never ends cannot fill memory.
+#[derive(Default)]
+struct CutLines {
+    line: Vec<u8>,
+    over: bool,
+}
+
+impl CutLines {
+    fn push(&mut self, bytes: &[u8], mut each: impl FnMut(String)) {
+        for piece in bytes.split_inclusive(|b| *b == b'\n') {
+            let (text, ends) = match piece.strip_suffix(b"\n") {
+                Some(text) => (text, true),
+                None => (piece, false),
+            };
+            let room = STDERR_LINE_CAP.saturating_sub(self.line.len());
+            self.over |= text.len() > room;
+            self.line.extend_from_slice(&text[..text.len().min(room)]);
+            if ends {
+                let mut line = String::from_utf8_lossy(&self.line).into_owned();
+                if self.over {
+                    line.push_str(" [... cut]");
+                }
+                each(line);
+                self.line.clear();
+                self.over = false;
+            }
+        }
+    }
+}
+
 /// Warns about each tool entry left out; the tools.
 fn skipped(output: &Arc<dyn Output>, name: &str, listed: Listed) -> Vec<rmcp::model::Tool> {
     for warning in listed.skipped {
@@ -139,9 +173,10 @@ async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) 
             if let Some(stderr) = child.stderr.take() {
                 let (servers, name) = (servers.clone(), config.name.clone());
                 tokio::spawn(async move {
-                    let mut lines = tokio::io::BufReader::new(stderr).lines();
-                    while let Ok(Some(line)) = lines.next_line().await {
-                        servers.stderr_line(&name, line);
+                    let (mut stderr, mut buf) = (stderr, vec![0; 8192]);
+                    let mut lines = CutLines::default();
+                    while let Ok(n @ 1..) = stderr.read(&mut buf).await {
+                        lines.push(&buf[..n], |line| servers.stderr_line(&name, line));
                     }
                 });
             }
@@ -164,5 +199,25 @@ async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) 
             let service = client.serve(transport).await.map_err(|e| format!("handshake failed: {e}"))?;
             Ok((service, None))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_lines_are_cut_and_a_line_that_never_ends_stays_small() {
+        let mut lines = CutLines::default();
+        let mut seen = Vec::new();
+        lines.push(b"first\nsec", |l| seen.push(l));
+        lines.push(b"ond\n", |l| seen.push(l));
+        for _ in 0..1000 {
+            lines.push(&[b'x'; 10_000], |l| seen.push(l));
+        }
+        assert!(lines.line.len() <= STDERR_LINE_CAP);
+        lines.push(b"\n", |l| seen.push(l));
+        assert_eq!(seen[..2], ["first", "second"]);
+        assert_eq!(seen[2], format!("{} [... cut]", "x".repeat(STDERR_LINE_CAP)));
     }
 }
