@@ -1,5 +1,5 @@
-//! Hostile MCP servers (issue 26) against the real `elelem ask --json`: huge results and
-//! images, a call never answered, colliding tool names and invalid tool entries, a daemon
+//! Hostile MCP servers (issue 26) against the real `elelem ask --json`: huge results,
+//! images and answers, a call never answered, colliding tool names and invalid tool entries, a daemon
 //! that leaves the server's session, 20,000 tools. The servers are
 //! tests/fixtures/mcp/hostile_server.py; every run is bounded, so a hang fails the test.
 
@@ -121,7 +121,12 @@ fn huge_results_and_images_are_cut_with_a_note_and_the_call_ends() {
         "fifty": hostile(&["big", "50000000"]),
     }));
     let asked = run.ask(
-        call_then_done(vec![doing("t1", "nine_big"), doing("t2", "seventeen_big"), doing("t3", "fifty_picture")]),
+        call_then_done(vec![
+            doing("t1", "nine_big"),
+            doing("t2", "seventeen_big"),
+            doing("t3", "fifty_picture"),
+            doing("t4", "fifty_blocks"),
+        ]),
         Duration::from_secs(90),
     );
     for (id, total) in [("t1", 9_000_000), ("t2", 17_000_000)] {
@@ -136,6 +141,10 @@ fn huge_results_and_images_are_cut_with_a_note_and_the_call_ends() {
     let content = picture["content"].as_str().unwrap_or_default();
     assert!(content.contains("image/png") && content.contains("not shown"), "{picture}");
     assert!(content.len() < 1000, "{picture}");
+    // 50 MB in short strings: the answer is over the line limit and becomes an error.
+    let blocks = result_of(&asked.lines, "t4");
+    assert_eq!(blocks["ok"], false, "{blocks}");
+    assert!(blocks["error"].as_str().unwrap().contains("over 32 MB"), "{blocks}");
     assert!(run.session_bytes() < 500_000, "the session file holds {} bytes", run.session_bytes());
 }
 
