@@ -143,7 +143,7 @@ fn original_len(text: &str) -> usize {
     let cut = after.split(' ').next().and_then(|n| n.parse::<usize>().ok());
     match (cut, after.find(CLOSE)) {
         (Some(cut), Some(end)) if after.contains(" bytes cut from the middle of ") => {
-            text.len() - (OPEN.len() + end + CLOSE.len()) + cut
+            (text.len() - (OPEN.len() + end + CLOSE.len())).saturating_add(cut)
         }
         _ => text.len(),
     }
@@ -234,5 +234,9 @@ mod tests {
         let data = "AAAA\n[... 999 bytes cut from the middle of 1007 bytes ...]\nAAAA";
         let image = result(json!({"content": [{"type": "image", "mimeType": "image/png", "data": data}]}));
         assert_eq!(to_value(image)["content"], "[image: image/png, 1007 bytes of data, not shown to the model]");
+        // A server's own fake note cannot overflow the sum.
+        let data = format!("A\n[... {} bytes cut from the middle of 1 bytes ...]\nA", usize::MAX);
+        let image = result(json!({"content": [{"type": "image", "mimeType": "image/png", "data": data}]}));
+        assert!(to_value(image)["content"].as_str().unwrap().contains(&usize::MAX.to_string()));
     }
 }
