@@ -207,11 +207,12 @@ fn alive(pid: i32) -> bool {
     }
 }
 
-#[test]
-fn a_daemon_the_server_started_in_its_own_session_is_stopped_at_exit() {
+/// Runs a server in `mode` (daemon or daemon2), ends elelem, and says whether the daemon
+/// it left outlived elelem.
+fn daemon_outlives_elelem(mode: &str) -> (i32, bool) {
     let run = Run::new(json!({}));
     let pid_file = run.path("daemon.pid");
-    let config = json!({"mcpServers": {"d": hostile(&["daemon", &pid_file.display().to_string()])}});
+    let config = json!({"mcpServers": {"d": hostile(&[mode, &pid_file.display().to_string()])}});
     std::fs::write(run.path(".agents/mcp.json"), config.to_string()).unwrap();
     run.ask(call_then_done(vec![doing("t1", "d_quick")]), Duration::from_secs(60));
     let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
@@ -224,6 +225,18 @@ fn a_daemon_the_server_started_in_its_own_session_is_stopped_at_exit() {
         // SAFETY: kill(2) on a pid this test's server started; no memory is touched.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
+    (pid, survived)
+}
+
+#[test]
+fn a_daemon_the_server_started_in_its_own_session_is_stopped_at_exit() {
+    let (pid, survived) = daemon_outlives_elelem("daemon");
+    assert!(!survived, "the daemon {pid} outlived elelem");
+}
+
+#[test]
+fn a_double_forked_daemon_is_stopped_at_exit() {
+    let (pid, survived) = daemon_outlives_elelem("daemon2");
     assert!(!survived, "the daemon {pid} outlived elelem");
 }
 

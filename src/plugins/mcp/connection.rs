@@ -155,15 +155,17 @@ async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) 
     match &config.transport {
         Transport::Stdio { command, args, env } => {
             let mut cmd = tokio::process::Command::new(command);
+            let mark = super::processes::Mark::new();
             cmd.args(args)
                 .envs(env)
+                .env(mark.name(), mark.value())
                 .process_group(0)
                 .kill_on_drop(true)
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped());
             let mut child = cmd.spawn().map_err(|e| format!("cannot start {command}: {e}"))?;
-            let process = ServerProcess::new(child.id());
+            let process = ServerProcess::new(child.id(), mark);
             let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
                 return Err(format!("cannot start {command}: no pipes"));
             };
