@@ -1,11 +1,15 @@
 //! MCP server configuration: the `mcpServers` object of `~/.agents/mcp.json`, then of the
 //! project's `.agents/mcp.json` (only in a trusted project), in the format Claude Code
 //! uses. `${VAR}` in `command`, `args`, `env`, `url` and `headers` is replaced by the
-//! environment variable (empty when unset).
+//! environment variable (empty when unset). `timeout` (seconds) bounds each tool call.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long a tool call may wait for its answer unless the server's `timeout` says.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How to reach one server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +25,8 @@ pub enum Transport {
 pub struct ServerConfig {
     pub name: String,
     pub transport: Transport,
+    /// How long a `tools/call` may wait for its answer.
+    pub call_timeout: Duration,
     /// The file it came from (for messages).
     pub source: PathBuf,
 }
@@ -51,6 +57,8 @@ struct Entry {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    /// Seconds a tool call may take.
+    timeout: Option<serde_json::Value>,
 }
 
 /// Reads `<home>/.agents/mcp.json`, then `<project>/.agents/mcp.json` when the project is
@@ -98,6 +106,17 @@ pub fn parse(
     let mut servers = Vec::new();
     let mut notices = Vec::new();
     for (name, entry) in file.servers {
+        let call_timeout = match entry.timeout.as_ref().map(|t| t.as_f64().filter(|s| s.is_finite() && *s > 0.0)) {
+            None => DEFAULT_CALL_TIMEOUT,
+            Some(Some(seconds)) => Duration::try_from_secs_f64(seconds).unwrap_or(DEFAULT_CALL_TIMEOUT),
+            Some(None) => {
+                notices.push(format!(
+                    "MCP server {name}: \"timeout\" must be a number of seconds over 0; using {} s",
+                    DEFAULT_CALL_TIMEOUT.as_secs()
+                ));
+                DEFAULT_CALL_TIMEOUT
+            }
+        };
         let x = |s: &str| expand(s, env);
         let map = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| (k.clone(), x(v))).collect();
         let transport = match (entry.kind.as_deref(), entry.command, entry.url) {
@@ -118,7 +137,7 @@ pub fn parse(
                 continue;
             }
         };
-        servers.push(ServerConfig { name, transport, source: source.to_path_buf() });
+        servers.push(ServerConfig { name, transport, call_timeout, source: source.to_path_buf() });
     }
     Ok((servers, notices))
 }
@@ -177,6 +196,18 @@ mod tests {
                 headers: [("Authorization".to_string(), "Bearer s3cret".to_string())].into(),
             }
         );
+        assert_eq!(notices.len(), 2, "{notices:?}");
+        assert_eq!(servers[0].call_timeout, DEFAULT_CALL_TIMEOUT);
+    }
+
+    #[test]
+    fn reads_a_call_timeout_in_seconds() {
+        let text = r#"{"mcpServers": {
+            "a": {"command": "x", "timeout": 2.5}, "b": {"command": "y", "timeout": "soon"}, "c": {"command": "z", "timeout": 0}
+        }}"#;
+        let (servers, notices) = parse(text, Path::new("mcp.json"), &env).unwrap();
+        let timeouts: Vec<Duration> = servers.iter().map(|s| s.call_timeout).collect();
+        assert_eq!(timeouts, [Duration::from_millis(2500), DEFAULT_CALL_TIMEOUT, DEFAULT_CALL_TIMEOUT]);
         assert_eq!(notices.len(), 2, "{notices:?}");
     }
 

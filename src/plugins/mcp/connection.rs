@@ -1,20 +1,23 @@
 //! One server's connection, run as a background task: spawn the process (its own process
-//! group, stderr kept) or open the Streamable HTTP transport, the handshake and
-//! `tools/list` under a time limit, then follow `notifications/tools/list_changed` until
-//! the connection ends. Every state change goes to `Servers` and is shown as an
-//! `AgentEvent::Info` or `Warning`.
+//! group, stderr kept, stdout read through `bounded.rs`) or open the Streamable HTTP
+//! transport, the handshake and `tools/list` (`listing.rs`) under a time limit, then follow
+//! `notifications/tools/list_changed` until the connection ends. Every state change goes to
+//! `Servers` and is shown as an `AgentEvent::Info` or `Warning`.
 
+use super::bounded::{BoundedReader, LINE_CAP};
 use super::config::{ServerConfig, Transport};
+use super::listing::{list_tools, Listed};
 use super::processes::ServerProcess;
 use super::servers::Servers;
 use crate::agent::{AgentEvent, Output};
 use rmcp::model::ClientConfig;
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::AsyncBufReadExt;
+use tokio::io::AsyncReadExt;
 use tokio::sync::Notify;
 
 /// Hears `notifications/tools/list_changed`.
@@ -58,8 +61,8 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
         }
     };
     let peer = service.peer().clone();
-    let tools = match tokio::time::timeout(timeout, peer.list_all_tools()).await {
-        Ok(Ok(tools)) => tools,
+    let tools = match tokio::time::timeout(timeout, list_tools(&peer)).await {
+        Ok(Ok(listed)) => skipped(&output, &name, listed),
         Ok(Err(error)) => return failed(&servers, &output, &name, format!("tools/list failed: {error}")),
         Err(_) => return failed(&servers, &output, &name, "tools/list got no answer".to_string()),
     };
@@ -72,13 +75,17 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
         tokio::spawn(async move {
             loop {
                 changed.notified().await;
-                match peer.list_all_tools().await {
-                    Ok(tools) => {
+                match tokio::time::timeout(timeout, list_tools(&peer)).await {
+                    Ok(Ok(listed)) => {
+                        let tools = skipped(&output, &name, listed);
                         let count = tools.len();
                         servers.set_tools(&name, tools);
                         output.emit(AgentEvent::Info(format!("MCP server {name}: tools changed ({count})")));
                     }
-                    Err(error) => output.emit(AgentEvent::Warning(format!("MCP server {name}: tools/list: {error}"))),
+                    Ok(Err(error)) => {
+                        output.emit(AgentEvent::Warning(format!("MCP server {name}: tools/list: {error}")))
+                    }
+                    Err(_) => output.emit(AgentEvent::Warning(format!("MCP server {name}: tools/list got no answer"))),
                 }
             }
         })
@@ -92,6 +99,48 @@ pub async fn run(config: ServerConfig, servers: Arc<Servers>, output: Arc<dyn Ou
     failed(&servers, &output, &name, reason);
 }
 
+/// The longest stderr line kept; the rest of a longer one is dropped as it arrives.
+const STDERR_LINE_CAP: usize = 1000;
+
+/// Splits a server's stderr into lines of at most `STDERR_LINE_CAP` bytes, so a line that
+/// never ends cannot fill memory.
+#[derive(Default)]
+struct CutLines {
+    line: Vec<u8>,
+    over: bool,
+}
+
+impl CutLines {
+    fn push(&mut self, bytes: &[u8], mut each: impl FnMut(String)) {
+        for piece in bytes.split_inclusive(|b| *b == b'\n') {
+            let (text, ends) = match piece.strip_suffix(b"\n") {
+                Some(text) => (text, true),
+                None => (piece, false),
+            };
+            let room = STDERR_LINE_CAP.saturating_sub(self.line.len());
+            self.over |= text.len() > room;
+            self.line.extend_from_slice(&text[..text.len().min(room)]);
+            if ends {
+                let mut line = String::from_utf8_lossy(&self.line).into_owned();
+                if self.over {
+                    line.push_str(" [... cut]");
+                }
+                each(line);
+                self.line.clear();
+                self.over = false;
+            }
+        }
+    }
+}
+
+/// Warns about each tool entry left out; the tools.
+fn skipped(output: &Arc<dyn Output>, name: &str, listed: Listed) -> Vec<rmcp::model::Tool> {
+    for warning in listed.skipped {
+        output.emit(AgentEvent::Warning(format!("MCP server {name}: {warning}")));
+    }
+    listed.tools
+}
+
 /// Records and shows a failure, with the last lines of the server's stderr.
 fn failed(servers: &Servers, output: &Arc<dyn Output>, name: &str, reason: String) {
     let reason = format!("{reason}{}", servers.stderr_tail(name));
@@ -99,29 +148,42 @@ fn failed(servers: &Servers, output: &Arc<dyn Output>, name: &str, reason: Strin
     servers.fail(name, reason);
 }
 
-type Connected = (RunningService<RoleClient, Client>, Option<ServerProcess>);
+/// The running service, and for stdio the child and its group (killed when dropped).
+type Connected = (RunningService<RoleClient, Client>, Option<(ServerProcess, tokio::process::Child)>);
 
 async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) -> Result<Connected, String> {
     match &config.transport {
         Transport::Stdio { command, args, env } => {
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env).process_group(0).kill_on_drop(true);
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|e| format!("cannot start {command}: {e}"))?;
-            let process = ServerProcess::new(transport.id());
-            if let Some(stderr) = stderr {
+            let mark = super::processes::Mark::new();
+            cmd.args(args)
+                .envs(env)
+                .env(mark.name(), mark.value())
+                .process_group(0)
+                .kill_on_drop(true)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().map_err(|e| format!("cannot start {command}: {e}"))?;
+            let process = ServerProcess::new(child.id(), mark);
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                return Err(format!("cannot start {command}: no pipes"));
+            };
+            // Lines are bounded by the filter; rmcp's own limit is only a second fence.
+            let transport =
+                AsyncRwTransport::new_client(BoundedReader::new(stdout), stdin).with_max_line_length(LINE_CAP + 1);
+            if let Some(stderr) = child.stderr.take() {
                 let (servers, name) = (servers.clone(), config.name.clone());
                 tokio::spawn(async move {
-                    let mut lines = tokio::io::BufReader::new(stderr).lines();
-                    while let Ok(Some(line)) = lines.next_line().await {
-                        servers.stderr_line(&name, line);
+                    let (mut stderr, mut buf) = (stderr, vec![0; 8192]);
+                    let mut lines = CutLines::default();
+                    while let Ok(n @ 1..) = stderr.read(&mut buf).await {
+                        lines.push(&buf[..n], |line| servers.stderr_line(&name, line));
                     }
                 });
             }
             let service = client.serve(transport).await.map_err(|e| format!("handshake failed: {e}"))?;
-            Ok((service, Some(process)))
+            Ok((service, Some((process, child))))
         }
         Transport::Http { url, headers } => {
             // reqwest 0.13 (rmcp's) is built without a crypto provider; ours is ring.
@@ -139,5 +201,25 @@ async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) 
             let service = client.serve(transport).await.map_err(|e| format!("handshake failed: {e}"))?;
             Ok((service, None))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_lines_are_cut_and_a_line_that_never_ends_stays_small() {
+        let mut lines = CutLines::default();
+        let mut seen = Vec::new();
+        lines.push(b"first\nsec", |l| seen.push(l));
+        lines.push(b"ond\n", |l| seen.push(l));
+        for _ in 0..1000 {
+            lines.push(&[b'x'; 10_000], |l| seen.push(l));
+        }
+        assert!(lines.line.len() <= STDERR_LINE_CAP);
+        lines.push(b"\n", |l| seen.push(l));
+        assert_eq!(seen[..2], ["first", "second"]);
+        assert_eq!(seen[2], format!("{} [... cut]", "x".repeat(STDERR_LINE_CAP)));
     }
 }

@@ -7,9 +7,12 @@
 //! settle (ready or failed, bounded by the handshake time limit) before its one turn.
 //! `/mcp` lists the servers and their state; `stop_all` ends every server process.
 
+mod bounded;
 mod bridge;
 pub mod config;
 mod connection;
+mod listing;
+mod naming;
 mod processes;
 mod servers;
 
@@ -92,7 +95,7 @@ impl McpPlugin {
         for server in loaded.servers {
             let endpoint = connection::endpoint(&server);
             output.emit(AgentEvent::Info(format!("MCP server {} starting ({endpoint})", server.name)));
-            servers.add(&server.name, endpoint);
+            servers.add(&server.name, endpoint, server.call_timeout);
             runtime.spawn(connection::run(server, servers.clone(), output.clone(), timeout));
         }
     }
@@ -137,22 +140,14 @@ impl Plugin for McpPlugin {
                     continue;
                 }
                 let old = installed.remove(&server.name).map(|(_, names)| names).unwrap_or_default();
-                for name in old {
-                    session.toolbox_mut().remove(&name);
+                session.toolbox_mut().remove_all(&old);
+                let (tools, warnings) = naming::kernel_tools(&servers, &server, session.toolbox());
+                for warning in warnings {
+                    session.output().emit(AgentEvent::Warning(warning));
                 }
-                let mut names = Vec::new();
-                for tool in &server.tools {
-                    match bridge::kernel_tool(&servers, &server.name, tool) {
-                        Ok(tool) => {
-                            names.push(tool.name.clone());
-                            session.toolbox_mut().add(tool);
-                        }
-                        Err(error) => session.output().emit(AgentEvent::Warning(format!(
-                            "MCP server {}: skipping tool {}: {error}",
-                            server.name, tool.name
-                        ))),
-                    }
-                }
+                let names: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
+                session.toolbox_mut().add_all(tools);
+                servers.set_names(&server.name, names.clone());
                 installed.insert(server.name.clone(), (server.generation, names));
             }
         });

@@ -7,6 +7,7 @@ use rmcp::model::Tool as McpTool;
 use rmcp::service::{Peer, RoleClient};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 use tokio::sync::watch;
 
 /// How many stderr lines are kept per server.
@@ -32,6 +33,10 @@ pub struct Server {
     pub peer: Option<Peer<RoleClient>>,
     /// Moves whenever `tools` change.
     pub generation: u64,
+    /// How long a tool call may wait for its answer.
+    pub call_timeout: Duration,
+    /// The toolbox names its tools got (unique names may carry a suffix), for `/mcp`.
+    pub names: Vec<String>,
 }
 
 /// Every configured server, shared between the connection tasks and the session.
@@ -55,7 +60,7 @@ impl Servers {
     }
 
     /// Adds a server in the `Starting` state.
-    pub fn add(&self, name: &str, endpoint: String) {
+    pub fn add(&self, name: &str, endpoint: String, call_timeout: Duration) {
         self.lock().push(Server {
             name: name.to_string(),
             endpoint,
@@ -63,6 +68,8 @@ impl Servers {
             tools: Vec::new(),
             peer: None,
             generation: 0,
+            call_timeout,
+            names: Vec::new(),
         });
         self.bump();
     }
@@ -106,6 +113,13 @@ impl Servers {
             s.tools = tools;
             s.generation += 1;
         });
+    }
+
+    /// The names its tools got in the toolbox (nobody waits on this).
+    pub fn set_names(&self, name: &str, names: Vec<String>) {
+        if let Some(server) = self.lock().iter_mut().find(|s| s.name == name) {
+            server.names = names;
+        }
     }
 
     /// The server failed (or died); its tools stay listed and fail cleanly.
@@ -188,10 +202,8 @@ impl Servers {
                 State::Failed(reason) => format!("failed: {reason}"),
             };
             text.push_str(&format!("\n  {} ({}) — {state}", server.name, server.endpoint));
-            if matches!(server.state, State::Ready) && !server.tools.is_empty() {
-                let names: Vec<String> =
-                    server.tools.iter().map(|t| super::bridge::tool_name(&server.name, &t.name)).collect();
-                text.push_str(&format!("\n    {}", names.join(", ")));
+            if matches!(server.state, State::Ready) && !server.names.is_empty() {
+                text.push_str(&format!("\n    {}", server.names.join(", ")));
             }
         }
         text
@@ -205,8 +217,8 @@ mod tests {
     #[test]
     fn keeps_the_last_stderr_lines_and_lists_states() {
         let servers = Servers::new();
-        servers.add("a", "stdio: a".into());
-        servers.add("b", "stdio: b".into());
+        servers.add("a", "stdio: a".into(), Duration::from_secs(1));
+        servers.add("b", "stdio: b".into(), Duration::from_secs(1));
         for i in 0..30 {
             servers.stderr_line("b", format!("line {i}"));
         }
