@@ -6,6 +6,7 @@
 //! and panics anywhere in that chain become a result; nothing here can take the agent down.
 
 use super::caught::catch;
+use super::paths::{self, ResolvedPath};
 use super::tool::{Tool, ToolContext};
 use crate::protocol::{ToolResult, ToolSpec};
 use futures::future::BoxFuture;
@@ -163,6 +164,7 @@ impl Toolbox {
         if let Err(message) = tool.validate(&args) {
             return ToolResult::failure(message);
         }
+        let context = context.with_paths(resolve_paths(&tool, &args));
         let call = HookCall { tool: tool.clone(), args: args.clone(), context: context.clone() };
         let fail = |message: String| failure_with(message, &tool.name, &args);
 
@@ -195,6 +197,23 @@ impl Toolbox {
         let own = hooks.iter().filter(|(t, _)| t.as_deref() == Some(tool));
         global.chain(own).map(|(_, h)| h).collect()
     }
+}
+
+/// The call's path arguments resolved once (`paths::resolve`), for every hook and the
+/// handler to share.
+fn resolve_paths(tool: &Tool, args: &Value) -> Vec<ResolvedPath> {
+    let mut arguments = tool.path_arguments(args).peekable();
+    if arguments.peek().is_none() {
+        return Vec::new();
+    }
+    let (base, home) = (paths::working_dir(), paths::home());
+    arguments
+        .map(|(arg, given)| ResolvedPath {
+            arg: arg.to_string(),
+            given: given.to_string(),
+            real: paths::resolve(given, &base, home.as_deref()),
+        })
+        .collect()
 }
 
 /// `{"error": message, "name": tool, "args": args, "ok": false}`.

@@ -8,7 +8,7 @@ pub mod store;
 pub mod undo;
 
 use crate::agent::{AgentEvent, Flow, HookCall, Plugin, Session};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 pub use store::{FileState, Journal, Store, MAX_CHECKPOINT_BYTES};
 
@@ -38,21 +38,13 @@ impl Checkpoints {
         f(&mut guard)
     }
 
-    /// The files a call would change, resolved: none for read-only tools.
+    /// The files a call would change, as the toolbox resolved them for the call (the paths
+    /// the gate checked and the tool opens): none for read-only tools.
     fn changed_paths(&self, call: &HookCall) -> Vec<PathBuf> {
         if call.tool.read_only {
             return Vec::new();
         }
-        call.tool.paths(&call.args).into_iter().filter(|p| !p.is_empty()).map(|p| self.resolve(p)).collect()
-    }
-
-    fn resolve(&self, path: &str) -> PathBuf {
-        let path = Path::new(path);
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.cwd.join(path)
-        }
+        call.context.resolved_paths().iter().map(|p| p.real.clone()).collect()
     }
 
     /// `/undo [N] [--force]`, `/undo --list`.
