@@ -250,6 +250,10 @@ impl PlainOutput {
                 enter(Section::None, state);
                 state.text.push_str(&format!("{}\n", sanitize(&text)));
             }
+            AgentEvent::Warning(text) => {
+                enter(Section::None, state);
+                state.text.push_str(&format!("{}\n", self.paint(DIM, &format!("warning: {}", sanitize(&text)))));
+            }
             AgentEvent::Clipboard(text) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
                 state.text.push_str(&crate::clipboard::osc52(&text));
             }

@@ -165,3 +165,70 @@ fn walking_tools_read_a_tilde_as_home_too() {
     }
     assert!(results[1].to_string().contains("todo.md"), "{}", results[1]);
 }
+
+/// `elelem chat --plain ARGS` in the project with `stdin` (a model that answers "ok"),
+/// killed after 20 s; stdout and stderr together.
+fn chat(dirs: &Dirs, args: &[&str], stdin: &str) -> String {
+    use std::io::Write as _;
+    let script = dirs.home.join("chat-script.json");
+    std::fs::write(&script, json!([{"events": [{"type": "saying", "text": "ok"}]}]).to_string()).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["chat", "--plain"])
+        .args(args)
+        .current_dir(&dirs.project)
+        .env("HOME", &dirs.home)
+        .env("XDG_DATA_HOME", dirs.home.join("data"))
+        .env("ELELEM_STUB_SCRIPT", &script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            child.kill().unwrap();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "chat hung");
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn a_mention_outside_the_project_is_asked_about_like_a_tools_path() {
+    let dirs = Dirs::new(None, None);
+    std::fs::write(dirs.root.path().join("outside.txt"), "OUTSIDE TEXT\n").unwrap();
+    let refused = chat(&dirs, &[], "look at @../outside.txt\nn\n/context 2\n");
+    assert!(refused.contains("Allow mention?") && refused.contains("is outside the project"), "{refused}");
+    assert!(refused.contains("@../outside.txt is not attached: User denied permission: mention"), "{refused}");
+    assert!(!refused.contains("OUTSIDE TEXT"), "{refused}");
+
+    let allowed = chat(&dirs, &[], "look at @../outside.txt\ny\n/context 2\n");
+    assert!(allowed.contains("<file path=\"../outside.txt\">\nOUTSIDE TEXT\n</file>"), "{allowed}");
+}
+
+#[test]
+fn a_mention_under_a_denied_directory_is_refused_even_under_yolo() {
+    let dirs = tilde_project();
+    let text = chat(&dirs, &["--yolo"], "what is @~/.ssh/id_rsa\n/context 2\n");
+    assert!(text.contains("@~/.ssh/id_rsa is not attached: Permission denied: mention"), "{text}");
+    assert!(text.contains(".ssh/id_rsa: a paths rule denies it"), "{text}");
+    assert!(!text.contains("SECRET"), "{text}");
+    let through_link = chat(&dirs, &["--yolo"], "what is @./~/notes/id_rsa\n/context 2\n");
+    assert!(!through_link.contains("SECRET"), "{through_link}");
+}
+
+#[test]
+fn a_mentioned_fifo_is_refused_without_blocking() {
+    let dirs = Dirs::new(None, None);
+    let fifo = dirs.project.join("pipe");
+    let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) reads a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let text = chat(&dirs, &[], "read @pipe\n/context 2\n");
+    assert!(text.contains("@pipe is not attached: ") && text.contains("is a FIFO (named pipe)"), "{text}");
+}

@@ -191,6 +191,23 @@ impl Toolbox {
         ToolResult::from_value(result)
     }
 
+    /// Runs the before hooks (the global ones — the permissions gate among them — then
+    /// `tool`'s own) for a call that is not the model's: a file the user mentions is
+    /// checked as a call of a read-only tool with one path argument. The path arguments
+    /// are resolved as `run` resolves them; `Ok` is the context holding them (open those
+    /// paths), `Err` the refusal.
+    pub async fn check(&self, tool: Arc<Tool>, args: Value, context: ToolContext) -> Result<ToolContext, String> {
+        let context = context.with_paths(resolve_paths(&tool, &args));
+        let call = HookCall { tool: tool.clone(), args, context: context.clone() };
+        for hook in self.hooks_for(&self.before, &tool.name) {
+            match catch(hook(call.clone())).await {
+                Ok(Ok(())) => {}
+                Ok(Err(HookStop::Refuse(message) | HookStop::Fail(message))) | Err(message) => return Err(message),
+            }
+        }
+        Ok(context)
+    }
+
     /// Global hooks first, then this tool's, each in the order added.
     fn hooks_for<'a, H>(&'a self, hooks: &'a [(Option<String>, H)], tool: &str) -> Vec<&'a H> {
         let global = hooks.iter().filter(|(t, _)| t.is_none());
