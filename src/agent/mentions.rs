@@ -30,9 +30,10 @@ pub const TOOL: &str = "mention";
 /// The tool a mention is checked as: read-only, one path argument.
 fn tool() -> Arc<Tool> {
     let parameters = json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]});
-    let tool = Tool::builtin(TOOL, "a file the user mentioned with @path, attached to the prompt", parameters, |_, _| {
-        async { Ok(Value::Null) }
-    });
+    let tool =
+        Tool::builtin(TOOL, "a file the user mentioned with @path, attached to the prompt", parameters, |_, _| async {
+            Ok(Value::Null)
+        });
     Arc::new(tool.read_only().summarized_by("path").touches_paths(&["path"]))
 }
 
@@ -165,7 +166,11 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert!(warnings[0].starts_with("@pipe is not attached: ") && warnings[0].ends_with("is a FIFO (named pipe), not a regular file"), "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("@pipe is not attached: ")
+                && warnings[0].ends_with("is a FIFO (named pipe), not a regular file"),
+            "{warnings:?}"
+        );
         assert!(warnings[1].starts_with("@secret is not attached: denied "), "{warnings:?}");
     }
 }

@@ -94,7 +94,7 @@ pub fn replace_in(dir: &OwnedFd, name: &OsStr, real: &Path, bytes: &[u8]) -> std
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mode = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat) => match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
-            rustix::fs::FileType::RegularFile => Some(stat.st_mode & 0o7777),
+            rustix::fs::FileType::RegularFile => Some(permission_bits(stat.st_mode)),
             rustix::fs::FileType::Symlink => None,
             _ => return Err(std::io::Error::other(format!("{} is not a regular file", real.display()))),
         },
@@ -109,7 +109,7 @@ pub fn replace_in(dir: &OwnedFd, name: &OsStr, real: &Path, bytes: &[u8]) -> std
     let written = file
         .write_all(bytes)
         .and_then(|()| match mode {
-            Some(mode) => file.set_permissions(std::fs::Permissions::from_mode(mode.into())),
+            Some(mode) => file.set_permissions(std::fs::Permissions::from_mode(mode)),
             None => Ok(()),
         })
         .and_then(|()| rustix::fs::renameat(dir, temp.as_str(), dir, name).map_err(Into::into));
@@ -117,6 +117,11 @@ pub fn replace_in(dir: &OwnedFd, name: &OsStr, real: &Path, bytes: &[u8]) -> std
         let _ = rustix::fs::unlinkat(dir, temp.as_str(), AtFlags::empty());
     }
     written
+}
+
+/// A file's permission bits (`st_mode` is a `u32` on Linux, a `u16` on macOS).
+fn permission_bits(st_mode: impl Into<u32>) -> u32 {
+    st_mode.into() & 0o7777
 }
 
 /// Removes the file (or link) at `real` without following a symlink on the way.

@@ -5,10 +5,10 @@
 //! (`~` is home; a symlink that was there when it was checked is followed to its target,
 //! which is what the gate checked); after that no symlink is followed (`no_follow`).
 
-use super::regular::{self, FileError, TEXT_CAP};
 use super::diff;
-use crate::agent::{no_follow, paths};
+use super::regular::{self, FileError, TEXT_CAP};
 use crate::agent::caught::run_blocking;
+use crate::agent::{no_follow, paths};
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
 use anyhow::Context as _;
 use serde_json::{json, Value};
@@ -108,7 +108,8 @@ pub async fn write_atomic(path: &Path, real: &Path, bytes: &[u8]) -> anyhow::Res
     run_blocking(move || {
         if let Ok(Some(kind)) = no_follow::kind(&real) {
             if kind != rustix::fs::FileType::RegularFile && kind != rustix::fs::FileType::Symlink {
-                let meta = std::fs::symlink_metadata(&real).with_context(|| format!("cannot write {}", shown.display()))?;
+                let meta =
+                    std::fs::symlink_metadata(&real).with_context(|| format!("cannot write {}", shown.display()))?;
                 regular::check_regular(&shown, &meta)?;
             }
         }

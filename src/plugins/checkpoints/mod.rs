@@ -7,8 +7,8 @@
 pub mod store;
 pub mod undo;
 
-use crate::agent::{AgentEvent, Flow, HookCall, Plugin, Session};
 use super::trust::project_root;
+use crate::agent::{AgentEvent, Flow, HookCall, Plugin, Session};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 pub use store::{FileState, Journal, Store, MAX_CHECKPOINT_BYTES};

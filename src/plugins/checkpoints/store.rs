@@ -7,10 +7,10 @@
 
 use crate::agent::no_follow;
 use base64::Engine as _;
-use std::io::Read as _;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -11,8 +11,8 @@
 use super::paths::{Place, Places};
 use super::rules::{Permissions, Policy, Rule};
 use super::shell::ParsedCommand;
-use crate::agent::paths::{canonical, lexical, resolve};
 use crate::agent::input::{Approval, ApprovalRequest, Approver};
+use crate::agent::paths::{canonical, lexical, resolve};
 use crate::agent::toolbox::{HookCall, Toolbox};
 use std::collections::HashSet;
 use std::path::PathBuf;

@@ -3,9 +3,9 @@
 //! (`agent::paths`: `~` is home, `..` taken, symlinks followed as far as the path exists),
 //! the same one the tool then opens.
 
-pub use crate::agent::paths::resolve;
 #[cfg(test)]
 use crate::agent::paths::canonical;
+pub use crate::agent::paths::resolve;
 use std::path::{Path, PathBuf};
 
 /// The `paths` entry of a permissions file: `{"allow": ["/tmp", "~/notes"], "deny": ["~/.ssh"]}`.
