@@ -1,54 +1,176 @@
 //! `@path` mentions in a prompt: each names a file the model should see. A mention of an
-//! existing text file (relative to the working directory, up to `CAP` bytes) attaches the
-//! file's contents to the prompt, after it, so the prompt the model gets — and the context
-//! panel shows — carries the file. Other `@words` stay as typed.
+//! existing text file (up to `CAP` bytes) attaches the file's contents to the prompt, after
+//! it, so the prompt the model gets — and the context panel shows — carries the file.
+//! Other `@words` stay as typed.
+//!
+//! A mention passes the same checks as a tool's path: it is a call of the read-only
+//! `mention` tool (never offered to the model) whose `path` goes through the toolbox's
+//! before hooks (`Toolbox::check`), so the permissions gate refuses a path under
+//! `paths.deny` and asks about one outside the project (refuses it when nobody can be
+//! asked). The file opened is the path that was checked, no symlink followed after
+//! (`no_follow`), and only a regular file is read: a FIFO or a device is refused.
 
+use super::no_follow;
+use super::output::{AgentEvent, Output};
+use super::paths;
+use super::tool::{Tool, ToolContext};
+use super::toolbox::Toolbox;
+use serde_json::{json, Value};
+use std::io::Read as _;
 use std::path::Path;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// Bytes of one attached file at most.
 const CAP: usize = 256 * 1024;
 
-/// `prompt` with the files it mentions attached.
-pub fn attach(prompt: &str, cwd: &Path) -> String {
+/// The name hooks and permission rules see a mention as.
+pub const TOOL: &str = "mention";
+
+/// The tool a mention is checked as: read-only, one path argument.
+fn tool() -> Arc<Tool> {
+    let parameters = json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]});
+    let tool =
+        Tool::builtin(TOOL, "a file the user mentioned with @path, attached to the prompt", parameters, |_, _| async {
+            Ok(Value::Null)
+        });
+    Arc::new(tool.read_only().summarized_by("path").touches_paths(&["path"]))
+}
+
+/// `prompt` with the files it mentions attached. A mention the checks refuse, or that is
+/// not a regular file, is left as typed and said so through `output`.
+pub async fn attach(
+    prompt: &str,
+    cwd: &Path,
+    toolbox: &Toolbox,
+    cancel: &CancellationToken,
+    output: &Arc<dyn Output>,
+) -> String {
     let mut attached: Vec<String> = Vec::new();
     let mut out = prompt.to_string();
+    let (tool, home) = (tool(), paths::home());
     for word in prompt.split_whitespace() {
         let Some(mention) = word.strip_prefix('@') else { continue };
         let mention = mention.trim_end_matches([',', '.', ';', ':', ')', '?', '!']);
         if mention.is_empty() || attached.iter().any(|a| a == mention) {
             continue;
         }
-        let path = cwd.join(mention);
-        let Ok(meta) = std::fs::metadata(&path) else { continue };
-        if !meta.is_file() || meta.len() as usize > CAP {
-            continue;
+        // Relative to the session's directory; `~` is home, as for the tools.
+        let given = match mention.starts_with('~') || Path::new(mention).is_absolute() {
+            true => mention.to_string(),
+            false => cwd.join(mention).to_string_lossy().into_owned(),
+        };
+        if std::fs::symlink_metadata(paths::resolve(&given, cwd, home.as_deref())).is_err() {
+            continue; // not a file: a word like any other (`@someone`)
         }
-        let Ok(bytes) = std::fs::read(&path) else { continue };
-        if bytes.iter().take(8192).any(|&b| b == 0) {
-            continue;
+        let context = ToolContext::new(format!("mention-{}", attached.len() + 1), cancel.clone(), None);
+        let checked = match toolbox.check(tool.clone(), json!({"path": given}), context).await {
+            Ok(context) => context,
+            Err(refusal) => {
+                output.emit(AgentEvent::Warning(format!("@{mention} is not attached: {refusal}")));
+                continue;
+            }
+        };
+        let Some(real) = checked.path("path") else { continue };
+        match read(real) {
+            Ok(Some(text)) => {
+                out.push_str(&format!("\n\n<file path=\"{mention}\">\n{}\n</file>", text.trim_end_matches('\n')));
+                attached.push(mention.to_string());
+            }
+            Ok(None) => {}
+            Err(why) => output.emit(AgentEvent::Warning(format!("@{mention} is not attached: {why}"))),
         }
-        let text = String::from_utf8_lossy(&bytes);
-        out.push_str(&format!("\n\n<file path=\"{mention}\">\n{}\n</file>", text.trim_end_matches('\n')));
-        attached.push(mention.to_string());
     }
     out
+}
+
+/// The text of the regular file at `real` (opened without following a symlink, without
+/// blocking); `None` for a file too big or binary (left as typed, as before); `Err` for
+/// anything but a regular file.
+fn read(real: &Path) -> Result<Option<String>, String> {
+    let file = no_follow::open_read(real).map_err(|e| format!("cannot read {}: {e}", real.display()))?;
+    let meta = file.metadata().map_err(|e| format!("cannot read {}: {e}", real.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is {}, not a regular file", real.display(), kind(&meta)));
+    }
+    let mut bytes = Vec::new();
+    file.take(CAP as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {}: {e}", real.display()))?;
+    if bytes.len() > CAP || bytes.iter().take(8192).any(|&b| b == 0) {
+        return Ok(None);
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+fn kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "a special file"
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::output::RecordingOutput;
 
-    #[test]
-    fn attaches_mentioned_text_files_once_and_leaves_other_words() {
+    #[tokio::test]
+    async fn attaches_mentioned_text_files_once_and_leaves_other_words() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/lib.rs"), "pub fn x() {}\n").unwrap();
         std::fs::write(dir.path().join("blob.bin"), [0u8, 1, 2]).unwrap();
         let prompt = "explain @src/lib.rs, and again @src/lib.rs; ask @someone about @blob.bin";
+        let output: Arc<dyn Output> = Arc::new(RecordingOutput::default());
+        let (toolbox, cancel) = (Toolbox::new(), CancellationToken::new());
         assert_eq!(
-            attach(prompt, dir.path()),
+            attach(prompt, dir.path(), &toolbox, &cancel, &output).await,
             format!("{prompt}\n\n<file path=\"src/lib.rs\">\npub fn x() {{}}\n</file>")
         );
-        assert_eq!(attach("no mentions", dir.path()), "no mentions");
+        assert_eq!(attach("no mentions", dir.path(), &toolbox, &cancel, &output).await, "no mentions");
+    }
+
+    #[tokio::test]
+    async fn a_fifo_is_refused_without_blocking_and_a_hook_sees_the_resolved_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) reads a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        std::fs::write(dir.path().join("secret"), "s\n").unwrap();
+        let recording = Arc::new(RecordingOutput::default());
+        let output: Arc<dyn Output> = recording.clone();
+        let mut toolbox = Toolbox::new();
+        toolbox.before(None, |call| async move {
+            let real = call.context.path("path").unwrap().to_path_buf();
+            match real.ends_with("secret") {
+                true => Err(format!("denied {}", real.display())),
+                false => Ok(()),
+            }
+        });
+        let prompt = "@pipe @secret";
+        assert_eq!(attach(prompt, dir.path(), &toolbox, &CancellationToken::new(), &output).await, prompt);
+        let warnings: Vec<String> = recording
+            .events()
+            .into_iter()
+            .filter_map(|e| match e {
+                AgentEvent::Warning(w) => Some(w),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            warnings[0].starts_with("@pipe is not attached: ")
+                && warnings[0].ends_with("is a FIFO (named pipe), not a regular file"),
+            "{warnings:?}"
+        );
+        assert!(warnings[1].starts_with("@secret is not attached: denied "), "{warnings:?}");
     }
 }

@@ -268,14 +268,18 @@ impl Session {
     }
 
     /// Runs one turn. Notes of `!command` runs since the last turn go before the prompt;
-    /// files it mentions (`@src/main.rs`) are attached after it.
+    /// files it mentions (`@src/main.rs`) are attached after it, each checked by the
+    /// toolbox's before hooks as a path a tool would read (`mentions`).
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
         for settle in self.settlers.clone() {
             settle().await;
         }
         self.refresh();
         let prompt = match prompt.contains('@') {
-            true => super::mentions::attach(prompt, self.agent.transcript().system_prompt.cwd()),
+            true => {
+                let cwd = self.agent.transcript().system_prompt.cwd().to_path_buf();
+                super::mentions::attach(prompt, &cwd, self.agent.toolbox(), &cancel, self.agent.output()).await
+            }
             false => prompt.to_string(),
         };
         if self.notes.is_empty() {

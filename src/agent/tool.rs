@@ -9,6 +9,7 @@
 //! directories.
 
 use super::output::{AgentEvent, Delta, Output};
+use super::paths::ResolvedPath;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
@@ -24,11 +25,30 @@ pub struct ToolContext {
     /// Cancelled when the user interrupts the turn; long-running tools must watch it.
     pub cancel: CancellationToken,
     output: Option<Arc<dyn Output>>,
+    /// The call's path arguments as the toolbox resolved them, before any hook ran.
+    paths: Arc<[ResolvedPath]>,
 }
 
 impl ToolContext {
     pub fn new(call_id: impl Into<String>, cancel: CancellationToken, output: Option<Arc<dyn Output>>) -> Self {
-        ToolContext { call_id: call_id.into(), cancel, output }
+        ToolContext { call_id: call_id.into(), cancel, output, paths: Arc::new([]) }
+    }
+
+    /// This context with the call's resolved path arguments.
+    pub fn with_paths(mut self, paths: Vec<ResolvedPath>) -> Self {
+        self.paths = paths.into();
+        self
+    }
+
+    /// Where path argument `arg` points, as resolved once for this call (`agent::paths`):
+    /// the gate checked this path, and the tool must open this one, not the text given.
+    pub fn path(&self, arg: &str) -> Option<&std::path::Path> {
+        self.paths.iter().find(|p| p.arg == arg).map(|p| p.real.as_path())
+    }
+
+    /// Every path argument of the call, resolved.
+    pub fn resolved_paths(&self) -> &[ResolvedPath] {
+        &self.paths
     }
 
     /// A context for running a tool outside a turn (tests, scripts).
@@ -228,6 +248,15 @@ impl Tool {
     /// or absolute); arguments left out are not listed.
     pub fn paths<'a>(&self, args: &'a Value) -> Vec<&'a str> {
         self.path_args.iter().filter_map(|arg| args.get(arg).and_then(Value::as_str)).collect()
+    }
+
+    /// The path arguments of a call (argument name, value as given), for the toolbox to
+    /// resolve; empty values are left out.
+    pub fn path_arguments<'a>(&'a self, args: &'a Value) -> impl Iterator<Item = (&'a str, &'a str)> {
+        self.path_args
+            .iter()
+            .filter_map(|arg| Some((arg.as_str(), args.get(arg).and_then(Value::as_str)?)))
+            .filter(|(_, value)| !value.is_empty())
     }
 
     /// Whether permission rules with command prefixes apply to this tool.

@@ -6,6 +6,7 @@
 //! and panics anywhere in that chain become a result; nothing here can take the agent down.
 
 use super::caught::catch;
+use super::paths::{self, ResolvedPath};
 use super::tool::{Tool, ToolContext};
 use crate::protocol::{ToolResult, ToolSpec};
 use futures::future::BoxFuture;
@@ -209,6 +210,7 @@ impl Toolbox {
         if let Err(message) = tool.validate(&args) {
             return ToolResult::failure(message);
         }
+        let context = context.with_paths(resolve_paths(&tool, &args));
         let call = HookCall { tool: tool.clone(), args: args.clone(), context: context.clone() };
         let fail = |message: String| failure_with(message, &tool.name, &args);
 
@@ -235,12 +237,46 @@ impl Toolbox {
         ToolResult::from_value(result)
     }
 
+    /// Runs the before hooks (the global ones — the permissions gate among them — then
+    /// `tool`'s own) for a call that is not the model's: a file the user mentions is
+    /// checked as a call of a read-only tool with one path argument. The path arguments
+    /// are resolved as `run` resolves them; `Ok` is the context holding them (open those
+    /// paths), `Err` the refusal.
+    pub async fn check(&self, tool: Arc<Tool>, args: Value, context: ToolContext) -> Result<ToolContext, String> {
+        let context = context.with_paths(resolve_paths(&tool, &args));
+        let call = HookCall { tool: tool.clone(), args, context: context.clone() };
+        for hook in self.hooks_for(&self.before, &tool.name) {
+            match catch(hook(call.clone())).await {
+                Ok(Ok(())) => {}
+                Ok(Err(HookStop::Refuse(message) | HookStop::Fail(message))) | Err(message) => return Err(message),
+            }
+        }
+        Ok(context)
+    }
+
     /// Global hooks first, then this tool's, each in the order added.
     fn hooks_for<'a, H>(&'a self, hooks: &'a [(Option<String>, H)], tool: &str) -> Vec<&'a H> {
         let global = hooks.iter().filter(|(t, _)| t.is_none());
         let own = hooks.iter().filter(|(t, _)| t.as_deref() == Some(tool));
         global.chain(own).map(|(_, h)| h).collect()
     }
+}
+
+/// The call's path arguments resolved once (`paths::resolve`), for every hook and the
+/// handler to share.
+fn resolve_paths(tool: &Tool, args: &Value) -> Vec<ResolvedPath> {
+    let mut arguments = tool.path_arguments(args).peekable();
+    if arguments.peek().is_none() {
+        return Vec::new();
+    }
+    let (base, home) = (paths::working_dir(), paths::home());
+    arguments
+        .map(|(arg, given)| ResolvedPath {
+            arg: arg.to_string(),
+            given: given.to_string(),
+            real: paths::resolve(given, &base, home.as_deref()),
+        })
+        .collect()
 }
 
 /// `{"error": message, "name": tool, "args": args, "ok": false}`.

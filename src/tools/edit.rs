@@ -7,10 +7,11 @@
 use super::regular::{self, TEXT_CAP};
 use super::{diff, nearest, write::write_atomic};
 use crate::agent::caught::run_blocking;
+use crate::agent::paths;
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
 /// Ambiguous matches listed in an error at most.
@@ -53,11 +54,12 @@ pub struct Planned {
 }
 
 async fn edit(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
-    let planned = match plan(&args, &ctx.cancel).await {
+    let (_, real) = super::path_arg(&args, &ctx, "path")?;
+    let planned = match plan_at(&args, Some(real.clone()), &ctx.cancel).await {
         Ok(planned) => planned,
         Err(message) => return Ok(json!({"error": message})),
     };
-    if let Err(e) = write_atomic(Path::new(&planned.path), planned.after.as_bytes()).await {
+    if let Err(e) = write_atomic(Path::new(&planned.path), &real, planned.after.as_bytes()).await {
         return Ok(json!({"error": format!("{e:#}")}));
     }
     Ok(json!({"path": planned.path, "replacements": planned.replacements, "diff": planned.diff}))
@@ -71,6 +73,8 @@ pub async fn preview(args: &Value) -> Result<String, String> {
 /// The arguments of one edit.
 struct Request {
     path: String,
+    /// Where `path` leads (`agent::paths::resolve`).
+    real: PathBuf,
     old: String,
     new: String,
     replace_all: bool,
@@ -79,9 +83,16 @@ struct Request {
 /// Works out the edit without writing, on the blocking pool; the error is the message the
 /// model gets. Answers `interrupted` as soon as `cancel` fires.
 pub async fn plan(args: &Value, cancel: &CancellationToken) -> Result<Planned, String> {
+    plan_at(args, None, cancel).await
+}
+
+/// `plan` of the file at `real` (the path resolved for the call), or, without it, where
+/// `path` leads now.
+async fn plan_at(args: &Value, real: Option<PathBuf>, cancel: &CancellationToken) -> Result<Planned, String> {
     let arg = |name: &str| args[name].as_str().map(str::to_string).ok_or(format!("missing string argument {name:?}"));
-    let request =
-        Request { path: arg("path")?, old: arg("old")?, new: arg("new")?, replace_all: args["replace_all"] == true };
+    let path = arg("path")?;
+    let real = real.unwrap_or_else(|| paths::resolve(&path, &paths::working_dir(), paths::home().as_deref()));
+    let request = Request { path, real, old: arg("old")?, new: arg("new")?, replace_all: args["replace_all"] == true };
     if request.old.is_empty() {
         return Err(format!("`old` is empty; to create or overwrite {} use write", request.path));
     }
@@ -98,8 +109,8 @@ pub async fn plan(args: &Value, cancel: &CancellationToken) -> Result<Planned, S
 }
 
 fn plan_blocking(request: Request, cancel: &CancellationToken) -> Result<Planned, String> {
-    let Request { path, old, new, replace_all } = request;
-    let bytes = regular::read_capped(Path::new(&path), TEXT_CAP).map_err(|e| e.to_string())?;
+    let Request { path, real, old, new, replace_all } = request;
+    let bytes = regular::read_capped_real(Path::new(&path), &real, TEXT_CAP).map_err(|e| e.to_string())?;
     let before = String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text; edit cannot change it"))?;
     let found: Vec<usize> = before.match_indices(&old).map(|(i, _)| i).collect();
     match found.len() {

@@ -60,7 +60,7 @@ impl PathGlob {
 
 async fn glob(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let pattern = super::str_arg(&args, "pattern")?.to_string();
-    let root = args["path"].as_str().unwrap_or(".").to_string();
+    let root = super::walk_root(&args, &ctx);
     ctx.blocking(move || find(&pattern, &root)).await
 }
 

@@ -48,8 +48,11 @@ pub fn tool() -> Tool {
     .with_aliases(&["search", "rg", "search_files"]).read_only().summarized_by("pattern").touches_paths(&["path"])
 }
 
-async fn grep(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
+async fn grep(mut args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let cancel = ctx.cancel.clone();
+    if args.get("path").is_some() {
+        args["path"] = Value::String(super::walk_root(&args, &ctx));
+    }
     ctx.blocking(move || search(&args, &cancel)).await
 }
 

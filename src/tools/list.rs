@@ -32,7 +32,7 @@ pub fn tool() -> Tool {
 }
 
 async fn list(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
-    let root = args["path"].as_str().unwrap_or(".").to_string();
+    let root = super::walk_root(&args, &ctx);
     let depth = args["depth"].as_u64().map_or(DEFAULT_DEPTH, |d| d as usize).max(1);
     ctx.blocking(move || tree(&root, depth)).await
 }

@@ -19,8 +19,9 @@ pub mod secret_env;
 pub mod shell;
 pub mod write;
 
-use crate::agent::{Plugin, Session, Tool};
-use std::path::Path;
+use crate::agent::paths;
+use crate::agent::{Plugin, Session, Tool, ToolContext};
+use std::path::{Path, PathBuf};
 
 pub struct BuiltinTools;
 
@@ -48,6 +49,29 @@ impl Plugin for BuiltinTools {
 /// A required string argument (the schema has already checked it is there).
 pub(crate) fn str_arg<'a>(args: &'a serde_json::Value, name: &str) -> anyhow::Result<&'a str> {
     args.get(name).and_then(|v| v.as_str()).ok_or_else(|| anyhow::anyhow!("missing string argument {name:?}"))
+}
+
+/// Path argument `arg` as the model gave it, and where it leads: the path resolved once
+/// for this call (which the permissions gate checked), or, for a handler called without
+/// the toolbox, resolved now the same way (`agent::paths::resolve`).
+pub(crate) fn path_arg(args: &serde_json::Value, ctx: &ToolContext, arg: &str) -> anyhow::Result<(String, PathBuf)> {
+    let given = str_arg(args, arg)?.to_string();
+    let real = match ctx.path(arg) {
+        Some(real) => real.to_path_buf(),
+        None => paths::resolve(&given, &paths::working_dir(), paths::home().as_deref()),
+    };
+    Ok((given, real))
+}
+
+/// The directory a walking tool (`glob`, `grep`, `list`) starts from: the path as given,
+/// except that a leading `~` is home, as the toolbox resolved it for the gate (so
+/// `~/notes` never walks a project directory named `~`).
+pub(crate) fn walk_root(args: &serde_json::Value, ctx: &ToolContext) -> String {
+    let given = args["path"].as_str().unwrap_or(".");
+    match ctx.path("path") {
+        Some(real) if given.starts_with('~') => real.to_string_lossy().into_owned(),
+        _ => given.to_string(),
+    }
 }
 
 /// A walker over `root` that honours `.gitignore`, `.ignore` and git's exclude files (in a

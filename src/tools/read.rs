@@ -1,7 +1,8 @@
 //! The `read` tool: a text file with line numbers, a window of lines (`offset`, `limit`),
 //! the total line count, binary files refused, and big files cut with a note on how to
 //! read further. Only regular files are opened (a FIFO or `/dev/zero` is refused), and the
-//! file is streamed: only the window is held in memory, however big the file.
+//! file is streamed: only the window is held in memory, however big the file. The file
+//! opened is the path resolved for the call (`~` is home), no symlink followed after it.
 
 use super::regular;
 use crate::agent::{Tool, ToolContext};
@@ -44,11 +45,11 @@ pub fn tool() -> Tool {
 }
 
 async fn read(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
-    let path = super::str_arg(&args, "path")?.to_string();
+    let (path, real) = super::path_arg(&args, &ctx, "path")?;
     let offset = args["offset"].as_u64().map_or(1, |n| usize::try_from(n).unwrap_or(usize::MAX)).max(1);
     let limit = args["limit"].as_u64().map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let (file, cancel) = (path.clone(), ctx.cancel.clone());
-    let window = match ctx.blocking(move || scan(Path::new(&file), offset, limit, &cancel)).await? {
+    let (shown, cancel) = (path.clone(), ctx.cancel.clone());
+    let window = match ctx.blocking(move || scan(Path::new(&shown), &real, offset, limit, &cancel)).await? {
         Ok(window) => window,
         Err(message) => return Ok(json!({"error": message, "path": path})),
     };
@@ -65,9 +66,10 @@ async fn read(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     Ok(json!({"content": content, "path": path, "lines": window.total}))
 }
 
-/// Opens `path` (a regular file) and numbers its window; the error is for the model.
-fn scan(path: &Path, offset: usize, limit: usize, cancel: &CancellationToken) -> Result<Window, String> {
-    let (mut file, meta) = regular::open(path).map_err(|e| e.to_string())?;
+/// Opens `real` (a regular file; `path` as the model gave it) and numbers its window; the
+/// error is for the model.
+fn scan(path: &Path, real: &Path, offset: usize, limit: usize, cancel: &CancellationToken) -> Result<Window, String> {
+    let (mut file, meta) = regular::open_real(path, real).map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     let mut head = Vec::with_capacity(SNIFF);
     (&mut file).take(SNIFF as u64).read_to_end(&mut head).map_err(io)?;

@@ -3,18 +3,17 @@
 //! A FIFO blocks forever on open or read, a device such as `/dev/zero` never ends and a
 //! socket cannot be read, so each is refused by its metadata before anything opens it; a
 //! file is then opened without blocking and checked again (it may have been swapped in
-//! between). Whole-file reads stop one byte past their cap. Writes go through symlinks to
-//! the file they point to (`target`).
+//! between). Whole-file reads stop one byte past their cap. The tools open the path the
+//! toolbox resolved for the call (`open_real`: symlinks were followed when it was resolved
+//! and checked, none is followed after).
 
 use std::fs::{File, Metadata};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Bytes of a file held in memory at most to edit it or diff it.
 pub const TEXT_CAP: usize = 32 * 1024 * 1024;
-/// Symlinks followed at most when resolving a write target (the kernel's own limit).
-const MAX_LINKS: usize = 40;
 
 /// Why a file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -81,10 +80,30 @@ pub fn open_listed(path: &Path) -> Result<(File, Metadata), FileError> {
     Ok((file, meta))
 }
 
+/// Opens the regular file at `real` — a path resolved for the call (`ToolContext::path`),
+/// the one the permissions gate checked — without following any symlink on the way
+/// (`no_follow`), never blocking; errors name the path as the model gave it (`shown`).
+pub fn open_real(shown: &Path, real: &Path) -> Result<(File, Metadata), FileError> {
+    let file = crate::agent::no_follow::open_read(real).map_err(|e| FileError::io(shown, e))?;
+    let meta = file.metadata().map_err(|e| FileError::io(shown, e))?;
+    check_regular(shown, &meta)?;
+    Ok((file, meta))
+}
+
 /// The whole of a regular file, refused when it is bigger than `cap` (at most `cap + 1`
 /// bytes are ever read).
 pub fn read_capped(path: &Path, cap: usize) -> Result<Vec<u8>, FileError> {
     let (file, meta) = open(path)?;
+    read_opened(path, file, &meta, cap)
+}
+
+/// `read_capped` of a resolved path, opened as `open_real` opens it.
+pub fn read_capped_real(shown: &Path, real: &Path, cap: usize) -> Result<Vec<u8>, FileError> {
+    let (file, meta) = open_real(shown, real)?;
+    read_opened(shown, file, &meta, cap)
+}
+
+fn read_opened(path: &Path, file: File, meta: &Metadata, cap: usize) -> Result<Vec<u8>, FileError> {
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(cap).min(cap) + 1);
     file.take(cap as u64 + 1).read_to_end(&mut bytes).map_err(|e| FileError::io(path, e))?;
     if bytes.len() > cap {
@@ -92,25 +111,6 @@ pub fn read_capped(path: &Path, cap: usize) -> Result<Vec<u8>, FileError> {
         return Err(FileError::TooLarge { path: path.display().to_string(), size, cap });
     }
     Ok(bytes)
-}
-
-/// The file a write to `path` lands on: symlinks followed (even a dangling one, whose
-/// target the write creates), so writing through a link updates what it points to.
-pub fn target(path: &Path) -> std::io::Result<PathBuf> {
-    let mut current = path.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        match std::fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let link = std::fs::read_link(&current)?;
-                current = match current.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                };
-            }
-            _ => return Ok(current),
-        }
-    }
-    Err(std::io::Error::other(format!("too many levels of symbolic links at {}", path.display())))
 }
 
 #[cfg(test)]
@@ -150,15 +150,5 @@ mod tests {
         assert_eq!(read_capped(&path, 10).unwrap(), b"0123456789");
         let error = read_capped(&path, 9).unwrap_err().to_string();
         assert!(error.ends_with("f is too large (10 bytes; at most 9 bytes are loaded)"), "{error}");
-    }
-
-    #[test]
-    fn a_link_chain_resolves_to_its_last_target_even_when_dangling() {
-        let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink("b", dir.path().join("a")).unwrap();
-        std::os::unix::fs::symlink("sub/c", dir.path().join("b")).unwrap();
-        assert_eq!(target(&dir.path().join("a")).unwrap(), dir.path().join("sub/c"));
-        std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
-        assert!(target(&dir.path().join("loop")).is_err());
     }
 }

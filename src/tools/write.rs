@@ -1,16 +1,18 @@
 //! The `write` tool: writes a whole file atomically (temp file in the same directory, then
 //! rename), creating parent directories, and returns the unified diff when it replaced an
 //! existing file. `preview` computes that diff without writing, for approval questions.
-//! Only regular files are replaced; writing through a symlink updates the file it points to.
+//! Only regular files are replaced. The file written is the path resolved for the call
+//! (`~` is home; a symlink that was there when it was checked is followed to its target,
+//! which is what the gate checked); after that no symlink is followed (`no_follow`).
 
 use super::diff;
 use super::regular::{self, FileError, TEXT_CAP};
 use crate::agent::caught::run_blocking;
+use crate::agent::{no_follow, paths};
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
 use anyhow::Context as _;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 pub fn tool() -> Tool {
     Tool::builtin(
@@ -35,14 +37,14 @@ pub fn tool() -> Tool {
     .with_preview(|args| async move { Ok(Preview { kind: PreviewKind::Diff, text: preview(&args).await? }) })
 }
 
-async fn write(args: Value, _ctx: ToolContext) -> anyhow::Result<Value> {
-    let path = super::str_arg(&args, "path")?.to_string();
+async fn write(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
+    let (path, real) = super::path_arg(&args, &ctx, "path")?;
     let content = super::str_arg(&args, "content")?;
-    let change = match change(&path, content).await {
+    let change = match change(&path, &real, content).await {
         Ok(change) => change,
         Err(message) => return Ok(json!({"error": message, "path": path})),
     };
-    if let Err(e) = write_atomic(Path::new(&path), content.as_bytes()).await {
+    if let Err(e) = write_atomic(Path::new(&path), &real, content.as_bytes()).await {
         return Ok(json!({"error": format!("{e:#}"), "path": path}));
     }
     let mut result = json!({"bytes": content.len(), "path": path});
@@ -69,9 +71,9 @@ enum Change {
 
 /// What writing `content` to `path` would change, worked out on the blocking pool; `Err`
 /// when the path is not a regular file (a FIFO, a device, a directory), which is refused.
-async fn change(path: &str, content: &str) -> Result<Change, String> {
-    let (path, content) = (path.to_string(), content.to_string());
-    let worked_out = run_blocking(move || match regular::read_capped(Path::new(&path), TEXT_CAP) {
+async fn change(path: &str, real: &Path, content: &str) -> Result<Change, String> {
+    let (path, real, content) = (path.to_string(), real.to_path_buf(), content.to_string());
+    let worked_out = run_blocking(move || match regular::read_capped_real(Path::new(&path), &real, TEXT_CAP) {
         Ok(bytes) => Ok(Change::Replaces(diff::unified(&path, Some(&String::from_utf8_lossy(&bytes)), &content))),
         Err(FileError::TooLarge { size, .. }) => Ok(Change::TooLarge(size)),
         Err(FileError::Io { .. }) => Ok(Change::Creates(diff::unified(&path, None, &content))),
@@ -86,7 +88,8 @@ pub async fn preview(args: &Value) -> Result<String, String> {
     let (Some(path), Some(content)) = (args["path"].as_str(), args["content"].as_str()) else {
         return Ok(args.to_string());
     };
-    Ok(match change(path, content).await? {
+    let real = paths::resolve(path, &paths::working_dir(), paths::home().as_deref());
+    Ok(match change(path, &real, content).await? {
         Change::Creates(diff) | Change::Replaces(diff) if !diff.is_empty() => diff,
         Change::TooLarge(size) => {
             format!("{path}: replaces a file of {size} bytes (too large to diff) with {} bytes", content.len())
@@ -95,30 +98,25 @@ pub async fn preview(args: &Value) -> Result<String, String> {
     })
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so readers never see
-/// half a file. A symlink is followed: the file it points to is replaced, next to itself.
-/// Anything but a regular file (or nothing) at the target is refused.
-pub async fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let link = path.to_path_buf();
-    let target = run_blocking(move || regular::target(&link))
-        .await?
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    if let Ok(meta) = tokio::fs::metadata(&target).await {
-        regular::check_regular(path, &meta)?;
-    }
-    let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    tokio::fs::create_dir_all(dir).await.with_context(|| format!("cannot create {}", dir.display()))?;
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let temp = dir.join(format!(".{name}.elelem-{}-{n}.tmp", std::process::id()));
-    tokio::fs::write(&temp, bytes).await.with_context(|| format!("cannot write {}", temp.display()))?;
-    if let Ok(meta) = tokio::fs::metadata(&target).await {
-        let _ = tokio::fs::set_permissions(&temp, meta.permissions()).await;
-    }
-    if let Err(e) = tokio::fs::rename(&temp, &target).await {
-        let _ = tokio::fs::remove_file(&temp).await;
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    Ok(())
+/// Writes `bytes` to the file at `real` (the path resolved for the call; `path` as the
+/// model gave it, for messages) through a temporary file and a rename, so readers never see
+/// half a file. No symlink is followed: one that appeared at `real` since the call was
+/// checked is replaced, one on the way fails the write. Anything but a regular file (or
+/// nothing) at `real` is refused.
+pub async fn write_atomic(path: &Path, real: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let (shown, real, bytes) = (path.to_path_buf(), real.to_path_buf(), bytes.to_vec());
+    run_blocking(move || {
+        if let Ok(Some(kind)) = no_follow::kind(&real) {
+            if kind != rustix::fs::FileType::RegularFile && kind != rustix::fs::FileType::Symlink {
+                let meta =
+                    std::fs::symlink_metadata(&real).with_context(|| format!("cannot write {}", shown.display()))?;
+                regular::check_regular(&shown, &meta)?;
+            }
+        }
+        let (dir, name) = no_follow::split(&real).with_context(|| format!("cannot write {}", shown.display()))?;
+        let shown_dir = shown.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(dir);
+        let dir = no_follow::open_dir(dir, true).with_context(|| format!("cannot create {}", shown_dir.display()))?;
+        no_follow::replace_in(&dir, name, &real, &bytes).with_context(|| format!("cannot write {}", shown.display()))
+    })
+    .await?
 }

@@ -7,6 +7,7 @@
 pub mod store;
 pub mod undo;
 
+use super::trust::project_root;
 use crate::agent::{AgentEvent, Flow, HookCall, Plugin, Session};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -23,13 +24,31 @@ impl Checkpoints {
     /// Checkpoints recorded through `journal` (none: kept in memory only); relative paths
     /// are resolved against `cwd`, as the tools resolve them.
     pub fn new(journal: Option<Journal>, cwd: PathBuf) -> Checkpoints {
+        let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
         Checkpoints { store: Arc::new(Mutex::new(Store::new(journal))), cwd }
     }
 
     /// Rebuilds the checkpoints of a resumed session from its records; `turns` is how many
     /// turns it ran. Returns warnings for records that could not be used.
+    /// A record naming a file outside the project is skipped (`/undo` would refuse it).
     pub fn resume(&self, records: Vec<serde_json::Value>, turns: usize) -> Vec<String> {
-        self.store.lock().map(|mut s| s.replay(records, turns)).unwrap_or_default()
+        let root = project_root(&self.cwd);
+        let (mut kept, mut warnings) = (Vec::new(), Vec::new());
+        for record in records {
+            let path = record.get("path").and_then(serde_json::Value::as_str).map(Path::new);
+            match path {
+                Some(path) if record["type"] == "file_before" && !undo::inside_project(path, &root) => {
+                    warnings.push(format!(
+                        "checkpoint record skipped: {} is outside the project ({}); /undo will not touch it",
+                        path.display(),
+                        root.display()
+                    ))
+                }
+                _ => kept.push(record),
+            }
+        }
+        warnings.extend(self.store.lock().map(|mut s| s.replay(kept, turns)).unwrap_or_default());
+        warnings
     }
 
     /// Runs `f` on the store (a poisoned lock is taken over: the store stays usable).
@@ -38,21 +57,13 @@ impl Checkpoints {
         f(&mut guard)
     }
 
-    /// The files a call would change, resolved: none for read-only tools.
+    /// The files a call would change, as the toolbox resolved them for the call (the paths
+    /// the gate checked and the tool opens): none for read-only tools.
     fn changed_paths(&self, call: &HookCall) -> Vec<PathBuf> {
         if call.tool.read_only {
             return Vec::new();
         }
-        call.tool.paths(&call.args).into_iter().filter(|p| !p.is_empty()).map(|p| self.resolve(p)).collect()
-    }
-
-    fn resolve(&self, path: &str) -> PathBuf {
-        let path = Path::new(path);
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.cwd.join(path)
-        }
+        call.context.resolved_paths().iter().map(|p| p.real.clone()).collect()
     }
 
     /// `/undo [N] [--force]`, `/undo --list`.

@@ -5,10 +5,12 @@
 //! file; the records it writes (`file_before`, `file_after`, `undo`) rebuild the same state
 //! when a session is resumed. Undoing is `undo.rs`.
 
+use crate::agent::no_follow;
 use base64::Engine as _;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -50,23 +52,26 @@ pub struct Snapshot {
     pub bytes: Option<Vec<u8>>,
 }
 
-/// Reads what `path` holds now; `None` for something that is not a regular file (a
-/// directory, a device: the tools refuse those anyway) or cannot be read.
+/// Reads what `path` (absolute, resolved) holds now, no symlink followed on the way or at
+/// the end (`agent::no_follow`); `None` for something that is not a regular file (a
+/// symlink, a directory, a device: the tools refuse those anyway) or cannot be read.
 pub fn snapshot(path: &Path) -> Option<Snapshot> {
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
+    let file = match no_follow::open_read(path) {
+        Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Some(Snapshot { state: FileState::Missing, bytes: None })
         }
         Err(_) => return None,
     };
+    let meta = file.metadata().ok()?;
     if !meta.is_file() {
         return None;
     }
     if meta.len() > MAX_CHECKPOINT_BYTES {
         return Some(Snapshot { state: FileState::TooLarge(meta.len()), bytes: None });
     }
-    let bytes = std::fs::read(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CHECKPOINT_BYTES + 1).read_to_end(&mut bytes).ok()?;
     if bytes.len() as u64 > MAX_CHECKPOINT_BYTES {
         return Some(Snapshot { state: FileState::TooLarge(bytes.len() as u64), bytes: None });
     }
@@ -265,6 +270,9 @@ impl Store {
                         _ => None,
                     };
                     if let Some(bytes) = bytes {
+                        if self::hash(&bytes) != hash {
+                            return Err(format!("{}: its content does not match its SHA-256 {hash}", path.display()));
+                        }
                         self.blobs.entry(hash.clone()).or_insert_with(|| Arc::new(bytes));
                     }
                     if !self.blobs.contains_key(&hash) {

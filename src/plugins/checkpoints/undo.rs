@@ -1,12 +1,15 @@
 //! `/undo [N] [--force]` and `/undo --list`: puts back what the files changed by the last
 //! turn (or by turn N onward) held before, deleting the ones those turns created. A file
 //! that changed outside elelem since elelem last wrote it is not overwritten unless
-//! `--force` is given: the refusal lists it.
+//! `--force` is given: the refusal lists it. Only regular files under the project root are
+//! restored, never through a symlink, and only with content that matches its hash.
 
-use super::store::{snapshot, Checkpoint, FileState, Store};
+use super::store::{self, snapshot, Checkpoint, FileState, Store};
+use crate::agent::no_follow;
+use crate::plugins::trust::project_root;
 use anyhow::{bail, Context as _};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// What the user typed after `/undo`.
 #[derive(Debug, PartialEq, Eq)]
@@ -73,6 +76,9 @@ pub fn undo(store: &mut Store, from: Option<usize>, force: bool, cwd: &Path) -> 
     if targets.is_empty() {
         bail!("nothing to undo from turn {from} on: the last turn that changed files is {last}");
     }
+    let root = project_root(cwd);
+    let (targets, refused): (Vec<Checkpoint>, Vec<Checkpoint>) =
+        targets.into_iter().partition(|t| inside_project(&t.path, &root));
     let now: Vec<Option<FileState>> = targets.iter().map(|t| snapshot(&t.path).map(|s| s.state)).collect();
     // Changed outside elelem since its last write, or between two turns being undone (the
     // user's edit would be lost with the later turn's).
@@ -91,7 +97,10 @@ pub fn undo(store: &mut Store, from: Option<usize>, force: bool, cwd: &Path) -> 
             changed_outside.join(", ")
         );
     }
-    let mut lines = Vec::new();
+    let mut lines: Vec<String> = refused
+        .iter()
+        .map(|t| format!("  {}: outside the project ({}), not restored", shown(&t.path, cwd), root.display()))
+        .collect();
     let mut restored: Vec<(PathBuf, FileState)> = Vec::new();
     for (target, now) in targets.iter().zip(now) {
         let name = shown(&target.path, cwd);
@@ -106,11 +115,23 @@ pub fn undo(store: &mut Store, from: Option<usize>, force: bool, cwd: &Path) -> 
     Ok(format!("Undid the file changes of {turns}:\n{}", lines.join("\n")))
 }
 
-/// Puts one file back; what happened, and what the file holds afterwards (when known).
+/// Whether `path` is one `/undo` may touch: absolute, with no `.` or `..` in it, under the
+/// project root. A record naming anything else (a session file edited by hand, an older
+/// session's path) is refused, as is a checkpoint of a file a tool was allowed to change
+/// outside the project.
+pub fn inside_project(path: &Path, root: &Path) -> bool {
+    path.is_absolute()
+        && !path.components().any(|c| matches!(c, Component::CurDir | Component::ParentDir))
+        && path.starts_with(root)
+}
+
+/// Puts one file back, never through a symlink (`agent::no_follow`: a link now at the path
+/// is replaced or deleted itself, one on the way fails); content only when it still
+/// matches its SHA-256. What happened, and what the file holds afterwards (when known).
 fn restore(store: &Store, target: &Checkpoint, now: Option<FileState>) -> (String, Option<FileState>) {
     match &target.before {
         FileState::Missing if now == Some(FileState::Missing) => ("not there (nothing to delete)".into(), now),
-        FileState::Missing => match std::fs::remove_file(&target.path) {
+        FileState::Missing => match no_follow::remove(&target.path) {
             Ok(()) => (format!("deleted (turn {} created it)", target.turn), Some(FileState::Missing)),
             Err(e) => (format!("cannot delete: {e}"), now),
         },
@@ -122,12 +143,10 @@ fn restore(store: &Store, target: &Checkpoint, now: Option<FileState>) -> (Strin
             let Some(bytes) = store.blob(hash) else {
                 return ("its earlier content is not in the session, not restored".into(), now);
             };
-            let written = target
-                .path
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|_| std::fs::write(&target.path, bytes.as_slice()));
-            match written {
+            if store::hash(bytes) != *hash {
+                return ("its checkpoint does not match its SHA-256, not restored".into(), now);
+            }
+            match no_follow::replace(&target.path, bytes.as_slice()) {
                 Ok(()) => ("restored".into(), Some(target.before.clone())),
                 Err(e) => (format!("cannot restore: {e}"), now),
             }

@@ -12,6 +12,7 @@ use super::paths::{Place, Places};
 use super::rules::{Permissions, Policy, Rule};
 use super::shell::ParsedCommand;
 use crate::agent::input::{Approval, ApprovalRequest, Approver};
+use crate::agent::paths::{canonical, lexical, resolve};
 use crate::agent::toolbox::{HookCall, Toolbox};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -42,8 +43,12 @@ impl Gate {
         }
         let mut outside: Option<PathBuf> = None;
         let (allow, deny) = (self.permissions.allowed_dirs(), self.permissions.denied_dirs());
-        for path in call.tool.paths(&call.args) {
-            match self.places.place(path, &allow, &deny) {
+        for (arg, given) in call.tool.path_arguments(&call.args) {
+            let real = match call.context.path(arg) {
+                Some(real) => real.to_path_buf(),
+                None => resolve(given, &self.places.cwd, self.places.home.as_deref()),
+            };
+            match self.places.place_of(real, &allow, &deny) {
                 Place::Denied(resolved) => {
                     return Err(format!("Permission denied: {name} {}: a paths rule denies it", resolved.display()))
                 }
@@ -83,7 +88,11 @@ impl Gate {
                 ),
             });
         }
-        let mut preview = call.tool.preview(&call.args).await?;
+        let (args, leads) = self.as_opened(&call);
+        let mut preview = call.tool.preview(&args).await?;
+        if !leads.is_empty() {
+            preview.text = format!("{leads}{}", preview.text);
+        }
         if let Some(path) = &outside {
             preview.text =
                 format!("{} is outside the project ({})\n{}", path.display(), self.places.root.display(), preview.text);
@@ -110,6 +119,25 @@ impl Gate {
             Approval::No => Err(format!("User denied permission: {name}")),
             Approval::NoBecause(reason) => Err(format!("User denied permission: {name}. Reason: {reason}")),
         }
+    }
+
+    /// The call's arguments with each path that does not say plainly where it leads (a
+    /// symlink on the way, `~`) replaced by the file it reaches, so the preview shows that
+    /// file; and a line per such path naming it, for the question.
+    fn as_opened(&self, call: &HookCall) -> (serde_json::Value, String) {
+        let mut args = call.args.clone();
+        let mut leads = String::new();
+        let cwd = canonical(&self.places.cwd);
+        for path in call.context.resolved_paths() {
+            if lexical(&path.given, &cwd, None) == path.real {
+                continue;
+            }
+            leads.push_str(&format!("{} leads to {}\n", path.given, path.real.display()));
+            if let Some(slot) = args.get_mut(&path.arg) {
+                *slot = serde_json::Value::String(path.real.to_string_lossy().into_owned());
+            }
+        }
+        (args, leads)
     }
 
     fn outside_refusal(&self, name: &str, path: &std::path::Path) -> String {

@@ -1,10 +1,12 @@
-//! Where a tool's path arguments point: resolved the way the tool will open them
-//! (relative to the working directory, `..` taken, symlinks followed as far as the path
-//! exists), then inside the project root, under a directory a `paths` rule names, or
-//! outside. A leading `~` is read as the home directory, whether or not the tool expands
-//! it: asking once too often is the safe mistake.
+//! Where a tool's path arguments point: inside the project root, under a directory a
+//! `paths` rule names, or outside. The path is the one the toolbox resolved for the call
+//! (`agent::paths`: `~` is home, `..` taken, symlinks followed as far as the path exists),
+//! the same one the tool then opens.
 
-use std::path::{Component, Path, PathBuf};
+#[cfg(test)]
+use crate::agent::paths::canonical;
+pub use crate::agent::paths::resolve;
+use std::path::{Path, PathBuf};
 
 /// The `paths` entry of a permissions file: `{"allow": ["/tmp", "~/notes"], "deny": ["~/.ssh"]}`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -63,7 +65,11 @@ impl Places {
     /// Where `path` (as a tool was given it) points. `deny` rules win over `allow` rules,
     /// and both over the project root.
     pub fn place(&self, path: &str, allow: &[&PathBuf], deny: &[&PathBuf]) -> Place {
-        let resolved = resolve(path, &self.cwd, self.home.as_deref());
+        self.place_of(resolve(path, &self.cwd, self.home.as_deref()), allow, deny)
+    }
+
+    /// Where an already resolved path is.
+    pub fn place_of(&self, resolved: PathBuf, allow: &[&PathBuf], deny: &[&PathBuf]) -> Place {
         if deny.iter().any(|dir| resolved.starts_with(dir)) {
             Place::Denied(resolved)
         } else if allow.iter().any(|dir| resolved.starts_with(dir)) {
@@ -74,57 +80,6 @@ impl Places {
             Place::Outside(resolved)
         }
     }
-}
-
-/// `path` made absolute against `base` (`~` against `home`), `.` and `..` taken in order,
-/// and every existing prefix replaced by its canonical form, so a symlink in the project
-/// that points elsewhere resolves to where it points.
-pub fn resolve(path: &str, base: &Path, home: Option<&Path>) -> PathBuf {
-    resolve_within(path, base, home, 0)
-}
-
-/// Dangling symlinks followed by hand before giving up (a loop of links).
-const MAX_LINKS: usize = 40;
-
-fn resolve_within(path: &str, base: &Path, home: Option<&Path>, links: usize) -> PathBuf {
-    let expanded = match (path.strip_prefix('~'), home) {
-        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
-        _ => PathBuf::from(path),
-    };
-    let mut resolved = if expanded.is_absolute() { PathBuf::from("/") } else { canonical(base) };
-    let mut exists = true;
-    for component in expanded.components() {
-        match component {
-            Component::RootDir | Component::Prefix(_) => resolved = PathBuf::from("/"),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                resolved.pop();
-            }
-            Component::Normal(name) => {
-                resolved.push(name);
-                if exists {
-                    match std::fs::canonicalize(&resolved) {
-                        Ok(real) => resolved = real,
-                        // A dangling symlink still points somewhere: follow it by hand.
-                        Err(_) => match std::fs::read_link(&resolved) {
-                            Ok(target) if links < MAX_LINKS => {
-                                resolved.pop();
-                                let target = target.to_string_lossy().into_owned();
-                                resolved = resolve_within(&target, &resolved, None, links + 1);
-                                exists = false;
-                            }
-                            _ => exists = false,
-                        },
-                    }
-                }
-            }
-        }
-    }
-    resolved
-}
-
-fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]
