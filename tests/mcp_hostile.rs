@@ -54,6 +54,10 @@ impl Run {
             .env_remove("MCP_TIMEOUT")
             .env("OLLAMA_HOST", "http://127.0.0.1:9")
             .env("ELELEM_STUB_SCRIPT", &script)
+            // 20,000 tool definitions are ~800k tokens, more than any model's window (elelem
+            // would refuse to send them); the stub has no real window, and these tests are
+            // about the servers, not the window.
+            .env("ELELEM_CONTEXT_WINDOW", "100000000")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

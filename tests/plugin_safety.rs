@@ -40,6 +40,9 @@ impl Env {
             .env("ELELEM_STUB_SCRIPT", &script_path)
             .env_remove("ELELEM_LUA_TIMEOUT_MS")
             .env("OLLAMA_HOST", "http://127.0.0.1:9")
+            // 20,000 tool definitions are more than any model's window (elelem would refuse
+            // to send them); the stub has no real window, and these tests are about plugins.
+            .env("ELELEM_CONTEXT_WINDOW", "100000000")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
