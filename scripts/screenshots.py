@@ -177,9 +177,9 @@ def main():
         app.wait_for("Ask elelem")
         app.send("how does the agent loop work?\r")
         app.wait_for("Allow execute?")
-        app.pump(0.4)  # past the guard against typed-ahead answers
+        app.wait_for("[1] yes")  # the dialog takes answers once the user has stopped typing
         render(app.screen, os.path.join(out, "approval.png"))
-        app.send("y")
+        app.send("1")
         app.wait_for("Press Ctrl+O")
         app.pump(0.5)
         render(app.screen, os.path.join(out, "conversation.png"))
@@ -220,9 +220,9 @@ def approval_diff(binary, tmp, env, out):
     app.wait_for("Ask elelem")
     app.send("make the helpers double their input\r")
     app.wait_for("Allow write?")
-    app.pump(0.4)
+    app.wait_for("[1] yes")
     render(app.screen, os.path.join(out, "approval-diff.png"))
-    app.send("n")
+    app.send("3")
     app.pump(0.3)
     app.close()
 

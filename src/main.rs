@@ -197,12 +197,13 @@ fn sessions_table(sessions: &[elelem::sessions::SessionInfo]) -> String {
         let prompt: String = sanitize(&s.first_prompt).chars().take(50).collect();
         let turns = if s.truncated { format!("{}+", s.turns) } else { s.turns.to_string() };
         out.push_str(&format!(
-            "{:>3}. {}  {}  {:>4} turns  {:>8}  {}  {}\n",
+            "{:>3}. {}  {}  {:>4} turns  {:>8}  {:>18}  {}  {}\n",
             i + 1,
             sanitize_visible(&s.file.id),
             elelem::agent::system_prompt::date_time(s.started),
             turns,
             human_size(s.bytes),
+            tokens(&s.usage),
             sanitize_visible(&s.cwd),
             prompt
         ));
@@ -211,6 +212,23 @@ fn sessions_table(sessions: &[elelem::sessions::SessionInfo]) -> String {
         out.push_str("no recorded sessions\n");
     }
     out
+}
+
+/// `↑1.2M (88% cached) ↓4k`: a session's tokens in and out, and the share read from cache.
+fn tokens(usage: &elelem::protocol::Usage) -> String {
+    let short = |n: u64| match n {
+        n if n >= 1_000_000 => format!("{:.1}M", n as f64 / 1e6),
+        n if n >= 1_000 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    };
+    if usage.input_tokens + usage.output_tokens == 0 {
+        return "-".into();
+    }
+    let cached = match usage.cache_read_tokens {
+        0 => String::new(),
+        read => format!(" ({}% cached)", read * 100 / usage.input_tokens.max(1)),
+    };
+    format!("↑{}{cached} ↓{}", short(usage.input_tokens), short(usage.output_tokens))
 }
 
 fn human_size(bytes: u64) -> String {

@@ -207,3 +207,19 @@ fn undo_restores_files_even_after_resume_and_asks_before_overwriting_outside_cha
     let err = String::from_utf8_lossy(&third.stderr);
     assert!(format!("{text}{err}").contains("nothing to undo"), "{text}{err}");
 }
+
+#[test]
+fn sessions_show_each_sessions_tokens_and_the_share_read_from_cache() {
+    let home = Home::new();
+    let steps = json!([{"events": [
+        {"type": "saying", "text": "one"},
+        {"type": "usage", "input_tokens": 120000, "output_tokens": 4000, "cache_read_tokens": 96000,
+         "cache_write_tokens": 20000}
+    ]}]);
+    home.run(&["ask", "a costly question"], &home.script(steps), "");
+    let list = stdout(&home.run(&["sessions"], &home.script(reply("")), ""));
+    assert!(list.contains("↑120k (80% cached) ↓4k"), "{list}");
+    let file = std::fs::read_dir(home.dir.path().join("data/elelem/sessions")).unwrap().next().unwrap().unwrap();
+    let text = std::fs::read_to_string(file.path()).unwrap();
+    assert!(text.contains(r#""cache_read_tokens":96000"#) && text.contains(r#""cache_write_tokens":20000"#), "{text}");
+}

@@ -293,7 +293,9 @@ impl Output for Recorder {
                 }
                 AgentEvent::Usage(usage) => {
                     state.flush_pending();
-                    state.write_line(&json!({"type": "usage", "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}));
+                    state.write_line(&json!({"type": "usage", "input_tokens": usage.input_tokens,
+                        "output_tokens": usage.output_tokens, "cache_read_tokens": usage.cache_read_tokens,
+                        "cache_write_tokens": usage.cache_write_tokens}));
                 }
                 AgentEvent::ProviderChanged { provider, model } => {
                     state.flush_pending();

@@ -19,6 +19,9 @@ pub struct SessionInfo {
     pub started: u64,
     pub first_prompt: String,
     pub turns: usize,
+    /// The tokens its model calls reported (with a whole scan; cache figures are parts of
+    /// the input).
+    pub usage: crate::protocol::Usage,
     /// The file is longer than `open::READ_LIMIT`: `turns` counts only those read.
     pub truncated: bool,
     pub bytes: u64,
@@ -114,6 +117,7 @@ enum Scan {
 enum Kind {
     Session,
     Prompt,
+    Usage,
     Other,
 }
 
@@ -125,6 +129,8 @@ fn kind_of(start: &[u8]) -> Kind {
         Kind::Prompt
     } else if start.starts_with(br#"{"type":"session""#) {
         Kind::Session
+    } else if start.starts_with(br#"{"type":"usage""#) {
+        Kind::Usage
     } else {
         Kind::Other
     }
@@ -179,10 +185,11 @@ fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
     let id = path.file_stem()?.to_string_lossy().into_owned();
     let mut reader = std::io::BufReader::with_capacity(1 << 16, (&file).take(open::READ_LIMIT));
     let (mut cwd, mut started, mut first_prompt, mut turns) = (String::new(), 0, String::new(), 0);
+    let mut usage = crate::protocol::Usage::default();
     let mut line = Vec::new();
     loop {
         let wanted = first_prompt.is_empty();
-        let keep = |kind| kind == Kind::Session || (kind == Kind::Prompt && wanted);
+        let keep = |kind| matches!(kind, Kind::Session | Kind::Usage) || (kind == Kind::Prompt && wanted);
         let Some(kind) = next_line(&mut reader, &mut line, keep) else { break };
         match kind {
             Kind::Prompt => {
@@ -203,6 +210,17 @@ fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
                     break;
                 }
             }
+            Kind::Usage => {
+                if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
+                    let n = |key: &str| record[key].as_u64().unwrap_or_default();
+                    usage.add(&crate::protocol::Usage {
+                        input_tokens: n("input_tokens"),
+                        output_tokens: n("output_tokens"),
+                        cache_read_tokens: n("cache_read_tokens"),
+                        cache_write_tokens: n("cache_write_tokens"),
+                    });
+                }
+            }
             Kind::Other => {}
         }
     }
@@ -212,6 +230,7 @@ fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
         started,
         first_prompt,
         turns,
+        usage,
         truncated: scan == Scan::Whole && meta.len() > open::READ_LIMIT,
         bytes: meta.len(),
         modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
