@@ -312,6 +312,10 @@ fn context_delete_edit_clear_undo_and_compact() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("message 1 is the system prompt"), "{stdout}");
     assert!(stdout.contains("Deleted 2 message(s)."), "{stdout}");
+    assert!(
+        stdout.contains("tokens after the change uncached (a prompt cache is written again from there)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("  2. user: edited two\n  3. assistant: second reply"), "{stdout}");
     assert!(stdout.contains("Conversation restored (2 messages)."), "{stdout}");
     assert!(stdout.contains("Compacted: ~"), "{stdout}");

@@ -117,6 +117,16 @@ fn conversation_index(session: &Session, number: &str) -> anyhow::Result<usize> 
     }
 }
 
+/// ` The next request sends ~N tokens again…`: a change at conversation message `from`
+/// ends the prefix a prompt cache holds there, so everything after it is written again.
+fn rewritten_from(session: &Session, from: usize) -> String {
+    let tokens: u64 = session.conversation().messages()[from.min(session.conversation().len())..]
+        .iter()
+        .map(|m| crate::protocol::models::estimate_tokens(&m.text()) + 4)
+        .sum();
+    format!(" The next request sends ~{tokens} tokens after the change uncached (a prompt cache is written again from there).")
+}
+
 fn delete(session: &mut Session, numbers: &str) -> anyhow::Result<()> {
     let mut indices = numbers
         .split([',', ' '])
@@ -131,7 +141,8 @@ fn delete(session: &mut Session, numbers: &str) -> anyhow::Result<()> {
     for &i in indices.iter().rev() {
         session.conversation_mut().remove(i);
     }
-    session.show(format!("Deleted {} message(s).", indices.len()));
+    let rewrite = rewritten_from(session, indices[0]);
+    session.show(format!("Deleted {} message(s).{rewrite}", indices.len()));
     session.publish_context();
     Ok(())
 }
@@ -158,10 +169,12 @@ fn edit(session: &mut Session, args: &str) -> anyhow::Result<()> {
     };
     if text.trim().is_empty() {
         session.conversation_mut().remove(i);
-        session.show(format!("Message {number} was emptied, so it is deleted."));
+        let rewrite = rewritten_from(session, i);
+        session.show(format!("Message {number} was emptied, so it is deleted.{rewrite}"));
     } else {
         session.conversation_mut().set_content(i, text.trim());
-        session.show(format!("Message {number} replaced."));
+        let rewrite = rewritten_from(session, i);
+        session.show(format!("Message {number} replaced.{rewrite}"));
     }
     session.publish_context();
     Ok(())
