@@ -135,7 +135,7 @@ impl App {
     ) -> Self {
         App {
             theme,
-            history: History::new(theme.color),
+            history: History::themed(theme),
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),

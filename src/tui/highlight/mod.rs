@@ -7,6 +7,8 @@
 //! once it is finished and shown, `highlight_code` takes the lines streaming already made
 //! (shared, not copied) instead of highlighting it again.
 //! Every syntect call runs under `guarded`; when one panics the whole block is shown plain.
+//! The syntect theme (dark or light) is chosen once for the process (`use_light`, from the
+//! UI's `Theme`); blocks and cache entries remember which one they were made with.
 //! It must not wrap or lay out lines, never loads anything at startup, and never panics.
 
 mod line;
@@ -16,6 +18,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::rc::{Rc, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ratatui::style::{Color, Style};
@@ -33,12 +36,25 @@ pub type CodeLines = Arc<Vec<Line<'static>>>;
 /// Entries kept before the cache is emptied and starts over.
 const MAX_CACHE_ENTRIES: usize = 4096;
 
+static LIGHT: AtomicBool = AtomicBool::new(false);
+
+/// Highlights code from now on with the light syntect theme (`true`, for a light terminal
+/// background) or the dark one. Set once at start, before anything is highlighted.
+pub fn use_light(light: bool) {
+    LIGHT.store(light, Ordering::Relaxed);
+}
+
+/// Whether code is highlighted with the light theme.
+pub fn light() -> bool {
+    LIGHT.load(Ordering::Relaxed)
+}
+
 /// Style of code that is not highlighted (unknown language, no colour, or a fallback).
 pub fn plain_code_style(color: bool) -> Style {
-    if color {
-        Style::new().fg(Color::Rgb(0xc0, 0xc5, 0xce))
-    } else {
-        Style::new()
+    match (color, light()) {
+        (false, _) => Style::new(),
+        (true, false) => Style::new().fg(Color::Rgb(0xc0, 0xc5, 0xce)),
+        (true, true) => Style::new().fg(Color::Rgb(0x32, 0x38, 0x40)),
     }
 }
 
@@ -74,6 +90,7 @@ pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
 pub struct Streamed {
     lang: String,
     color: bool,
+    light: bool,
     done: String,
     lines: CodeLines,
     highlighter: LineHighlighter,
@@ -90,6 +107,7 @@ impl Streamed {
         let stream = Rc::new(RefCell::new(Streamed {
             lang: lang.to_string(),
             color,
+            light: light(),
             done: String::new(),
             lines: Arc::default(),
             highlighter: LineHighlighter::new(lang, color),
@@ -104,7 +122,7 @@ impl Streamed {
     }
 
     pub fn is(&self, lang: &str, color: bool) -> bool {
-        self.lang == lang && self.color == color
+        self.lang == lang && self.color == color && self.light == light()
     }
 
     /// The complete lines highlighted so far, each followed by `\n`.
@@ -202,13 +220,16 @@ pub fn plain_lines(code: &str, color: bool) -> Vec<Line<'static>> {
     code.split('\n').map(|line| Line::from(Span::styled(line.to_string(), style))).collect()
 }
 
-fn cache_key(code: &str, lang: &str, color: bool) -> (u64, String, bool) {
+/// (content hash, language, colour, light theme).
+type CacheKey = (u64, String, bool, bool);
+
+fn cache_key(code: &str, lang: &str, color: bool) -> CacheKey {
     let mut hasher = DefaultHasher::new();
     code.hash(&mut hasher);
-    (hasher.finish(), lang.to_string(), color)
+    (hasher.finish(), lang.to_string(), color, light())
 }
 
-type Cache = Mutex<HashMap<(u64, String, bool), CodeLines>>;
+type Cache = Mutex<HashMap<CacheKey, CodeLines>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
