@@ -133,6 +133,8 @@ impl App {
         commands: Vec<(String, String)>,
         history: Vec<String>,
     ) -> Self {
+        // The app renders on this thread: its code blocks take the theme's syntax colours.
+        super::highlight::use_light(theme.light);
         App {
             theme,
             history: History::themed(theme),

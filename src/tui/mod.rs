@@ -90,7 +90,6 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let (line_tx, line_rx) = mpsc::unbounded_channel();
     let placeholder = options.provider.clone().unwrap_or_else(|| "…".into());
     let light = background::choose_light(tui.theme);
-    highlight::use_light(light);
     let theme = theme::Theme { color: tui.color, light };
     let mut app = App::new(theme, &placeholder, "", local_commands(), Vec::new());
     app.yolo = tui.yolo;

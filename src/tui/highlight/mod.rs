@@ -7,8 +7,9 @@
 //! once it is finished and shown, `highlight_code` takes the lines streaming already made
 //! (shared, not copied) instead of highlighting it again.
 //! Every syntect call runs under `guarded`; when one panics the whole block is shown plain.
-//! The syntect theme (dark or light) is chosen once for the process (`use_light`, from the
-//! UI's `Theme`); blocks and cache entries remember which one they were made with.
+//! The syntect theme (dark or light) is chosen once for the UI thread, which renders all
+//! Markdown (`use_light`, from the UI's `Theme`); blocks and cache entries remember which one
+//! they were made with.
 //! It must not wrap or lay out lines, never loads anything at startup, and never panics.
 
 mod line;
@@ -18,7 +19,6 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::rc::{Rc, Weak};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ratatui::style::{Color, Style};
@@ -36,17 +36,21 @@ pub type CodeLines = Arc<Vec<Line<'static>>>;
 /// Entries kept before the cache is emptied and starts over.
 const MAX_CACHE_ENTRIES: usize = 4096;
 
-static LIGHT: AtomicBool = AtomicBool::new(false);
-
-/// Highlights code from now on with the light syntect theme (`true`, for a light terminal
-/// background) or the dark one. Set once at start, before anything is highlighted.
-pub fn use_light(light: bool) {
-    LIGHT.store(light, Ordering::Relaxed);
+thread_local! {
+    /// Code on this thread is highlighted with the light theme.
+    static LIGHT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether code is highlighted with the light theme.
+/// Highlights code on this thread (the UI thread) from now on with the light syntect theme
+/// (`true`, for a light terminal background) or the dark one. Set at start, before anything
+/// is highlighted.
+pub fn use_light(light: bool) {
+    LIGHT.with(|cell| cell.set(light));
+}
+
+/// Whether code on this thread is highlighted with the light theme.
 pub fn light() -> bool {
-    LIGHT.load(Ordering::Relaxed)
+    LIGHT.with(std::cell::Cell::get)
 }
 
 /// Style of code that is not highlighted (unknown language, no colour, or a fallback).
@@ -187,8 +191,12 @@ fn streamed_lines(code: &str, lang: &str, color: bool) -> Option<CodeLines> {
 pub fn warm_up(color: bool) {
     static WARMED: std::sync::Once = std::sync::Once::new();
     if color {
+        let light = light();
         WARMED.call_once(|| {
-            std::thread::spawn(|| LineHighlighter::new("rust", true).line("fn main() {}"));
+            std::thread::spawn(move || {
+                use_light(light);
+                LineHighlighter::new("rust", true).line("fn main() {}")
+            });
         });
     }
 }
