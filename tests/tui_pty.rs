@@ -734,9 +734,12 @@ fn status_background(tui: &Tui) -> vt100::Color {
 const LIGHT_STATUS: vt100::Color = vt100::Color::Rgb(0xe4, 0xe7, 0xec);
 const DARK_STATUS: vt100::Color = vt100::Color::Rgb(30, 34, 42);
 
+/// The environment, the arguments, and the status line background they should give.
+type ThemeCase<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str], vt100::Color);
+
 #[test]
 fn a_light_terminal_gets_the_light_palette_by_setting_flag_or_colorfgbg() {
-    let cases: [(&[(&str, &str)], &[&str], vt100::Color); 6] = [
+    let cases: [ThemeCase; 6] = [
         (&[("ELELEM_THEME", ""), ("COLORFGBG", "")], &[], DARK_STATUS),
         (&[("ELELEM_THEME", "light"), ("COLORFGBG", "")], &[], LIGHT_STATUS),
         (&[("ELELEM_THEME", ""), ("COLORFGBG", "0;15")], &[], LIGHT_STATUS),

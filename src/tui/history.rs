@@ -152,7 +152,12 @@ impl History {
     }
 
     pub fn clear(&mut self) {
-        *self = History { expand_thinking: self.expand_thinking, color: self.color, light: self.light, ..History::default() };
+        *self = History {
+            expand_thinking: self.expand_thinking,
+            color: self.color,
+            light: self.light,
+            ..History::default()
+        };
     }
 
     pub fn toggle_thinking(&mut self) {
