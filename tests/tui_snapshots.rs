@@ -548,3 +548,28 @@ fn app_without_commands() -> App {
     app.history.push(elelem::tui::cells::CellKind::Notice("elelem v0.1.0 · stub · stub-demo · ? for help".into()));
     app
 }
+
+#[test]
+fn the_light_theme_approval_diff_context_panel_and_help_are_readable_on_white() {
+    let mut app = light_app();
+    let _rx = ask_edit(&mut app, long_diff(12));
+    let buf = frame(&mut app, 80, 24);
+    insta::assert_snapshot!(
+        "light_approval_diff_styles",
+        styled_with(&buf, Rect { x: 8, y: 2, width: 64, height: 5 }, true)
+    );
+    assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new(), "approval");
+
+    let mut app = light_app();
+    with_turn(&mut app);
+    app.handle_agent(AgentEvent::Context(context()));
+    app.show_context = true;
+    let buf = frame(&mut app, 120, 40);
+    assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new(), "context panel");
+
+    let mut app = light_app();
+    press(&mut app, crossterm::event::KeyCode::Char('?')); // on an empty prompt: the help
+    let buf = frame(&mut app, 80, 24);
+    assert!(text(&buf).contains("Ctrl"), "help shown:\n{}", text(&buf));
+    assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new(), "help");
+}
