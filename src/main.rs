@@ -7,6 +7,7 @@ use elelem::agent::output::{Output, TurnEnd};
 use elelem::ask::{prompt_with_stdin, JsonOutput};
 use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
 use elelem::startup::{banner, build_session, trust_question, Options, SessionChoice};
+use elelem::tui::background::ThemeChoice;
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -69,6 +70,14 @@ struct ChatFlags {
     /// chat: leave the mouse to the terminal (native selection; no wheel scrolling)
     #[arg(long, global = true)]
     no_mouse: bool,
+    /// chat: colours for a light or dark terminal background (auto: ask the terminal's
+    /// COLORFGBG); also the ELELEM_THEME setting
+    #[arg(long, global = true, value_name = "light|dark|auto", value_parser = parse_theme)]
+    theme: Option<ThemeChoice>,
+}
+
+fn parse_theme(text: &str) -> Result<ThemeChoice, String> {
+    ThemeChoice::parse(text).ok_or_else(|| format!("`{text}` is not a theme: light, dark or auto"))
 }
 
 #[derive(Subcommand)]
@@ -141,7 +150,7 @@ fn main() -> ExitCode {
             let options = options(false);
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
             if interactive && !global.chat.plain {
-                runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse)))
+                runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse, global.chat.theme)))
             } else {
                 let result = one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(line_chat(options))));
                 elelem::startup::shutdown();
@@ -274,8 +283,8 @@ async fn on_a_task<T: Send + 'static>(
     tokio::spawn(work).await.context("the command's task failed")?
 }
 
-async fn tui_chat(options: Options, mouse: bool) -> anyhow::Result<ExitCode> {
-    let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo };
+async fn tui_chat(options: Options, mouse: bool, theme: Option<ThemeChoice>) -> anyhow::Result<ExitCode> {
+    let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo, theme };
     let options = Options { replay_history: true, ..options };
     let stopped = elelem::tui::run(&options, tui).await?;
     Ok(stopped.map_or(ExitCode::SUCCESS, ExitCode::from))

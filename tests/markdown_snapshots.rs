@@ -78,7 +78,7 @@ fn styles_of_a_heading_inline_code_and_rust_code() {
 #[test]
 fn styles_without_colour() {
     let source = "## Title\n\nRun `cargo` **now**.\n\n```rust\nfn main() {}\n```\n";
-    insta::assert_snapshot!(styles(&render(source, 60, RenderOptions { color: false })));
+    insta::assert_snapshot!(styles(&render(source, 60, RenderOptions { color: false, light: false })));
 }
 
 #[test]

@@ -719,3 +719,47 @@ fn typing_through_two_approvals_answers_neither_and_the_prompt_keeps_every_key()
     tui.send("\x04");
     tui.wait_exit();
 }
+
+/// The background colour of the status line (the row holding `stub-demo`), once drawn.
+fn status_background(tui: &Tui) -> vt100::Color {
+    tui.wait_for("stub-demo");
+    let parser = tui.screen.lock().unwrap();
+    let screen = parser.screen();
+    let rows = screen.size().0.get();
+    let row = (0..rows).rev().find(|&row| screen.contents_between(row, 0, row + 1, 0).contains("stub-demo")).unwrap();
+    screen.cell(row, 1).unwrap().bgcolor()
+}
+
+/// The light palette's status line background (`Theme::status`), and the dark one's.
+const LIGHT_STATUS: vt100::Color = vt100::Color::Rgb(0xe4, 0xe7, 0xec);
+const DARK_STATUS: vt100::Color = vt100::Color::Rgb(30, 34, 42);
+
+/// The environment, the arguments, and the status line background they should give.
+type ThemeCase<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str], vt100::Color);
+
+#[test]
+fn a_light_terminal_gets_the_light_palette_by_setting_flag_or_colorfgbg() {
+    let cases: [ThemeCase; 6] = [
+        (&[("ELELEM_THEME", ""), ("COLORFGBG", "")], &[], DARK_STATUS),
+        (&[("ELELEM_THEME", "light"), ("COLORFGBG", "")], &[], LIGHT_STATUS),
+        (&[("ELELEM_THEME", ""), ("COLORFGBG", "0;15")], &[], LIGHT_STATUS),
+        (&[("ELELEM_THEME", "dark"), ("COLORFGBG", "0;15")], &[], DARK_STATUS),
+        (&[("ELELEM_THEME", "dark"), ("COLORFGBG", "")], &["--theme", "light"], LIGHT_STATUS),
+        (&[("ELELEM_THEME", "light"), ("COLORFGBG", "0;15")], &["--theme", "dark"], DARK_STATUS),
+    ];
+    for (env, args, want) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let mut tui = Tui::launch(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, steps_with_tool(), 24, 80, env, args);
+        assert_eq!(status_background(&tui), want, "{env:?} {args:?}");
+        tui.send("\x03\x03");
+        tui.wait_exit();
+    }
+}
+
+#[test]
+fn an_unknown_theme_flag_is_refused_with_the_choices() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_elelem")).args(["--theme", "pink"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("light, dark or auto"), "{err}");
+}

@@ -108,6 +108,11 @@ fn text(buf: &Buffer) -> String {
 
 /// Rows of a region with style runs marked, e.g. `[dim,italic]thinking…[/]`.
 fn styled(buf: &Buffer, area: Rect) -> String {
+    styled_with(buf, area, false)
+}
+
+/// `styled`, and with `backgrounds` the cells' background colours too (`bg:…`).
+fn styled_with(buf: &Buffer, area: Rect, backgrounds: bool) -> String {
     let mut out = String::new();
     for y in area.y..area.y + area.height {
         let mut current = String::new();
@@ -128,6 +133,9 @@ fn styled(buf: &Buffer, area: Rect) -> String {
             }
             if cell.fg != ratatui::style::Color::Reset {
                 tags.push(format!("{:?}", cell.fg));
+            }
+            if backgrounds && cell.bg != ratatui::style::Color::Reset {
+                tags.push(format!("bg:{:?}", cell.bg));
             }
             let tag = tags.join(",");
             if tag != current {
@@ -466,4 +474,102 @@ fn clear_asks_first_and_esc_keeps_the_conversation() {
     assert!(!app.confirm_clear && app.composer.is_empty(), "Esc keeps the conversation");
     app.composer.set_text("/clear undo");
     assert_eq!(app.handle_key(enter), vec![Action::Submit("/clear undo".into())], "only /clear itself asks");
+}
+
+/// The app in the light palette (for a light terminal background), as `app()`.
+fn light_app() -> App {
+    let mut app = App::new(Theme::light(true), "stub", "stub-demo", Vec::new(), vec![]);
+    app.history.push(elelem::tui::cells::CellKind::Notice("elelem v0.1.0 · stub · stub-demo · ? for help".into()));
+    app
+}
+
+/// Every foreground colour in `area` that is hard to read on a white background: light
+/// greys, bright yellow, anything pale.
+fn pale_on_white(buf: &Buffer, area: Rect) -> Vec<String> {
+    use ratatui::style::Color;
+    let mut pale = Vec::new();
+    for y in area.y..area.y + area.height {
+        for x in area.x..area.x + area.width {
+            let cell = &buf[(x, y)];
+            let bad = match cell.fg {
+                Color::Gray | Color::White | Color::LightYellow | Color::Yellow | Color::LightCyan => true,
+                Color::Rgb(r, g, b) => 0.2126 * f64::from(r) + 0.7152 * f64::from(g) + 0.0722 * f64::from(b) > 165.0,
+                _ => false,
+            };
+            let dimmed_grey = cell.modifier.contains(Modifier::DIM) && matches!(cell.fg, Color::Gray | Color::DarkGray);
+            if (bad || dimmed_grey) && !cell.symbol().trim().is_empty() && cell.bg == Color::Reset {
+                pale.push(format!("{:?} at {x},{y} {:?}", cell.symbol(), cell.fg));
+            }
+        }
+    }
+    pale
+}
+
+#[test]
+fn the_light_theme_conversation_120x40() {
+    let mut app = light_app();
+    with_turn(&mut app);
+    let buf = frame(&mut app, 120, 40);
+    let mut dark = app_without_commands();
+    with_turn(&mut dark);
+    assert_eq!(text(&buf), text(&frame(&mut dark, 120, 40)), "the same screen, other colours");
+    let pane = app.rects.conversation;
+    let rows = Rect { x: pane.x + 1, y: pane.y + 1, width: pane.width - 2, height: pane.height - 2 };
+    insta::assert_snapshot!(styled_with(&buf, rows, true));
+    assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new());
+}
+
+#[test]
+fn the_light_theme_tool_log_and_status_line_120x40() {
+    let mut app = light_app();
+    with_turn(&mut app);
+    app.focus = Focus::Tools;
+    app.tools.select_next(-1);
+    app.tools.select_next(-1); // the execute call
+    app.tools.toggle_selected();
+    let buf = frame(&mut app, 120, 40);
+    let tools = app.rects.tools;
+    insta::assert_snapshot!("light_tool_log", styled_with(&buf, Rect { height: 6, ..tools }, true));
+    let status = Rect { x: 0, y: buf.area.height - 1, width: buf.area.width, height: 1 };
+    insta::assert_snapshot!("light_status_line", styled_with(&buf, status, true));
+}
+
+#[test]
+fn the_dark_theme_is_too_pale_for_white_and_the_check_sees_it() {
+    let mut app = app_without_commands();
+    with_turn(&mut app);
+    let buf = frame(&mut app, 120, 40);
+    assert!(!pale_on_white(&buf, buf.area).is_empty());
+}
+
+/// `app()` without the slash commands, so its frames match `light_app()`'s.
+fn app_without_commands() -> App {
+    let mut app = App::new(Theme::new(true), "stub", "stub-demo", Vec::new(), vec![]);
+    app.history.push(elelem::tui::cells::CellKind::Notice("elelem v0.1.0 · stub · stub-demo · ? for help".into()));
+    app
+}
+
+#[test]
+fn the_light_theme_approval_diff_context_panel_and_help_are_readable_on_white() {
+    let mut app = light_app();
+    let _rx = ask_edit(&mut app, long_diff(12));
+    let buf = frame(&mut app, 80, 24);
+    insta::assert_snapshot!(
+        "light_approval_diff_styles",
+        styled_with(&buf, Rect { x: 8, y: 2, width: 64, height: 5 }, true)
+    );
+    assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new(), "approval");
+
+    let mut app = light_app();
+    with_turn(&mut app);
+    app.handle_agent(AgentEvent::Context(context()));
+    app.show_context = true;
+    let buf = frame(&mut app, 120, 40);
+    assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new(), "context panel");
+
+    let mut app = light_app();
+    press(&mut app, crossterm::event::KeyCode::Char('?')); // on an empty prompt: the help
+    let buf = frame(&mut app, 80, 24);
+    assert!(text(&buf).contains("Ctrl"), "help shown:\n{}", text(&buf));
+    assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new(), "help");
 }

@@ -133,9 +133,11 @@ impl App {
         commands: Vec<(String, String)>,
         history: Vec<String>,
     ) -> Self {
+        // The app renders on this thread: its code blocks take the theme's syntax colours.
+        super::highlight::use_light(theme.light);
         App {
             theme,
-            history: History::new(theme.color),
+            history: History::themed(theme),
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),

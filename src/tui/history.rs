@@ -37,6 +37,8 @@ pub struct History {
     inner: Rect,
     /// Colour in rendered Markdown (off with `NO_COLOR`).
     pub color: bool,
+    /// Markdown coloured for a light background.
+    pub light: bool,
     /// Width and theme of the last draw, so scrolling can lay out what it scrolls over.
     drawn: Option<(u16, Theme)>,
     /// The pane's frame as last drawn.
@@ -46,6 +48,11 @@ pub struct History {
 impl History {
     pub fn new(color: bool) -> Self {
         History { color, ..History::default() }
+    }
+
+    /// A history whose Markdown is coloured by `theme`.
+    pub fn themed(theme: crate::tui::theme::Theme) -> Self {
+        History { color: theme.color, light: theme.light, ..History::default() }
     }
 
     fn changed(&mut self, i: usize) {
@@ -98,7 +105,7 @@ impl History {
                     self.cells[t].touch();
                     self.changed(t);
                 }
-                let doc = MarkdownDoc::new(RenderOptions { color: self.color });
+                let doc = MarkdownDoc::new(RenderOptions { color: self.color, light: self.light });
                 let i = self.push(CellKind::Reply(Box::new(doc)));
                 self.open_reply = Some(i);
                 i
@@ -145,7 +152,12 @@ impl History {
     }
 
     pub fn clear(&mut self) {
-        *self = History { expand_thinking: self.expand_thinking, color: self.color, ..History::default() };
+        *self = History {
+            expand_thinking: self.expand_thinking,
+            color: self.color,
+            light: self.light,
+            ..History::default()
+        };
     }
 
     pub fn toggle_thinking(&mut self) {

@@ -24,7 +24,7 @@ fn big() -> String {
 
 /// The reply's whole layout with its cell's blank row, then an info line's cell.
 fn whole(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = render(text, width, RenderOptions { color: true });
+    let mut lines = render(text, width, RenderOptions::default());
     lines.push(Line::default());
     let mut info = History::new(true);
     info.push(super::CellKind::Info("done".into()));

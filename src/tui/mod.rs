@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod approval;
+pub mod background;
 pub mod cells;
 pub mod channel;
 pub mod clock;
@@ -57,6 +58,8 @@ pub struct TuiOptions {
     pub mouse: bool,
     pub color: bool,
     pub yolo: bool,
+    /// `--theme`; `None` leaves it to `ELELEM_THEME` and the terminal (`background.rs`).
+    pub theme: Option<background::ThemeChoice>,
 }
 
 /// Agent messages handled per batch before the UI looks at input again.
@@ -86,7 +89,9 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
     let (line_tx, line_rx) = mpsc::unbounded_channel();
     let placeholder = options.provider.clone().unwrap_or_else(|| "…".into());
-    let mut app = App::new(theme::Theme::new(tui.color), &placeholder, "", local_commands(), Vec::new());
+    let light = background::choose_light(tui.theme);
+    let theme = theme::Theme { color: tui.color, light };
+    let mut app = App::new(theme, &placeholder, "", local_commands(), Vec::new());
     app.yolo = tui.yolo;
     app.mouse = tui.mouse;
     app.notify_mode = notify::NotifyMode::from_env();

@@ -1,5 +1,6 @@
-//! The `Theme`: every style the TUI uses, in one place. With colour off (`NO_COLOR`) the
-//! same styles keep their modifiers (bold, dim, italic, reverse) but drop colours.
+//! The `Theme`: every style the TUI uses, in one place, in a dark and a light palette (which
+//! one: `background.rs`). With colour off (`NO_COLOR`) the same styles keep their modifiers
+//! (bold, dim, italic, reverse) but drop colours.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -15,11 +16,28 @@ pub type PaneFrame = DrawnCells<(String, bool, bool, Theme)>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Theme {
     pub color: bool,
+    /// The light palette (dark text on a light background), not the dark one.
+    pub light: bool,
 }
 
 impl Theme {
+    /// The dark palette.
     pub fn new(color: bool) -> Self {
-        Theme { color }
+        Theme { color, light: false }
+    }
+
+    /// The light palette (for a light terminal background).
+    pub fn light(color: bool) -> Self {
+        Theme { color, light: true }
+    }
+
+    /// `dark` in the dark palette, `light` in the light one.
+    fn pick(&self, dark: Color, light: Color) -> Color {
+        if self.light {
+            light
+        } else {
+            dark
+        }
     }
 
     fn fg(&self, color: Color) -> Style {
@@ -34,42 +52,56 @@ impl Theme {
         Style::default()
     }
     pub fn user(&self) -> Style {
-        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        self.fg(self.pick(Color::Cyan, Color::Blue)).add_modifier(Modifier::BOLD)
     }
     pub fn thinking(&self) -> Style {
+        if self.light {
+            // Dim grey on white is all but invisible: a mid grey, not dimmed.
+            return self.fg(Color::Rgb(0x5c, 0x63, 0x70)).add_modifier(Modifier::ITALIC);
+        }
         self.fg(Color::Gray).add_modifier(Modifier::DIM | Modifier::ITALIC)
     }
     pub fn dim(&self) -> Style {
+        if self.light {
+            return self.fg(Color::Rgb(0x6e, 0x75, 0x81));
+        }
         self.fg(Color::DarkGray).add_modifier(Modifier::DIM)
     }
     pub fn error(&self) -> Style {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
     }
     pub fn warning(&self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg(self.amber())
     }
     pub fn ok(&self) -> Style {
-        self.fg(Color::Green)
+        self.fg(self.green())
     }
     /// A diff's added lines.
     pub fn added(&self) -> Style {
-        self.fg(Color::Green)
+        self.fg(self.green())
     }
     /// A diff's removed lines.
     pub fn removed(&self) -> Style {
         self.fg(Color::Red)
     }
     pub fn running(&self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg(self.amber())
+    }
+    /// Yellow, darkened in the light palette (bright yellow on white cannot be read).
+    fn amber(&self) -> Color {
+        self.pick(Color::Yellow, Color::Rgb(0x9a, 0x67, 0x00))
+    }
+    fn green(&self) -> Color {
+        self.pick(Color::Green, Color::Rgb(0x1a, 0x7f, 0x37))
     }
     pub fn selected(&self) -> Style {
         Style::default().add_modifier(Modifier::REVERSED)
     }
     pub fn border(&self, focused: bool) -> Style {
         if focused {
-            self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+            self.fg(self.pick(Color::Cyan, Color::Blue)).add_modifier(Modifier::BOLD)
         } else {
-            self.fg(Color::DarkGray)
+            self.fg(self.pick(Color::DarkGray, Color::Rgb(0x9a, 0xa0, 0xa8)))
         }
     }
     pub fn title(&self) -> Style {
@@ -77,7 +109,12 @@ impl Theme {
     }
     pub fn status(&self) -> Style {
         if self.color {
-            Style::default().bg(Color::Rgb(30, 34, 42)).fg(Color::Gray)
+            let (bg, fg) = if self.light {
+                (Color::Rgb(0xe4, 0xe7, 0xec), Color::Rgb(0x24, 0x29, 0x2f))
+            } else {
+                (Color::Rgb(30, 34, 42), Color::Gray)
+            };
+            Style::default().bg(bg).fg(fg)
         } else {
             Style::default().add_modifier(Modifier::REVERSED)
         }
@@ -86,7 +123,7 @@ impl Theme {
         self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
     }
     pub fn approval(&self) -> Style {
-        self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
+        self.fg(self.amber()).add_modifier(Modifier::BOLD)
     }
 
     /// The bordered frame of a pane, titled, highlighted when focused.

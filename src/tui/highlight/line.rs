@@ -31,7 +31,9 @@ use syntect::parsing::{ParseState, Scope, ScopeStack, ScopeStackOp, SyntaxRefere
 
 use super::plain_code_style;
 
-const THEME: &str = "base16-ocean.dark";
+/// The syntect themes: for a dark background, and for a light one (`super::light`).
+const DARK_THEME: &str = "base16-ocean.dark";
+const LIGHT_THEME: &str = "InspiredGitHub";
 /// Lines longer than this are shown plain: regex highlighting of huge lines can be very slow.
 const MAX_HIGHLIGHT_LINE: usize = 4096;
 
@@ -50,6 +52,8 @@ pub struct LineHighlighter {
     /// `None` when the block is plain: no colour, an unknown language or no theme.
     state: Option<SyntaxState>,
     color: bool,
+    /// Highlighted with the light theme (fixed when the block starts).
+    light: bool,
     /// A line failed to parse: it and every later line are plain.
     failed: bool,
     /// Syntect panicked: the block is to be shown plain as a whole (see `panicked`).
@@ -61,22 +65,31 @@ pub struct LineHighlighter {
 impl LineHighlighter {
     /// A highlighter for a block in `lang` (a fence info token such as `rust` or `py`).
     pub fn new(lang: &str, color: bool) -> Self {
+        let light = super::light();
         let state = if color {
             guarded(|| {
                 let syntax = find_syntax(lang)?;
-                highlighter()?;
+                highlighter(light)?;
                 Some(SyntaxState { parse: ParseState::new(syntax), scopes: ScopeStack::new() })
             })
         } else {
             Some(None)
         };
-        LineHighlighter { panicked: state.is_none(), state: state.flatten(), color, failed: false, buf: String::new() }
+        LineHighlighter {
+            panicked: state.is_none(),
+            state: state.flatten(),
+            color,
+            light,
+            failed: false,
+            buf: String::new(),
+        }
     }
 
     /// One line (without its `\n`, tabs expanded), highlighted from the current state, which it
     /// advances. Plain once a line failed to parse, and for lines too long to highlight.
     pub fn line(&mut self, text: &str) -> Line<'static> {
         let plain = |color| Line::from(Span::styled(text.to_string(), plain_code_style(color)));
+        let light = self.light;
         let Some(state) = self.state.as_mut().filter(|_| !self.failed && !self.panicked) else {
             return plain(self.color);
         };
@@ -93,7 +106,7 @@ impl LineHighlighter {
             #[cfg(test)]
             inject::check(line);
             let ops = memo::parse(&mut state.parse, line)?;
-            to_line(line, &ops, &mut state.scopes)
+            to_line(line, &ops, &mut state.scopes, light)
         });
         match highlighted {
             Some(Some(line)) => line,
@@ -256,7 +269,7 @@ pub(crate) mod inject {
 /// `ops` parsed from it, applied to `scopes` as it goes: each piece of text takes the style of
 /// the scopes open over it, and neighbouring pieces of one style make one span. `None` when the
 /// changes do not apply (a restore with nothing cleared).
-fn to_line(line: &str, ops: &[(usize, ScopeStackOp)], scopes: &mut ScopeStack) -> Option<Line<'static>> {
+fn to_line(line: &str, ops: &[(usize, ScopeStackOp)], scopes: &mut ScopeStack, light: bool) -> Option<Line<'static>> {
     let end = line.strip_suffix('\n').unwrap_or(line).len();
     let mut runs: Vec<(usize, usize, Style)> = Vec::new();
     let mut style = None;
@@ -264,7 +277,7 @@ fn to_line(line: &str, ops: &[(usize, ScopeStackOp)], scopes: &mut ScopeStack) -
     let mut piece = |to: usize, scopes: &ScopeStack, style: &mut Option<Style>| {
         let to = to.min(end);
         if to > from {
-            let style = *style.get_or_insert_with(|| style_of(scopes.as_slice()));
+            let style = *style.get_or_insert_with(|| style_of(scopes.as_slice(), light));
             match runs.last_mut() {
                 Some(last) if last.2 == style && last.1 == from => last.1 = to,
                 _ => runs.push((from, to, style)),
@@ -287,18 +300,20 @@ fn to_line(line: &str, ops: &[(usize, ScopeStackOp)], scopes: &mut ScopeStack) -
 
 /// The ratatui style of text under `scopes`: what syntect's `HighlightState` gives for that
 /// stack (the theme's default for none), cached per stack.
-fn style_of(scopes: &[Scope]) -> Style {
+fn style_of(scopes: &[Scope], light: bool) -> Style {
     /// Stacks remembered before the cache starts over.
     const MAX_STACKS: usize = 4096;
     thread_local! {
-        static STYLES: RefCell<HashMap<Box<[Scope]>, Style>> = RefCell::new(HashMap::new());
+        /// One cache per theme: dark, light.
+        static STYLES: RefCell<[HashMap<Box<[Scope]>, Style>; 2]> = RefCell::new([HashMap::new(), HashMap::new()]);
     }
-    let Some(highlighter) = highlighter() else { return Style::new() };
+    let Some(highlighter) = highlighter(light) else { return Style::new() };
     if scopes.is_empty() {
         return to_ratatui(highlighter.get_default());
     }
     STYLES.with(|styles| {
         let mut styles = styles.borrow_mut();
+        let styles = &mut styles[usize::from(light)];
         if let Some(style) = styles.get(scopes) {
             return *style;
         }
@@ -355,7 +370,8 @@ fn to_ratatui(style: syntect::highlighting::Style) -> Style {
 
 struct Sets {
     syntaxes: SyntaxSet,
-    theme: Option<Theme>,
+    dark: Option<Theme>,
+    light: Option<Theme>,
 }
 
 /// Loaded on first use only (tens of milliseconds), never at startup.
@@ -363,14 +379,23 @@ fn sets() -> &'static Sets {
     static SETS: OnceLock<Sets> = OnceLock::new();
     SETS.get_or_init(|| {
         let mut themes = ThemeSet::load_defaults();
-        Sets { syntaxes: SyntaxSet::load_defaults_newlines(), theme: themes.themes.remove(THEME) }
+        Sets {
+            syntaxes: SyntaxSet::load_defaults_newlines(),
+            dark: themes.themes.remove(DARK_THEME),
+            light: themes.themes.remove(LIGHT_THEME),
+        }
     })
 }
 
 /// The theme's highlighter, built once (it indexes the theme's scope selectors).
-fn highlighter() -> Option<&'static Highlighter<'static>> {
-    static HIGHLIGHTER: OnceLock<Option<Highlighter<'static>>> = OnceLock::new();
-    HIGHLIGHTER.get_or_init(|| sets().theme.as_ref().map(Highlighter::new)).as_ref()
+fn highlighter(light: bool) -> Option<&'static Highlighter<'static>> {
+    static DARK: OnceLock<Option<Highlighter<'static>>> = OnceLock::new();
+    static LIGHT: OnceLock<Option<Highlighter<'static>>> = OnceLock::new();
+    if light {
+        LIGHT.get_or_init(|| sets().light.as_ref().map(Highlighter::new)).as_ref()
+    } else {
+        DARK.get_or_init(|| sets().dark.as_ref().map(Highlighter::new)).as_ref()
+    }
 }
 
 fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
@@ -405,7 +430,7 @@ mod tests {
     /// Syntect's own way, with nothing of ours between: a fresh parse of every line and its
     /// `HighlightState`, merged into spans the way the highlighter did before.
     fn reference(code: &str, lang: &str) -> Vec<Line<'static>> {
-        let (Some(syntax), Some(highlighter)) = (find_syntax(lang), highlighter()) else { return Vec::new() };
+        let (Some(syntax), Some(highlighter)) = (find_syntax(lang), highlighter(false)) else { return Vec::new() };
         let mut parse = ParseState::new(syntax);
         let mut state = HighlightState::new(highlighter, ScopeStack::new());
         let mut out = Vec::new();
@@ -444,6 +469,27 @@ mod tests {
         ("markdown", "# Title\n\nSome *text* and `code`.\n\n```rust\nfn main() {}\n```\n\n- item\n"),
         ("go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(`raw\nstring`)\n}\n"),
     ];
+
+    /// Luminance (0..=1) of a style's foreground colour.
+    fn luminance(style: Style) -> f64 {
+        let Some(Color::Rgb(r, g, b)) = style.fg else { panic!("no colour: {style:?}") };
+        (0.2126 * f64::from(r) + 0.7152 * f64::from(g) + 0.0722 * f64::from(b)) / 255.0
+    }
+
+    #[test]
+    fn the_light_theme_writes_code_dark_and_the_dark_theme_light() {
+        let default = |light| to_ratatui(highlighter(light).expect("theme loaded").get_default());
+        assert!(luminance(default(true)) < 0.4, "{:?}", default(true));
+        assert!(luminance(default(false)) > 0.6, "{:?}", default(false));
+        let mut ops = Vec::new();
+        let mut parse = ParseState::new(find_syntax("rust").expect("rust"));
+        ops.extend(parse.parse_line("let x = \"hi\";\n", &sets().syntaxes).expect("parses"));
+        let light = to_line("let x = \"hi\";\n", &ops, &mut ScopeStack::new(), true).expect("a line");
+        assert!(light.spans.len() > 2);
+        for span in &light.spans {
+            assert!(luminance(span.style) < 0.6, "pale on white: {span:?}");
+        }
+    }
 
     #[test]
     fn styles_are_what_syntect_itself_gives() {

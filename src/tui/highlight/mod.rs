@@ -7,6 +7,9 @@
 //! once it is finished and shown, `highlight_code` takes the lines streaming already made
 //! (shared, not copied) instead of highlighting it again.
 //! Every syntect call runs under `guarded`; when one panics the whole block is shown plain.
+//! The syntect theme (dark or light) is chosen once for the UI thread, which renders all
+//! Markdown (`use_light`, from the UI's `Theme`); blocks and cache entries remember which one
+//! they were made with.
 //! It must not wrap or lay out lines, never loads anything at startup, and never panics.
 
 mod line;
@@ -33,12 +36,29 @@ pub type CodeLines = Arc<Vec<Line<'static>>>;
 /// Entries kept before the cache is emptied and starts over.
 const MAX_CACHE_ENTRIES: usize = 4096;
 
+thread_local! {
+    /// Code on this thread is highlighted with the light theme.
+    static LIGHT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Highlights code on this thread (the UI thread) from now on with the light syntect theme
+/// (`true`, for a light terminal background) or the dark one. Set at start, before anything
+/// is highlighted.
+pub fn use_light(light: bool) {
+    LIGHT.with(|cell| cell.set(light));
+}
+
+/// Whether code on this thread is highlighted with the light theme.
+pub fn light() -> bool {
+    LIGHT.with(std::cell::Cell::get)
+}
+
 /// Style of code that is not highlighted (unknown language, no colour, or a fallback).
 pub fn plain_code_style(color: bool) -> Style {
-    if color {
-        Style::new().fg(Color::Rgb(0xc0, 0xc5, 0xce))
-    } else {
-        Style::new()
+    match (color, light()) {
+        (false, _) => Style::new(),
+        (true, false) => Style::new().fg(Color::Rgb(0xc0, 0xc5, 0xce)),
+        (true, true) => Style::new().fg(Color::Rgb(0x32, 0x38, 0x40)),
     }
 }
 
@@ -74,6 +94,7 @@ pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
 pub struct Streamed {
     lang: String,
     color: bool,
+    light: bool,
     done: String,
     lines: CodeLines,
     highlighter: LineHighlighter,
@@ -90,6 +111,7 @@ impl Streamed {
         let stream = Rc::new(RefCell::new(Streamed {
             lang: lang.to_string(),
             color,
+            light: light(),
             done: String::new(),
             lines: Arc::default(),
             highlighter: LineHighlighter::new(lang, color),
@@ -104,7 +126,7 @@ impl Streamed {
     }
 
     pub fn is(&self, lang: &str, color: bool) -> bool {
-        self.lang == lang && self.color == color
+        self.lang == lang && self.color == color && self.light == light()
     }
 
     /// The complete lines highlighted so far, each followed by `\n`.
@@ -169,8 +191,12 @@ fn streamed_lines(code: &str, lang: &str, color: bool) -> Option<CodeLines> {
 pub fn warm_up(color: bool) {
     static WARMED: std::sync::Once = std::sync::Once::new();
     if color {
+        let light = light();
         WARMED.call_once(|| {
-            std::thread::spawn(|| LineHighlighter::new("rust", true).line("fn main() {}"));
+            std::thread::spawn(move || {
+                use_light(light);
+                LineHighlighter::new("rust", true).line("fn main() {}")
+            });
         });
     }
 }
@@ -202,13 +228,16 @@ pub fn plain_lines(code: &str, color: bool) -> Vec<Line<'static>> {
     code.split('\n').map(|line| Line::from(Span::styled(line.to_string(), style))).collect()
 }
 
-fn cache_key(code: &str, lang: &str, color: bool) -> (u64, String, bool) {
+/// (content hash, language, colour, light theme).
+type CacheKey = (u64, String, bool, bool);
+
+fn cache_key(code: &str, lang: &str, color: bool) -> CacheKey {
     let mut hasher = DefaultHasher::new();
     code.hash(&mut hasher);
-    (hasher.finish(), lang.to_string(), color)
+    (hasher.finish(), lang.to_string(), color, light())
 }
 
-type Cache = Mutex<HashMap<(u64, String, bool), CodeLines>>;
+type Cache = Mutex<HashMap<CacheKey, CodeLines>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();

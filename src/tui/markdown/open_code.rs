@@ -219,7 +219,7 @@ mod tests {
     fn incremental_lines_equal_a_whole_render_at_every_step() {
         let text = big_code(120);
         for width in [40u16, 100] {
-            let options = RenderOptions { color: true };
+            let options = RenderOptions { color: true, light: false };
             let mut code = OpenCode::default();
             let mut previous = None;
             let mut used = 0;
@@ -246,7 +246,7 @@ mod tests {
         }
         let code_lines = text.lines().count() - 3;
         text.push_str("```\n\nThe end.\n");
-        let options = RenderOptions { color: true };
+        let options = RenderOptions { color: true, light: false };
         let mut doc = crate::tui::markdown::MarkdownDoc::new(options);
         let before = inject::lines_highlighted();
         let mut frames = 0;

@@ -52,14 +52,14 @@ const PLAIN: [bool; 256] = {
 mod tests {
     use super::*;
     use crate::tui::markdown::render::{parse, CodeMode, Node};
-    use crate::tui::markdown::style::Palette;
+    use crate::tui::markdown::style::{Palette, RenderOptions};
     use proptest::prelude::*;
     use ratatui::text::Span;
 
     /// The body rows pulldown-cmark gives `line` under a header of `columns` cells.
     fn parsed(line: &str, columns: usize) -> Vec<Vec<Vec<Span<'static>>>> {
         let head = format!("{}|\n{}|\n", "| h ".repeat(columns), "|---".repeat(columns));
-        let nodes = parse(&format!("{head}{line}\n"), Palette { color: true }, CodeMode::Plain, None);
+        let nodes = parse(&format!("{head}{line}\n"), Palette::new(RenderOptions::default()), CodeMode::Plain, None);
         match nodes.into_iter().next() {
             Some(Node::Table { table, .. }) => table.rows,
             _ => Vec::new(),

@@ -16,26 +16,28 @@ pub(crate) fn spaces(n: usize) -> Cow<'static, str> {
 }
 
 /// How Markdown is rendered. `color: false` (NO_COLOR) keeps modifiers such as bold but drops
-/// every colour, including in highlighted code.
+/// every colour, including in highlighted code. `light`: colours for a light background.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RenderOptions {
     pub color: bool,
+    pub light: bool,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { color: true }
+        RenderOptions { color: true, light: false }
     }
 }
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Palette {
     pub color: bool,
+    light: bool,
 }
 
 impl Palette {
     pub fn new(options: RenderOptions) -> Self {
-        Palette { color: options.color }
+        Palette { color: options.color, light: options.light }
     }
 
     fn fg(&self, style: Style, color: Color) -> Style {
@@ -46,26 +48,39 @@ impl Palette {
         }
     }
 
+    /// `dark` on a dark background, `light` on a light one.
+    fn pick(&self, dark: Color, light: Color) -> Color {
+        if self.light {
+            light
+        } else {
+            dark
+        }
+    }
+
     pub fn heading(&self, level: u8) -> Style {
         let bold = Style::new().add_modifier(Modifier::BOLD);
         match level {
-            1 => self.fg(bold.add_modifier(Modifier::UNDERLINED), Color::LightMagenta),
-            2 => self.fg(bold, Color::LightMagenta),
-            3 => self.fg(bold, Color::LightBlue),
+            1 => self.fg(bold.add_modifier(Modifier::UNDERLINED), self.pick(Color::LightMagenta, Color::Magenta)),
+            2 => self.fg(bold, self.pick(Color::LightMagenta, Color::Magenta)),
+            3 => self.fg(bold, self.pick(Color::LightBlue, Color::Blue)),
             _ => self.fg(bold, Color::Blue),
         }
     }
 
     pub fn inline_code(&self) -> Style {
-        self.fg(Style::new(), Color::LightYellow)
+        // Bright yellow is unreadable on white: a dark red-brown there.
+        self.fg(Style::new(), self.pick(Color::LightYellow, Color::Rgb(0x9a, 0x34, 0x12)))
     }
 
     pub fn link(&self) -> Style {
-        self.fg(Style::new().add_modifier(Modifier::UNDERLINED), Color::LightBlue)
+        self.fg(Style::new().add_modifier(Modifier::UNDERLINED), self.pick(Color::LightBlue, Color::Blue))
     }
 
     /// Secondary text: link targets, quote gutters, rules, table borders.
     pub fn dim(&self) -> Style {
+        if self.light {
+            return self.fg(Style::new(), Color::Rgb(0x6e, 0x75, 0x81));
+        }
         self.fg(Style::new().add_modifier(Modifier::DIM), Color::DarkGray)
     }
 
@@ -74,7 +89,7 @@ impl Palette {
     }
 
     pub fn marker(&self) -> Style {
-        self.fg(Style::new(), Color::LightBlue)
+        self.fg(Style::new(), self.pick(Color::LightBlue, Color::Blue))
     }
 
     pub fn table_header(&self) -> Style {
@@ -82,6 +97,6 @@ impl Palette {
     }
 
     pub fn task_done(&self) -> Style {
-        self.fg(Style::new(), Color::Green)
+        self.fg(Style::new(), self.pick(Color::Green, Color::Rgb(0x1a, 0x7f, 0x37)))
     }
 }

@@ -228,6 +228,7 @@ fn padding(n: usize) -> Span<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::markdown::style::RenderOptions;
     use ratatui::style::{Modifier, Style};
 
     #[test]
@@ -251,7 +252,7 @@ mod tests {
             cell(&[("a cell much wider than any column here", plain)]),
         ];
         let aligns = [Alignment::None, Alignment::Left, Alignment::Right, Alignment::Center];
-        let palette = Palette { color: true };
+        let palette = Palette::new(RenderOptions::default());
         let mut one_lines = 0;
         for widths in [vec![0, 1, 3], vec![6, 12, 9], vec![40, 2], vec![]] {
             for (a, b) in (0..cells.len()).flat_map(|a| (0..cells.len()).map(move |b| (a, b))) {
@@ -273,7 +274,7 @@ mod tests {
     fn a_plain_row_is_laid_out_as_its_cells_are() {
         let cells = ["7", "a cell", "a b c d e f", "a cell much wider than any column here"];
         let aligns = [Alignment::None, Alignment::Left, Alignment::Right, Alignment::Center];
-        let palette = Palette { color: true };
+        let palette = Palette::new(RenderOptions::default());
         for widths in [vec![0, 1, 3], vec![6, 12, 9], vec![40, 2], vec![5, 5, 5, 50]] {
             for a in 0..cells.len() {
                 let row: Vec<&str> = (0..widths.len().min(3)).map(|c| cells[(a + c) % cells.len()]).collect();

@@ -112,7 +112,7 @@ fn code_blocks_are_highlighted() {
 
 #[test]
 fn no_color_keeps_modifiers_but_drops_colours() {
-    let lines = render("# T\n\n`c` **b**\n\n```rust\nfn x() {}\n```", 40, RenderOptions { color: false });
+    let lines = render("# T\n\n`c` **b**\n\n```rust\nfn x() {}\n```", 40, RenderOptions { color: false, light: false });
     let spans: Vec<_> = lines.iter().flat_map(|l| l.spans.iter()).collect();
     assert!(spans.iter().all(|s| s.style.fg.is_none() && s.style.bg.is_none()));
     assert!(spans.iter().any(|s| s.content == "b" && s.style.add_modifier.contains(Modifier::BOLD)));

@@ -1,0 +1,132 @@
+//! Which palette fits the terminal: light or dark. Owns the choice only (the palettes are in
+//! `theme.rs`): `--theme light|dark|auto`, then `ELELEM_THEME`, then, for `auto`, the
+//! terminal's own word — `COLORFGBG` (`fg;bg`, set by rxvt, Konsole, iTerm2 and others) and the
+//! reading of an OSC 11 answer (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB ST`) — and dark when nothing says.
+
+/// What the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThemeChoice {
+    Light,
+    Dark,
+    /// Follow the terminal's background.
+    Auto,
+}
+
+impl ThemeChoice {
+    /// `light`, `dark` or `auto` (any case, spaces around ignored); `None` for anything else.
+    pub fn parse(text: &str) -> Option<ThemeChoice> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "light" => Some(ThemeChoice::Light),
+            "dark" => Some(ThemeChoice::Dark),
+            "auto" => Some(ThemeChoice::Auto),
+            _ => None,
+        }
+    }
+}
+
+/// Whether to use the light palette: `flag` (`--theme`) first, then `ELELEM_THEME`, then
+/// for `auto` (or neither set) the terminal's `COLORFGBG`; dark otherwise. An unknown
+/// `ELELEM_THEME` value counts as `auto`.
+pub fn choose_light(flag: Option<ThemeChoice>) -> bool {
+    let env = |name| std::env::var(name).ok();
+    choose_light_from(flag, env("ELELEM_THEME").as_deref(), env("COLORFGBG").as_deref())
+}
+
+/// `choose_light` with the environment given.
+pub fn choose_light_from(flag: Option<ThemeChoice>, setting: Option<&str>, colorfgbg: Option<&str>) -> bool {
+    match flag.or_else(|| setting.and_then(ThemeChoice::parse)).unwrap_or(ThemeChoice::Auto) {
+        ThemeChoice::Light => true,
+        ThemeChoice::Dark => false,
+        ThemeChoice::Auto => colorfgbg.and_then(light_from_colorfgbg).unwrap_or(false),
+    }
+}
+
+/// Reads `COLORFGBG` (`15;0`, or `15;default;0`): the last field is the background's ANSI
+/// colour number. 7 (light grey) and 9–15 except 8 are light backgrounds; `None` when the
+/// value says nothing (`default`, not a number, empty).
+pub fn light_from_colorfgbg(value: &str) -> Option<bool> {
+    let bg: u8 = value.rsplit(';').next()?.trim().parse().ok()?;
+    Some(matches!(bg, 7 | 9..=15))
+}
+
+/// Reads a terminal's answer to the OSC 11 query (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB` ended by BEL
+/// or `ESC \`; 1 to 4 hex digits a channel, also `rgba:`): whether that background is light
+/// (relative luminance above one half). `None` for anything else.
+pub fn light_from_osc11(answer: &[u8]) -> Option<bool> {
+    let text = std::str::from_utf8(answer).ok()?;
+    let start = text.find("\x1b]11;")? + 5;
+    let rest = &text[start..];
+    let end = rest.find(['\x07', '\x1b'])?;
+    let spec = &rest[..end];
+    let channels = spec.strip_prefix("rgb:").or_else(|| spec.strip_prefix("rgba:"))?;
+    let mut values = channels.split('/').map(channel);
+    let (r, g, b) = (values.next()??, values.next()??, values.next()??);
+    Some(0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5)
+}
+
+/// One colour channel of 1 to 4 hex digits, scaled to 0..=1.
+fn channel(hex: &str) -> Option<f64> {
+    if hex.is_empty() || hex.len() > 4 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let value = u32::from_str_radix(hex, 16).ok()?;
+    let max = (1u32 << (4 * hex.len())) - 1;
+    Some(f64::from(value) / f64::from(max))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colorfgbg_names_the_background_last() {
+        assert_eq!(light_from_colorfgbg("0;15"), Some(true));
+        assert_eq!(light_from_colorfgbg("0;7"), Some(true));
+        assert_eq!(light_from_colorfgbg("15;0"), Some(false));
+        assert_eq!(light_from_colorfgbg("15;default;0"), Some(false));
+        assert_eq!(light_from_colorfgbg("12;8"), Some(false));
+        assert_eq!(light_from_colorfgbg("0;default"), None);
+        assert_eq!(light_from_colorfgbg(""), None);
+        assert_eq!(light_from_colorfgbg("0;999"), None);
+    }
+
+    #[test]
+    fn an_osc_11_answer_says_light_or_dark() {
+        assert_eq!(light_from_osc11(b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\"), Some(true));
+        assert_eq!(light_from_osc11(b"\x1b]11;rgb:0000/0000/0000\x07"), Some(false));
+        assert_eq!(light_from_osc11(b"\x1b]11;rgb:1e1e/2222/2a2a\x1b\\"), Some(false));
+        assert_eq!(light_from_osc11(b"\x1b]11;rgb:fd/f6/e3\x07"), Some(true));
+        assert_eq!(light_from_osc11(b"\x1b]11;rgba:ffff/ffff/ffff/ffff\x07"), Some(true));
+        // Keys typed before the answer do not hide it.
+        assert_eq!(light_from_osc11(b"ab\x1b]11;rgb:ffff/ffff/ffff\x1b\\"), Some(true));
+    }
+
+    #[test]
+    fn odd_osc_11_answers_are_nothing() {
+        for answer in [
+            &b""[..],
+            b"\x1b]11;rgb:ffff/ffff\x1b\\",
+            b"\x1b]11;rgb:fffff/0/0\x07",
+            b"\x1b]11;rgb:zz/00/00\x07",
+            b"\x1b]11;rgb:ffff/ffff/ffff",
+            b"\x1b]11;#ffffff\x07",
+            b"\x1b]10;rgb:ffff/ffff/ffff\x07",
+            b"\xff\xfe",
+        ] {
+            assert_eq!(light_from_osc11(answer), None, "{answer:?}");
+        }
+    }
+
+    #[test]
+    fn the_flag_wins_then_the_setting_then_the_terminal() {
+        assert!(choose_light_from(Some(ThemeChoice::Light), Some("dark"), Some("15;0")));
+        assert!(!choose_light_from(Some(ThemeChoice::Dark), Some("light"), Some("0;15")));
+        assert!(choose_light_from(None, Some("light"), Some("15;0")));
+        assert!(!choose_light_from(None, Some("dark"), Some("0;15")));
+        assert!(choose_light_from(None, Some("auto"), Some("0;15")));
+        assert!(choose_light_from(Some(ThemeChoice::Auto), Some("dark"), Some("0;15")));
+        assert!(choose_light_from(None, Some("nonsense"), Some("0;15")));
+        assert!(!choose_light_from(None, None, None));
+        assert!(!choose_light_from(None, None, Some("default")));
+    }
+}
