@@ -264,8 +264,12 @@ async fn tui_chat(options: Options, mouse: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// The line REPL (stdin or stdout is not a terminal, or `--plain`).
+/// With stdin not a terminal, the lines are prompts, never answers: what would be asked
+/// about is refused as in `ask` (the session is headless), and the REPL says so at start.
 async fn line_chat(options: Options) -> anyhow::Result<ExitCode> {
     let color = use_color(std::io::stdout().is_terminal());
+    let piped = !std::io::stdin().is_terminal();
+    let options = Options { headless: options.headless || piped, ..options };
     let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
     let approver = Arc::new(LineApprover { color });
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), approver)?;
@@ -273,6 +277,8 @@ async fn line_chat(options: Options) -> anyhow::Result<ExitCode> {
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
     if options.yolo {
         println!("--yolo: tool calls run without asking");
+    } else if piped {
+        println!("{}", elelem::repl::PIPED_NOTICE);
     }
     // Only a person at a terminal can answer; piped input never waits on the question.
     if let Some(question) = trust_question(&options).filter(|_| std::io::stdin().is_terminal()) {

@@ -358,10 +358,16 @@ impl Input for StdinInput {
     }
 }
 
-/// Asks `Allow? [y/N/a]` on the terminal.
+/// Asks `Allow? [y/N/a]` on the terminal. Only a terminal: when stdin is piped, its lines
+/// are prompts, so nothing is read and the call is refused (the piped REPL runs headless,
+/// so the gate refuses first with `ask`'s message; this is the backstop).
 pub struct LineApprover {
     pub color: bool,
 }
+
+/// What the line REPL says at start when stdin is not a terminal.
+pub const PIPED_NOTICE: &str = "stdin is not a terminal: its lines are prompts, not answers; tool calls that \
+     need approval are refused, as in `elelem ask` (allow them with --allow TOOL or --yolo)";
 
 /// The question `LineApprover` prints: what the call would do (the command, or the diff
 /// with `+` lines green and `-` lines red), then `Allow TOOL? [y/N/a] `.
@@ -393,11 +399,11 @@ impl Approver for LineApprover {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
         let question = approval_question(&request, self.color);
         Box::pin(async move {
+            if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                return Approval::No; // the next piped line is a prompt, not an answer
+            }
             print_stdout(&question);
             let answer = stdin_lines().lock().await.next_line().await.ok().flatten().unwrap_or_default();
-            if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-                print_stdout(&format!("{answer}\n")); // echo a piped answer, as a terminal would
-            }
             parse_answer(&answer)
         })
     }

@@ -156,6 +156,31 @@ fn line_mode_prints_banner_tool_lines_and_reply_without_colour_when_piped() {
     assert!(!stdout.contains('\x1b'), "no escape codes when piped: {stdout:?}");
 }
 
+/// Issue 30: piped lines are prompts, never approval answers. `thanks` used to answer
+/// `Allow execute? [y/N/a]` and the second prompt was lost.
+#[test]
+fn piped_chat_refuses_an_approval_and_sends_the_next_line_as_a_prompt() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [doing("t1", "execute", json!({"command": "touch RAN"}))]},
+        {"events": [{"type": "saying", "text": "first reply"}]},
+        {"events": [{"type": "saying", "text": "second reply"}]}
+    ]));
+    let out = run.elelem(&["chat"], Some(&script), "run the tests\nthanks\n");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("stdin is not a terminal: its lines are prompts, not answers"), "{stdout}");
+    assert_eq!(stdout.matches("stdin is not a terminal").count(), 1, "said once: {stdout}");
+    assert!(!stdout.contains("Allow execute?"), "{stdout}");
+    assert!(
+        stdout.contains("x #1 execute touch RAN · Permission denied: execute needs approval, and ask mode cannot ask")
+    );
+    assert!(stdout.contains("first reply"), "{stdout}");
+    assert!(stdout.contains("> thanks\n"), "{stdout}");
+    assert!(stdout.contains("second reply"), "the second line is a prompt: {stdout}");
+    assert!(!run.dir.path().join("RAN").exists());
+}
+
 #[test]
 fn slash_commands_show_context_json_tools_and_unknown_commands() {
     let run = Run::new();
