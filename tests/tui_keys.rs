@@ -93,6 +93,25 @@ fn esc_interrupts_only_a_running_turn() {
     assert!(draw(&mut app).contains("interrupted"));
 }
 
+/// Issue 30: Esc means one thing per place. From a pane it goes back to the prompt and
+/// never interrupts; from the prompt it interrupts; the status line offers what Esc does.
+#[test]
+fn esc_from_a_pane_returns_to_the_prompt_and_never_interrupts() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    assert!(draw(&mut app).contains("Esc interrupt"), "{}", draw(&mut app));
+    for pane in [Focus::Conversation, Focus::Tools, Focus::Context] {
+        app.focus = pane;
+        let screen = draw(&mut app);
+        assert!(!screen.contains("Esc interrupt") && screen.contains("Esc back to prompt"), "{screen}");
+        assert!(app.handle_key(key(KeyCode::Esc)).is_empty(), "Esc from {pane:?} interrupted");
+        assert_eq!(app.focus, Focus::Composer);
+    }
+    assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt]);
+    app.focus = Focus::Tools;
+    assert_eq!(app.handle_key(ctrl('c')), vec![Action::Interrupt], "Ctrl+C on an empty prompt interrupts");
+}
+
 #[test]
 fn slash_popup_completes_and_context_toggles_the_panel() {
     let mut app = app();

@@ -234,6 +234,28 @@ fn esc_interrupts_a_slow_stream_and_the_prompt_comes_back() {
     tui.assert_restored();
 }
 
+/// Issue 30: Tab to the tool log to watch, Esc to go back: the turn goes on.
+#[test]
+fn esc_in_the_tool_log_during_a_turn_does_not_interrupt() {
+    let slow: Vec<Value> =
+        (0..12).map(|i| json!({"type": "saying", "text": format!("chunk{i} "), "delay_ms": 150})).collect();
+    let mut tui = Tui::start(json!([{"events": slow}]), 24, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("talk slowly\r");
+    tui.wait_for("chunk1 ");
+    tui.send("\t");
+    std::thread::sleep(Duration::from_millis(100));
+    tui.send("\t"); // the tool log
+    tui.wait_for("Esc back to prompt");
+    tui.send("\x1b");
+    tui.wait_for("chunk11");
+    let screen = tui.contents();
+    assert!(!screen.contains("interrupted"), "{screen}");
+    tui.send("\x03\x03");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
 #[test]
 fn resize_reflows_the_layout() {
     let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);

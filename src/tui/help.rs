@@ -29,7 +29,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Enter (conversation)", "open the selected tool call in the tool log"),
     ("Space (conversation)", "show all output of the selected call, or a whole paste"),
     ("Enter (tools)", "expand / collapse the selected call"),
-    ("Esc", "interrupt the running turn; close a popup or this help; from a pane, back to the prompt"),
+    ("Esc", "from a pane: back to the prompt (never interrupts); from the prompt: interrupt the running turn; close a popup or this help"),
     ("Ctrl+C", "clear the prompt (an empty one: interrupt the turn); twice quits"),
     ("Ctrl+D (empty prompt)", "quit"),
     ("Ctrl+O, /context", "toggle the context panel"),
