@@ -142,7 +142,7 @@ fn chat_plain_on_a_terminal_asks_once_and_remembers() {
     std::fs::write(dirs.project.join(".agents/plugins/tool.rb"), "").unwrap();
     std::fs::write(dirs.home.join("script.json"), touch_pwned().to_string()).unwrap();
     let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain"]);
-    term.wait_for("Allow this project's .agents/? [y/N/a]");
+    term.wait_for("Trust this project's .agents/? [y]es / [n]o, do not ask again / Enter: not now");
     let screen = term.contents();
     assert!(screen.contains("  permissions.json") && screen.contains("  plugins/tool.rb"), "{screen}");
     term.send("y\r");
@@ -171,11 +171,50 @@ fn the_tui_asks_in_its_approval_dialog() {
     let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
     std::fs::write(dirs.home.join("script.json"), "[]").unwrap();
     let term = Terminal::start(&dirs.project, &dirs.home, &[]);
-    term.wait_for("Allow this project's .agents/?");
+    term.wait_for("Trust this project's .agents/?");
     term.wait_for("permissions.json");
     std::thread::sleep(Duration::from_millis(600)); // the dialog ignores keys typed ahead
     term.send("1");
     let store = dirs.home.join(".local/share/elelem/trusted.json");
     term.wait_until(|_| store.exists());
     term.wait_for("its .agents/ settings apply");
+}
+
+/// Issue 30: the trust question has its own answers (yes / no / not now, no reason to
+/// give a model that is not involved), taken the deliberate way tool approvals are: only
+/// digits, only after the user paused typing. "No" is remembered: not asked again.
+#[test]
+fn the_tui_trust_question_answers_yes_no_not_now_and_remembers_no() {
+    let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
+    std::fs::write(dirs.home.join("script.json"), "[]").unwrap();
+    let store = dirs.home.join(".local/share/elelem/trusted.json");
+    let term = Terminal::start(&dirs.project, &dirs.home, &[]);
+    term.wait_for("Trust this project's .agents/?");
+    term.wait_for("[3] not now");
+    let screen = term.contents();
+    assert!(screen.contains("[1] yes, trust it") && screen.contains("[2] no, do not ask again"), "{screen}");
+    assert!(!screen.contains("tell it why") && !screen.contains("[4]"), "{screen}");
+    term.send("4"); // not an answer here: it is typing, and goes to the prompt
+    std::thread::sleep(Duration::from_millis(1300));
+    assert!(term.contents().contains("Trust this project's .agents/?"), "4 answered: {}", term.contents());
+    term.send("3"); // not now: nothing remembered
+    term.wait_for("untrusted for now");
+    assert!(!store.exists());
+    drop(term);
+
+    let term = Terminal::start(&dirs.project, &dirs.home, &[]);
+    term.wait_for("Trust this project's .agents/?"); // asked again
+    std::thread::sleep(Duration::from_millis(1300));
+    term.send("2");
+    term.wait_for("not asked again");
+    term.wait_until(|_| store.exists());
+    let root = std::fs::canonicalize(&dirs.project).unwrap();
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap();
+    assert_eq!(saved, json!({"trusted": [], "declined": [root]}));
+    drop(term);
+
+    let term = Terminal::start(&dirs.project, &dirs.home, &[]);
+    term.wait_for("Ask elelem");
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(!term.contents().contains("Trust this project"), "{}", term.contents());
 }

@@ -40,6 +40,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("? (empty prompt), /help", "the help overlay: keys and commands"),
     ("/mouse, --no-mouse", "toggle mouse capture (off: the terminal's own selection works)"),
     ("1 2 3 (approval)", "allow once, allow for the session, deny (Esc too); typing goes to the prompt"),
+    ("1 2 3 (trust question)", "trust the project, no (not asked again), not now (Esc too)"),
     ("4 (approval)", "deny and tell the model why (type a reason, Enter)"),
     ("↑↓ Ctrl+F (approval)", "scroll the preview (PgUp PgDn too); full screen"),
 ];
