@@ -256,6 +256,21 @@ fn esc_in_the_tool_log_during_a_turn_does_not_interrupt() {
     tui.assert_restored();
 }
 
+/// Issue 30: `◓ thinking` used to stay after a `!command` ended (it runs no turn).
+#[test]
+fn the_status_is_idle_after_a_bang_command_ends() {
+    let mut tui = Tui::start(json!([]), 24, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("!echo bang-$((1+1))\r");
+    tui.wait_for("bang-2");
+    std::thread::sleep(Duration::from_millis(400));
+    let screen = tui.contents();
+    let status = screen.lines().last().unwrap_or_default().to_string();
+    assert!(status.contains("idle") && !status.contains("thinking"), "{screen}");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
 #[test]
 fn resize_reflows_the_layout() {
     let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);

@@ -79,6 +79,7 @@ impl PendingApproval {
 impl App {
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
         self.tools.waiting(&request.call_id, true);
+        self.drop_turn_notice(); // the previous answer is not about this question
         self.approval = Some(PendingApproval::new(request, reply, self.clock.now()));
         self.activity = Activity::Approving;
     }
@@ -95,7 +96,7 @@ impl App {
                 (Approval::NoBecause(_), false) => "denied, with your reason",
                 (Approval::Always, false) => "always allowed",
             };
-            self.notify(format!("{} {word}", pending.request.tool));
+            self.notify_for_turn(format!("{} {word}", pending.request.tool));
             self.tools.waiting(&pending.request.call_id, false);
             let _ = pending.reply.send(approval);
             self.activity = if self.busy { Activity::RunningTool(pending.request.tool) } else { Activity::Idle };

@@ -67,7 +67,7 @@ impl App {
     fn activity_text(&self, now: Instant) -> String {
         const SPIN: [&str; 4] = ["◐", "◓", "◑", "◒"];
         let spin = SPIN[(now.saturating_duration_since(self.started).as_millis() / 150) as usize % SPIN.len()];
-        match &self.activity {
+        match &self.current_activity() {
             Activity::Idle => "idle".into(),
             Activity::Thinking => format!("{spin} thinking"),
             Activity::Responding => format!("{spin} responding"),
