@@ -125,6 +125,10 @@ pub struct App {
     pub terminal_writes: Vec<String>,
 }
 
+/// Said at start while the app captures the mouse (clicks and the wheel only).
+pub const SELECT_TEXT: &str =
+    "to select text: Shift-drag (the terminal's own selection), or /mouse to release the mouse";
+
 /// How long a second Ctrl+C counts as "twice".
 pub const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);
 
@@ -189,6 +193,9 @@ impl App {
         self.files.start();
         let notice = format!("{banner} · {} · {} · ? for help", self.provider, self.model);
         self.history.push(super::cells::CellKind::Notice(notice));
+        if self.mouse {
+            self.history.push(super::cells::CellKind::Notice(SELECT_TEXT.into()));
+        }
     }
 
     /// Runs the app on `clock` (tests use a `ManualClock`); set before any tool runs.

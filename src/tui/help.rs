@@ -38,7 +38,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Ctrl+Z", "zoom the focused pane to the whole screen, and back (remembered)"),
     ("mouse click", "focus a pane, select the row under it"),
     ("? (empty prompt), /help", "the help overlay: keys and commands"),
-    ("/mouse, --no-mouse", "toggle mouse capture (off: the terminal's own selection works)"),
+    ("/mouse, --no-mouse", "toggle mouse capture (clicks and the wheel only; while on, Shift-drag selects text; off: plain drag does)"),
     ("1 2 3 (approval)", "allow once, allow for the session, deny (Esc too); typing goes to the prompt"),
     ("1 2 3 (trust question)", "trust the project, no (not asked again), not now (Esc too)"),
     ("4 (approval)", "deny and tell the model why (type a reason, Enter)"),
