@@ -1,4 +1,5 @@
-//! The `elelem` command line: `chat` (default), `ask`, `files` and `plugins`.
+//! The `elelem` command line: `chat` (default; `elelem "prompt"` starts it with that
+//! prompt sent first), `ask`, `files` and `plugins`.
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -13,9 +14,13 @@ use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "elelem", version, about = "A fast, transparent terminal coding agent")]
+#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// A first prompt: `elelem "fix the failing test"` starts chat with it sent
+    #[arg(value_name = "PROMPT")]
+    prompt: Vec<String>,
     #[command(flatten)]
     global: Global,
 }
@@ -139,11 +144,12 @@ fn main() -> ExitCode {
         }
         Command::Chat => {
             let options = options(false);
+            let first = Some(cli.prompt.join(" ")).filter(|p| !p.trim().is_empty());
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
             if interactive && !global.chat.plain {
-                runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse)))
+                runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse, first)))
             } else {
-                let result = one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(line_chat(options))));
+                let result = one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(line_chat(options, first))));
                 elelem::startup::shutdown();
                 result
             }
@@ -256,8 +262,8 @@ async fn on_a_task<T: Send + 'static>(
     tokio::spawn(work).await.context("the command's task failed")?
 }
 
-async fn tui_chat(options: Options, mouse: bool) -> anyhow::Result<ExitCode> {
-    let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo };
+async fn tui_chat(options: Options, mouse: bool, first_prompt: Option<String>) -> anyhow::Result<ExitCode> {
+    let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo, first_prompt };
     let options = Options { replay_history: true, ..options };
     let stopped = elelem::tui::run(&options, tui).await?;
     Ok(stopped.map_or(ExitCode::SUCCESS, ExitCode::from))
@@ -266,13 +272,14 @@ async fn tui_chat(options: Options, mouse: bool) -> anyhow::Result<ExitCode> {
 /// The line REPL (stdin or stdout is not a terminal, or `--plain`).
 /// With stdin not a terminal, the lines are prompts, never answers: what would be asked
 /// about is refused as in `ask` (the session is headless), and the REPL says so at start.
-async fn line_chat(options: Options) -> anyhow::Result<ExitCode> {
+async fn line_chat(options: Options, first: Option<String>) -> anyhow::Result<ExitCode> {
     let color = use_color(std::io::stdout().is_terminal());
     let piped = !std::io::stdin().is_terminal();
     let options = Options { headless: options.headless || piped, ..options };
     let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
     let approver = Arc::new(LineApprover { color });
-    let mut session = build_session(&options, output, Box::new(StdinInput::default()), approver)?;
+    let input = first.map_or_else(StdinInput::default, StdinInput::with_first);
+    let mut session = build_session(&options, output, Box::new(input), approver)?;
     session.set_editor(Arc::new(elelem::repl::LineEditor));
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
     if options.yolo {

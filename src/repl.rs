@@ -341,13 +341,26 @@ fn stdin_lines() -> &'static tokio::sync::Mutex<Lines<BufReader<Stdin>>> {
 /// it, so output never continues the prompt's line).
 #[derive(Default)]
 pub struct StdinInput {
-    _shared: (),
+    /// A line given on the command line (`elelem "prompt"`), read before stdin's.
+    first: Option<String>,
+}
+
+impl StdinInput {
+    /// Reads `line` first, shown after the prompt as if typed, then stdin's lines.
+    pub fn with_first(line: String) -> Self {
+        StdinInput { first: Some(line) }
+    }
 }
 
 impl Input for StdinInput {
     fn read_line(&mut self, prompt: &str) -> BoxFuture<'_, Option<String>> {
         print_stdout(prompt);
+        let first = self.first.take();
         Box::pin(async move {
+            if let Some(line) = first {
+                print_stdout(&format!("{}\n", sanitize_visible(&line)));
+                return Some(line);
+            }
             let line = stdin_lines().lock().await.next_line().await.ok().flatten();
             if let Some(line) = line.as_ref().filter(|_| !std::io::IsTerminal::is_terminal(&std::io::stdin())) {
                 // Echo a piped line, as a terminal would: what follows starts on its own line.

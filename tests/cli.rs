@@ -181,6 +181,26 @@ fn piped_chat_refuses_an_approval_and_sends_the_next_line_as_a_prompt() {
     assert!(!run.dir.path().join("RAN").exists());
 }
 
+/// Issue 30: `elelem "prompt"` with stdin not a terminal is the line REPL with that
+/// prompt sent first, then stdin's lines.
+#[test]
+fn a_prompt_on_the_command_line_starts_the_line_repl_with_it_sent_first() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [{"type": "saying", "text": "first reply"}]},
+        {"events": [{"type": "saying", "text": "second reply"}]}
+    ]));
+    let out = run.elelem(&["explain", "this"], Some(&script), "and more\n");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first = stdout.find("> explain this\nfirst reply").expect(&stdout);
+    let second = stdout.find("> and more\nsecond reply").expect(&stdout);
+    assert!(first < second, "{stdout}");
+    // Subcommands still win: `elelem ask …` is not a prompt "ask …".
+    let out = run.elelem(&["ask", "hi"], Some(&script), "");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "first reply\n");
+}
+
 #[test]
 fn slash_commands_show_context_json_tools_and_unknown_commands() {
     let run = Run::new();

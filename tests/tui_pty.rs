@@ -295,6 +295,19 @@ fn mouse_capture_is_clicks_and_wheel_only_and_the_start_says_how_to_select() {
     tui.assert_restored();
 }
 
+/// Issue 30: `elelem "prompt"` starts the app with that prompt sent first.
+#[test]
+fn a_prompt_on_the_command_line_is_sent_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = json!([{"events": [{"type": "saying", "text": "answered the first prompt"}]}]);
+    let mut tui = Tui::start_in(dir, script, 24, 100, &["explain", "this project"]);
+    tui.wait_for("answered the first prompt");
+    assert!(tui.contents().contains("explain this project"), "{}", tui.contents());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
 #[test]
 fn resize_reflows_the_layout() {
     let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
