@@ -14,13 +14,10 @@ use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "elelem", version, about = "A fast, transparent terminal coding agent")]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(allow_external_subcommands = true, after_help = "elelem \"PROMPT\" starts chat with PROMPT sent first")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// A first prompt: `elelem "fix the failing test"` starts chat with it sent
-    #[arg(value_name = "PROMPT")]
-    prompt: Vec<String>,
     #[command(flatten)]
     global: Global,
 }
@@ -94,6 +91,10 @@ enum Command {
     Sessions,
     /// List the plugin files and what each registered (tools, hooks, commands, providers)
     Plugins,
+    /// Any other word starts chat with the words as its first prompt: `elelem "fix the
+    /// failing test"` (flags go before the prompt; a subcommand's name is never a prompt)
+    #[command(external_subcommand)]
+    Prompt(Vec<String>),
 }
 
 fn main() -> ExitCode {
@@ -121,7 +122,11 @@ fn main() -> ExitCode {
         trust: global.trust,
         ..Options::default()
     };
-    let result = match cli.command.unwrap_or(Command::Chat) {
+    let (command, first) = match cli.command.unwrap_or(Command::Chat) {
+        Command::Prompt(words) => (Command::Chat, Some(words.join(" ")).filter(|p| !p.trim().is_empty())),
+        command => (command, None),
+    };
+    let result = match command {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
         Command::Sessions => {
             print!(
@@ -142,9 +147,8 @@ fn main() -> ExitCode {
             elelem::startup::shutdown();
             result
         }
-        Command::Chat => {
+        Command::Chat | Command::Prompt(_) => {
             let options = options(false);
-            let first = Some(cli.prompt.join(" ")).filter(|p| !p.trim().is_empty());
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
             if interactive && !global.chat.plain {
                 runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse, first)))

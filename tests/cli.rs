@@ -196,9 +196,11 @@ fn a_prompt_on_the_command_line_starts_the_line_repl_with_it_sent_first() {
     let first = stdout.find("> explain this\nfirst reply").expect(&stdout);
     let second = stdout.find("> and more\nsecond reply").expect(&stdout);
     assert!(first < second, "{stdout}");
-    // Subcommands still win: `elelem ask …` is not a prompt "ask …".
-    let out = run.elelem(&["ask", "hi"], Some(&script), "");
+    // Subcommands still win, after flags too: `elelem -p stub ask …` is not a prompt.
+    let out = run.elelem(&["-p", "stub", "ask", "hi"], Some(&script), "");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "first reply\n");
+    let out = run.elelem(&["--yolo", "chat"], Some(&script), "");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("> chat"), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
 #[test]
