@@ -29,6 +29,6 @@ fn main() -> anyhow::Result<()> {
         Ok(())
     });
     let options = Options { extra_plugins: ExtraPlugins(vec![plugin]), ..Options::default() };
-    let tui = elelem::tui::TuiOptions { mouse: true, color: true, yolo: false, theme: None };
+    let tui = elelem::tui::TuiOptions { mouse: true, color: true, yolo: false, theme: None, first_prompt: None };
     tokio::runtime::Runtime::new()?.block_on(elelem::tui::run(&options, tui)).map(|_| ())
 }

@@ -1,4 +1,5 @@
-//! The `elelem` command line: `chat` (default), `ask`, `files` and `plugins`.
+//! The `elelem` command line: `chat` (default; `elelem "prompt"` starts it with that
+//! prompt sent first), `ask`, `files` and `plugins`.
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -14,6 +15,7 @@ use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "elelem", version, about = "A fast, transparent terminal coding agent")]
+#[command(allow_external_subcommands = true, after_help = "elelem \"PROMPT\" starts chat with PROMPT sent first")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -98,6 +100,10 @@ enum Command {
     Sessions,
     /// List the plugin files and what each registered (tools, hooks, commands, providers)
     Plugins,
+    /// Any other word starts chat with the words as its first prompt: `elelem "fix the
+    /// failing test"` (flags go before the prompt; a subcommand's name is never a prompt)
+    #[command(external_subcommand)]
+    Prompt(Vec<String>),
 }
 
 fn main() -> ExitCode {
@@ -125,7 +131,11 @@ fn main() -> ExitCode {
         trust: global.trust,
         ..Options::default()
     };
-    let result = match cli.command.unwrap_or(Command::Chat) {
+    let (command, first) = match cli.command.unwrap_or(Command::Chat) {
+        Command::Prompt(words) => (Command::Chat, Some(words.join(" ")).filter(|p| !p.trim().is_empty())),
+        command => (command, None),
+    };
+    let result = match command {
         Command::Files { paths } => elelem::files::run(paths).map(|_| ExitCode::SUCCESS),
         Command::Sessions => {
             print!(
@@ -146,13 +156,13 @@ fn main() -> ExitCode {
             elelem::startup::shutdown();
             result
         }
-        Command::Chat => {
+        Command::Chat | Command::Prompt(_) => {
             let options = options(false);
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
             if interactive && !global.chat.plain {
-                runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse, global.chat.theme)))
+                runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse, global.chat.theme, first)))
             } else {
-                let result = one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(line_chat(options))));
+                let result = one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(line_chat(options, first))));
                 elelem::startup::shutdown();
                 result
             }
@@ -283,23 +293,35 @@ async fn on_a_task<T: Send + 'static>(
     tokio::spawn(work).await.context("the command's task failed")?
 }
 
-async fn tui_chat(options: Options, mouse: bool, theme: Option<ThemeChoice>) -> anyhow::Result<ExitCode> {
-    let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo, theme };
+async fn tui_chat(
+    options: Options,
+    mouse: bool,
+    theme: Option<ThemeChoice>,
+    first_prompt: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo, theme, first_prompt };
     let options = Options { replay_history: true, ..options };
     let stopped = elelem::tui::run(&options, tui).await?;
     Ok(stopped.map_or(ExitCode::SUCCESS, ExitCode::from))
 }
 
 /// The line REPL (stdin or stdout is not a terminal, or `--plain`).
-async fn line_chat(options: Options) -> anyhow::Result<ExitCode> {
+/// With stdin not a terminal, the lines are prompts, never answers: what would be asked
+/// about is refused as in `ask` (the session is headless), and the REPL says so at start.
+async fn line_chat(options: Options, first: Option<String>) -> anyhow::Result<ExitCode> {
     let color = use_color(std::io::stdout().is_terminal());
+    let piped = !std::io::stdin().is_terminal();
+    let options = Options { headless: options.headless || piped, ..options };
     let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
     let approver = Arc::new(LineApprover { color });
-    let mut session = build_session(&options, output, Box::new(StdinInput::default()), approver)?;
+    let input = first.map_or_else(StdinInput::default, StdinInput::with_first);
+    let mut session = build_session(&options, output, Box::new(input), approver)?;
     session.set_editor(Arc::new(elelem::repl::LineEditor));
     println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
     if options.yolo {
         println!("--yolo: tool calls run without asking");
+    } else if piped {
+        println!("{}", elelem::repl::PIPED_NOTICE);
     }
     // Only a person at a terminal can answer; piped input never waits on the question.
     if let Some(question) = trust_question(&options).filter(|_| std::io::stdin().is_terminal()) {

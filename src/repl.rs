@@ -2,7 +2,7 @@
 //! reads lines from an `Input`, dispatches each one, and prints what the agent shows
 //! through `PlainOutput`. Ctrl-C cancels a running turn, never the process.
 
-use crate::agent::input::{Approval, ApprovalRequest, Approver, Input};
+use crate::agent::input::{Approval, ApprovalRequest, Approver, Input, NEVER_ASK_AGAIN};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::agent::session::Session;
 use crate::agent::PreviewKind;
@@ -341,13 +341,26 @@ fn stdin_lines() -> &'static tokio::sync::Mutex<Lines<BufReader<Stdin>>> {
 /// it, so output never continues the prompt's line).
 #[derive(Default)]
 pub struct StdinInput {
-    _shared: (),
+    /// A line given on the command line (`elelem "prompt"`), read before stdin's.
+    first: Option<String>,
+}
+
+impl StdinInput {
+    /// Reads `line` first, shown after the prompt as if typed, then stdin's lines.
+    pub fn with_first(line: String) -> Self {
+        StdinInput { first: Some(line) }
+    }
 }
 
 impl Input for StdinInput {
     fn read_line(&mut self, prompt: &str) -> BoxFuture<'_, Option<String>> {
         print_stdout(prompt);
+        let first = self.first.take();
         Box::pin(async move {
+            if let Some(line) = first {
+                print_stdout(&format!("{}\n", sanitize_visible(&line)));
+                return Some(line);
+            }
             let line = stdin_lines().lock().await.next_line().await.ok().flatten();
             if let Some(line) = line.as_ref().filter(|_| !std::io::IsTerminal::is_terminal(&std::io::stdin())) {
                 // Echo a piped line, as a terminal would: what follows starts on its own line.
@@ -358,10 +371,16 @@ impl Input for StdinInput {
     }
 }
 
-/// Asks `Allow? [y/N/a]` on the terminal.
+/// Asks `Allow? [y/N/a]` on the terminal. Only a terminal: when stdin is piped, its lines
+/// are prompts, so nothing is read and the call is refused (the piped REPL runs headless,
+/// so the gate refuses first with `ask`'s message; this is the backstop).
 pub struct LineApprover {
     pub color: bool,
 }
+
+/// What the line REPL says at start when stdin is not a terminal.
+pub const PIPED_NOTICE: &str = "stdin is not a terminal: its lines are prompts, not answers; tool calls that \
+     need approval are refused, as in `elelem ask` (allow them with --allow TOOL or --yolo)";
 
 /// The question `LineApprover` prints: what the call would do (the command, or the diff
 /// with `+` lines green and `-` lines red), then `Allow TOOL? [y/N/a] `.
@@ -370,6 +389,7 @@ pub fn approval_question(request: &ApprovalRequest, color: bool) -> String {
         PreviewKind::Command => "wants to run",
         PreviewKind::Diff => "wants to make this change",
         PreviewKind::Arguments => "wants to run with",
+        PreviewKind::Trust => "is not trusted",
     };
     let mut text = format!("{} {what}:\n", sanitize_visible(&request.tool));
     for line in sanitize_visible(&request.preview.text).lines() {
@@ -385,18 +405,29 @@ pub fn approval_question(request: &ApprovalRequest, color: bool) -> String {
             None => text.push_str(&format!("  {line}\n")),
         }
     }
-    text.push_str(&format!("Allow {}? [y/N/a] ", sanitize_visible(&request.tool)));
+    if request.preview.kind == PreviewKind::Trust {
+        text.push_str(&format!(
+            "Trust {}? [y]es / [n]o, do not ask again / Enter: not now ",
+            sanitize_visible(&request.tool)
+        ));
+    } else {
+        text.push_str(&format!("Allow {}? [y/N/a] ", sanitize_visible(&request.tool)));
+    }
     text
 }
 
 impl Approver for LineApprover {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
         let question = approval_question(&request, self.color);
+        let trust = request.preview.kind == PreviewKind::Trust;
         Box::pin(async move {
+            if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                return Approval::No; // the next piped line is a prompt, not an answer
+            }
             print_stdout(&question);
             let answer = stdin_lines().lock().await.next_line().await.ok().flatten().unwrap_or_default();
-            if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-                print_stdout(&format!("{answer}\n")); // echo a piped answer, as a terminal would
+            if trust {
+                return parse_trust_answer(&answer);
             }
             parse_answer(&answer)
         })
@@ -412,6 +443,16 @@ pub fn parse_answer(answer: &str) -> Approval {
         ("y" | "yes", "") => Approval::Yes,
         ("a" | "always", "") => Approval::Always,
         ("n" | "no", reason) if !reason.is_empty() => Approval::NoBecause(reason.to_string()),
+        _ => Approval::No,
+    }
+}
+
+/// An answer to `Trust …? [y]es / [n]o / Enter: not now`: `y` trusts, `n` declines for
+/// good, anything else is "not now".
+pub fn parse_trust_answer(answer: &str) -> Approval {
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Approval::Yes,
+        "n" | "no" => Approval::NoBecause(NEVER_ASK_AGAIN.to_string()),
         _ => Approval::No,
     }
 }
@@ -455,6 +496,15 @@ mod tests {
     use super::*;
     use crate::agent::Preview;
     use serde_json::json;
+
+    #[test]
+    fn the_trust_question_reads_yes_no_and_anything_else_as_not_now() {
+        assert_eq!(parse_trust_answer("Y"), Approval::Yes);
+        assert_eq!(parse_trust_answer(" no "), Approval::NoBecause(NEVER_ASK_AGAIN.into()));
+        for not_now in ["", "a", "always", "n because"] {
+            assert_eq!(parse_trust_answer(not_now), Approval::No, "{not_now:?}");
+        }
+    }
 
     #[test]
     fn the_line_outputs_take_streamed_text_at_the_line_pace() {

@@ -156,6 +156,53 @@ fn line_mode_prints_banner_tool_lines_and_reply_without_colour_when_piped() {
     assert!(!stdout.contains('\x1b'), "no escape codes when piped: {stdout:?}");
 }
 
+/// Issue 30: piped lines are prompts, never approval answers. `thanks` used to answer
+/// `Allow execute? [y/N/a]` and the second prompt was lost.
+#[test]
+fn piped_chat_refuses_an_approval_and_sends_the_next_line_as_a_prompt() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [doing("t1", "execute", json!({"command": "touch RAN"}))]},
+        {"events": [{"type": "saying", "text": "first reply"}]},
+        {"events": [{"type": "saying", "text": "second reply"}]}
+    ]));
+    let out = run.elelem(&["chat"], Some(&script), "run the tests\nthanks\n");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("stdin is not a terminal: its lines are prompts, not answers"), "{stdout}");
+    assert_eq!(stdout.matches("stdin is not a terminal").count(), 1, "said once: {stdout}");
+    assert!(!stdout.contains("Allow execute?"), "{stdout}");
+    assert!(
+        stdout.contains("x #1 execute touch RAN · Permission denied: execute needs approval, and ask mode cannot ask")
+    );
+    assert!(stdout.contains("first reply"), "{stdout}");
+    assert!(stdout.contains("> thanks\n"), "{stdout}");
+    assert!(stdout.contains("second reply"), "the second line is a prompt: {stdout}");
+    assert!(!run.dir.path().join("RAN").exists());
+}
+
+/// Issue 30: `elelem "prompt"` with stdin not a terminal is the line REPL with that
+/// prompt sent first, then stdin's lines.
+#[test]
+fn a_prompt_on_the_command_line_starts_the_line_repl_with_it_sent_first() {
+    let run = Run::new();
+    let script = run.script(json!([
+        {"events": [{"type": "saying", "text": "first reply"}]},
+        {"events": [{"type": "saying", "text": "second reply"}]}
+    ]));
+    let out = run.elelem(&["explain", "this"], Some(&script), "and more\n");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first = stdout.find("> explain this\nfirst reply").expect(&stdout);
+    let second = stdout.find("> and more\nsecond reply").expect(&stdout);
+    assert!(first < second, "{stdout}");
+    // Subcommands still win, after flags too: `elelem -p stub ask …` is not a prompt.
+    let out = run.elelem(&["-p", "stub", "ask", "hi"], Some(&script), "");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "first reply\n");
+    let out = run.elelem(&["--yolo", "chat"], Some(&script), "");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("> chat"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 #[test]
 fn slash_commands_show_context_json_tools_and_unknown_commands() {
     let run = Run::new();

@@ -202,13 +202,24 @@ fn chat(dirs: &Dirs, args: &[&str], stdin: &str) -> String {
 fn a_mention_outside_the_project_is_asked_about_like_a_tools_path() {
     let dirs = Dirs::new(None, None);
     std::fs::write(dirs.root.path().join("outside.txt"), "OUTSIDE TEXT\n").unwrap();
-    let refused = chat(&dirs, &[], "look at @../outside.txt\nn\n/context 2\n");
-    assert!(refused.contains("Allow mention?") && refused.contains("is outside the project"), "{refused}");
-    assert!(refused.contains("@../outside.txt is not attached: User denied permission: mention"), "{refused}");
+    // Piped, nobody can be asked: refused as in `ask`.
+    let refused = chat(&dirs, &[], "look at @../outside.txt\n/context 2\n");
+    assert!(!refused.contains("Allow mention?") && refused.contains("is outside the project"), "{refused}");
+    assert!(refused.contains("@../outside.txt is not attached: Permission denied: mention"), "{refused}");
     assert!(!refused.contains("OUTSIDE TEXT"), "{refused}");
 
-    let allowed = chat(&dirs, &[], "look at @../outside.txt\ny\n/context 2\n");
-    assert!(allowed.contains("<file path=\"../outside.txt\">\nOUTSIDE TEXT\n</file>"), "{allowed}");
+    // On a terminal, asked like a tool's path.
+    std::fs::write(dirs.home.join("script.json"), json!([{"events": [{"type": "saying", "text": "ok"}]}]).to_string())
+        .unwrap();
+    let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain", "--trust"]);
+    term.wait_for("> ");
+    term.send("look at @../outside.txt\r");
+    term.wait_for("Allow mention? [y/N/a]");
+    assert!(term.contents().contains("is outside the project"), "{}", term.contents());
+    term.send("y\r");
+    term.wait_for("ok");
+    term.send("/context 2\r");
+    term.wait_for("OUTSIDE TEXT");
 }
 
 #[test]

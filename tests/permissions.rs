@@ -296,17 +296,45 @@ fn a_model_can_read_grep_edit_and_test_a_project() {
     );
 }
 
-/// The line REPL asks `Allow? [y/N/a]` and reads the answer from the same stdin as the
-/// prompts, so piped answers work too.
+/// On a terminal the line REPL asks `Allow TOOL? [y/N/a]` with the diff or command, and
+/// reads the answer typed there.
 #[test]
-fn chat_plain_asks_and_reads_the_answer_from_stdin() {
-    use std::io::Write;
+fn chat_plain_asks_and_reads_the_answer_on_a_terminal() {
     let dirs = Dirs::new(None, None);
     std::fs::write(dirs.project.join("a.txt"), "hi\n").unwrap();
     let script = doing(&[
         ("t1", "write", json!({"path": "a.txt", "content": "hi there\n"})),
         ("t2", "execute", json!({"command": "echo ran > ran.txt"})),
     ]);
+    std::fs::write(dirs.home.join("script.json"), script.to_string()).unwrap();
+    let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain", "--trust"]);
+    term.wait_for("> ");
+    term.send("go\r");
+    term.wait_for("Allow write? [y/N/a]");
+    let screen = term.contents();
+    assert!(
+        screen.contains(
+            "write wants to make this change:\n  --- a/a.txt\n  +++ b/a.txt\n  @@ -1 +1 @@\n  -hi\n  +hi there\n"
+        ),
+        "{screen}"
+    );
+    term.send("y\r");
+    term.wait_for("Allow execute? [y/N/a]");
+    assert!(term.contents().contains("execute wants to run:\n  echo ran > ran.txt\n"), "{}", term.contents());
+    term.send("n\r");
+    term.wait_for("x #2 execute echo ran > ran.txt · User denied permission: execute");
+    term.wait_for("done");
+    assert_eq!(std::fs::read_to_string(dirs.project.join("a.txt")).unwrap(), "hi there\n");
+    assert!(!dirs.project.join("ran.txt").exists());
+}
+
+/// Piped, the lines are prompts: nothing is asked, and what would be is refused as in `ask`.
+#[test]
+fn chat_plain_with_piped_input_refuses_what_would_ask() {
+    use std::io::Write;
+    let dirs = Dirs::new(None, None);
+    std::fs::write(dirs.project.join("a.txt"), "hi\n").unwrap();
+    let script = doing(&[("t1", "write", json!({"path": "a.txt", "content": "hi there\n"}))]);
     let script_path = dirs.home.join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
@@ -319,19 +347,16 @@ fn chat_plain_asks_and_reads_the_answer_from_stdin() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"go\ny\nn\n").unwrap();
+    child.stdin.take().unwrap().write_all(b"go\ny\n").unwrap();
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("Allow write?"), "{stdout}");
     assert!(
-        stdout.contains(
-            "write wants to make this change:\n  --- a/a.txt\n  +++ b/a.txt\n  @@ -1 +1 @@\n  -hi\n  +hi there\nAllow write? [y/N/a] y\n"
-        ),
+        stdout.contains("x #1 write a.txt · Permission denied: write needs approval, and ask mode cannot ask"),
         "{stdout}"
     );
-    assert!(stdout.contains("execute wants to run:\n  echo ran > ran.txt\nAllow execute? [y/N/a] n\n"), "{stdout}");
-    assert!(stdout.contains("x #2 execute echo ran > ran.txt · User denied permission: execute\n"), "{stdout}");
-    assert_eq!(std::fs::read_to_string(dirs.project.join("a.txt")).unwrap(), "hi there\n");
-    assert!(!dirs.project.join("ran.txt").exists());
+    assert!(stdout.contains("> y\n"), "`y` is the next prompt: {stdout}");
+    assert_eq!(std::fs::read_to_string(dirs.project.join("a.txt")).unwrap(), "hi\n");
 }
 
 #[test]
@@ -351,8 +376,12 @@ fn permissions_command_shows_the_policy_of_each_tool() {
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("read       allow\n"), "{stdout}");
-    assert!(stdout.contains("write      ask\n"), "{stdout}");
+    // Piped, nobody can be asked: what would ask is refused, and /permissions says so.
+    assert!(stdout.contains("write      deny (ask mode cannot ask)\n"), "{stdout}");
     assert!(stdout.contains("edit       allow (--allow edit)\n"), "{stdout}");
-    assert!(stdout.contains("execute    ask\n             allow commands starting `cargo test`\n"), "{stdout}");
+    assert!(
+        stdout.contains("execute    deny (ask mode cannot ask)\n             allow commands starting `cargo test`\n"),
+        "{stdout}"
+    );
     assert!(stdout.contains("glob       deny\n"), "{stdout}");
 }

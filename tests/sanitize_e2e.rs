@@ -87,7 +87,7 @@ fn ask_json_escapes_c1_and_bidi_controls_without_losing_them() {
 }
 
 #[test]
-fn the_line_repl_shows_a_bidi_override_in_the_command_it_asks_about() {
+fn the_line_repl_shows_a_bidi_override_in_a_piped_commands_tool_line() {
     let dir = tempfile::tempdir().unwrap();
     let command = "echo \u{202e}txt.exe";
     let script = dir.path().join("script.json");
@@ -96,7 +96,7 @@ fn the_line_repl_shows_a_bidi_override_in_the_command_it_asks_about() {
         {"events": [{"type": "saying", "text": "ok"}]}
     ]);
     std::fs::write(&script, steps.to_string()).unwrap();
-    let out = run(dir.path(), &["chat", "--plain"], &[("ELELEM_STUB_SCRIPT", script.to_str().unwrap())], "go\nn\n");
+    let out = run(dir.path(), &["chat", "--plain"], &[("ELELEM_STUB_SCRIPT", script.to_str().unwrap())], "go\n");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("echo <U+202E>txt.exe"), "{stdout}");
     assert_terminal_safe(&out.stdout, "chat --plain");

@@ -8,10 +8,7 @@ mod permissions_support;
 
 use permissions_support::*;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn touch_pwned() -> Value {
     doing(&[("t1", "execute", json!({"command": "touch PWNED"}))])
@@ -108,7 +105,7 @@ fn an_untrusted_project_may_still_tighten() {
 }
 
 /// Piped input never waits on the trust question: the project stays untrusted, its allow
-/// is ignored, and the tool call is asked about (and the piped answer refuses it).
+/// is ignored, and the tool call is refused without asking (piped lines are prompts).
 #[test]
 fn chat_plain_with_piped_input_does_not_ask_about_trust() {
     use std::io::Write;
@@ -125,12 +122,13 @@ fn chat_plain_with_piped_input_does_not_ask_about_trust() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"go\nn\n").unwrap();
+    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("is not trusted") && stdout.contains("answer yes when asked"), "{stdout}");
+    assert!(stdout.contains("is not trusted") && stdout.contains("run with --trust"), "{stdout}");
     assert!(!stdout.contains("this project's .agents/"), "no trust question: {stdout}");
-    assert!(stdout.contains("Allow execute? [y/N/a] n"), "{stdout}");
+    assert!(!stdout.contains("Allow execute?"), "{stdout}");
+    assert!(stdout.contains("execute needs approval, and ask mode cannot ask"), "{stdout}");
     assert!(!dirs.project.join("PWNED").exists());
     assert!(!dirs.home.join(".local/share/elelem/trusted.json").exists());
 }
@@ -144,7 +142,7 @@ fn chat_plain_on_a_terminal_asks_once_and_remembers() {
     std::fs::write(dirs.project.join(".agents/plugins/tool.rb"), "").unwrap();
     std::fs::write(dirs.home.join("script.json"), touch_pwned().to_string()).unwrap();
     let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain"]);
-    term.wait_for("Allow this project's .agents/? [y/N/a]");
+    term.wait_for("Trust this project's .agents/? [y]es / [n]o, do not ask again / Enter: not now");
     let screen = term.contents();
     assert!(screen.contains("  permissions.json") && screen.contains("  plugins/tool.rb"), "{screen}");
     term.send("y\r");
@@ -173,7 +171,7 @@ fn the_tui_asks_in_its_approval_dialog() {
     let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
     std::fs::write(dirs.home.join("script.json"), "[]").unwrap();
     let term = Terminal::start(&dirs.project, &dirs.home, &[]);
-    term.wait_for("Allow this project's .agents/?");
+    term.wait_for("Trust this project's .agents/?");
     term.wait_for("permissions.json");
     std::thread::sleep(Duration::from_millis(600)); // the dialog ignores keys typed ahead
     term.send("1");
@@ -182,89 +180,41 @@ fn the_tui_asks_in_its_approval_dialog() {
     term.wait_for("its .agents/ settings apply");
 }
 
-/// A program in a pseudo-terminal, its screen read with vt100.
-struct Terminal {
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    writer: Arc<Mutex<Box<dyn Write + Send>>>,
-    screen: Arc<Mutex<vt100::Parser>>,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
+/// Issue 30: the trust question has its own answers (yes / no / not now, no reason to
+/// give a model that is not involved), taken the deliberate way tool approvals are: only
+/// digits, only after the user paused typing. "No" is remembered: not asked again.
+#[test]
+fn the_tui_trust_question_answers_yes_no_not_now_and_remembers_no() {
+    let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
+    std::fs::write(dirs.home.join("script.json"), "[]").unwrap();
+    let store = dirs.home.join(".local/share/elelem/trusted.json");
+    let term = Terminal::start(&dirs.project, &dirs.home, &[]);
+    term.wait_for("Trust this project's .agents/?");
+    term.wait_for("[3] not now");
+    let screen = term.contents();
+    assert!(screen.contains("[1] yes, trust it") && screen.contains("[2] no, do not ask again"), "{screen}");
+    assert!(!screen.contains("tell it why") && !screen.contains("[4]"), "{screen}");
+    term.send("4"); // not an answer here: it is typing, and goes to the prompt
+    std::thread::sleep(Duration::from_millis(1300));
+    assert!(term.contents().contains("Trust this project's .agents/?"), "4 answered: {}", term.contents());
+    term.send("3"); // not now: nothing remembered
+    term.wait_for("untrusted for now");
+    assert!(!store.exists());
+    drop(term);
 
-impl Terminal {
-    fn start(project: &Path, home: &Path, args: &[&str]) -> Terminal {
-        use portable_pty::{native_pty_system, CommandBuilder, PtySize};
-        let (rows, cols) = (40, 100);
-        let pair = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_elelem"));
-        cmd.args(args);
-        cmd.cwd(project);
-        cmd.env("HOME", home);
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("NO_COLOR", "1");
-        cmd.env("ELELEM_STUB_SCRIPT", home.join("script.json"));
-        cmd.env_remove("XDG_DATA_HOME");
-        let child = pair.slave.spawn_command(cmd).unwrap();
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let writer: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
-        let size = |n: u16| std::num::NonZeroU16::new(n).unwrap();
-        let screen = Arc::new(Mutex::new(vt100::Parser::new(size(rows), size(cols), 0)));
-        let (sink, answer) = (screen.clone(), writer.clone());
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                // Answer a cursor-position query, as a real terminal would.
-                if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
-                    let _ = answer.lock().unwrap().write_all(b"\x1b[1;1R");
-                }
-                sink.lock().unwrap().process(&buf[..n]);
-            }
-        });
-        Terminal { child, writer, screen, _master: pair.master }
-    }
+    let term = Terminal::start(&dirs.project, &dirs.home, &[]);
+    term.wait_for("Trust this project's .agents/?"); // asked again
+    std::thread::sleep(Duration::from_millis(1300));
+    term.send("2");
+    term.wait_for("not asked again");
+    term.wait_until(|_| store.exists());
+    let root = std::fs::canonicalize(&dirs.project).unwrap();
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap();
+    assert_eq!(saved, json!({"trusted": [], "declined": [root]}));
+    drop(term);
 
-    fn contents(&self) -> String {
-        self.screen.lock().unwrap().screen().contents()
-    }
-
-    fn send(&self, text: &str) {
-        let mut writer = self.writer.lock().unwrap();
-        writer.write_all(text.as_bytes()).unwrap();
-        writer.flush().unwrap();
-    }
-
-    fn wait_until(&self, done: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if done(&self.contents()) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-        panic!("timed out; screen:\n{}", self.contents());
-    }
-
-    fn wait_for(&self, text: &str) {
-        self.wait_until(|screen| screen.contains(text));
-    }
-
-    fn wait_exit(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if self.child.try_wait().unwrap().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-        panic!("did not exit; screen:\n{}", self.contents());
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
+    let term = Terminal::start(&dirs.project, &dirs.home, &[]);
+    term.wait_for("Ask elelem");
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(!term.contents().contains("Trust this project"), "{}", term.contents());
 }

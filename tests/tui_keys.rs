@@ -93,6 +93,25 @@ fn esc_interrupts_only_a_running_turn() {
     assert!(draw(&mut app).contains("interrupted"));
 }
 
+/// Issue 30: Esc means one thing per place. From a pane it goes back to the prompt and
+/// never interrupts; from the prompt it interrupts; the status line offers what Esc does.
+#[test]
+fn esc_from_a_pane_returns_to_the_prompt_and_never_interrupts() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    assert!(draw(&mut app).contains("Esc interrupt"), "{}", draw(&mut app));
+    for pane in [Focus::Conversation, Focus::Tools, Focus::Context] {
+        app.focus = pane;
+        let screen = draw(&mut app);
+        assert!(!screen.contains("Esc interrupt") && screen.contains("Esc back to prompt"), "{screen}");
+        assert!(app.handle_key(key(KeyCode::Esc)).is_empty(), "Esc from {pane:?} interrupted");
+        assert_eq!(app.focus, Focus::Composer);
+    }
+    assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt]);
+    app.focus = Focus::Tools;
+    assert_eq!(app.handle_key(ctrl('c')), vec![Action::Interrupt], "Ctrl+C on an empty prompt interrupts");
+}
+
 #[test]
 fn slash_popup_completes_and_context_toggles_the_panel() {
     let mut app = app();
@@ -278,6 +297,61 @@ fn turn_with_calls(app: &mut App, calls: usize, reply_lines: usize) {
     }
     app.handle_agent(AgentEvent::saying((0..reply_lines).map(|i| format!("reply line {i}\n\n")).collect::<String>()));
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+}
+
+/// Issue 30: the status line says what is true now, derived from state, not what the
+/// last event left behind.
+#[test]
+fn the_status_line_is_idle_after_a_bang_command_and_drops_answers_with_their_turn() {
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    // `!command` runs no turn: when it ends, nothing runs.
+    let call = elelem::protocol::ToolCall { id: "b1".into(), name: "!".into(), arguments: serde_json::json!({}) };
+    app.handle_agent(AgentEvent::ToolStarted { call: call.clone(), summary: "ls".into() });
+    assert!(draw(&mut app).contains("running !"), "{}", draw(&mut app));
+    app.handle_agent(AgentEvent::ToolFinished { call, result: serde_json::json!({"exit_status": 0}).into() });
+    let screen = draw(&mut app);
+    assert!(screen.contains("│ idle │") && !screen.contains("thinking"), "{screen}");
+
+    // An answer's notice lasts no longer than its question and its turn.
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    let (tx, _edit) = tokio::sync::oneshot::channel();
+    let edit = elelem::agent::input::ApprovalRequest {
+        call_id: "e1".into(),
+        tool: "edit".into(),
+        args: serde_json::json!({}),
+        summary: "a.txt".into(),
+        preview: elelem::agent::Preview { kind: elelem::agent::PreviewKind::Arguments, text: "a.txt".into() },
+    };
+    app.ask(edit, tx);
+    clock.advance(APPROVAL_PAUSE);
+    app.handle_key(key(KeyCode::Char('1')));
+    assert!(draw(&mut app).contains("edit allowed"));
+    let _rx = ask_execute(&mut app);
+    let screen = draw(&mut app);
+    assert!(!screen.contains("edit allowed") && screen.contains("waiting for your approval"), "{screen}");
+    clock.advance(APPROVAL_PAUSE);
+    app.handle_key(key(KeyCode::Char('1')));
+    assert!(draw(&mut app).contains("execute allowed"));
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    let screen = draw(&mut app);
+    assert!(!screen.contains("allowed") && screen.contains("│ idle │"), "{screen}");
+}
+
+/// Issue 30: `↓ N new` counts new rows below the view only, not new rows on screen.
+#[test]
+fn the_tool_logs_new_counter_counts_only_rows_below_the_view() {
+    let mut app = app();
+    turn_with_calls(&mut app, 2, 0);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "again".into() });
+    draw(&mut app);
+    app.focus = Focus::Tools;
+    app.handle_key(key(KeyCode::Home)); // stops following
+    start_call(&mut app, 3);
+    let screen = draw(&mut app);
+    assert!(pane(&screen, app.rects.tools).contains("#3 execute step 3"), "{screen}");
+    assert!(!screen.contains("new (End)"), "the new row is on screen: {screen}");
 }
 
 #[test]

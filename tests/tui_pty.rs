@@ -234,6 +234,80 @@ fn esc_interrupts_a_slow_stream_and_the_prompt_comes_back() {
     tui.assert_restored();
 }
 
+/// Issue 30: Tab to the tool log to watch, Esc to go back: the turn goes on.
+#[test]
+fn esc_in_the_tool_log_during_a_turn_does_not_interrupt() {
+    let slow: Vec<Value> =
+        (0..12).map(|i| json!({"type": "saying", "text": format!("chunk{i} "), "delay_ms": 150})).collect();
+    let mut tui = Tui::start(json!([{"events": slow}]), 24, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("talk slowly\r");
+    tui.wait_for("chunk1 ");
+    tui.send("\t");
+    std::thread::sleep(Duration::from_millis(100));
+    tui.send("\t"); // the tool log
+    tui.wait_for("Esc back to prompt");
+    tui.send("\x1b");
+    tui.wait_for("chunk11");
+    let screen = tui.contents();
+    assert!(!screen.contains("interrupted"), "{screen}");
+    tui.send("\x03\x03");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
+/// Issue 30: `◓ thinking` used to stay after a `!command` ended (it runs no turn).
+#[test]
+fn the_status_is_idle_after_a_bang_command_ends() {
+    let mut tui = Tui::start(json!([]), 24, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("!echo bang-$((1+1))\r");
+    tui.wait_for("bang-2");
+    std::thread::sleep(Duration::from_millis(400));
+    let screen = tui.contents();
+    let status = screen.lines().last().unwrap_or_default().to_string();
+    assert!(status.contains("idle") && !status.contains("thinking"), "{screen}");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// Issue 30: the mouse is captured for clicks and the wheel only (not all motion), so the
+/// terminal's own Shift-drag selection works, and the first screen says how to select.
+#[test]
+fn mouse_capture_is_clicks_and_wheel_only_and_the_start_says_how_to_select() {
+    let mut tui = Tui::start(json!([]), 24, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.wait_for("to select text: Shift-drag");
+    {
+        let parser = tui.screen.lock().unwrap();
+        let screen = parser.screen();
+        assert_eq!(screen.mouse_protocol_mode(), vt100::MouseProtocolMode::PressRelease);
+        assert_eq!(screen.mouse_protocol_encoding(), vt100::MouseProtocolEncoding::Sgr);
+    }
+    tui.send("/mouse\r");
+    tui.wait_for("mouse capture off");
+    assert_eq!(tui.screen.lock().unwrap().screen().mouse_protocol_mode(), vt100::MouseProtocolMode::None);
+    tui.send("/mouse\r");
+    tui.wait_for("mouse capture on");
+    assert_eq!(tui.screen.lock().unwrap().screen().mouse_protocol_mode(), vt100::MouseProtocolMode::PressRelease);
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
+/// Issue 30: `elelem "prompt"` starts the app with that prompt sent first.
+#[test]
+fn a_prompt_on_the_command_line_is_sent_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = json!([{"events": [{"type": "saying", "text": "answered the first prompt"}]}]);
+    let mut tui = Tui::start_in(dir, script, 24, 100, &["explain", "this project"]);
+    tui.wait_for("answered the first prompt");
+    assert!(tui.contents().contains("explain this project"), "{}", tui.contents());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
 #[test]
 fn resize_reflows_the_layout() {
     let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);

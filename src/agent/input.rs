@@ -26,6 +26,10 @@ pub struct ApprovalRequest {
     pub preview: Preview,
 }
 
+/// The reason that marks a trust question's "no" (`Approval::NoBecause`): untrusted, and
+/// not asked again. A plain `Approval::No` (Esc, Ctrl+C, nobody to ask) is "not now".
+pub const NEVER_ASK_AGAIN: &str = "no, and do not ask again";
+
 /// The user's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Approval {

@@ -86,6 +86,10 @@ pub enum PreviewKind {
     Diff,
     /// The call's arguments (tools with nothing better to show).
     Arguments,
+    /// Not a tool call: whether to trust a project's own settings. Front ends offer yes /
+    /// no / not now (no "always", no reason: no model is involved); "no" is answered
+    /// `Approval::NoBecause(NEVER_ASK_AGAIN)`, "not now" `Approval::No`.
+    Trust,
 }
 
 /// What a call would do, for the user to approve.

@@ -3,12 +3,14 @@
 //! its root (the nearest ancestor with `.git`, else the working directory, canonical) and
 //! is untrusted until the user says otherwise: `--trust` for one run, or "yes" to the
 //! question, remembered in the user's own data directory (`trusted.json`, mode 0600).
+//! The question's "no" is remembered there too (`declined`: not asked again); "not now"
+//! is not remembered.
 //!
 //! This module owns the store, the question and what answering it does; it does not
 //! decide what an untrusted project may still do (each consumer does: permissions keep
 //! only the stricter rules).
 
-use crate::agent::input::{Approval, ApprovalRequest};
+use crate::agent::input::{Approval, ApprovalRequest, NEVER_ASK_AGAIN};
 use crate::agent::output::AgentEvent;
 use crate::agent::{Preview, PreviewKind, Session};
 use serde_json::{json, Value};
@@ -45,7 +47,8 @@ pub enum TrustError {
     Write { path: PathBuf, source: std::io::Error },
 }
 
-/// The projects the user trusts, kept in `trusted.json`: `{"trusted": ["/root", …]}`.
+/// The projects the user trusts, and those they said no to, kept in `trusted.json`:
+/// `{"trusted": ["/root", …], "declined": ["/other", …]}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TrustStore {
     /// `None`: nothing is remembered and nothing can be (no data directory).
@@ -75,24 +78,48 @@ impl TrustStore {
     /// Whether `root` (a project root, canonical) was trusted. A missing or unreadable
     /// file trusts nothing.
     pub fn is_trusted(&self, root: &Path) -> bool {
-        self.roots().contains(&root.to_string_lossy().into_owned())
+        self.roots("trusted").contains(&root.to_string_lossy().into_owned())
     }
 
-    fn roots(&self) -> BTreeSet<String> {
+    /// Whether the user answered "no" for `root`: it is not asked about again.
+    pub fn is_declined(&self, root: &Path) -> bool {
+        self.roots("declined").contains(&root.to_string_lossy().into_owned())
+    }
+
+    /// The roots listed under `key` ("trusted" or "declined").
+    fn roots(&self, key: &str) -> BTreeSet<String> {
         let Some(path) = &self.path else { return BTreeSet::new() };
         let Ok(text) = std::fs::read_to_string(path) else { return BTreeSet::new() };
         let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        let list = value.get("trusted").and_then(Value::as_array).cloned().unwrap_or_default();
+        let list = value.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
         list.iter().filter_map(Value::as_str).map(str::to_string).collect()
     }
 
-    /// Remembers `root` as trusted. The file is written whole (through a temporary file
-    /// renamed over it) with mode 0600.
+    /// Remembers `root` as trusted (and no longer declined). The file is written whole
+    /// (through a temporary file renamed over it) with mode 0600.
     pub fn trust(&self, root: &Path) -> Result<(), TrustError> {
+        self.remember(root, "trusted", "declined")
+    }
+
+    /// Remembers the answer "no" for `root` (untrusted, not asked again).
+    pub fn decline(&self, root: &Path) -> Result<(), TrustError> {
+        self.remember(root, "declined", "trusted")
+    }
+
+    /// Adds `root` under `add` and takes it out of `remove`, keeping the rest.
+    fn remember(&self, root: &Path, add: &str, remove: &str) -> Result<(), TrustError> {
         let path = self.path.as_ref().ok_or(TrustError::NoDataDir)?;
-        let mut roots = self.roots();
-        roots.insert(root.to_string_lossy().into_owned());
-        let text = serde_json::to_string_pretty(&json!({ "trusted": roots })).unwrap_or_default() + "\n";
+        let root = root.to_string_lossy().into_owned();
+        let (mut added, mut removed) = (self.roots(add), self.roots(remove));
+        added.insert(root.clone());
+        removed.remove(&root);
+        let mut value = serde_json::Map::new();
+        for (key, roots) in [(add, added), (remove, removed)] {
+            if !roots.is_empty() || key == "trusted" {
+                value.insert(key.to_string(), json!(roots));
+            }
+        }
+        let text = serde_json::to_string_pretty(&Value::Object(value)).unwrap_or_default() + "\n";
         write_private(path, &text).map_err(|source| TrustError::Write { path: path.clone(), source })
     }
 }
@@ -138,7 +165,7 @@ impl Trust {
     pub fn question(&self, cwd: &Path, home: Option<&Path>) -> Option<TrustQuestion> {
         let agents = project_agents(cwd, home)?;
         let root = project_root(cwd);
-        if self.is_trusted(&root) {
+        if self.is_trusted(&root) || self.store.is_declined(&root) {
             return None;
         }
         let files = listing(&agents);
@@ -235,7 +262,7 @@ impl TrustQuestion {
             tool: "this project's .agents/".into(),
             args: json!({ "root": self.root.to_string_lossy() }),
             summary: self.root.to_string_lossy().into_owned(),
-            preview: Preview { kind: PreviewKind::Arguments, text },
+            preview: Preview { kind: PreviewKind::Trust, text },
         }
     }
 
@@ -249,9 +276,23 @@ impl TrustQuestion {
     pub async fn ask(self, session: &mut Session) {
         let answer = session.approver().approve(self.request()).await;
         let root = self.root.display().to_string();
-        if matches!(answer, Approval::No | Approval::NoBecause(_)) {
-            session.show(format!("{root} stays untrusted: its .agents/ may only make your rules stricter."));
-            return;
+        match answer {
+            Approval::NoBecause(reason) if reason == NEVER_ASK_AGAIN => {
+                let note = match self.store.decline(&self.root) {
+                    Ok(()) => "not asked again (--trust trusts it for one run)".to_string(),
+                    Err(error) => format!("cannot remember the answer: {error}"),
+                };
+                session
+                    .show(format!("{root} stays untrusted: its .agents/ may only make your rules stricter; {note}."));
+                return;
+            }
+            Approval::No | Approval::NoBecause(_) => {
+                session.show(format!(
+                    "{root} stays untrusted for now: its .agents/ may only make your rules stricter; asked again next time."
+                ));
+                return;
+            }
+            Approval::Yes | Approval::Always => {}
         }
         if let Err(error) = self.accept() {
             session.output().emit(AgentEvent::Error(format!("cannot remember that {root} is trusted: {error}")));
@@ -294,6 +335,21 @@ mod tests {
         assert!(!store.is_trusted(Path::new("/some")));
         let mode = std::fs::metadata(store.path().unwrap()).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn no_is_remembered_apart_and_yes_later_replaces_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TrustStore::at(dir.path().join("trusted.json"));
+        let (root, other) = (Path::new("/some/project"), Path::new("/other"));
+        store.trust(other).unwrap();
+        store.decline(root).unwrap();
+        assert!(store.is_declined(root) && !store.is_trusted(root) && store.is_trusted(other));
+        store.trust(root).unwrap();
+        assert!(!store.is_declined(root) && store.is_trusted(root) && store.is_trusted(other));
+        let trust = Trust::new(store.clone(), false);
+        store.decline(other).unwrap();
+        assert!(!trust.is_trusted(other), "no takes back an earlier yes");
     }
 
     #[test]

@@ -111,6 +111,9 @@ pub struct App {
     pub confirm_clear: bool,
     /// A short message for the status line, and when it expires.
     pub notice: Option<(String, Instant)>,
+    /// The notice is about the running turn (an approval's answer): it goes when the turn
+    /// ends or the next question opens, whatever its time left.
+    pub notice_of_turn: bool,
     pub rects: PaneRects,
     /// When the app started: the clock the status spinner turns by.
     pub started: Instant,
@@ -121,6 +124,10 @@ pub struct App {
     /// Sequences for the terminal itself (OSC 52 clipboard), written before the next frame.
     pub terminal_writes: Vec<String>,
 }
+
+/// Said at start while the app captures the mouse (clicks and the wheel only).
+pub const SELECT_TEXT: &str =
+    "to select text: Shift-drag (the terminal's own selection), or /mouse to release the mouse";
 
 /// How long a second Ctrl+C counts as "twice".
 pub const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);
@@ -170,6 +177,7 @@ impl App {
             last_ctrl_c: None,
             confirm_clear: false,
             notice: None,
+            notice_of_turn: false,
             rects: PaneRects::default(),
             started: Instant::now(),
             clock: std::sync::Arc::new(SystemClock),
@@ -187,6 +195,9 @@ impl App {
         self.files.start();
         let notice = format!("{banner} · {} · {} · ? for help", self.provider, self.model);
         self.history.push(super::cells::CellKind::Notice(notice));
+        if self.mouse {
+            self.history.push(super::cells::CellKind::Notice(SELECT_TEXT.into()));
+        }
     }
 
     /// Runs the app on `clock` (tests use a `ManualClock`); set before any tool runs.
@@ -218,6 +229,34 @@ impl App {
 
     pub fn notify(&mut self, text: impl Into<String>) {
         self.notice = Some((text.into(), Instant::now() + Duration::from_secs(4)));
+        self.notice_of_turn = false;
+    }
+
+    /// A notice that holds only while the turn (or the question) it is about does.
+    pub fn notify_for_turn(&mut self, text: impl Into<String>) {
+        self.notify(text);
+        self.notice_of_turn = true;
+    }
+
+    /// Drops a notice about the turn (it ended, or a new question opened).
+    pub fn drop_turn_notice(&mut self) {
+        if std::mem::take(&mut self.notice_of_turn) {
+            self.notice = None;
+        }
+    }
+
+    /// What the status line says the agent is doing, from the state: a pending question, a
+    /// running tool or turn; idle when none is (a `!command` runs no turn: when it ends,
+    /// nothing is left running).
+    pub fn current_activity(&self) -> Activity {
+        if self.approval.is_some() {
+            return Activity::Approving;
+        }
+        match &self.activity {
+            Activity::RunningTool(_) if self.tools.running() > 0 => self.activity.clone(),
+            _ if !self.busy => Activity::Idle,
+            activity => activity.clone(),
+        }
     }
 
     pub fn handle_agent(&mut self, event: AgentEvent) {
@@ -259,7 +298,7 @@ impl App {
             AgentEvent::ToolFinished { call, result } => {
                 self.history.tool_finished(&call.id, &result);
                 self.tools.finished(&call.id, &result);
-                self.activity = Activity::Thinking;
+                self.activity = if self.busy { Activity::Thinking } else { Activity::Idle };
             }
             AgentEvent::Usage(usage) => {
                 for total in [&mut self.usage, &mut self.turn_usage] {
@@ -287,6 +326,7 @@ impl App {
             }
             AgentEvent::TurnFinished { end, .. } => {
                 self.busy = false;
+                self.drop_turn_notice();
                 self.turn_finished();
                 self.activity = Activity::Idle;
                 self.history.close();

@@ -8,12 +8,16 @@
 //! then every key is typing meant for the prompt and goes there; once armed, the answers
 //! are digits (never letters, which any sentence is full of), and a letter still goes to the
 //! prompt and disarms the dialog again (the user went on typing after a pause).
+//!
+//! The project-trust question (`PreviewKind::Trust`) is answered the same way, with its
+//! own choices: 1 yes, 2 no (not asked again), 3 not now (Esc and Ctrl+C too); no reason,
+//! since no model is involved.
 
 use super::app::{Activity, App};
 use super::diff::{diff_lines, is_diff};
 use super::theme::Theme;
 use super::wrap::{truncate, wrap};
-use crate::agent::input::{Approval, ApprovalRequest};
+use crate::agent::input::{Approval, ApprovalRequest, NEVER_ASK_AGAIN};
 use crate::agent::PreviewKind;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
@@ -62,6 +66,11 @@ impl PendingApproval {
         }
     }
 
+    /// The project-trust question, not a tool call.
+    fn is_trust(&self) -> bool {
+        self.request.preview.kind == PreviewKind::Trust
+    }
+
     fn scroll_by(&mut self, rows: isize) {
         self.scroll = self.scroll.saturating_add_signed(rows);
     }
@@ -70,6 +79,7 @@ impl PendingApproval {
 impl App {
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
         self.tools.waiting(&request.call_id, true);
+        self.drop_turn_notice(); // the previous answer is not about this question
         self.approval = Some(PendingApproval::new(request, reply, self.clock.now()));
         self.activity = Activity::Approving;
     }
@@ -77,13 +87,16 @@ impl App {
     /// Answers the pending approval.
     pub fn answer(&mut self, approval: Approval) {
         if let Some(pending) = self.approval.take() {
-            let word = match &approval {
-                Approval::Yes => "allowed",
-                Approval::No => "denied",
-                Approval::NoBecause(_) => "denied, with your reason",
-                Approval::Always => "always allowed",
+            let word = match (&approval, pending.is_trust()) {
+                (Approval::Yes | Approval::Always, true) => "trusted",
+                (Approval::NoBecause(_), true) => "not trusted",
+                (Approval::No, true) => "not trusted for now",
+                (Approval::Yes, false) => "allowed",
+                (Approval::No, false) => "denied",
+                (Approval::NoBecause(_), false) => "denied, with your reason",
+                (Approval::Always, false) => "always allowed",
             };
-            self.notify(format!("{} {word}", pending.request.tool));
+            self.notify_for_turn(format!("{} {word}", pending.request.tool));
             self.tools.waiting(&pending.request.call_id, false);
             let _ = pending.reply.send(approval);
             self.activity = if self.busy { Activity::RunningTool(pending.request.tool) } else { Activity::Idle };
@@ -145,6 +158,17 @@ impl App {
             // typing, but an interrupt here would leave the question open: it waits too.
             return (key.code != KeyCode::Esc).then_some(key);
         }
+        if pending.is_trust() {
+            match key.code {
+                KeyCode::Char('1') => self.answer(Approval::Yes),
+                KeyCode::Char('2') => self.answer(Approval::NoBecause(NEVER_ASK_AGAIN.into())),
+                KeyCode::Char('3') | KeyCode::Esc => self.answer(Approval::No),
+                KeyCode::Home => pending.scroll = 0,
+                KeyCode::End => pending.scroll = usize::MAX,
+                _ => return Some(key),
+            }
+            return None;
+        }
         match key.code {
             KeyCode::Char('1') => self.answer(Approval::Yes),
             KeyCode::Char('2') => self.answer(Approval::Always),
@@ -184,10 +208,10 @@ impl App {
         let height = (shown as u16 + 4).min(rect.height);
         let rect = Rect { y: rect.y + (rect.height - height) / 2, height, ..rect };
         Clear.render(rect, buf);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.approval())
-            .title(Span::styled(format!(" Allow {}? ", pending.request.tool), theme.approval()));
+        let block = Block::default().borders(Borders::ALL).border_style(theme.approval()).title(Span::styled(
+            format!(" {} {}? ", if pending.is_trust() { "Trust" } else { "Allow" }, pending.request.tool),
+            theme.approval(),
+        ));
         let inner = block.inner(rect);
         block.render(rect, buf);
         for (row, line) in body.iter().skip(pending.scroll).take(shown).enumerate() {
@@ -209,8 +233,19 @@ impl App {
             None if !armed => Line::from(vec![
                 Span::styled("typing goes to the prompt", theme.dim()),
                 Span::raw(" · stop typing to answer with "),
-                Span::styled("1-4", theme.approval()),
+                Span::styled(if pending.is_trust() { "1-3" } else { "1-4" }, theme.approval()),
             ]),
+            None if pending.is_trust() => {
+                let key = |k: &str| Span::styled(k.to_string(), theme.approval());
+                Line::from(vec![
+                    key("[1]"),
+                    Span::raw(" yes, trust it  "),
+                    key("[2]"),
+                    Span::raw(" no, do not ask again  "),
+                    key("[3]"),
+                    Span::raw(" not now"),
+                ])
+            }
             None => {
                 let key = |k: &str| Span::styled(k.to_string(), theme.approval());
                 Line::from(vec![

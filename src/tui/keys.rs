@@ -2,7 +2,8 @@
 //!
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
 //! recall prompts, Tab / Shift+Tab move focus (or complete a command), PgUp/PgDn/Home/End
-//! scroll the focused pane, Esc interrupts, Ctrl+C clears (twice quits), Ctrl+D on an
+//! scroll the focused pane, Esc from a pane goes back to the prompt and from the prompt
+//! interrupts the running turn, Ctrl+C clears (twice quits), Ctrl+D on an
 //! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
 //! opens the help overlay. `help::KEYS` lists them all for the user.
 
@@ -69,10 +70,11 @@ impl App {
                     self.notify("not cleared");
                 } else if !self.composer.popup().is_empty() {
                     self.composer.dismiss_popup();
+                } else if self.focus != Focus::Composer {
+                    // From a pane, Esc only goes back to the prompt: it never interrupts.
+                    self.focus = Focus::Composer;
                 } else if self.busy {
                     return vec![Action::Interrupt];
-                } else {
-                    self.focus = Focus::Composer;
                 }
             }
             KeyCode::Tab if self.focus == Focus::Composer && !self.composer.popup().is_empty() => {

@@ -53,13 +53,15 @@ use tokio::sync::mpsc;
 use tokio::time::{Duration, Instant};
 
 /// How the TUI starts.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct TuiOptions {
     pub mouse: bool,
     pub color: bool,
     pub yolo: bool,
     /// `--theme`; `None` leaves it to `ELELEM_THEME` and the terminal (`background.rs`).
     pub theme: Option<background::ThemeChoice>,
+    /// Sent as the first prompt once the session is ready (`elelem "prompt"`).
+    pub first_prompt: Option<String>,
 }
 
 /// Agent messages handled per batch before the UI looks at input again.
@@ -108,6 +110,17 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     draw(&mut term, &mut app)?;
 
     let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx));
+    if let Some(prompt) = tui.first_prompt.as_deref().filter(|p| !p.trim().is_empty()) {
+        // Queued like a line typed before the session is ready: it runs first.
+        for action in app.run_line(prompt) {
+            if let Action::Submit(line) = action {
+                if !line.starts_with('/') {
+                    prompt_history::append(&line);
+                }
+                let _ = line_tx.send(line);
+            }
+        }
+    }
     let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops).await;
     if let Some(interrupter) = &app.interrupter {
         interrupter.interrupt();

@@ -6,7 +6,7 @@
 
 use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste, EnableFocusChange,
-    EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute};
@@ -52,6 +52,21 @@ impl<W: Write> Write for FrameWriter<W> {
     }
 }
 
+/// Mouse capture of what the app uses, clicks and the wheel (`?1000h`, in SGR encoding
+/// `?1006h`), and nothing more: no drag or all-motion reporting (`?1002h`, `?1003h`, which
+/// crossterm's `EnableMouseCapture` turns on), so the terminal's own selection works with
+/// Shift-drag. `DisableMouseCapture` undoes it (it turns every mode off).
+pub struct CaptureClicks;
+
+/// The sequence `CaptureClicks` writes.
+pub const CAPTURE_CLICKS: &str = "\x1b[?1000h\x1b[?1006h";
+
+impl crossterm::Command for CaptureClicks {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str(CAPTURE_CLICKS)
+    }
+}
+
 /// Restores the terminal when dropped.
 pub struct TerminalGuard;
 
@@ -86,7 +101,7 @@ fn enter_modes(mouse: bool) -> std::io::Result<()> {
         cursor::Hide
     )?;
     if mouse {
-        execute!(out, EnableMouseCapture)?;
+        execute!(out, CaptureClicks)?;
     }
     Ok(())
 }
@@ -99,7 +114,7 @@ impl Drop for TerminalGuard {
 
 pub fn set_mouse(on: bool) {
     let mut out = std::io::stdout();
-    let _ = if on { execute!(out, EnableMouseCapture) } else { execute!(out, DisableMouseCapture) };
+    let _ = if on { execute!(out, CaptureClicks) } else { execute!(out, DisableMouseCapture) };
 }
 
 /// Puts the terminal back the way it was; safe to call more than once.

@@ -318,13 +318,14 @@ impl ToolLog {
         self.unseen = 0;
     }
 
-    /// Rows added since the view stopped following.
-    pub fn unseen(&self) -> usize {
+    /// Rows added since the view stopped following that are below the view (`↓ N new`):
+    /// a new row already on screen is not counted. Needs the index as of this frame.
+    fn new_below(&self, top: usize, view: usize) -> usize {
         if self.scroll.follow {
-            0
-        } else {
-            self.unseen
+            return 0;
         }
+        let first_new = self.rows.len().saturating_sub(self.unseen);
+        (first_new..self.rows.len()).filter(|&i| self.index.start_of(i) >= top + view).count()
     }
 
     /// The number the next call gets.
@@ -410,10 +411,6 @@ impl ToolLog {
             if running > 0 { format!("tools · {running} running") } else { format!("tools · {}", self.rows.len()) };
         // A strip (the stacked layout) has no bottom border for the badge: it joins the title.
         let strip = area.height <= super::layout::STRIP;
-        let unseen = self.unseen();
-        if strip && unseen > 0 {
-            title.push_str(&format!(" · ↓ {unseen} new (End)"));
-        }
         let inner = theme.draw_pane_cached(&mut self.frame, area, buf, &title, focused, strip);
         self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
@@ -428,6 +425,11 @@ impl ToolLog {
         let rows = &mut self.rows;
         self.index.update(rows.len(), width, |i| rows[i].height(width, theme));
         let top = self.scroll.resolve(self.index.total(), view);
+        let unseen = self.new_below(top, view);
+        if strip && unseen > 0 {
+            title.push_str(&format!(" · ↓ {unseen} new (End)"));
+            theme.draw_pane_cached(&mut self.frame, area, buf, &title, focused, strip);
+        }
         let Some((mut i, mut offset)) = self.index.locate(top) else { return };
         let mut y = 0usize;
         while y < view && i < self.rows.len() {

@@ -30,7 +30,7 @@ impl App {
         let rects = self.pane_rects(main, composer, area.height);
         self.rects = rects;
         let theme = self.theme;
-        let title = if self.busy { "conversation · Esc interrupts" } else { "conversation" };
+        let title = if self.esc_interrupts() { "conversation · Esc interrupts" } else { "conversation" };
         let highlight = matches!(self.focus, Focus::Conversation | Focus::Tools);
         if !rects.conversation.is_empty() {
             self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, highlight, title);
@@ -58,10 +58,16 @@ impl App {
         self.render_approval(area, buf);
     }
 
+    /// Esc interrupts only from the prompt while a turn runs (from a pane it goes back to
+    /// the prompt), so only then do the title and the status line offer it.
+    fn esc_interrupts(&self) -> bool {
+        self.busy && self.focus == Focus::Composer
+    }
+
     fn activity_text(&self, now: Instant) -> String {
         const SPIN: [&str; 4] = ["◐", "◓", "◑", "◒"];
         let spin = SPIN[(now.saturating_duration_since(self.started).as_millis() / 150) as usize % SPIN.len()];
-        match &self.activity {
+        match &self.current_activity() {
             Activity::Idle => "idle".into(),
             Activity::Thinking => format!("{spin} thinking"),
             Activity::Responding => format!("{spin} responding"),
@@ -100,8 +106,10 @@ impl App {
         } else if let Some((notice, _)) = &self.notice {
             left.push_str(&format!(" │ {notice}"));
         }
-        let hints = if self.busy {
+        let hints = if self.esc_interrupts() {
             "Esc interrupt · Tab focus · ^O context · ? help "
+        } else if self.busy {
+            "Esc back to prompt · Tab focus · ^O context · ? help "
         } else {
             "Tab focus · ^O context · ? help "
         };

@@ -12,6 +12,7 @@ use elelem::protocol::ProviderSettings;
 use elelem::startup::Options;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -164,4 +165,93 @@ pub fn doing(calls: &[(&str, &str, Value)]) -> Value {
         .map(|(id, name, args)| json!({"type": "doing", "id": id, "name": name, "arguments": args}))
         .collect();
     json!([{"events": events}, {"events": [{"type": "saying", "text": "done"}]}])
+}
+
+/// A program in a pseudo-terminal (40x100, `NO_COLOR`, the stub script `HOME/script.json`),
+/// its screen read with vt100.
+pub struct Terminal {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    writer: std::sync::Arc<std::sync::Mutex<Box<dyn std::io::Write + Send>>>,
+    screen: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl Terminal {
+    pub fn start(project: &std::path::Path, home: &std::path::Path, args: &[&str]) -> Terminal {
+        use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+        let (rows, cols) = (40, 100);
+        let pair = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_elelem"));
+        cmd.args(args);
+        cmd.cwd(project);
+        cmd.env("HOME", home);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("NO_COLOR", "1");
+        cmd.env("ELELEM_STUB_SCRIPT", home.join("script.json"));
+        cmd.env_remove("XDG_DATA_HOME");
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer: std::sync::Arc<std::sync::Mutex<Box<dyn std::io::Write + Send>>> =
+            std::sync::Arc::new(std::sync::Mutex::new(pair.master.take_writer().unwrap()));
+        let size = |n: u16| std::num::NonZeroU16::new(n).unwrap();
+        let screen = std::sync::Arc::new(std::sync::Mutex::new(vt100::Parser::new(size(rows), size(cols), 0)));
+        let (sink, answer) = (screen.clone(), writer.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                // Answer a cursor-position query, as a real terminal would.
+                if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                    let _ = answer.lock().unwrap().write_all(b"\x1b[1;1R");
+                }
+                sink.lock().unwrap().process(&buf[..n]);
+            }
+        });
+        Terminal { child, writer, screen, _master: pair.master }
+    }
+
+    pub fn contents(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    pub fn send(&self, text: &str) {
+        let mut writer = self.writer.lock().unwrap();
+        writer.write_all(text.as_bytes()).unwrap();
+        writer.flush().unwrap();
+    }
+
+    pub fn wait_until(&self, done: impl Fn(&str) -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
+            if done(&self.contents()) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(30));
+        }
+        panic!("timed out; screen:\n{}", self.contents());
+    }
+
+    pub fn wait_for(&self, text: &str) {
+        self.wait_until(|screen| screen.contains(text));
+    }
+
+    pub fn wait_exit(&mut self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
+            if self.child.try_wait().unwrap().is_some() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(30));
+        }
+        panic!("did not exit; screen:\n{}", self.contents());
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
 }
