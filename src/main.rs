@@ -59,6 +59,9 @@ struct PermissionFlags {
     /// Run every tool call without asking (rules that deny still deny)
     #[arg(long, global = true)]
     yolo: bool,
+    /// Sandbox for `execute`: workspace-write (default), read-only or off
+    #[arg(long, global = true, value_name = "MODE", env = "ELELEM_SANDBOX")]
+    sandbox: Option<String>,
 }
 
 #[derive(Args, Clone, Default)]
@@ -104,6 +107,15 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let sandbox_mode = match global.permissions.sandbox.as_deref().map(elelem::tools::sandbox::Mode::parse) {
+        None => elelem::tools::sandbox::Mode::WorkspaceWrite,
+        Some(Ok(mode)) => mode,
+        Some(Err(error)) => {
+            eprintln!("elelem: --sandbox: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    elelem::tools::sandbox::configure(sandbox_mode, elelem::data_dir::data_dir().into_iter().collect());
     let options = |headless: bool| Options {
         session: session.clone(),
         provider: global.provider.clone(),

@@ -42,7 +42,7 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         timeout: Duration::from_secs(args["timeout_secs"].as_u64().unwrap_or(DEFAULT_TIMEOUT_SECS)),
         ..Limits::default()
     };
-    let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx).await?;
+    let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx, true).await?;
     Ok(finished.to_json(&limits))
 }
 
