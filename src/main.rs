@@ -116,6 +116,9 @@ fn main() -> ExitCode {
         }
     };
     elelem::tools::sandbox::configure(sandbox_mode, elelem::data_dir::data_dir().into_iter().collect());
+    if let Some(notice) = elelem::tools::sandbox::unavailable_notice() {
+        eprintln!("elelem: {notice}");
+    }
     let options = |headless: bool| Options {
         session: session.clone(),
         provider: global.provider.clone(),

@@ -63,9 +63,9 @@ impl Run {
 }
 
 #[test]
-fn a_command_writes_inside_the_project() {
+fn a_command_writes_inside_the_project_without_approval() {
     let run = Run::new();
-    let result = run.execute(&["--allow", "execute"], "touch src/inside.txt && echo ok");
+    let result = run.execute(&[], "touch src/inside.txt && echo ok");
     assert_eq!(result["exit_status"], 0, "{result}");
     assert!(run.project().join("src/inside.txt").exists());
 }
@@ -73,8 +73,8 @@ fn a_command_writes_inside_the_project() {
 #[test]
 fn a_command_cannot_write_outside_the_project() {
     let run = Run::new();
-    let result = run.execute(&["--allow", "execute"], "touch ~/outside.txt");
-    assert_ne!(result["exit_status"], 0, "{result}");
+    let result = run.execute(&[], "touch ~/outside.txt");
+    assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{result}");
     assert!(!run.home().join("outside.txt").exists());
 }
 
@@ -83,8 +83,8 @@ fn a_command_cannot_write_agents_or_git_hooks() {
     let run = Run::new();
     for command in ["echo '{}' > .agents/permissions.json", "echo evil > .git/hooks/pre-commit", "echo x > .git/config"]
     {
-        let result = run.execute(&["--allow", "execute"], command);
-        assert_ne!(result["exit_status"], 0, "{command}: {result}");
+        let result = run.execute(&[], command);
+        assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{command}: {result}");
     }
     assert!(!run.project().join(".agents/permissions.json").exists());
     assert!(!run.project().join(".git/hooks/pre-commit").exists());
@@ -94,8 +94,8 @@ fn a_command_cannot_write_agents_or_git_hooks() {
 #[test]
 fn a_command_cannot_read_ssh_keys() {
     let run = Run::new();
-    let result = run.execute(&["--allow", "execute"], "cat ~/.ssh/id_rsa");
-    assert_ne!(result["exit_status"], 0, "{result}");
+    let result = run.execute(&[], "cat ~/.ssh/id_rsa");
+    assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{result}");
     assert!(!result.to_string().contains("PRIVATE-KEY-MATERIAL"), "{result}");
 }
 
@@ -104,8 +104,8 @@ fn a_command_cannot_connect_to_a_local_tcp_port() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let run = Run::new();
-    let result = run.execute(&["--allow", "execute"], &format!("echo hi > /dev/tcp/127.0.0.1/{port}"));
-    assert_ne!(result["exit_status"], 0, "{result}");
+    let result = run.execute(&[], &format!("echo hi > /dev/tcp/127.0.0.1/{port}"));
+    assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{result}");
 }
 
 #[test]
@@ -115,4 +115,12 @@ fn sandbox_off_opts_out() {
     assert_eq!(result["exit_status"], 0, "{result}");
     assert!(run.home().join("outside.txt").exists());
     assert!(result.to_string().contains("PRIVATE-KEY-MATERIAL"));
+}
+
+#[test]
+fn without_the_sandbox_execute_still_needs_approval() {
+    let run = Run::new();
+    let result = run.execute(&["--sandbox", "off"], "touch src/inside.txt");
+    assert!(result["error"].as_str().is_some_and(|e| e.contains("needs approval")), "{result}");
+    assert!(!run.project().join("src/inside.txt").exists());
 }

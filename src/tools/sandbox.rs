@@ -51,6 +51,31 @@ pub fn mode() -> Mode {
     config().0
 }
 
+/// The Landlock ABI version of this kernel (0 without Landlock).
+pub fn kernel_abi() -> i64 {
+    // SAFETY: landlock_create_ruleset with a null attribute, size 0 and the VERSION flag
+    // only returns a number.
+    let version = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32) };
+    version.max(0)
+}
+
+/// Whether `execute` runs contained in this run: the mode is not `off` and the kernel has
+/// Landlock with network rules (ABI 4, Linux 6.7).
+pub fn active() -> bool {
+    mode() != Mode::Off && kernel_abi() >= 4
+}
+
+/// The sentence shown once at start when the sandbox was asked for but cannot be had.
+pub fn unavailable_notice() -> Option<String> {
+    (mode() != Mode::Off && !active()).then(|| {
+        format!(
+            "The sandbox for execute is not available here (Landlock ABI {} < 4): commands run with your rights \
+             and are asked about as before.",
+            kernel_abi()
+        )
+    })
+}
+
 /// The user's files a contained command may not read, under `home`.
 pub const SECRETS: &[&str] = &[
     ".ssh",
@@ -141,6 +166,9 @@ fn add(ruleset: RulesetCreated, path: &Path, access: landlock::BitFlags<AccessFs
 /// command is not run) when the rule set cannot be built.
 pub fn contain(cmd: &mut tokio::process::Command, project: &Path) -> anyhow::Result<()> {
     let mode = mode();
+    if !active() {
+        return Ok(());
+    }
     let Some(ruleset) = build(mode, project).map_err(|e| anyhow::anyhow!("cannot build the sandbox: {e}"))? else {
         return Ok(());
     };
