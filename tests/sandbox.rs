@@ -124,3 +124,13 @@ fn without_the_sandbox_execute_still_needs_approval() {
     assert!(result["error"].as_str().is_some_and(|e| e.contains("needs approval")), "{result}");
     assert!(!run.project().join("src/inside.txt").exists());
 }
+
+#[test]
+fn an_ask_rule_the_user_wrote_still_asks() {
+    let run = Run::new();
+    std::fs::create_dir_all(run.home().join(".agents")).unwrap();
+    std::fs::write(run.home().join(".agents/permissions.json"), r#"{"execute": "ask"}"#).unwrap();
+    let result = run.execute(&[], "touch src/inside.txt");
+    assert!(result["error"].as_str().is_some_and(|e| e.contains("needs approval")), "{result}");
+    assert!(!run.project().join("src/inside.txt").exists());
+}
