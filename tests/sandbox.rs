@@ -75,6 +75,7 @@ fn a_command_cannot_write_outside_the_project() {
     let run = Run::new();
     let result = run.execute(&[], "touch ~/outside.txt");
     assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{result}");
+    assert!(result["sandbox"].as_str().is_some_and(|n| n.starts_with("blocked by the sandbox")), "{result}");
     assert!(!run.home().join("outside.txt").exists());
 }
 

@@ -43,7 +43,11 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         ..Limits::default()
     };
     let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx, true).await?;
-    Ok(finished.to_json(&limits))
+    let mut json = finished.to_json(&limits);
+    if let Some(note) = super::sandbox::failure_note(&finished) {
+        json["sandbox"] = Value::String(note);
+    }
+    Ok(json)
 }
 
 #[cfg(test)]

@@ -76,6 +76,32 @@ pub fn unavailable_notice() -> Option<String> {
     })
 }
 
+/// For a contained command that failed with a refusal the sandbox may have caused, the
+/// sentence the model can act on.
+pub fn failure_note(finished: &super::run_command::Finished) -> Option<String> {
+    let failed = matches!(finished.ending, super::run_command::Ending::Exited(s) if s != 0);
+    let refused = ["Permission denied", "Operation not permitted", "Read-only file system", "Network is unreachable"]
+        .iter()
+        .any(|words| finished.content.contains(words));
+    (active() && failed && refused).then(|| {
+        let writes = match mode() {
+            Mode::ReadOnly => "it may write nowhere (read-only mode)",
+            _ => {
+                "it may write only inside the project and the temp directory, not .agents/, .git/hooks/ or .git/config"
+            }
+        };
+        format!(
+            "blocked by the sandbox, probably: the command ran contained ({}); {writes}; it cannot read ~/.ssh and the \
+             user's other secrets; network is off. If it must do more, ask the user to run it with !command or \
+             to start elelem with --sandbox off.",
+            match mode() {
+                Mode::ReadOnly => "read-only",
+                _ => "workspace-write",
+            }
+        )
+    })
+}
+
 /// The user's files a contained command may not read, under `home`.
 pub const SECRETS: &[&str] = &[
     ".ssh",
