@@ -174,7 +174,7 @@ fn build(mode: Mode, project: &Path) -> anyhow::Result<Option<RulesetCreated>> {
         // The home directory may lie in the temp directory; it is not writable through it
         // (the project is granted on its own).
         temp_holes.extend(home.into_iter().filter(|h| h.starts_with(&temp) && !project.starts_with(h)));
-        for path in cover(&[project.clone()], &holes).into_iter().chain(cover(&[temp], &temp_holes)) {
+        for path in cover(std::slice::from_ref(&project), &holes).into_iter().chain(cover(&[temp], &temp_holes)) {
             ruleset = add(ruleset, &path, AccessFs::from_all(abi))?;
         }
     }
