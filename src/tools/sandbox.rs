@@ -65,6 +65,15 @@ pub fn active() -> bool {
     mode() != Mode::Off && kernel_abi() >= 4
 }
 
+/// The tools whose calls run contained in this run (and so need no approval).
+pub fn contained_tools() -> Vec<String> {
+    if active() {
+        vec!["execute".to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
 /// The sentence shown once at start when the sandbox was asked for but cannot be had.
 pub fn unavailable_notice() -> Option<String> {
     (mode() != Mode::Off && !active()).then(|| {
