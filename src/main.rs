@@ -62,6 +62,9 @@ struct PermissionFlags {
     /// Run every tool call without asking (rules that deny still deny)
     #[arg(long, global = true)]
     yolo: bool,
+    /// Sandbox for `execute`: workspace-write, read-only or off (the default for now)
+    #[arg(long, global = true, value_name = "MODE", env = "ELELEM_SANDBOX")]
+    sandbox: Option<String>,
 }
 
 #[derive(Args, Clone, Default)]
@@ -119,6 +122,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let sandbox_mode = match global.permissions.sandbox.as_deref().map(elelem::tools::sandbox::Mode::parse) {
+        None => elelem::tools::sandbox::Mode::Off,
+        Some(Ok(mode)) => mode,
+        Some(Err(error)) => {
+            eprintln!("elelem: --sandbox: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    elelem::tools::sandbox::configure(sandbox_mode, elelem::data_dir::data_dir().into_iter().collect());
+    if let Some(notice) = elelem::tools::sandbox::unavailable_notice() {
+        eprintln!("elelem: {notice}");
+    }
     let options = |headless: bool| Options {
         session: session.clone(),
         provider: global.provider.clone(),

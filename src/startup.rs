@@ -95,6 +95,7 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
         yolo: options.yolo,
         headless: options.headless,
         trust: options.trust,
+        contained: crate::tools::sandbox::contained_tools(),
     };
     let secrets = SecretPolicy::from_env().secret_values();
     // TRUST: the project's MCP servers start only when the project is trusted.

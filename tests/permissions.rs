@@ -342,6 +342,8 @@ fn chat_plain_with_piped_input_refuses_what_would_ask() {
         .current_dir(&dirs.project)
         .env("HOME", &dirs.home)
         .env("ELELEM_STUB_SCRIPT", &script_path)
+        // Without the sandbox, so that execute asks (contained, it would not).
+        .env("ELELEM_SANDBOX", "off")
         .env("NO_COLOR", "1")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -46,6 +46,7 @@ impl Run {
         let script = self.path("script.json");
         std::fs::write(&script, steps.to_string()).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_elelem"))
+            .env("ELELEM_SANDBOX", "off")
             .args(["-p", "stub"])
             .args(args)
             .current_dir(self.dir.path())

@@ -105,7 +105,8 @@ fn an_allowed_command_runs_headless_only_when_every_part_is_allowed() {
         "echo a > out.txt".to_string(),
         "bash -c 'echo a'".to_string(),
     ];
-    let run = run_ask(&dirs.project, &dirs.home, execute_each(&commands), &[], &[]);
+    // Without the sandbox: contained, execute would need no approval.
+    let run = run_ask(&dirs.project, &dirs.home, execute_each(&commands), &[], &[("ELELEM_SANDBOX", "off")]);
     let errors = errors(&run);
     assert_eq!(errors[0], "ran");
     assert!(errors[1].contains("needs approval") && errors[2].contains("needs approval"), "{errors:?}");

@@ -112,6 +112,7 @@ fn chat_plain_with_piped_input_does_not_ask_about_trust() {
     let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
     std::fs::write(dirs.home.join("script.json"), touch_pwned().to_string()).unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .env("ELELEM_SANDBOX", "off")
         .args(["chat", "--plain"])
         .current_dir(&dirs.project)
         .env("HOME", &dirs.home)

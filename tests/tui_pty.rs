@@ -89,6 +89,7 @@ impl Tui {
         cmd.args(args);
         cmd.cwd(dir.path());
         cmd.env("TERM", "xterm-256color");
+        cmd.env("ELELEM_SANDBOX", "off");
         cmd.env("RUST_BACKTRACE", "0");
         cmd.env("HOME", dir.path());
         cmd.env("XDG_DATA_HOME", dir.path().join("data"));

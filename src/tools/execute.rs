@@ -42,8 +42,12 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         timeout: Duration::from_secs(args["timeout_secs"].as_u64().unwrap_or(DEFAULT_TIMEOUT_SECS)),
         ..Limits::default()
     };
-    let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx).await?;
-    Ok(finished.to_json(&limits))
+    let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx, true).await?;
+    let mut json = finished.to_json(&limits);
+    if let Some(note) = super::sandbox::failure_note(&finished) {
+        json["sandbox"] = Value::String(note);
+    }
+    Ok(json)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod process_groups;
 pub mod read;
 pub mod regular;
 pub mod run_command;
+pub mod sandbox;
 pub mod secret_env;
 pub mod shell;
 pub mod write;

@@ -72,7 +72,14 @@ impl Finished {
 }
 
 /// Runs `command` with `bash -c` (in `cwd` when given) until it ends or a limit stops it.
-pub async fn run(command: &str, cwd: Option<&str>, limits: &Limits, ctx: &ToolContext) -> anyhow::Result<Finished> {
+/// `contained`: run it in the sandbox (`sandbox::mode`); `execute` is, `!command` is not.
+pub async fn run(
+    command: &str,
+    cwd: Option<&str>,
+    limits: &Limits,
+    ctx: &ToolContext,
+    contained: bool,
+) -> anyhow::Result<Finished> {
     let (reader, writer) = std::io::pipe()?;
     let mut cmd = tokio::process::Command::new("bash");
     cmd.arg("-c")
@@ -87,6 +94,10 @@ pub async fn run(command: &str, cwd: Option<&str>, limits: &Limits, ctx: &ToolCo
     }
     for name in SecretPolicy::from_env().removed_names() {
         cmd.env_remove(name);
+    }
+    if contained {
+        let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
+        super::sandbox::contain(&mut cmd, &project)?;
     }
     let spawned = cmd.spawn();
     drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive
@@ -185,7 +196,7 @@ mod tests {
     async fn endless_output_is_stopped_at_the_limit_and_kept_capped() {
         let limits = Limits { max_output: 1024 * 1024, ..Limits::default() };
         let started = std::time::Instant::now();
-        let finished = run("yes", None, &limits, &ToolContext::detached()).await.unwrap();
+        let finished = run("yes", None, &limits, &ToolContext::detached(), false).await.unwrap();
         assert!(started.elapsed() < Duration::from_secs(10));
         assert_eq!(finished.ending, Ending::TooMuchOutput);
         assert!(finished.content.len() < 2 * OUTPUT_CAP, "{}", finished.content.len());
@@ -212,10 +223,11 @@ mod tests {
             }
             cancel.cancel();
         });
-        let finished = tokio::time::timeout(Duration::from_secs(20), run(&command, None, &Limits::default(), &ctx))
-            .await
-            .unwrap()
-            .unwrap();
+        let finished =
+            tokio::time::timeout(Duration::from_secs(20), run(&command, None, &Limits::default(), &ctx, false))
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(finished.ending, Ending::Cancelled);
         let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
         let gone = (0..200).any(|_| {

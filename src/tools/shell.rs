@@ -19,7 +19,7 @@ pub fn runner() -> ShellRunner {
 /// Runs `command`; the result's `content` has secret values masked.
 pub async fn run(command: &str, ctx: &ToolContext) -> anyhow::Result<Value> {
     let limits = Limits::default();
-    let mut finished = run_command::run(command, None, &limits, ctx).await?;
+    let mut finished = run_command::run(command, None, &limits, ctx, false).await?;
     finished.content = mask(finished.content, &SecretPolicy::from_env().secret_values());
     Ok(finished.to_json(&limits))
 }

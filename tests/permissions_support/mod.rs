@@ -88,6 +88,7 @@ impl Dirs {
                 yolo: options.yolo,
                 headless: options.headless,
                 trust: options.trust,
+                ..PermissionFlags::default()
             },
         )))?;
         Ok(session)

@@ -24,6 +24,8 @@ pub struct Gate {
     pub places: Places,
     /// Tools allowed by `--allow` (canonical names).
     pub allowed: HashSet<String>,
+    /// Tools whose calls run in the kernel sandbox: allowed as `allowed` is.
+    pub contained: HashSet<String>,
     pub yolo: bool,
     /// Nobody can be asked (`ask` mode).
     pub headless: bool,
@@ -75,7 +77,7 @@ impl Gate {
             return Ok(());
         }
         let always = self.always.lock().map(|a| a.contains(name)).unwrap_or(false);
-        if outside.is_none() && !unreadable && (always || self.allowed.contains(name)) {
+        if outside.is_none() && !unreadable && (always || self.allowed.contains(name) || self.runs_contained(name)) {
             return Ok(());
         }
         if self.headless {
@@ -152,6 +154,12 @@ impl Gate {
         )
     }
 
+    /// Whether `tool`'s calls run in the sandbox and so need no approval: not when a rule
+    /// of the user's (or the project's) says `ask` for it.
+    fn runs_contained(&self, tool: &str) -> bool {
+        self.contained.contains(tool) && !self.permissions.has_ask(tool)
+    }
+
     /// The policy in force for each tool of `toolbox`, and why, for `/permissions`.
     pub fn describe(&self, toolbox: &Toolbox) -> String {
         let mut out = String::new();
@@ -166,6 +174,7 @@ impl Gate {
                 Policy::Allow => "allow".to_string(),
                 Policy::Ask if self.yolo => "allow (--yolo)".to_string(),
                 Policy::Ask if self.allowed.contains(tool) => format!("allow (--allow {tool})"),
+                Policy::Ask if self.runs_contained(tool) => "allow (contained by the sandbox)".to_string(),
                 Policy::Ask if always.contains(tool) => "allow (you said always)".to_string(),
                 Policy::Ask if self.headless => "deny (ask mode cannot ask)".to_string(),
                 Policy::Ask => "ask".to_string(),

@@ -53,6 +53,9 @@ pub struct PermissionFlags {
     pub headless: bool,
     /// Trust the project's own settings for this run (`--trust`).
     pub trust: bool,
+    /// Tools whose calls run in the kernel sandbox (`execute` when it is active): allowed
+    /// without asking unless a rule denies them or a path argument is outside the project.
+    pub contained: Vec<String>,
 }
 
 impl PermissionsPlugin {
@@ -129,6 +132,7 @@ impl Plugin for PermissionsPlugin {
             permissions,
             places,
             allowed,
+            contained: self.flags.contained.iter().cloned().collect(),
             yolo: self.flags.yolo,
             headless: self.flags.headless,
             always: self.always.clone(),

@@ -211,6 +211,17 @@ impl Permissions {
         })
     }
 
+    /// Whether either file has an `ask` rule for `tool` (then a contained call still asks).
+    pub fn has_ask(&self, tool: &str) -> bool {
+        [&self.user, &self.project].iter().any(|set| match set.rule(tool) {
+            Some(Rule::Fixed(policy)) => *policy == Policy::Ask,
+            Some(Rule::Commands(rules)) => {
+                rules.default == Some(Policy::Ask) || rules.prefixes.iter().any(|(_, p)| *p == Policy::Ask)
+            }
+            None => false,
+        })
+    }
+
     /// Directories tools may reach without asking: the user's, and a trusted project's.
     pub fn allowed_dirs(&self) -> Vec<&PathBuf> {
         let project = self.trusted.then_some(&self.project.paths.allow);
