@@ -64,8 +64,14 @@ fn mkfifo(path: &Path) {
 
 fn skills_setup() -> Setup {
     let s = Setup::new();
-    s.write("proj/.agents/skills/pdf-forms/SKILL.md", &skill("pdf-forms", "Fill PDF forms with scripts/fill.py", "BODY-MARKER-PDF: run scripts/fill.py"));
-    s.write("proj/pkg/.claude/skills/near/SKILL.md", &skill("near", "A skill next to the working directory", "BODY-MARKER-NEAR"));
+    s.write(
+        "proj/.agents/skills/pdf-forms/SKILL.md",
+        &skill("pdf-forms", "Fill PDF forms with scripts/fill.py", "BODY-MARKER-PDF: run scripts/fill.py"),
+    );
+    s.write(
+        "proj/pkg/.claude/skills/near/SKILL.md",
+        &skill("near", "A skill next to the working directory", "BODY-MARKER-NEAR"),
+    );
     s.write("home/.claude/skills/user-one/SKILL.md", &skill("user-one", "The user's own skill", "BODY-MARKER-USER"));
     s.write("proj/.agents/skills/Bad/SKILL.md", &skill("Bad", "Upper case is not a name", "x"));
     s.write("proj/.agents/skills/broken/SKILL.md", "---\nname: broken\nthis line is not yaml\n---\nx\n");
@@ -77,7 +83,11 @@ fn skills_setup() -> Setup {
 #[test]
 fn skills_names_and_descriptions_are_in_the_prompt_and_bodies_are_not() {
     let s = skills_setup();
-    let out = s.elelem(&["chat", "--plain"], json!([{"events": [{"type": "saying", "text": "ok"}]}]), "/context json\n/skills\n");
+    let out = s.elelem(
+        &["chat", "--plain"],
+        json!([{"events": [{"type": "saying", "text": "ok"}]}]),
+        "/context json\n/skills\n",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     // Untrusted project: its skills are there anyway.
@@ -90,9 +100,15 @@ fn skills_names_and_descriptions_are_in_the_prompt_and_bodies_are_not() {
     assert!(stdout.contains("pdf-forms (project)"), "{stdout}");
     let bad = s.path("proj/.agents/skills");
     let bad = std::fs::canonicalize(bad).unwrap();
-    assert!(stdout.contains(&format!("{}:2: name \\\"Bad\\\"", bad.join("Bad/SKILL.md").display()))
-        || stdout.contains(&format!("{}:2: name \"Bad\"", bad.join("Bad/SKILL.md").display())), "{stdout}");
-    assert!(stdout.contains(&format!("{}:3: expected `key: value`", bad.join("broken/SKILL.md").display())), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{}:2: name \\\"Bad\\\"", bad.join("Bad/SKILL.md").display()))
+            || stdout.contains(&format!("{}:2: name \"Bad\"", bad.join("Bad/SKILL.md").display())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("{}:3: expected `key: value`", bad.join("broken/SKILL.md").display())),
+        "{stdout}"
+    );
     assert!(stdout.contains("differs from its folder \"other\""), "{stdout}");
     assert!(stdout.contains(&format!("{}: not a regular file", bad.join("fifo/SKILL.md").display())), "{stdout}");
     assert!(!stdout.contains("- not-other"), "{stdout}");
@@ -141,8 +157,13 @@ fn markdown_commands_fill_arguments_and_never_shadow_built_ins() {
     s.write("home/.agents/commands/help.md", "---\ndescription: mine\n---\nshadow\n");
     s.write("home/.agents/commands/review.md", "---\ndescription: the user's review\n---\nUSER REVIEW\n");
     mkfifo(&s.path("home/.agents/commands/fifo.md"));
-    let script = json!([{"events": [{"type": "saying", "text": "ok"}]}, {"events": [{"type": "saying", "text": "ok"}]}]);
-    let out = s.elelem(&["chat", "--plain"], script, "/help\n/review src/lib.rs now\n/context 2\n/plain extra words\n/context 4\n");
+    let script =
+        json!([{"events": [{"type": "saying", "text": "ok"}]}, {"events": [{"type": "saying", "text": "ok"}]}]);
+    let out = s.elelem(
+        &["chat", "--plain"],
+        script,
+        "/help\n/review src/lib.rs now\n/context 2\n/plain extra words\n/context 4\n",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("/review FILE"), "{stdout}");

@@ -69,7 +69,10 @@ pub fn parse(text: &str) -> Result<Document, FrontMatterError> {
             continue;
         }
         let Some((key, value)) = content.split_once(':') else {
-            return Err(FrontMatterError { line: line_no, message: format!("expected `key: value`, found {content:?}") });
+            return Err(FrontMatterError {
+                line: line_no,
+                message: format!("expected `key: value`, found {content:?}"),
+            });
         };
         let key = key.trim();
         if key.is_empty() || !key.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_') {
@@ -100,7 +103,8 @@ mod tests {
 
     #[test]
     fn reads_keys_quotes_blocks_and_body() {
-        let doc = parse("---\nname: pdf\ndescription: \"Fill PDF forms\"\nlong: >\n  one\n  two\n---\n# Body\n").unwrap();
+        let doc =
+            parse("---\nname: pdf\ndescription: \"Fill PDF forms\"\nlong: >\n  one\n  two\n---\n# Body\n").unwrap();
         assert_eq!(doc.get("name"), Some("pdf"));
         assert_eq!(doc.get("description"), Some("Fill PDF forms"));
         assert_eq!(doc.get("long"), Some("one two"));

@@ -63,7 +63,13 @@ fn command_files(folder: &Folder) -> Vec<PathBuf> {
     files
 }
 
-fn add(session: &mut Session, folder: &Folder, file: &Path, trusted: bool, added: &mut std::collections::BTreeSet<String>) {
+fn add(
+    session: &mut Session,
+    folder: &Folder,
+    file: &Path,
+    trusted: bool,
+    added: &mut std::collections::BTreeSet<String>,
+) {
     let name = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
         session.show(format!("command skipped: {}: not a command name", file.display()));
@@ -82,12 +88,20 @@ fn add(session: &mut Session, folder: &Folder, file: &Path, trusted: bool, added
     };
     let doc = match front_matter::parse(&text) {
         Ok(doc) => doc,
-        Err(error) => return session.show(format!("command skipped: {}:{}: {}", file.display(), error.line, error.message)),
+        Err(error) => {
+            return session.show(format!("command skipped: {}:{}: {}", file.display(), error.line, error.message))
+        }
     };
     let about = doc
         .get("description")
         .map(str::to_string)
-        .or_else(|| doc.body.lines().map(str::trim).find(|l| !l.is_empty()).map(|l| l.trim_start_matches('#').trim().to_string()))
+        .or_else(|| {
+            doc.body
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(|l| l.trim_start_matches('#').trim().to_string())
+        })
         .unwrap_or_default();
     let mut about: String = about.chars().take(DESCRIPTION_MAX).collect();
     let whose = match (folder.project, trusted) {

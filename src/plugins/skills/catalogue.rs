@@ -54,8 +54,12 @@ impl Catalogue {
 
     fn scan(&mut self, folder: &Folder) {
         let Ok(entries) = std::fs::read_dir(&folder.path) else { return };
-        let mut dirs: Vec<PathBuf> =
-            entries.flatten().map(|e| e.path()).filter(|p| p.join("SKILL.md").exists()).take(SKILLS_PER_FOLDER).collect();
+        let mut dirs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("SKILL.md").exists())
+            .take(SKILLS_PER_FOLDER)
+            .collect();
         dirs.sort();
         for dir in dirs {
             match load(&dir) {
@@ -79,16 +83,18 @@ fn load(dir: &Path) -> Result<(String, String), String> {
     if !doc.has_front_matter {
         return Err(at(1, "no front matter (`---` with name and description)"));
     }
-    let line_of = |key: &str| {
-        text.lines().position(|l| l.trim_start().starts_with(&format!("{key}:"))).map_or(1, |i| i + 1)
-    };
+    let line_of =
+        |key: &str| text.lines().position(|l| l.trim_start().starts_with(&format!("{key}:"))).map_or(1, |i| i + 1);
     let name = doc.get("name").unwrap_or_default().trim().to_string();
     let folder_name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     if name.is_empty() {
         return Err(at(1, "front matter has no `name`"));
     }
     if !valid_name(&name) {
-        return Err(at(line_of("name"), &format!("name {name:?}: only lowercase letters, digits and hyphens, at most {NAME_MAX}")));
+        return Err(at(
+            line_of("name"),
+            &format!("name {name:?}: only lowercase letters, digits and hyphens, at most {NAME_MAX}"),
+        ));
     }
     if name != folder_name {
         return Err(at(line_of("name"), &format!("name {name:?} differs from its folder {folder_name:?}")));

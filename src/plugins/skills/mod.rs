@@ -93,7 +93,13 @@ fn listing(catalogue: &Catalogue) -> String {
     }
     for skill in &catalogue.skills {
         let whose = if skill.project { "project" } else { "user" };
-        let _ = writeln!(text, "{} ({whose}) — {}\n    {}", skill.name, one_line(&skill.description), skill.folder.display());
+        let _ = writeln!(
+            text,
+            "{} ({whose}) — {}\n    {}",
+            skill.name,
+            one_line(&skill.description),
+            skill.folder.display()
+        );
     }
     for problem in &catalogue.problems {
         let _ = writeln!(text, "skipped: {problem}");

@@ -2,8 +2,8 @@
 //! body of its `SKILL.md` (after the front matter, read again at each call, at most
 //! `SKILL_FILE_CAP`) and the folder it lives in, so its `scripts/` can be run.
 
-use super::catalogue::{Catalogue, SKILL_FILE_CAP};
 use super::super::{front_matter, shared_dirs};
+use super::catalogue::{Catalogue, SKILL_FILE_CAP};
 use crate::agent::{Tool, ToolContext};
 use serde_json::{json, Value};
 use std::sync::Arc;
