@@ -16,8 +16,10 @@ use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
+use crate::plugins::md_commands::MarkdownCommands;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::plugins::redact::RedactPlugin;
+use crate::plugins::skills::SkillsPlugin;
 use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
 use crate::protocol::{Provider, ProviderError, ProviderSettings};
 use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
@@ -100,6 +102,7 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
     let secrets = SecretPolicy::from_env().secret_values();
     // TRUST: the project's MCP servers start only when the project is trusted.
     let project = std::env::current_dir().unwrap_or_default();
+    let commands_trust = project_trust(options, &project);
     let mcp =
         McpSettings { trust: project_trust(options, &project), headless: options.headless, home: home(), project };
     vec![
@@ -107,6 +110,9 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
         Arc::new(McpPlugin::new(mcp)),
         Arc::new(PermissionsPlugin::new(flags)),
         Arc::new(BuiltinCommands),
+        // Skills and Markdown commands are instructions, not code: a project's load untrusted.
+        Arc::new(SkillsPlugin::new(home())),
+        Arc::new(MarkdownCommands::new(home(), commands_trust)),
         Arc::new(CostPlugin::new(home())),
         Arc::new(checkpoints),
         Arc::new(RedactPlugin::new(secrets)),

@@ -263,6 +263,17 @@ impl Session {
     }
 
     /// Shows text (command output).
+    /// Sets a named section of the system prompt (empty text removes it); see
+    /// `SystemPrompt::set_section`.
+    pub fn set_prompt_section(&mut self, name: &str, text: impl Into<String>) {
+        self.agent.transcript_mut().system_prompt.set_section(name, text);
+    }
+
+    /// The working directory the session's system prompt describes.
+    pub fn cwd(&self) -> std::path::PathBuf {
+        self.agent.transcript().system_prompt.cwd().to_path_buf()
+    }
+
     pub fn show(&self, text: impl Into<String>) {
         self.agent.output().emit(AgentEvent::Info(text.into()));
     }

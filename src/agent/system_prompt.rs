@@ -2,7 +2,8 @@
 //! platform, date, git branch and the project's instructions: the nearest `AGENTS.md`, or,
 //! in a project without one, the nearest `CLAUDE.md` or `.github/copilot-instructions.md`
 //! (the files other agents read). Rendered fresh on every model call, so edits or a branch
-//! switch take effect at once.
+//! switch take effect at once. Plugins may add named sections after the instructions
+//! (`set_section`, e.g. the list of skills); they are replaced, never appended twice.
 
 use std::path::{Path, PathBuf};
 
@@ -13,11 +14,13 @@ const TEMPLATE: &str = include_str!("../../assets/system_prompt.md");
 pub struct SystemPrompt {
     template: String,
     cwd: PathBuf,
+    /// Sections plugins added, by name, rendered in name order after the instructions.
+    sections: std::collections::BTreeMap<String, String>,
 }
 
 impl SystemPrompt {
     pub fn new(cwd: PathBuf) -> Self {
-        SystemPrompt { template: TEMPLATE.to_string(), cwd }
+        SystemPrompt { template: TEMPLATE.to_string(), cwd, sections: Default::default() }
     }
 
     /// Uses another template (placeholders: `{{cwd}}`, `{{platform}}`, `{{date}}`,
@@ -25,6 +28,17 @@ impl SystemPrompt {
     pub fn with_template(mut self, template: impl Into<String>) -> Self {
         self.template = template.into();
         self
+    }
+
+    /// Sets (or, with empty text, removes) the section `name`, shown after the project's
+    /// instructions.
+    pub fn set_section(&mut self, name: &str, text: impl Into<String>) {
+        let text = text.into();
+        if text.trim().is_empty() {
+            self.sections.remove(name);
+        } else {
+            self.sections.insert(name.to_string(), text);
+        }
     }
 
     /// The working directory the prompt describes.
@@ -38,14 +52,21 @@ impl SystemPrompt {
             .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
             .map(|(path, text)| format!("\nProject instructions from {}:\n\n{}\n", path.display(), text.trim_end()))
             .unwrap_or_default();
-        self.template
+        let text = self
+            .template
             .replace("{{cwd}}", &self.cwd.display().to_string())
             .replace("{{platform}}", &format!("{} {}", std::env::consts::OS, std::env::consts::ARCH))
             .replace("{{date}}", &today())
             .replace("{{git}}", &git)
             .replace("{{agents}}", &agents)
             .trim_end()
-            .to_string()
+            .to_string();
+        let mut text = text;
+        for section in self.sections.values() {
+            text.push_str("\n\n");
+            text.push_str(section.trim_end());
+        }
+        text
     }
 }
 

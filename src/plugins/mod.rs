@@ -1,5 +1,6 @@
 //! The built-in plugins that are not tools: the slash commands, the permissions gate, file
-//! checkpoints with `/undo`, and the redaction of secrets from tool results, plus the
+//! checkpoints with `/undo`, the redaction of secrets from tool results, Agent Skills and
+//! Markdown slash commands (files other agents read), plus the
 //! project trust they (and plugin files and MCP servers) consult. Each plugin is a kernel `Plugin` (a setup block run
 //! against the `Session`); `startup.rs` lists them.
 
@@ -7,9 +8,13 @@ pub mod checkpoints;
 pub mod commands;
 pub mod context_commands;
 pub mod cost;
+pub mod front_matter;
 pub mod lua;
 pub mod mcp;
+pub mod md_commands;
 pub mod permissions;
 pub mod redact;
+pub mod shared_dirs;
+pub mod skills;
 pub mod transcript_export;
 pub mod trust;

@@ -1,0 +1,172 @@
+//! Markdown slash commands: `.agents/commands/NAME.md` and `.claude/commands/NAME.md`, the
+//! project's (from the working directory up to its root) and the user's (`~`). `/NAME args`
+//! sends the file's body (read again at each use) as the prompt, `$ARGUMENTS` replaced by
+//! the arguments and `$1`, `$2`… by each word of them (no placeholder: the arguments go
+//! after the body). Front matter `description` (else the body's first line) shows in
+//! `/help` and the `/` popup, `argument-hint` as its usage. A command may not shadow one
+//! already there (the built-ins): it is skipped with a notice. A project's commands are
+//! prompts, not code, so they are listed in an untrusted project too, marked as the
+//! project's.
+
+use super::front_matter;
+use super::shared_dirs::{self, Folder};
+use super::trust::ProjectTrust;
+use crate::agent::{Flow, Plugin, Session};
+use std::path::{Path, PathBuf};
+
+/// A command file is read only up to this size.
+pub const COMMAND_FILE_CAP: u64 = 64 * 1024;
+/// Files looked at in one commands folder at most.
+const COMMANDS_PER_FOLDER: usize = 500;
+/// A description in `/help` is cut to this many characters.
+const DESCRIPTION_MAX: usize = 120;
+
+pub struct MarkdownCommands {
+    home: Option<PathBuf>,
+    trust: ProjectTrust,
+}
+
+impl MarkdownCommands {
+    pub fn new(home: Option<PathBuf>, trust: ProjectTrust) -> Self {
+        MarkdownCommands { home, trust }
+    }
+}
+
+impl Plugin for MarkdownCommands {
+    fn name(&self) -> &str {
+        "markdown commands"
+    }
+
+    fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
+        let cwd = session.cwd();
+        let root = super::trust::project_root(&cwd);
+        let trusted = self.trust.is_trusted();
+        let mut added = std::collections::BTreeSet::new();
+        for folder in shared_dirs::folders("commands", &cwd, &root, self.home.as_deref()) {
+            for file in command_files(&folder) {
+                add(session, &folder, &file, trusted, &mut added);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn command_files(folder: &Folder) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(&folder.path) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .take(COMMANDS_PER_FOLDER)
+        .collect();
+    files.sort();
+    files
+}
+
+fn add(
+    session: &mut Session,
+    folder: &Folder,
+    file: &Path,
+    trusted: bool,
+    added: &mut std::collections::BTreeSet<String>,
+) {
+    let name = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        session.show(format!("command skipped: {}: not a command name", file.display()));
+        return;
+    }
+    if added.contains(&name) {
+        return; // the nearest file of a name was added first
+    }
+    if session.commands().get(&name).is_some() {
+        session.show(format!("command skipped: {}: /{name} is a built-in command", file.display()));
+        return;
+    }
+    let text = match shared_dirs::read_small(file, COMMAND_FILE_CAP) {
+        Ok(text) => text,
+        Err(error) => return session.show(format!("command skipped: {error}")),
+    };
+    let doc = match front_matter::parse(&text) {
+        Ok(doc) => doc,
+        Err(error) => {
+            return session.show(format!("command skipped: {}:{}: {}", file.display(), error.line, error.message))
+        }
+    };
+    let about = doc
+        .get("description")
+        .map(str::to_string)
+        .or_else(|| {
+            doc.body
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(|l| l.trim_start_matches('#').trim().to_string())
+        })
+        .unwrap_or_default();
+    let mut about: String = about.chars().take(DESCRIPTION_MAX).collect();
+    let whose = match (folder.project, trusted) {
+        (false, _) => "user",
+        (true, true) => "project",
+        (true, false) => "project, untrusted",
+    };
+    about.push_str(&format!(" [from {whose}]"));
+    let usage = doc.get("argument-hint").unwrap_or_default().to_string();
+    let file = file.to_path_buf();
+    added.insert(name.clone());
+    session.commands_mut().add(&name, &usage, about.trim(), move |_, args| {
+        let text = shared_dirs::read_small(&file, COMMAND_FILE_CAP).map_err(anyhow::Error::msg)?;
+        let doc = front_matter::parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()))?;
+        Ok(Flow::Turn(expand(&doc.body, args)))
+    });
+}
+
+/// The body with `$ARGUMENTS` and `$1`, `$2`… filled in; when it has no placeholder, the
+/// arguments (if any) follow it.
+pub fn expand(body: &str, args: &str) -> String {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    let mut out = String::with_capacity(body.len() + args.len());
+    let mut placeholders = 0;
+    let mut rest = body;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(tail) = after.strip_prefix("ARGUMENTS") {
+            out.push_str(args);
+            placeholders += 1;
+            rest = tail;
+            continue;
+        }
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        match after[..digits].parse::<usize>() {
+            Ok(n) if n >= 1 => {
+                out.push_str(words.get(n - 1).copied().unwrap_or(""));
+                placeholders += 1;
+                rest = &after[digits..];
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    let mut out = out.trim().to_string();
+    if placeholders == 0 && !args.trim().is_empty() {
+        out.push_str("\n\n");
+        out.push_str(args.trim());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand;
+
+    #[test]
+    fn fills_arguments_and_positions() {
+        assert_eq!(expand("Review $ARGUMENTS now", "src/lib.rs fast"), "Review src/lib.rs fast now");
+        assert_eq!(expand("a=$1 b=$2 c=$3 $0 $$", "x y"), "a=x b=y c= $0 $$");
+        assert_eq!(expand("Fix it.", "the bug"), "Fix it.\n\nthe bug");
+        assert_eq!(expand("cost $5 of $ARGUMENTS", "$1"), "cost  of $1");
+    }
+}
