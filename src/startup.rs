@@ -1,4 +1,4 @@
-//! Startup, the one composition root: builds a `Session` the way DESIGN §2 says — the
+//! Startup, the one composition root: builds a `Session` the way ARCHITECTURE.md ("The objects") says — the
 //! providers registry (stub included), the agent, every plugin's setup block against the
 //! session (built-ins, then plugin files), and the provider named by `-p` (or the default):
 //! a name no built-in provider has is looked up again after the plugin files declared
@@ -196,7 +196,7 @@ pub fn build_session(
     let settings = ProviderSettings { model: options.model.clone(), thinking_budget: options.thinking_budget };
     let name = options.provider.clone().unwrap_or_else(crate::providers::default_name);
     // A name no built-in has may be declared by a plugin file: start on the stub and look
-    // again once the files ran (DESIGN §2 step 4).
+    // again once the files ran (ARCHITECTURE.md, "The objects").
     let declared_later = !providers.names().contains(&name.as_str());
     let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;

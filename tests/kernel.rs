@@ -1,4 +1,4 @@
-//! The kernel against DESIGN §1–3: one test per statement of the turn flow, the
+//! The kernel against ARCHITECTURE.md's contract (a turn, the objects, a tool call): one test per statement of the turn flow, the
 //! conversation, provider failures, interrupts and the toolbox's call flow.
 
 mod support;
@@ -272,7 +272,7 @@ async fn an_interrupt_kills_a_running_tool() {
     );
 }
 
-// ---- Toolbox: DESIGN §3 ----
+// ---- Toolbox: ARCHITECTURE.md, "A tool call" ----
 
 async fn run(toolbox: &Toolbox, name: &str, args: Value) -> Value {
     toolbox.run(name, args, ToolContext::detached()).await.to_value()

@@ -1,5 +1,5 @@
 //! The `Agent`: runs one turn. Calls the provider, runs the tools it asks for, sends the
-//! results back, and repeats until the model asks for nothing (DESIGN §1).
+//! results back, and repeats until the model asks for nothing (ARCHITECTURE.md, "A turn").
 //!
 //! Only the prompt and the final reply are kept in the conversation; tool traffic lives in
 //! the turn's scratch list. A provider failure ends the turn with `Error: <message>`; a

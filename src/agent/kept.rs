@@ -1,5 +1,5 @@
 //! Keeping tool traffic: the tool calls of the last turn normally vanish when it ends
-//! (DESIGN §1); the user can keep one — say, the test output — so the model still sees it.
+//! (ARCHITECTURE.md, "A turn"); the user can keep one — say, the test output — so the model still sees it.
 //! A kept call is stored in the provider's native shape: an assistant message carrying the
 //! call, then the tool message with its result — never as fake user text.
 

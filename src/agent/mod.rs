@@ -1,4 +1,4 @@
-//! The kernel: the agent loop and its objects (DESIGN §2). No terminal code lives here;
+//! The kernel: the agent loop and its objects (ARCHITECTURE.md, "The objects"). No terminal code lives here;
 //! front ends talk to it through `Output`, `Input` and `Approver`. It imports only the
 //! shared vocabulary in `protocol`, never a plugin, tool, provider or front end.
 

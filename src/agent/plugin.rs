@@ -1,5 +1,5 @@
-//! Plugins: a name and a setup block run against the `Session` (DESIGN §2: "setup blocks
-//! receive the session"). Built-ins and plugin files register through this same trait.
+//! Plugins: a name and a setup block run against the `Session` (ARCHITECTURE.md, "The
+//! objects": plugins' setup blocks receive the session). Built-ins and plugin files register through this same trait.
 
 use super::session::Session;
 use std::sync::Arc;

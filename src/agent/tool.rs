@@ -226,7 +226,7 @@ impl Tool {
         }
     }
 
-    /// Checks arguments against the schema; the message follows DESIGN §3.
+    /// Checks arguments against the schema; the message follows ARCHITECTURE.md ("A tool call", step 2).
     pub fn validate(&self, args: &Value) -> Result<(), String> {
         match self.compiled() {
             Ok(validator) => validation_message(validator, args).map_or(Ok(()), Err),

@@ -1,6 +1,6 @@
 //! The `Toolbox`: tools the model can call, their aliases, and before/after hooks.
 //!
-//! Runs one call exactly as DESIGN §3 says: resolve the name, validate the arguments
+//! Runs one call as ARCHITECTURE.md ("A tool call") says: resolve the name, validate the arguments
 //! (each schema is compiled once: see `tool.rs`), run global then per-tool before
 //! hooks, the handler, then after hooks, and wrap the result into a `ToolResult`. Failures
 //! and panics anywhere in that chain become a result; nothing here can take the agent down.

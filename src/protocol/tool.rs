@@ -23,7 +23,7 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    /// A handler's value as DESIGN §3 step 6 wraps it: an object with an `error` key failed,
+    /// A handler's value as a tool call's result is wrapped (ARCHITECTURE.md, "A tool call", step 6): an object with an `error` key failed,
     /// anything else succeeded; `null` is an empty success and any other value is `content`.
     pub fn from_value(value: Value) -> Self {
         let mut fields = match value {

@@ -1,7 +1,7 @@
 //! The tool bridge: a `toolbox:add{...}` table becomes a kernel `Tool` (schema from
 //! `params`/`required`, aliases, `read_only`, a Lua summary), and Lua functions become its
 //! handler and the toolbox's before/after hooks. Every call goes through the file's
-//! `Sandbox` (the plugin's own thread), so the kernel's tool flow (DESIGN §3) applies unchanged:
+//! `Sandbox` (the plugin's own thread), so the kernel's tool flow (ARCHITECTURE.md, "A tool call") applies unchanged:
 //! a raising handler or hook is a failure carrying the message, tool name and arguments;
 //! a before hook returning `{error = ...}` refuses the call.
 
