@@ -260,7 +260,7 @@ fn tokens(usage: &elelem::protocol::Usage) -> String {
     }
     let cached = match usage.cache_read_tokens {
         0 => String::new(),
-        read => format!(" ({}% cached)", read * 100 / usage.input_tokens.max(1)),
+        _ => format!(" ({}% cached)", usage.cache_read_percent()),
     };
     format!("↑{}{cached} ↓{}", short(usage.input_tokens), short(usage.output_tokens))
 }

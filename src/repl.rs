@@ -176,7 +176,7 @@ impl PlainOutput {
         let tokens = if usage.input_tokens + usage.output_tokens > 0 {
             let cached = match usage.cache_read_tokens {
                 0 => String::new(),
-                read => format!(" ({}% cached)", read * 100 / usage.input_tokens.max(1)),
+                _ => format!(" ({}% cached)", usage.cache_read_percent()),
             };
             format!("↑{}{cached} ↓{} · ", count(usage.input_tokens), count(usage.output_tokens))
         } else {

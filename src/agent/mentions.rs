@@ -91,7 +91,7 @@ fn read(real: &Path) -> Result<Option<String>, String> {
     let file = no_follow::open_read(real).map_err(|e| format!("cannot read {}: {e}", real.display()))?;
     let meta = file.metadata().map_err(|e| format!("cannot read {}: {e}", real.display()))?;
     if !meta.is_file() {
-        return Err(format!("{} is {}, not a regular file", real.display(), kind(&meta)));
+        return Err(format!("{} is {}, not a regular file", real.display(), no_follow::kind_name(meta.file_type())));
     }
     let mut bytes = Vec::new();
     file.take(CAP as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {}: {e}", real.display()))?;
@@ -99,22 +99,6 @@ fn read(real: &Path) -> Result<Option<String>, String> {
         return Ok(None);
     }
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-}
-
-fn kind(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt as _;
-    let kind = meta.file_type();
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else {
-        "a special file"
-    }
 }
 
 #[cfg(test)]

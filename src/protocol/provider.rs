@@ -26,6 +26,11 @@ impl Usage {
         self.input_tokens.saturating_sub(self.cache_read_tokens + self.cache_write_tokens)
     }
 
+    /// The share of the input read from the prompt cache, in whole percent.
+    pub fn cache_read_percent(&self) -> u64 {
+        self.cache_read_tokens * 100 / self.input_tokens.max(1)
+    }
+
     /// Adds `other`'s counts to these.
     pub fn add(&mut self, other: &Usage) {
         self.input_tokens += other.input_tokens;

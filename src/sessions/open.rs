@@ -8,7 +8,7 @@
 use crate::data_dir::create_private_dir;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
@@ -74,25 +74,8 @@ fn regular(path: &Path, file: File) -> io::Result<File> {
     }
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{} is {}, not a regular file", path.display(), kind_name(kind)),
+        format!("{} is {}, not a regular file", path.display(), crate::agent::no_follow::kind_name(kind)),
     ))
-}
-
-/// What a file that is not a regular one is, for a message.
-pub fn kind_name(kind: std::fs::FileType) -> &'static str {
-    if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_dir() {
-        "a directory"
-    } else {
-        "a regular file"
-    }
 }
 
 /// The error of opening a link with `O_NOFOLLOW` (ELOOP) said plainly.

@@ -9,7 +9,7 @@
 
 use std::fs::{File, Metadata};
 use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// Bytes of a file held in memory at most to edit it or diff it.
@@ -35,21 +35,7 @@ impl FileError {
 /// What a path holds when it is not a regular file (`None` for a regular file).
 pub fn irregular_kind(meta: &Metadata) -> Option<&'static str> {
     let kind = meta.file_type();
-    Some(if kind.is_file() {
-        return None;
-    } else if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else {
-        "a special file"
-    })
+    (!kind.is_file()).then(|| crate::agent::no_follow::kind_name(kind))
 }
 
 /// `Ok` when `meta` is a regular file's.

@@ -107,9 +107,8 @@ impl App {
     /// `APPROVAL_GUARD` and the user has not typed for `APPROVAL_PAUSE`.
     pub fn approval_armed(&self, now: Instant) -> bool {
         let Some(pending) = self.approval.as_ref() else { return false };
-        let typed = self.last_typed.filter(|typed| *typed >= pending.opened - APPROVAL_PAUSE);
         now.duration_since(pending.opened) >= APPROVAL_GUARD
-            && typed.is_none_or(|typed| now.duration_since(typed) >= APPROVAL_PAUSE)
+            && self.last_typed.is_none_or(|typed| now.duration_since(typed) >= APPROVAL_PAUSE)
     }
 
     /// Every key goes here while the dialog is open. Returns the key when it is typing

@@ -133,7 +133,7 @@ fn cached(call: &crate::protocol::Usage) -> String {
     if call.input_tokens == 0 || call.cache_read_tokens + call.cache_write_tokens == 0 {
         return String::new();
     }
-    format!(" · {}% cached", call.cache_read_tokens * 100 / call.input_tokens)
+    format!(" · {}% cached", call.cache_read_percent())
 }
 
 /// `4.2s`, `2m05s`.

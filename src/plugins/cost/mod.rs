@@ -108,8 +108,7 @@ fn report(by_model: &BTreeMap<String, Usage>, table: &PriceTable, prices: Option
         );
         let _ = writeln!(text, "  output  {}", grouped(usage.output_tokens));
         if usage.input_tokens > 0 {
-            let share = read as f64 * 100.0 / usage.input_tokens as f64;
-            let _ = writeln!(text, "  cache   {share:.0}% of input read from cache");
+            let _ = writeln!(text, "  cache   {}% of input read from cache", usage.cache_read_percent());
         }
         match table.price(model) {
             Some(price) => {
