@@ -1,7 +1,7 @@
 //! The help overlay (`?` on an empty prompt, or `/help`): every key and every slash
 //! command in two columns, the descriptions wrapping under themselves, scrollable, closed
 //! with Esc. `KEYS` is the one list of bindings; the README's key table is the same list
-//! (`tests/readme_keys.rs` fails when they differ).
+//! (`tests/it/readme_keys.rs` fails when they differ).
 
 use super::rows::Scroll;
 use super::theme::Theme;

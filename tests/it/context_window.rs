@@ -4,10 +4,8 @@
 //! of the turn are cut (and said so), and no request the server sees exceeds the window; a
 //! prompt that cannot fit is refused before anything is sent.
 
-mod support;
-
+use crate::support::{Reply, Server};
 use serde_json::{json, Value};
-use support::{Reply, Server};
 
 const WINDOW: u64 = 16_000;
 

@@ -2,12 +2,10 @@
 //! `--allow`, `--yolo`, command prefixes, home vs project files, malformed file) through a
 //! real session's toolbox, then through the real binary with `ask --json`.
 
-mod permissions_support;
-
+use crate::permissions_support::*;
 use elelem::agent::input::{Approval, ApprovalRequest};
 use elelem::agent::{Preview, PreviewKind};
 use elelem::startup::Options;
-use permissions_support::*;
 use serde_json::{json, Value};
 
 #[tokio::test]

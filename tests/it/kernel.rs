@@ -1,8 +1,6 @@
 //! The kernel against ARCHITECTURE.md's contract (a turn, the objects, a tool call): one test per statement of the turn flow, the
 //! conversation, provider failures, interrupts and the toolbox's call flow.
 
-mod support;
-
 use elelem::agent::output::{AgentEvent, Delta, RecordingOutput, TurnEnd};
 use elelem::agent::system_prompt::SystemPrompt;
 use elelem::agent::{Agent, Transcript};
@@ -66,7 +64,7 @@ fn say(text: &str) -> ProviderEvent {
 }
 
 fn echo_tool() -> Tool {
-    support::read_tool().with_aliases(&["open"])
+    crate::support::read_tool().with_aliases(&["open"])
 }
 
 fn agent_with(model: Arc<ScriptedModel>, toolbox: Toolbox) -> (Agent, Arc<RecordingOutput>) {

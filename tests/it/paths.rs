@@ -4,10 +4,8 @@
 //! them; paths inside the project are unaffected; a symlink in the project that points
 //! outside counts as outside.
 
-mod permissions_support;
-
+use crate::permissions_support::*;
 use elelem::agent::input::Approval;
-use permissions_support::*;
 use serde_json::{json, Value};
 
 fn write_to(path: &str) -> Value {

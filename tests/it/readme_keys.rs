@@ -5,7 +5,7 @@ use elelem::tui::help::KEYS;
 
 #[test]
 fn the_readme_key_table_is_the_help_overlays_list() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let start = readme.find("| key | what it does |").expect("README has a key table");
     let rows: Vec<(String, String)> = readme[start..]
         .lines()

@@ -3,9 +3,7 @@
 //! and of `touch`, and a command the parser cannot read is refused when the tool has deny
 //! rules.
 
-mod permissions_support;
-
-use permissions_support::*;
+use crate::permissions_support::*;
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;
 

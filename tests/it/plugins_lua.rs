@@ -2,14 +2,12 @@
 //! with plugin files in a temporary home and project, driven by stub scripts (and a local
 //! OpenAI-compatible server for a declared provider).
 
-mod support;
-
+use crate::support::{Reply, Server};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use support::{Reply, Server};
 
 /// A temporary home (with `~/.agents/plugins`) and project.
 struct Env {

@@ -3,10 +3,8 @@
 //! permission check and the open, and the approval question naming the file really
 //! opened.
 
-mod permissions_support;
-
+use crate::permissions_support::*;
 use elelem::agent::input::Approval;
-use permissions_support::*;
 use serde_json::{json, Value};
 use std::os::unix::fs::symlink;
 use std::path::Path;

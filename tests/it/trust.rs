@@ -4,9 +4,7 @@
 //! own deny always wins, and the line REPL asks on a terminal but never blocks on piped
 //! input.
 
-mod permissions_support;
-
-use permissions_support::*;
+use crate::permissions_support::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 

@@ -3,12 +3,10 @@
 //! the turn goes on; a response asking for more is refused whole with an error that says so,
 //! quickly (10,000 calls used to take minutes of CPU: one context copy per call).
 
-mod support;
-
+use crate::support::{Reply, Server};
 use elelem::agent::agent::MAX_TOOL_CALLS;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use support::{Reply, Server};
 
 #[derive(Clone, Copy, Debug)]
 enum Wire {

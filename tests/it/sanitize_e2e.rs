@@ -3,12 +3,10 @@
 //! C1 and bidi controls in the reply, and the line REPL's `Allow?` question with a bidi
 //! override in the command.
 
-mod support;
-
+use crate::support::{Reply, Server};
 use serde_json::json;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
-use support::{Reply, Server};
 
 /// ESC ] 52 (clipboard), ESC ] 0 (title), ESC [ 2J (clear) and a C1 CSI.
 const HOSTILE: &str = "over\u{1b}]52;c;cHduZWQ=\u{7}loaded\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m";

@@ -3,10 +3,8 @@
 //! a reply, or at a URL carrying a password. Each must end the turn with an error that says
 //! what came back (exit 1), never an empty reply with exit 0, and never print the password.
 
-mod support;
-
+use crate::support::{Reply, Server};
 use serde_json::Value;
-use support::{Reply, Server};
 
 /// Runs `ask --json -p openai hi` against `base_url`; the JSON lines, stderr and exit code.
 async fn ask(base_url: &str) -> (Vec<Value>, String, Option<i32>) {

@@ -1,8 +1,7 @@
 //! OpenAI Chat Completions over real HTTP: a local server replays the documented SSE chunk
 //! stream byte for byte and records what elelem sent.
 
-mod support;
-
+use crate::support::{collect, fast_http, text_of, Reply, Server};
 use elelem::agent::output::TurnEnd;
 use elelem::protocol::Message;
 use elelem::protocol::Usage;
@@ -11,7 +10,6 @@ use elelem::providers::frame::Framing;
 use elelem::providers::openai::{OpenAiConfig, OpenAiProvider};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use support::{collect, fast_http, text_of, Reply, Server};
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "sk-openai-test-0123456789";
@@ -108,7 +106,7 @@ async fn a_tool_loop_assembles_calls_by_index_and_sends_them_back_in_openais_sha
         usage(20, 10),
     ];
     let server = Server::start(vec![Reply::sse(&sse(&chunks, true)), Reply::sse(&text_reply(&["Done."]))]).await;
-    let (mut agent, _output) = support::agent(Arc::new(provider(&server)));
+    let (mut agent, _output) = crate::support::agent(Arc::new(provider(&server)));
     let outcome = agent.turn("read a and b", CancellationToken::new()).await;
     assert_eq!((outcome.reply.as_str(), outcome.end), ("Done.", TurnEnd::Done));
     let requests = server.requests();
@@ -215,8 +213,8 @@ async fn a_dropped_connection_and_a_missing_done_are_errors() {
 
 #[tokio::test]
 async fn a_200_that_is_not_an_event_stream_says_what_came_back() {
-    let build: support::BuildProvider = Box::new(|server| Arc::new(provider(server)));
-    support::bad_200s_say_what_came_back("openai", Framing::Sse, build).await;
+    let build: crate::support::BuildProvider = Box::new(|server| Arc::new(provider(server)));
+    crate::support::bad_200s_say_what_came_back("openai", Framing::Sse, build).await;
     let server = Server::start(vec![
         Reply::stream("application/json", r#"{"error": "quota exceeded"}"#),
         Reply::sse("data: [DONE]\n\n"),

@@ -1,8 +1,7 @@
 //! Ollama over real HTTP: a local server replays the documented `/api/chat` NDJSON stream
 //! byte for byte and records what elelem sent.
 
-mod support;
-
+use crate::support::{collect, fast_http, text_of, Reply, Server};
 use elelem::agent::output::TurnEnd;
 use elelem::protocol::Message;
 use elelem::protocol::Usage;
@@ -11,7 +10,6 @@ use elelem::providers::frame::Framing;
 use elelem::providers::ollama::{OllamaConfig, OllamaProvider};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use support::{collect, fast_http, text_of, Reply, Server};
 use tokio_util::sync::CancellationToken;
 
 fn provider(server: &Server, think: bool) -> OllamaProvider {
@@ -83,7 +81,7 @@ async fn a_tool_loop_sends_object_arguments_and_tool_results_back() {
     ]
     .concat();
     let server = Server::start(vec![Reply::ndjson(&first), Reply::ndjson(&text_reply(&["Done."]))]).await;
-    let (mut agent, _output) = support::agent(Arc::new(provider(&server, false)));
+    let (mut agent, _output) = crate::support::agent(Arc::new(provider(&server, false)));
     let outcome = agent.turn("read a and b", CancellationToken::new()).await;
     assert_eq!((outcome.reply.as_str(), outcome.end), ("Done.", TurnEnd::Done));
     let requests = server.requests();
@@ -107,8 +105,8 @@ async fn a_tool_loop_sends_object_arguments_and_tool_results_back() {
 
 #[tokio::test]
 async fn a_200_that_is_not_an_ndjson_stream_says_what_came_back() {
-    let build: support::BuildProvider = Box::new(|server| Arc::new(provider(server, false)));
-    support::bad_200s_say_what_came_back("ollama", Framing::Ndjson, build).await;
+    let build: crate::support::BuildProvider = Box::new(|server| Arc::new(provider(server, false)));
+    crate::support::bad_200s_say_what_came_back("ollama", Framing::Ndjson, build).await;
 }
 
 #[tokio::test]

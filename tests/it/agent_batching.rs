@@ -2,8 +2,6 @@
 //! consecutive text of one kind as one delta: a fast stream costs one output call per
 //! batch, not one per event, and nothing changes order.
 
-mod support;
-
 use elelem::agent::output::{AgentEvent, Delta, TurnEnd};
 use elelem::protocol::{EventStream, Provider, ProviderError, ProviderEvent, Request, Usage};
 use futures::StreamExt;
@@ -58,7 +56,7 @@ async fn waiting_text_is_shown_merged_and_in_order() {
     answer.push(Ok(ProviderEvent::Saying("z".into())));
     answer.push(Ok(ProviderEvent::Usage(Usage { input_tokens: 1, output_tokens: 7, ..Default::default() })));
     answer.push(Ok(ProviderEvent::Saying("end".into())));
-    let (mut agent, output) = support::agent(Arc::new(ReadyModel { answer: Mutex::new(answer) }));
+    let (mut agent, output) = crate::support::agent(Arc::new(ReadyModel { answer: Mutex::new(answer) }));
     let outcome = agent.turn("go", CancellationToken::new()).await;
     assert_eq!(outcome.end, TurnEnd::Done);
     assert_eq!(outcome.reply, format!("{}zend", "ab".repeat(1000)));
@@ -76,7 +74,7 @@ async fn text_before_an_error_is_shown_before_it() {
         Ok(ProviderEvent::Saying("b".into())),
         Err(ProviderError::Network("cut".into())),
     ];
-    let (mut agent, output) = support::agent(Arc::new(ReadyModel { answer: Mutex::new(answer) }));
+    let (mut agent, output) = crate::support::agent(Arc::new(ReadyModel { answer: Mutex::new(answer) }));
     let outcome = agent.turn("go", CancellationToken::new()).await;
     assert_eq!((outcome.end, outcome.reply.as_str()), (TurnEnd::Failed, "Error: cut"));
     assert_eq!(shown(&output.events()), (vec!["saying: ab".to_string(), "error: cut".to_string()], 1));
@@ -145,7 +143,7 @@ async fn a_paced_output_gets_a_trickle_in_few_deltas_and_in_order() {
     assert_eq!(lines, [format!("saying: {first}"), "usage: 5".into(), format!("saying: {rest}")]);
     assert!(deltas <= 80, "{deltas} deltas for 200 events 1 ms apart at a 20 ms pace");
 
-    let (mut agent, output) = support::agent(Arc::new(TricklingModel { answer: Mutex::new(answer()) }));
+    let (mut agent, output) = crate::support::agent(Arc::new(TricklingModel { answer: Mutex::new(answer()) }));
     agent.turn("go", CancellationToken::new()).await;
     let (_, unpaced) = shown(&output.events());
     assert!(unpaced > 150, "without a pace the trickle is shown as it comes: {unpaced}");
@@ -324,10 +322,10 @@ async fn a_burst_over_http_is_shown_in_few_deltas() {
     }
     body.push_str("data: [DONE]\n\n");
     let event_size = body.len() / events;
-    let server = support::Server::start(vec![support::Reply::sse(&body).burst(event_size)]).await;
+    let server = crate::support::Server::start(vec![crate::support::Reply::sse(&body).burst(event_size)]).await;
     let mut config = OpenAiConfig::new(&format!("{}/v1", server.url), Some("sk-test"), "gpt-test");
-    config.http = support::fast_http();
-    let (mut agent, output) = support::agent(Arc::new(OpenAiProvider::new(config).unwrap()));
+    config.http = crate::support::fast_http();
+    let (mut agent, output) = crate::support::agent(Arc::new(OpenAiProvider::new(config).unwrap()));
     let outcome = agent.turn("go", CancellationToken::new()).await;
     assert_eq!(outcome.end, TurnEnd::Done);
     let expected: String = (0..events).map(|i| format!("w{i} ")).collect();

@@ -1,8 +1,7 @@
 //! Anthropic over real HTTP: a local server replays the documented Messages SSE stream
 //! byte for byte (cut into 7-byte chunks) and records what elelem sent.
 
-mod support;
-
+use crate::support::{collect, fast_http, text_of, Reply, Server};
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::protocol::Message;
 use elelem::protocol::ToolCall;
@@ -13,7 +12,6 @@ use elelem::providers::frame::Framing;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
-use support::{collect, fast_http, text_of, Reply, Server};
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "sk-ant-test-key-0123456789";
@@ -160,7 +158,7 @@ async fn a_tool_loop_sends_thinking_tool_use_and_results_back_in_anthropics_shap
     }
     first.extend(end("tool_use", 40));
     let server = Server::start(vec![Reply::sse(&sse(&first)), Reply::sse(&text_reply(&["Both read."]))]).await;
-    let (mut agent, output) = support::agent(Arc::new(provider(&server, Some(1024))));
+    let (mut agent, output) = crate::support::agent(Arc::new(provider(&server, Some(1024))));
     let outcome = agent.turn("read a and b", CancellationToken::new()).await;
     assert_eq!((outcome.reply.as_str(), outcome.end), ("Both read.", TurnEnd::Done));
     let started: Vec<ToolCall> = output
@@ -308,8 +306,8 @@ async fn a_stream_that_ends_without_message_stop_is_an_error() {
 
 #[tokio::test]
 async fn a_200_that_is_not_an_event_stream_says_what_came_back() {
-    let build: support::BuildProvider = Box::new(|server| Arc::new(provider(server, None)));
-    support::bad_200s_say_what_came_back("anthropic", Framing::Sse, build).await;
+    let build: crate::support::BuildProvider = Box::new(|server| Arc::new(provider(server, None)));
+    crate::support::bad_200s_say_what_came_back("anthropic", Framing::Sse, build).await;
     let server = Server::start(vec![Reply::sse(&sse(&[("message_stop", json!({"type": "message_stop"}))]))]).await;
     let (_, error) = collect(provider(&server, None).fetch(request("q"))).await;
     assert_eq!(

@@ -5,10 +5,8 @@
 //! usage line, OpenAI gets a `prompt_cache_key` only when asked for a server other than
 //! api.openai.com, and `/cost` shows the session's cached and uncached tokens with a price.
 
-mod support;
-
+use crate::support::{Reply, Server};
 use serde_json::{json, Value};
-use support::{Reply, Server};
 
 fn sse(events: &[(&str, Value)]) -> String {
     events.iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect()
