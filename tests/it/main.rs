@@ -30,6 +30,7 @@ mod providers_cli;
 mod providers_ollama;
 mod providers_openai;
 mod readme_keys;
+mod repeated_reads;
 mod resume_prefix;
 mod robustness_props;
 mod sandbox;

@@ -42,6 +42,40 @@ impl ModelServer {
     }
 }
 
+/// `elelem chat --plain -p anthropic ARGS` in `home` against `server`, typing `lines`, with
+/// `env` set; panics unless it exits cleanly. Its stdout.
+pub async fn chat(
+    home: &std::path::Path,
+    server: &ModelServer,
+    args: &[&str],
+    lines: &str,
+    env: &[(&str, &str)],
+) -> String {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["chat", "--plain", "-p", "anthropic"])
+        .args(args)
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("ANTHROPIC_BASE_URL", &server.url)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .env("ELELEM_RETRY_ATTEMPTS", "1")
+        .env_remove("ELELEM_CACHE_TTL")
+        .env_remove("ELELEM_STUB_SCRIPT")
+        .env_remove("ELELEM_CONTEXT_WINDOW")
+        .env_remove("ELELEM_AUTO_COMPACT")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(lines.as_bytes()).await.unwrap();
+    let output = child.wait_with_output().await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// A `tool_use` block.
 pub fn tool_use(id: &str, name: &str, input: Value) -> Value {
     json!({"type": "tool_use", "id": id, "name": name, "input": input})

@@ -3,7 +3,7 @@
 //! is byte for byte the request the same session would have sent without the restart, and it
 //! shares its tools, system prompt and earlier messages with the last request before exit.
 
-use crate::model_server::{results_this_turn, text, tool_use, without_marks, ModelServer};
+use crate::model_server::{self, results_this_turn, text, tool_use, without_marks, ModelServer};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -16,29 +16,9 @@ fn play(body: &Value) -> Vec<Value> {
     vec![text("The notes say: the build is green.\n\nNothing else to report.")]
 }
 
-/// `chat --plain -p anthropic` in `home` with `args`, typing `lines`.
+/// `chat --plain -p anthropic ARGS` in `home`, typing `lines`.
 async fn chat(home: &Path, server: &ModelServer, args: &[&str], lines: &str) {
-    use tokio::io::AsyncWriteExt;
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
-        .args(["chat", "--plain", "-p", "anthropic"])
-        .args(args)
-        .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("ANTHROPIC_BASE_URL", &server.url)
-        .env("ANTHROPIC_API_KEY", "sk-ant-test")
-        .env("ELELEM_RETRY_ATTEMPTS", "1")
-        .env_remove("ELELEM_CACHE_TTL")
-        .env_remove("ELELEM_STUB_SCRIPT")
-        .env_remove("ELELEM_CONTEXT_WINDOW")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(lines.as_bytes()).await.unwrap();
-    let output = child.wait_with_output().await.unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    model_server::chat(home, server, args, lines, &[]).await;
 }
 
 fn project() -> tempfile::TempDir {
