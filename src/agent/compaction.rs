@@ -1,11 +1,12 @@
 //! Auto-compaction between turns: before a turn starts, when its first request (system
-//! prompt, tools, conversation, the new prompt) would pass the window's threshold
-//! (`window::Budget`, 85% unless `ELELEM_AUTO_COMPACT` says otherwise; `off` turns this off
-//! too), the older turns are summarised by the model, as `/compact` does, and replaced by
-//! that summary; the newest turns that fit in a quarter of the window stay word for word.
-//! The summary is shown (an `Info` event) and is the conversation's first message, so the
-//! context panel shows it. The conversation is rewritten once: the requests after it share
-//! the new prefix (and its cache) until the conversation fills up again.
+//! prompt, tools, conversation, the new prompt) would leave the turn too little room below
+//! the window's threshold (`window::Budget`, 85% unless `ELELEM_AUTO_COMPACT` says
+//! otherwise; `off` turns this off too) — a quarter of the window, so past 60% by default —
+//! the older turns are summarised by the model, as `/compact` does, and replaced by that
+//! summary; the newest turns that fit in half of that mark stay word for word. The summary
+//! is shown (an `Info` event) and is the conversation's first message, so the context panel
+//! shows it. The conversation is rewritten once: the requests after it share the new
+//! prefix (and its cache) until the conversation fills up again.
 //!
 //! The summary request carries the older turns as one transcript text (no tool blocks, so
 //! any provider takes it without tools), cut to fit the window: the longest messages lose
@@ -19,8 +20,9 @@ use crate::protocol::{EventStream, Message, ProviderEvent, Request, Role};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-/// The newest turns kept word for word fill at most this share of the window.
-const KEEP_PCT: u64 = 25;
+/// The share of the window a turn's own tool traffic gets: compaction starts this far below
+/// the threshold.
+const ROOM_PCT: u64 = 25;
 /// Tokens left for the summary request's instructions and the summary itself.
 const SUMMARY_ROOM: u64 = 2_000;
 /// The shortest a message is cut to in the summary request.
@@ -42,11 +44,12 @@ pub async fn before_turn(agent: &mut Agent, prompt: &str, cancel: &CancellationT
     let mut messages = agent.transcript().messages(&[]);
     messages.push(Message::user(prompt));
     let before = request_tokens(&Request { messages, tools: agent.toolbox().specs() });
-    if before <= budget.threshold {
+    let mark = mark(budget);
+    if before <= mark {
         return;
     }
     let conversation = agent.transcript().conversation.messages();
-    let split = split_at(conversation, budget.window * KEEP_PCT / 100);
+    let split = split_at(conversation, mark / 2);
     if split == 0 {
         return;
     }
@@ -84,6 +87,12 @@ pub async fn before_turn(agent: &mut Agent, prompt: &str, cancel: &CancellationT
         summary.trim()
     )));
     agent.publish_context();
+}
+
+/// Past this many tokens, a turn's first request has too little room left: a quarter of
+/// the window below the threshold, but no lower than half the threshold.
+fn mark(budget: Budget) -> u64 {
+    budget.threshold.saturating_sub(budget.window * ROOM_PCT / 100).max(budget.threshold / 2)
 }
 
 /// The reply text of a stream without tools, or why there is none (a provider error, an
@@ -188,6 +197,12 @@ mod tests {
 
     fn turn(prompt: &str, reply: &str) -> [Message; 2] {
         [Message::user(prompt), Message::assistant(reply)]
+    }
+
+    #[test]
+    fn compaction_leaves_a_quarter_of_the_window_below_the_threshold() {
+        assert_eq!(mark(Budget { window: 16_000, threshold: 13_600 }), 9_600);
+        assert_eq!(mark(Budget { window: 16_000, threshold: 8_000 }), 4_000, "a low threshold halves");
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod support;
 mod agent_batching;
 mod aimock;
 mod ask_trickle;
+mod auto_compact;
 mod cli;
 mod context_window;
 mod kernel;
