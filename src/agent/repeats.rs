@@ -8,7 +8,8 @@
 //! traffic is dropped when the turn ends (the next turn's first read gets the content), and
 //! a result the window cut (`window::fit`) no longer matches (a re-read gets the content;
 //! the notes that pointed at it are rewritten to say it was cut, `orphan`). A file changed
-//! since gives another result, sent whole.
+//! since gives another result, sent whole. A note the user keeps (`/context keep`) is kept
+//! as the result it points at (`whole`).
 
 use crate::protocol::{Message, ToolResult};
 use serde_json::{Map, Value};
@@ -63,6 +64,13 @@ pub fn orphan(messages: &mut [Message], id: &str) {
         );
         message.result = Some(note(result, id, content));
     }
+}
+
+/// `result`, or when it is a note, the result it points at in `traffic` (kept on its own,
+/// a note would point at nothing).
+pub fn whole(traffic: &[Message], result: ToolResult) -> ToolResult {
+    let Some(id) = result.get(SAME_AS).and_then(Value::as_str) else { return result };
+    traffic.iter().find(|m| m.tool_call_id.as_deref() == Some(id)).and_then(|m| m.result.clone()).unwrap_or(result)
 }
 
 /// `result`'s short fields, `same_as: id` and `content`.
@@ -147,5 +155,15 @@ mod tests {
         assert!(content.contains("cut since") && content.contains("call read again"), "{content}");
         // Nothing else is touched.
         assert_eq!(scratch[0].result, Some(result(&big)));
+    }
+
+    #[test]
+    fn a_note_kept_on_its_own_is_the_result_it_points_at() {
+        let big = "x".repeat(2_000);
+        let first = Message::tool_result(&call("t3", "read"), result(&big));
+        let noted = shorten("read", true, result(&big), &[], std::slice::from_ref(&first), same);
+        assert_eq!(whole(std::slice::from_ref(&first), noted.clone()), result(&big));
+        assert_eq!(whole(&[], noted.clone()), noted, "nothing to point at: the note stays");
+        assert_eq!(whole(&[], result("y")), result("y"));
     }
 }
