@@ -2,9 +2,15 @@
 //! thinking / tool_use / tool_result blocks, tools, extended thinking) and the SSE event
 //! parser (`message_start` … `message_stop`, in-stream `error`).
 
-use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::driver;
+use super::frame::{Frame, Framing};
+use super::http::call::HttpCall;
+use super::http::error_text::{error_detail, truncate};
+use super::http::options::env_var;
+use super::http::HttpOptions;
+use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
-use super::redact::Endpoint;
+use super::secrets::{ApiKey, Endpoint};
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
@@ -49,11 +55,11 @@ impl AnthropicConfig {
 
     /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL` (`-m` wins).
     pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
-        let key = http::env_var("ANTHROPIC_API_KEY")
+        let key = env_var("ANTHROPIC_API_KEY")
             .ok_or_else(|| ProviderError::Config("anthropic: ANTHROPIC_API_KEY is not set".into()))?;
-        let base = http::env_var("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into());
+        let base = env_var("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into());
         let model =
-            settings.model.clone().or_else(|| http::env_var("ANTHROPIC_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
+            settings.model.clone().or_else(|| env_var("ANTHROPIC_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
         let mut config = AnthropicConfig::new(&base, &key, &model);
         config.thinking_budget = settings.thinking_budget;
         config.http = HttpOptions::from_env()?;
@@ -197,7 +203,7 @@ impl Provider for AnthropicProvider {
         headers.insert("anthropic-version", HeaderValue::from_static("2023-06-01"));
         match self.config.api_key.header("") {
             Ok(value) => headers.insert("x-api-key", value),
-            Err(e) => return http::failed(e),
+            Err(e) => return driver::failed(e),
         };
         let call = HttpCall {
             provider: NAME,
@@ -209,7 +215,7 @@ impl Provider for AnthropicProvider {
             options: self.config.http.clone(),
             key: Some(self.config.api_key.clone()),
         };
-        http::stream(call, Box::new(|| Box::new(Parser::default())))
+        driver::stream(call, Box::new(|| Box::new(Parser::default())))
     }
 }
 
@@ -265,13 +271,13 @@ fn protocol(frame: &Frame, what: &str) -> Fault {
     Fault::from(ProviderError::Protocol(format!(
         "anthropic: malformed stream at line {}: {what}: {}",
         frame.line,
-        http::truncate(&frame.data, 120)
+        truncate(&frame.data, 120)
     )))
 }
 
 impl WireParser for Parser {
     fn frame(&mut self, frame: Frame, out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
-        let data = http::parse_json(NAME, &frame)?;
+        let data = parser::parse_json(NAME, &frame)?;
         let kind = data.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or("");
         match kind {
             "message_start" => {
@@ -326,7 +332,7 @@ impl WireParser for Parser {
                         out.push(ProviderEvent::ThinkingSignature(signature))
                     }
                     Some(Block::Tool { id, name, json }) => {
-                        let arguments = http::tool_arguments(NAME, &name, &id, &json)?;
+                        let arguments = parser::tool_arguments(NAME, &name, &id, &json)?;
                         out.push(ProviderEvent::Doing(ToolCall { id, name, arguments }));
                     }
                     _ => {}
@@ -350,7 +356,7 @@ impl WireParser for Parser {
                 self.done = true;
             }
             "error" => {
-                let detail = http::error_detail(&data).unwrap_or_else(|| http::truncate(&frame.data, 300));
+                let detail = error_detail(&data).unwrap_or_else(|| truncate(&frame.data, 300));
                 let kind = data.pointer("/error/type").and_then(Value::as_str).unwrap_or("");
                 let retryable = matches!(kind, "overloaded_error" | "rate_limit_error" | "api_error");
                 return Err(Fault { error: ProviderError::Api(format!("anthropic: {detail}")), retryable });

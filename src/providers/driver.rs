@@ -9,8 +9,11 @@
 //! wait for a chunk that is a task away: its reader looks again (`ready_next`), and a
 //! look inside a look would count one wait twice.
 
-use super::frame::{Decoder, Frame, FrameError};
-use super::http::{chain, snippet, status_error, HttpCall, ParserFactory, WireParser};
+use super::decoder::Decoder;
+use super::frame::{Frame, FrameError};
+use super::http::call::HttpCall;
+use super::http::error_text::{chain, snippet, status_error};
+use super::parser::{ParserFactory, WireParser};
 use super::retry::RetryPolicy;
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 use futures::stream::BoxStream;

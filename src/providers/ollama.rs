@@ -5,8 +5,13 @@
 //! Thinking: Ollama has no budget, only on/off. `--thinking N` (any N > 0) sends
 //! `think: true`; otherwise `think` is not sent and the model's own default applies.
 
-use super::http::{self, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
-use super::redact::Endpoint;
+use super::driver;
+use super::frame::{Frame, Framing};
+use super::http::call::HttpCall;
+use super::http::options::env_var;
+use super::http::HttpOptions;
+use super::parser::{self, Fault, WireParser};
+use super::secrets::Endpoint;
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
@@ -45,9 +50,8 @@ impl OllamaConfig {
 
     /// `OLLAMA_HOST`, `OLLAMA_MODEL` (`-m` wins); `--thinking` turns `think` on.
     pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
-        let host = http::env_var("OLLAMA_HOST").unwrap_or_else(|| DEFAULT_HOST.into());
-        let model =
-            settings.model.clone().or_else(|| http::env_var("OLLAMA_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
+        let host = env_var("OLLAMA_HOST").unwrap_or_else(|| DEFAULT_HOST.into());
+        let model = settings.model.clone().or_else(|| env_var("OLLAMA_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
         let mut config = OllamaConfig::new(&host, &model);
         config.think = settings.thinking_budget.is_some_and(|b| b > 0);
         config.http = HttpOptions::from_env()?;
@@ -196,7 +200,7 @@ impl Provider for OllamaProvider {
             options: self.config.http.clone(),
             key: None,
         };
-        http::stream(call, Box::new(|| Box::new(Parser::default())))
+        driver::stream(call, Box::new(|| Box::new(Parser::default())))
     }
 }
 
@@ -209,7 +213,7 @@ struct Parser {
 
 impl WireParser for Parser {
     fn frame(&mut self, frame: Frame, out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
-        let data = http::parse_json(NAME, &frame)?;
+        let data = parser::parse_json(NAME, &frame)?;
         if let Some(error) = data.get("error") {
             let detail = error.as_str().map(str::to_string).unwrap_or_else(|| error.to_string());
             return Err(ProviderError::Api(format!("ollama: {detail}")).into());
@@ -232,7 +236,7 @@ impl WireParser for Parser {
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("ollama_call_{}", self.calls));
             let arguments = match call.pointer("/function/arguments") {
-                Some(Value::String(text)) => http::tool_arguments(NAME, &name, &id, text)?,
+                Some(Value::String(text)) => parser::tool_arguments(NAME, &name, &id, text)?,
                 Some(value @ Value::Object(_)) => value.clone(),
                 None | Some(Value::Null) => json!({}),
                 Some(other) => {

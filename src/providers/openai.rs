@@ -3,9 +3,15 @@
 //! the SSE chunk parser (content, `reasoning_content`/`reasoning`, tool calls assembled by
 //! index, usage, `[DONE]`).
 
-use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::driver;
+use super::frame::{Frame, Framing};
+use super::http::call::HttpCall;
+use super::http::error_text::{error_detail, truncate};
+use super::http::options::env_var;
+use super::http::HttpOptions;
+use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
-use super::redact::Endpoint;
+use super::secrets::{ApiKey, Endpoint};
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
@@ -51,7 +57,7 @@ impl OpenAiConfig {
     /// The cache key this configuration should send, from the environment.
     pub fn cache_key_from_env(&self) -> Result<Option<String>, ProviderError> {
         let cache = PromptCache::from_env().map_err(ProviderError::Config)?;
-        let asked = http::env_var("ELELEM_PROMPT_CACHE_KEY").is_some_and(|v| matches!(v.as_str(), "1" | "on" | "true"));
+        let asked = env_var("ELELEM_PROMPT_CACHE_KEY").is_some_and(|v| matches!(v.as_str(), "1" | "on" | "true"));
         let official = self.base_url.as_str().starts_with("https://api.openai.com/");
         Ok((cache != PromptCache::Off && (official || asked)).then(prompt_cache::run_key))
     }
@@ -59,15 +65,14 @@ impl OpenAiConfig {
     /// `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL` (`-m` wins). The key is required
     /// for api.openai.com only: a custom base URL may be a local server that needs none.
     pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
-        let key = http::env_var("OPENAI_API_KEY");
-        let base = http::env_var("OPENAI_BASE_URL");
+        let key = env_var("OPENAI_API_KEY");
+        let base = env_var("OPENAI_BASE_URL");
         if key.is_none() && base.is_none() {
             return Err(ProviderError::Config(
                 "openai: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL for a compatible server)".into(),
             ));
         }
-        let model =
-            settings.model.clone().or_else(|| http::env_var("OPENAI_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
+        let model = settings.model.clone().or_else(|| env_var("OPENAI_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
         let mut config = OpenAiConfig::new(base.as_deref().unwrap_or(DEFAULT_BASE_URL), key.as_deref(), &model);
         config.http = HttpOptions::from_env()?;
         config.cache_key = config.cache_key_from_env()?;
@@ -165,7 +170,7 @@ impl Provider for OpenAiProvider {
         if let Some(key) = &self.config.api_key {
             match key.header("Bearer ") {
                 Ok(value) => headers.insert(AUTHORIZATION, value),
-                Err(e) => return http::failed(e),
+                Err(e) => return driver::failed(e),
             };
         }
         let call = HttpCall {
@@ -178,7 +183,7 @@ impl Provider for OpenAiProvider {
             options: self.config.http.clone(),
             key: self.config.api_key.clone(),
         };
-        http::stream(call, Box::new(|| Box::new(Parser::default())))
+        driver::stream(call, Box::new(|| Box::new(Parser::default())))
     }
 }
 
@@ -280,7 +285,7 @@ impl Parser {
     fn flush_calls(&mut self, out: &mut Vec<ProviderEvent>) -> Result<(), ProviderError> {
         for (index, call) in std::mem::take(&mut self.calls) {
             let id = if call.id.is_empty() { format!("call_{index}") } else { call.id };
-            let arguments = http::tool_arguments(NAME, &call.name, &id, &call.arguments)?;
+            let arguments = parser::tool_arguments(NAME, &call.name, &id, &call.arguments)?;
             out.push(ProviderEvent::Doing(ToolCall { id, name: call.name, arguments }));
         }
         Ok(())
@@ -313,10 +318,10 @@ impl WireParser for Parser {
                 return Ok(());
             }
         }
-        let data = http::parse_json(NAME, &frame)?;
+        let data = parser::parse_json(NAME, &frame)?;
         self.chunks = true;
         if data.get("error").is_some_and(|e| !e.is_null()) {
-            let detail = http::error_detail(&data).unwrap_or_else(|| http::truncate(&frame.data, 300));
+            let detail = error_detail(&data).unwrap_or_else(|| truncate(&frame.data, 300));
             return Err(ProviderError::Api(format!("openai: {detail}")).into());
         }
         if let Some(usage) = data.get("usage").filter(|u| u.is_object()) {
