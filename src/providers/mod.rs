@@ -6,6 +6,7 @@
 //! `thinking` and `doing` events. It knows nothing about the terminal or the toolbox.
 
 pub mod anthropic;
+pub mod config;
 mod decoder;
 mod driver;
 pub mod frame;
