@@ -15,12 +15,12 @@ use crate::protocol::{
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub(crate) const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 /// `max_tokens` when thinking is off; with thinking it is the budget plus this.
-pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// The smallest thinking budget the API accepts.
-pub const MIN_THINKING_BUDGET: u32 = 1024;
+const MIN_THINKING_BUDGET: u32 = 1024;
 const NAME: &str = "anthropic";
 
 /// How `-p anthropic` calls the API.
@@ -31,7 +31,8 @@ const API: Api = Api {
     headers: &[("anthropic-version", "2023-06-01")],
     key_header: Some(("x-api-key", "")),
 };
-const ENV: EnvNames = EnvNames { key: Some("ANTHROPIC_API_KEY"), base_url: "ANTHROPIC_BASE_URL", model: "ANTHROPIC_MODEL" };
+const ENV: EnvNames =
+    EnvNames { key: Some("ANTHROPIC_API_KEY"), base_url: "ANTHROPIC_BASE_URL", model: "ANTHROPIC_MODEL" };
 
 /// What only an Anthropic provider has.
 #[derive(Clone, Debug)]
@@ -54,7 +55,7 @@ impl AnthropicConfig {
     }
 
     /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL` (`-m` wins).
-    pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
+    pub(crate) fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
         let env = ENV.read(settings, DEFAULT_MODEL);
         let key = env.key.ok_or_else(|| ProviderError::Config("anthropic: ANTHROPIC_API_KEY is not set".into()))?;
         let mut config = AnthropicConfig::new(env.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL), &key, &env.model);
@@ -77,7 +78,7 @@ impl AnthropicProvider {
     }
 
     /// The JSON body for `request`.
-    pub fn body(&self, request: &Request) -> Value {
+    fn body(&self, request: &Request) -> Value {
         let system: Vec<&str> =
             request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
         let mut body = json!({

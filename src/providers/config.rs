@@ -17,10 +17,10 @@ use std::ops::{Deref, DerefMut};
 #[derive(Clone, Debug)]
 pub struct Config<W> {
     /// Without the API's path, which the provider appends (`/v1/messages`, ...).
-    pub base_url: Endpoint,
+    pub(crate) base_url: Endpoint,
     /// Sent, when there is one, in the header the provider's `Api` names.
-    pub api_key: Option<ApiKey>,
-    pub model: String,
+    pub(crate) api_key: Option<ApiKey>,
+    pub(crate) model: String,
     pub http: HttpOptions,
     /// What only this provider has (thinking, caching, ...).
     pub wire: W,

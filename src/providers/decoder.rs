@@ -7,13 +7,13 @@ use super::sse::SseDecoder;
 
 /// The decoder for one body.
 #[derive(Debug)]
-pub enum Decoder {
+pub(crate) enum Decoder {
     Sse(SseDecoder),
     Ndjson(NdjsonDecoder),
 }
 
 impl Decoder {
-    pub fn new(framing: Framing) -> Self {
+    pub(crate) fn new(framing: Framing) -> Self {
         match framing {
             Framing::Sse => Decoder::Sse(SseDecoder::new()),
             Framing::Ndjson => Decoder::Ndjson(NdjsonDecoder::new()),
@@ -21,7 +21,7 @@ impl Decoder {
     }
 
     /// Feeds bytes, appending the frames they complete to `out`.
-    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Frame>) -> Result<(), FrameError> {
+    pub(crate) fn push(&mut self, bytes: &[u8], out: &mut Vec<Frame>) -> Result<(), FrameError> {
         match self {
             Decoder::Sse(d) => d.push(bytes, out),
             Decoder::Ndjson(d) => d.push(bytes, out),
@@ -29,7 +29,7 @@ impl Decoder {
     }
 
     /// The body ended: appends what its unfinished end completes.
-    pub fn finish(&mut self, out: &mut Vec<Frame>) -> Result<(), FrameError> {
+    pub(crate) fn finish(&mut self, out: &mut Vec<Frame>) -> Result<(), FrameError> {
         match self {
             Decoder::Sse(d) => d.finish(out),
             Decoder::Ndjson(d) => d.finish(out),

@@ -87,7 +87,7 @@ struct Driver {
 }
 
 /// Streams the events of `call`, parsed by parsers from `new_parser` (a fresh one per attempt).
-pub fn stream(call: HttpCall, new_parser: ParserFactory) -> EventStream {
+pub(crate) fn stream(call: HttpCall, new_parser: ParserFactory) -> EventStream {
     let driver = Driver {
         parser: new_parser(),
         decoder: Decoder::new(call.framing),
@@ -403,6 +403,6 @@ impl Driver {
 }
 
 /// A stream that fails at once (e.g. a request that cannot even be built).
-pub fn failed(error: ProviderError) -> EventStream {
+pub(crate) fn failed(error: ProviderError) -> EventStream {
     futures::stream::once(async move { Err(error) }).boxed()
 }

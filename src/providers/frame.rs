@@ -46,7 +46,7 @@ fn size(bytes: usize) -> String {
 /// The unfinished line of a decoder, held to the frame limit. A line that arrives whole in
 /// one chunk is never copied: `complete` hands back the chunk's own bytes.
 #[derive(Debug)]
-pub struct LineBuffer {
+pub(crate) struct LineBuffer {
     bytes: Vec<u8>,
     limit: usize,
     /// What a frame is called in the error (`event`, `line`).
@@ -54,7 +54,7 @@ pub struct LineBuffer {
 }
 
 impl LineBuffer {
-    pub fn new(limit: usize, unit: &'static str) -> Self {
+    pub(crate) fn new(limit: usize, unit: &'static str) -> Self {
         LineBuffer { bytes: Vec::new(), limit, unit }
     }
 
@@ -68,7 +68,7 @@ impl LineBuffer {
 
     /// `head` ends the pending line: the whole line, with `held` bytes of the frame held
     /// elsewhere counted against the limit. Call `clear` once the line is used.
-    pub fn complete<'a>(&'a mut self, head: &'a [u8], held: usize) -> Result<&'a [u8], FrameError> {
+    pub(crate) fn complete<'a>(&'a mut self, head: &'a [u8], held: usize) -> Result<&'a [u8], FrameError> {
         self.check(self.bytes.len().saturating_add(head.len()).saturating_add(held))?;
         if self.bytes.is_empty() {
             return Ok(head);
@@ -77,25 +77,25 @@ impl LineBuffer {
         Ok(&self.bytes)
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.bytes.clear();
     }
 
     /// Keeps the start of a line whose end has not come yet.
-    pub fn keep(&mut self, tail: &[u8], held: usize) -> Result<(), FrameError> {
+    pub(crate) fn keep(&mut self, tail: &[u8], held: usize) -> Result<(), FrameError> {
         self.check(self.bytes.len().saturating_add(tail.len()).saturating_add(held))?;
         self.bytes.extend_from_slice(tail);
         Ok(())
     }
 
     /// The pending line, if any, emptying the buffer (the body ended).
-    pub fn take(&mut self) -> Option<Vec<u8>> {
+    pub(crate) fn take(&mut self) -> Option<Vec<u8>> {
         Some(std::mem::take(&mut self.bytes)).filter(|line| !line.is_empty())
     }
 
     /// Bytes held.
     #[cfg(test)]
-    pub fn held(&self) -> usize {
+    pub(crate) fn held(&self) -> usize {
         self.bytes.len()
     }
 }

@@ -3,9 +3,9 @@
 //! wrong (`error_text.rs`). The driver that runs a call lives in `driver.rs`, the parsers'
 //! interface next to the framing (`parser.rs`).
 
-pub mod call;
-pub mod error_text;
-pub mod options;
+pub(crate) mod call;
+pub(crate) mod error_text;
+pub(crate) mod options;
 
 /// What a provider's config holds (`config.http`), named where it always was.
 pub use options::HttpOptions;

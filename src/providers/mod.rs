@@ -6,7 +6,7 @@
 //! `thinking` and `doing` events. It knows nothing about the terminal or the toolbox.
 
 pub mod anthropic;
-pub mod config;
+mod config;
 mod decoder;
 mod driver;
 pub mod frame;
@@ -14,12 +14,12 @@ pub mod http;
 pub mod ndjson;
 pub mod ollama;
 pub mod openai;
-pub mod parser;
+mod parser;
 pub mod prompt_cache;
 pub mod retry;
-pub mod secrets;
+mod secrets;
 pub mod sse;
-pub mod stub;
+mod stub;
 mod stub_script;
 
 use crate::protocol::{ProviderError, Providers};
@@ -50,7 +50,7 @@ pub fn builtin() -> Result<Providers, ProviderError> {
 /// The provider to use when `-p` is not given: `anthropic` if `ANTHROPIC_API_KEY` is
 /// set, else `openai` if `OPENAI_API_KEY` is set, else `ollama` if one answers at
 /// `OLLAMA_HOST` within 300 ms, else `stub`.
-pub fn default_name() -> String {
+pub(crate) fn default_name() -> String {
     let name = if http::options::env_var("ANTHROPIC_API_KEY").is_some() {
         "anthropic"
     } else if http::options::env_var("OPENAI_API_KEY").is_some() {

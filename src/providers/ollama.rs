@@ -18,10 +18,10 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-pub const DEFAULT_HOST: &str = "http://localhost:11434";
-pub const DEFAULT_MODEL: &str = "llama3.2";
+pub(crate) const DEFAULT_HOST: &str = "http://localhost:11434";
+pub(crate) const DEFAULT_MODEL: &str = "llama3.2";
 /// How long Ollama keeps the model loaded after a request.
-pub const KEEP_ALIVE: &str = "30m";
+const KEEP_ALIVE: &str = "30m";
 const NAME: &str = "ollama";
 
 /// How `-p ollama` calls the API.
@@ -46,7 +46,7 @@ impl OllamaConfig {
     }
 
     /// `OLLAMA_HOST`, `OLLAMA_MODEL` (`-m` wins); `--thinking` turns `think` on.
-    pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
+    pub(crate) fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
         let env = ENV.read(settings, DEFAULT_MODEL);
         let mut config = OllamaConfig::new(env.base_url.as_deref().unwrap_or(DEFAULT_HOST), &env.model);
         config.wire.think = settings.thinking_budget.is_some_and(|b| b > 0);
@@ -56,7 +56,7 @@ impl OllamaConfig {
 }
 
 /// `OLLAMA_HOST` as Ollama itself reads it: `host`, `host:port` or a URL.
-pub fn normalize_host(host: &str) -> String {
+fn normalize_host(host: &str) -> String {
     let host = host.trim().trim_end_matches('/');
     if host.contains("://") {
         return host.to_string();
@@ -71,7 +71,7 @@ pub fn normalize_host(host: &str) -> String {
 
 /// Whether an Ollama server answers `GET /api/version` at `host` within `budget`. Blocking
 /// and short: a refused connection returns at once.
-pub fn answers(host: &str, budget: Duration) -> bool {
+pub(crate) fn answers(host: &str, budget: Duration) -> bool {
     let url = normalize_host(host);
     let Some(authority) = url.strip_prefix("http://") else { return false };
     let authority = authority.split('/').next().unwrap_or(authority);
@@ -116,7 +116,7 @@ impl OllamaProvider {
     }
 
     /// The JSON body for `request`.
-    pub fn body(&self, request: &Request) -> Value {
+    fn body(&self, request: &Request) -> Value {
         let mut body = json!({
             "model": self.config.model,
             "stream": true,

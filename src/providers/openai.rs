@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 
 mod quick;
 
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-pub const DEFAULT_MODEL: &str = "gpt-4.1";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub(crate) const DEFAULT_MODEL: &str = "gpt-4.1";
 const NAME: &str = "openai";
 
 /// How `-p openai` calls the API.
@@ -55,7 +55,7 @@ impl OpenAiConfig {
     }
 
     /// The cache key this configuration should send, from the environment.
-    pub fn cache_key_from_env(&self) -> Result<Option<String>, ProviderError> {
+    pub(crate) fn cache_key_from_env(&self) -> Result<Option<String>, ProviderError> {
         let cache = PromptCache::from_env().map_err(ProviderError::Config)?;
         let asked = env_var("ELELEM_PROMPT_CACHE_KEY").is_some_and(|v| matches!(v.as_str(), "1" | "on" | "true"));
         let official = self.base_url.as_str().starts_with("https://api.openai.com/");
@@ -64,7 +64,7 @@ impl OpenAiConfig {
 
     /// `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL` (`-m` wins). The key is required
     /// for api.openai.com only: a custom base URL may be a local server that needs none.
-    pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
+    pub(crate) fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
         let env = ENV.read(settings, DEFAULT_MODEL);
         if env.key.is_none() && env.base_url.is_none() {
             return Err(ProviderError::Config(
@@ -91,7 +91,7 @@ impl OpenAiProvider {
     }
 
     /// The JSON body for `request`.
-    pub fn body(&self, request: &Request) -> Value {
+    fn body(&self, request: &Request) -> Value {
         let mut body = json!({
             "model": self.config.model,
             "stream": true,

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 /// A failure while parsing a stream, and whether another attempt could help.
 #[derive(Debug)]
-pub struct Fault {
+pub(crate) struct Fault {
     pub error: ProviderError,
     /// Transient (e.g. Anthropic's in-stream `overloaded_error`): retried if nothing was shown.
     pub retryable: bool,
@@ -22,7 +22,7 @@ impl From<ProviderError> for Fault {
 }
 
 /// Turns a provider's frames into events.
-pub trait WireParser: Send {
+pub(crate) trait WireParser: Send {
     /// Handles one frame, pushing the events it completes.
     fn frame(&mut self, frame: Frame, out: &mut Vec<ProviderEvent>) -> Result<(), Fault>;
     /// The reply is complete; the rest of the body is not read.
@@ -31,10 +31,10 @@ pub trait WireParser: Send {
     fn finish(&mut self, out: &mut Vec<ProviderEvent>) -> Result<(), Fault>;
 }
 
-pub type ParserFactory = Box<dyn Fn() -> Box<dyn WireParser> + Send>;
+pub(crate) type ParserFactory = Box<dyn Fn() -> Box<dyn WireParser> + Send>;
 
 /// The JSON of one frame, or a protocol error that says where and shows the start of it.
-pub fn parse_json(provider: &str, frame: &Frame) -> Result<Value, ProviderError> {
+pub(crate) fn parse_json(provider: &str, frame: &Frame) -> Result<Value, ProviderError> {
     serde_json::from_str(&frame.data).map_err(|e| {
         ProviderError::Protocol(format!(
             "{provider}: malformed stream at line {}: {e}: {}",
@@ -45,7 +45,7 @@ pub fn parse_json(provider: &str, frame: &Frame) -> Result<Value, ProviderError>
 }
 
 /// Tool arguments: a JSON object (empty text means `{}`), or a protocol error naming the call.
-pub fn tool_arguments(provider: &str, name: &str, id: &str, text: &str) -> Result<Value, ProviderError> {
+pub(crate) fn tool_arguments(provider: &str, name: &str, id: &str, text: &str) -> Result<Value, ProviderError> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }

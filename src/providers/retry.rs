@@ -1,7 +1,7 @@
 //! Retry policy for transient provider failures: which statuses are worth another try, and
 //! how long to wait (exponential backoff with jitter, or the server's `retry-after`).
 //!
-//! The policy only decides; `http.rs` applies it, and never once a reply has started
+//! The policy only decides; `driver.rs` applies it, and never once a reply has started
 //! streaming to the user.
 
 use reqwest::header::HeaderMap;
@@ -27,13 +27,13 @@ impl Default for RetryPolicy {
 
 impl RetryPolicy {
     /// Statuses that are retried: rate limits, server errors and Anthropic's 529 "overloaded".
-    pub fn retryable_status(status: u16) -> bool {
+    pub(crate) fn retryable_status(status: u16) -> bool {
         matches!(status, 408 | 429 | 500 | 502 | 503 | 504 | 529)
     }
 
     /// The wait before attempt `next` (2 for the first retry), honouring the server's
     /// `retry-after-ms` / `retry-after` (seconds) when it sends one.
-    pub fn delay(&self, next: u32, headers: Option<&HeaderMap>) -> Duration {
+    pub(crate) fn delay(&self, next: u32, headers: Option<&HeaderMap>) -> Duration {
         if let Some(asked) = headers.and_then(server_delay) {
             return asked.min(self.max_delay);
         }

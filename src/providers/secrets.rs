@@ -9,15 +9,15 @@ use std::fmt;
 
 /// An API key. Its `Debug` never shows it, and nothing prints it.
 #[derive(Clone, Default, PartialEq)]
-pub struct ApiKey(String);
+pub(crate) struct ApiKey(String);
 
 impl ApiKey {
-    pub fn new(key: impl Into<String>) -> Self {
+    pub(crate) fn new(key: impl Into<String>) -> Self {
         ApiKey(key.into())
     }
 
     /// A header value marked sensitive (hyper keeps it out of its own debug output).
-    pub fn header(&self, prefix: &str) -> Result<HeaderValue, ProviderError> {
+    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ProviderError> {
         let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.0))
             .map_err(|_| ProviderError::Config("the API key contains characters not allowed in a header".into()))?;
         value.set_sensitive(true);
@@ -25,7 +25,7 @@ impl ApiKey {
     }
 
     /// `text` with every occurrence of the key replaced by `***`.
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         if self.0.len() < 4 {
             return text.to_string();
         }
@@ -40,7 +40,7 @@ impl fmt::Debug for ApiKey {
 }
 
 /// `text` without the key or the user and password of any URL in it.
-pub fn redact(text: &str, key: Option<&ApiKey>) -> String {
+pub(crate) fn redact(text: &str, key: Option<&ApiKey>) -> String {
     let text = match key {
         Some(key) => key.redact(text),
         None => text.to_string(),
@@ -49,7 +49,7 @@ pub fn redact(text: &str, key: Option<&ApiKey>) -> String {
 }
 
 /// `error` with its text passed through `redact`.
-pub fn redact_error(error: ProviderError, key: Option<&ApiKey>) -> ProviderError {
+pub(crate) fn redact_error(error: ProviderError, key: Option<&ApiKey>) -> ProviderError {
     let clean = |text: String| redact(&text, key);
     match error {
         ProviderError::Config(text) => ProviderError::Config(clean(text)),
@@ -63,7 +63,7 @@ pub fn redact_error(error: ProviderError, key: Option<&ApiKey>) -> ProviderError
 }
 
 /// Every `scheme://user:password@host` in `text` as `scheme://***@host`.
-pub fn redact_userinfo(text: &str) -> String {
+fn redact_userinfo(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("://") {
@@ -82,14 +82,14 @@ pub fn redact_userinfo(text: &str) -> String {
 
 /// A base URL. `Debug` hides its user and password; the request uses `as_str`.
 #[derive(Clone, PartialEq)]
-pub struct Endpoint(String);
+pub(crate) struct Endpoint(String);
 
 impl Endpoint {
-    pub fn new(url: impl Into<String>) -> Self {
+    pub(crate) fn new(url: impl Into<String>) -> Self {
         Endpoint(url.into())
     }
     /// The URL itself, for building the request.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }

@@ -6,7 +6,7 @@
 //! script's format and reading are `stub_script.rs`'s; this module turns a step (or the
 //! demo) into a timed stream of events.
 
-pub use super::stub_script::StubScript;
+pub(crate) use super::stub_script::StubScript;
 use super::stub_script::{ScriptEvent, ScriptStep};
 use crate::protocol::{EventStream, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall};
 use futures::StreamExt;
@@ -16,13 +16,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// The stub provider.
-pub struct StubProvider {
+pub(crate) struct StubProvider {
     script: StubScript,
     model: String,
 }
 
 impl StubProvider {
-    pub fn new(script: StubScript, settings: &ProviderSettings) -> Self {
+    pub(crate) fn new(script: StubScript, settings: &ProviderSettings) -> Self {
         StubProvider { script, model: settings.model.clone().unwrap_or_else(|| "stub-demo".into()) }
     }
 }

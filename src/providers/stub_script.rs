@@ -128,7 +128,7 @@ impl<'de, E: Deserialize<'de>> Visitor<'de> for StepVisitor<E> {
 /// again when its call comes, and its events are dropped as they are streamed. (The bench's
 /// 4.8 MB script, held as parsed steps, cost more memory than the reply it streams.)
 #[derive(Clone, Debug, Default)]
-pub struct StubScript {
+pub(crate) struct StubScript {
     steps: Option<Arc<Steps>>,
     calls: Arc<AtomicUsize>,
 }
@@ -144,20 +144,25 @@ struct Steps {
 
 #[derive(Debug)]
 enum ScriptText {
-    File { file: File, path: PathBuf, len: u64 },
+    File {
+        file: File,
+        path: PathBuf,
+        len: u64,
+    },
+    #[cfg(test)]
     Text(String),
 }
 
 impl StubScript {
     /// Loads `ELELEM_STUB_SCRIPT` when it is set; an empty script otherwise.
-    pub fn from_env() -> Result<Self, ProviderError> {
+    pub(crate) fn from_env() -> Result<Self, ProviderError> {
         match std::env::var_os("ELELEM_STUB_SCRIPT") {
             Some(path) if !path.is_empty() => Self::load(Path::new(&path)),
             _ => Ok(Self::default()),
         }
     }
 
-    pub fn load(path: &Path) -> Result<Self, ProviderError> {
+    pub(crate) fn load(path: &Path) -> Result<Self, ProviderError> {
         let problem = |e: String| ProviderError::Config(format!("stub script {}: {e}", path.display()));
         let mut file = File::open(path).map_err(|e| problem(e.to_string()))?;
         let mut text = String::new();
@@ -168,7 +173,9 @@ impl StubScript {
         Ok(Self::with(Steps { text: ScriptText::File { file, path: path.to_path_buf(), len }, ranges }))
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    /// A script from text, for tests.
+    #[cfg(test)]
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let ranges = step_ranges(text)?;
         Ok(Self::with(Steps { text: ScriptText::Text(text.to_string()), ranges }))
     }
@@ -197,6 +204,7 @@ impl ScriptText {
     fn step(&self, range: Range<usize>) -> Result<ScriptStep, String> {
         let parse = |bytes: &[u8]| serde_json::from_slice::<ScriptStep>(bytes).map_err(|e| e.to_string());
         match self {
+            #[cfg(test)]
             ScriptText::Text(text) => parse(text.as_bytes().get(range).unwrap_or_default()),
             ScriptText::File { file, path, len } => {
                 let changed = || format!("{} changed since it was loaded", path.display());

@@ -9,7 +9,7 @@ use crate::providers::secrets::{self, ApiKey};
 use reqwest::header::HeaderMap;
 
 /// One model call over HTTP.
-pub struct HttpCall {
+pub(crate) struct HttpCall {
     /// Prefix of every error message (`anthropic`, `openai`, `ollama`).
     pub provider: &'static str,
     pub client: reqwest::Client,
@@ -24,12 +24,12 @@ pub struct HttpCall {
 
 impl HttpCall {
     /// `text` without the key or the user and password of any URL in it.
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         secrets::redact(text, self.key.as_ref())
     }
 
     /// `error` with its text redacted.
-    pub fn redact_error(&self, error: ProviderError) -> ProviderError {
+    pub(crate) fn redact_error(&self, error: ProviderError) -> ProviderError {
         secrets::redact_error(error, self.key.as_ref())
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 /// An error and its causes, joined (reqwest's own message hides the interesting part).
-pub fn chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -21,7 +21,7 @@ pub fn chain(error: &dyn std::error::Error) -> String {
 
 /// `provider: 401 authentication_error: invalid x-api-key`, from whatever error body the
 /// server sent (Anthropic, OpenAI and Ollama shapes, or plain text).
-pub fn status_error(provider: &str, status: u16, body: &str) -> String {
+pub(crate) fn status_error(provider: &str, status: u16, body: &str) -> String {
     let detail = serde_json::from_str::<Value>(body).ok().and_then(|v| error_detail(&v)).unwrap_or_else(|| {
         let text = body.trim();
         if text.is_empty() {
@@ -38,7 +38,7 @@ pub fn status_error(provider: &str, status: u16, body: &str) -> String {
 }
 
 /// `type: message` from `{"error": {...}}`, `{"error": "..."}` or `{"message": "..."}`.
-pub fn error_detail(value: &Value) -> Option<String> {
+pub(crate) fn error_detail(value: &Value) -> Option<String> {
     let error = value.get("error").unwrap_or(value);
     if let Some(text) = error.as_str() {
         return Some(text.to_string());
@@ -55,7 +55,7 @@ pub fn error_detail(value: &Value) -> Option<String> {
 
 /// `text` as one line of printable characters (controls and runs of whitespace become one
 /// space), at most `max` characters: the start of a body that was not what it should be.
-pub fn snippet(text: &str, max: usize) -> String {
+pub(crate) fn snippet(text: &str, max: usize) -> String {
     let mut line = String::new();
     for c in text.trim().chars() {
         let c = if c.is_control() || c.is_whitespace() { ' ' } else { c };
@@ -68,7 +68,7 @@ pub fn snippet(text: &str, max: usize) -> String {
 }
 
 /// At most `max` characters, with `…` when cut.
-pub fn truncate(text: &str, max: usize) -> String {
+pub(crate) fn truncate(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),

@@ -29,7 +29,7 @@ impl Default for HttpOptions {
 impl HttpOptions {
     /// Reads `ELELEM_CONNECT_TIMEOUT_SECS`, `ELELEM_IDLE_TIMEOUT_SECS`, `ELELEM_RETRY_ATTEMPTS`,
     /// `ELELEM_RETRY_BASE_MS` and `ELELEM_RETRY_MAX_MS`; unset means the default.
-    pub fn from_env() -> Result<Self, ProviderError> {
+    pub(crate) fn from_env() -> Result<Self, ProviderError> {
         let d = HttpOptions::default();
         Ok(HttpOptions {
             connect_timeout: env_number("ELELEM_CONNECT_TIMEOUT_SECS")?.map_or(d.connect_timeout, Duration::from_secs),
@@ -44,7 +44,9 @@ impl HttpOptions {
     }
 
     /// A client with these timeouts (there is no overall timeout: replies can be long).
-    pub fn client(&self) -> Result<reqwest::Client, ProviderError> {
+    pub(crate) fn client(&self) -> Result<reqwest::Client, ProviderError> {
+        // reqwest is built without a crypto provider (Cargo.toml): rustls' ring, once per process.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("elelem/", env!("CARGO_PKG_VERSION")))
@@ -66,6 +68,6 @@ fn env_number(name: &str) -> Result<Option<u64>, ProviderError> {
 }
 
 /// An environment variable that is set and not blank.
-pub fn env_var(name: &str) -> Option<String> {
+pub(crate) fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
 }
