@@ -67,6 +67,8 @@ impl Aimock {
     }
 
     async fn journal(&self) -> Vec<Value> {
+        // reqwest is built without a crypto provider (Cargo.toml); elelem installs ring.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let text = reqwest::get(format!("{}/__aimock/journal", self.url)).await.unwrap().text().await.unwrap();
         serde_json::from_str(&text).unwrap()
     }
