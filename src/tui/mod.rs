@@ -1,6 +1,11 @@
 //! The full-screen terminal UI. One UI task runs a `tokio::select!` over terminal events
 //! (first), signals, the frame scheduler and agent events; the session (agent loop) runs in a
-//! background task and talks to the UI over channels (see `channel.rs`).
+//! background task and talks to the UI over channels (see `runtime/channel.rs`).
+//!
+//! Where things are: `app.rs` (`App`, the one owner of the panes and popups) and `keys.rs`
+//! (who gets a key); `intent.rs` (what a pane or popup asks `App` to do); `regions.rs`
+//! (where the panes go); `panes/`, `popups/`; `text/` and `wrap.rs`, `markdown/`,
+//! `highlight/` (how text is drawn); `runtime/` (the loop's plumbing).
 
 pub mod app;
 pub mod highlight;
@@ -39,7 +44,7 @@ pub struct TuiOptions {
     pub mouse: bool,
     pub color: bool,
     pub yolo: bool,
-    /// `--theme`; `None` leaves it to `ELELEM_THEME` and the terminal (`background.rs`).
+    /// `--theme`; `None` leaves it to `ELELEM_THEME` and the terminal (`text/background.rs`).
     pub theme: Option<background::ThemeChoice>,
     /// Sent as the first prompt once the session is ready (`elelem "prompt"`).
     pub first_prompt: Option<String>,
@@ -50,7 +55,7 @@ const BATCH: usize = 4096;
 /// Redraw cadence while something animates (spinner, elapsed time).
 const TICK: Duration = Duration::from_millis(100);
 
-/// The terminal's input, asked only when it has something (see `input_stream.rs`).
+/// The terminal's input, asked only when it has something (see `runtime/input_stream.rs`).
 type Input = WokenOnly<EventStream>;
 
 /// A new reader of the terminal's input.
