@@ -402,4 +402,18 @@ mod tests {
         assert_eq!(moved, direct);
         assert_ne!(moved, long);
     }
+
+    #[test]
+    fn keys_return_intents_enter_sends_and_question_mark_opens_help() {
+        let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+        let mut composer = Composer::new(vec![], vec!["earlier".into()]);
+        assert_eq!(composer.handle_key(key(KeyCode::Char('?'))), Intent::OpenHelp);
+        for c in "hi  ".chars() {
+            assert_eq!(composer.handle_key(key(KeyCode::Char(c))), Intent::Handled);
+        }
+        assert_eq!(composer.handle_key(key(KeyCode::Enter)), Intent::Send { line: "hi".into(), shown: None });
+        assert!(composer.is_empty());
+        assert_eq!(composer.handle_key(key(KeyCode::Up)), Intent::Handled);
+        assert_eq!(composer.text(), "hi  ", "Up recalls the line just sent");
+    }
 }
