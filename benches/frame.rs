@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::protocol::ToolCall;
 use elelem::tui::app::App;
-use elelem::tui::theme::Theme;
+use elelem::tui::text::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
@@ -55,7 +55,7 @@ fn frames(c: &mut Criterion) {
         c.bench_function(&format!("frame_following_{turns}_turns"), |b| {
             b.iter(|| render(black_box(&mut app), &mut buf, area, now))
         });
-        app.history.scroll_up(5000);
+        app.history_mut().scroll_up(5000);
         render(&mut app, &mut buf, area, now);
         c.bench_function(&format!("frame_scrolled_up_{turns}_turns"), |b| {
             b.iter(|| render(black_box(&mut app), &mut buf, area, now))

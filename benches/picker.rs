@@ -5,7 +5,7 @@
 //! path). Run with `cargo bench --bench picker`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use elelem::tui::file_index::{FileIndex, Ranker};
+use elelem::tui::popups::file_index::{FileIndex, Ranker};
 use std::time::Duration;
 
 /// 100,000 paths shaped like a big repository: nested directories, varied names.

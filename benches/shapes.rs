@@ -11,7 +11,7 @@
 
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::tui::app::App;
-use elelem::tui::theme::Theme;
+use elelem::tui::text::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::hint::black_box;

@@ -8,7 +8,7 @@ use elelem::agent::output::{Output, TurnEnd};
 use elelem::ask::{prompt_with_stdin, JsonOutput};
 use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
 use elelem::startup::{banner, build_session, trust_question, Options, SessionChoice};
-use elelem::tui::background::ThemeChoice;
+use elelem::tui::text::background::ThemeChoice;
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;

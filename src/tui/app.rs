@@ -1,18 +1,38 @@
-//! `App`: the TUI's state — panes, focus, the running turn's state, token usage, a pending
-//! approval (`approval.rs`) — and how agent events change it. Keys are handled in
-//! `keys.rs`, drawing in `view.rs`. `App` never talks to the terminal or the agent directly: it returns
-//! `Action`s for the event loop to carry out, which keeps it testable with `TestBackend`.
+//! `App`: the TUI's one owner. It holds the panes (conversation, tool log, context panel,
+//! prompt, status line), the popups (file picker, history search, help, approval) and the
+//! regions they are drawn in, decides which has the keys (`Focus`), applies what they ask
+//! for (`Intent`, in `keys.rs`), feeds them the agent's events and draws them. Each pane and
+//! popup keeps its own state and draws itself; none reaches into another. `App` never talks
+//! to the terminal or the agent directly: it returns `Action`s for the event loop to carry
+//! out, which keeps it testable with `TestBackend`. Its fields are private: the event loop
+//! and the tests go through its methods.
 
-use super::clock::{SharedClock, SystemClock};
-use super::composer::Composer;
-use super::context_panel::ContextPanel;
-use super::history::History;
-use super::theme::Theme;
-use super::tool_log::ToolLog;
+use crate::agent::input::{Approval, ApprovalRequest};
 use crate::agent::output::{AgentEvent, Delta, TurnEnd};
-use crate::protocol::Usage;
-use ratatui::layout::Rect;
+use crate::tui::panes::context_panel::ContextPanel;
+use crate::tui::panes::conversation::cells::CellKind;
+use crate::tui::panes::conversation::history::History;
+use crate::tui::panes::prompt::composer::Composer;
+use crate::tui::panes::status::{Activity, Around, Status};
+use crate::tui::panes::tool_log::ToolLog;
+use crate::tui::popups::file_picker::{FilePicker, Mention};
+use crate::tui::popups::help::HelpOverlay;
+use crate::tui::popups::reverse_search::ReverseSearch;
+use crate::tui::regions::{PaneRects, Regions};
+use crate::tui::runtime::clock::{SharedClock, SystemClock};
+use crate::tui::runtime::notify::{NotifyMode, NOTIFY_AFTER};
+use crate::tui::runtime::prefs::Zoom;
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::truncate;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::{Clear, Widget};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+pub use crate::tui::intent::Focus;
+pub use crate::tui::popups::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL_PAUSE};
 
 /// What the event loop must do after the app handled something.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,103 +46,46 @@ pub enum Action {
     SetMouse(bool),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Focus {
-    Composer,
-    Conversation,
-    Tools,
-    Context,
-}
-
-/// What the agent is doing, for the status line.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Activity {
-    Idle,
-    Thinking,
-    Responding,
-    RunningTool(String),
-    Retrying { attempt: u32, max: u32, until: Instant },
-    Approving,
-}
-
-pub use super::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL_PAUSE};
-
-/// Where each pane was drawn last, for mouse hit-testing.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PaneRects {
-    pub conversation: Rect,
-    pub tools: Rect,
-    pub context: Option<Rect>,
-    pub composer: Rect,
-}
-
 pub struct App {
-    pub theme: Theme,
-    pub history: History,
-    pub tools: ToolLog,
-    pub context: ContextPanel,
-    pub composer: Composer,
+    pub(super) theme: Theme,
+    pub(super) history: History,
+    pub(super) tools: ToolLog,
+    pub(super) context: ContextPanel,
+    pub(super) composer: Composer,
+    pub(super) status: Status,
     /// The `@` file picker over the working directory's files.
-    pub files: super::file_picker::FilePicker,
-    pub focus: Focus,
-    pub show_context: bool,
-    pub provider: String,
-    pub model: String,
-    pub activity: Activity,
-    /// A turn is running (between TurnStarted and TurnFinished).
-    pub busy: bool,
-    /// Lines submitted while busy, not yet started.
-    pub queued: usize,
+    pub(super) files: FilePicker,
+    /// Ctrl+R's history search, while open.
+    pub(super) search: Option<ReverseSearch>,
+    /// The help overlay, while open.
+    pub(super) help: Option<HelpOverlay>,
+    pub(super) approval: Option<PendingApproval>,
+    /// The layout the user chose and where the panes were drawn last.
+    pub(super) regions: Regions,
+    pub(super) focus: Focus,
     /// Prompts sent with long pastes, (sent text, text with placeholders), until their turn
     /// starts and shows them collapsed.
-    pub pasted_prompts: std::collections::VecDeque<(String, String)>,
-    /// Tokens of the whole session, and of the running (or last) turn.
-    pub usage: Usage,
-    pub turn_usage: Usage,
-    /// The latest model call's tokens (the status line shows its share read from cache).
-    pub last_call: Usage,
-    /// How long the last turn took.
-    pub last_turn: Option<Duration>,
-    pub approval: Option<PendingApproval>,
+    pub(super) pasted_prompts: VecDeque<(String, String)>,
     /// When the user last typed a key into the prompt: an approval dialog takes no keys
-    /// while they are typing (`approval.rs`).
-    pub last_typed: Option<Instant>,
-    /// The layout the user chose (split, zoom) and where it is remembered.
-    pub prefs: super::prefs::LayoutPrefs,
-    pub prefs_path: Option<std::path::PathBuf>,
+    /// while they are typing (`popups/approval.rs`).
+    pub(super) last_typed: Option<Instant>,
+    pub(super) last_ctrl_c: Option<Instant>,
     /// The terminal has focus (focus events; assumed until told otherwise).
-    pub terminal_focused: bool,
+    terminal_focused: bool,
     /// How to tell the user a long turn finished while they looked away.
-    pub notify_mode: super::notify::NotifyMode,
+    notify_mode: NotifyMode,
     /// A notification for the event loop to write to the terminal.
-    pub alert: Option<String>,
-    /// When the running turn started.
-    pub turn_started: Option<Instant>,
-    /// Ctrl+R's history search, while open.
-    pub search: Option<super::reverse_search::ReverseSearch>,
-    /// The help overlay, while open.
-    pub help: Option<super::help::HelpOverlay>,
-    pub yolo: bool,
-    pub mouse: bool,
-    pub quit: bool,
-    pub last_ctrl_c: Option<Instant>,
-    /// `/clear` was typed once: Enter again (the composer holds it) clears, anything else
-    /// cancels. The status line asks meanwhile.
-    pub confirm_clear: bool,
-    /// A short message for the status line, and when it expires.
-    pub notice: Option<(String, Instant)>,
-    /// The notice is about the running turn (an approval's answer): it goes when the turn
-    /// ends or the next question opens, whatever its time left.
-    pub notice_of_turn: bool,
-    pub rects: PaneRects,
+    alert: Option<String>,
+    pub(super) mouse: bool,
+    pub(super) quit: bool,
     /// When the app started: the clock the status spinner turns by.
-    pub started: Instant,
+    started: Instant,
     /// Where "now" comes from for elapsed times and animation.
-    pub clock: SharedClock,
+    pub(super) clock: SharedClock,
     /// Cancels the running turn; set once the session is ready.
-    pub interrupter: Option<crate::agent::Interrupter>,
+    interrupter: Option<crate::agent::Interrupter>,
     /// Sequences for the terminal itself (OSC 52 clipboard), written before the next frame.
-    pub terminal_writes: Vec<String>,
+    terminal_writes: Vec<String>,
 }
 
 /// Said at start while the app captures the mouse (clicks and the wheel only).
@@ -141,44 +104,28 @@ impl App {
         history: Vec<String>,
     ) -> Self {
         // The app renders on this thread: its code blocks take the theme's syntax colours.
-        super::highlight::use_light(theme.light);
+        crate::tui::highlight::use_light(theme.light);
         App {
             theme,
             history: History::themed(theme),
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),
-            files: super::file_picker::FilePicker::new(std::env::current_dir().ok()),
-            focus: Focus::Composer,
-            show_context: false,
-            provider: provider.to_string(),
-            model: model.to_string(),
-            activity: Activity::Idle,
-            busy: false,
-            queued: 0,
-            pasted_prompts: std::collections::VecDeque::new(),
-            usage: Usage::default(),
-            turn_usage: Usage::default(),
-            last_call: Usage::default(),
-            last_turn: None,
-            approval: None,
-            last_typed: None,
-            help: None,
+            status: Status::new(provider, model),
+            files: FilePicker::new(std::env::current_dir().ok()),
             search: None,
+            help: None,
+            approval: None,
+            regions: Regions::default(),
+            focus: Focus::Composer,
+            pasted_prompts: VecDeque::new(),
+            last_typed: None,
+            last_ctrl_c: None,
             terminal_focused: true,
-            notify_mode: super::notify::NotifyMode::Bell,
+            notify_mode: NotifyMode::Bell,
             alert: None,
-            turn_started: None,
-            prefs: super::prefs::LayoutPrefs::default(),
-            prefs_path: None,
-            yolo: false,
             mouse: true,
             quit: false,
-            last_ctrl_c: None,
-            confirm_clear: false,
-            notice: None,
-            notice_of_turn: false,
-            rects: PaneRects::default(),
             started: Instant::now(),
             clock: std::sync::Arc::new(SystemClock),
             interrupter: None,
@@ -187,16 +134,15 @@ impl App {
     }
 
     /// The session is built: show what it runs on and offer its commands and history.
-    pub fn ready(&mut self, ready: super::channel::Ready, banner: &str) {
-        self.provider = ready.provider;
-        self.model = ready.model;
+    pub fn ready(&mut self, ready: crate::tui::runtime::channel::Ready, banner: &str) {
+        self.status.set_model(ready.provider, ready.model);
         self.composer.set_commands_and_history(ready.commands, ready.history);
         self.interrupter = Some(ready.interrupter);
         self.files.start();
-        let notice = format!("{banner} · {} · {} · ? for help", self.provider, self.model);
-        self.history.push(super::cells::CellKind::Notice(notice));
+        let notice = format!("{banner} · {} · {} · ? for help", self.status.provider(), self.status.model());
+        self.history.push(CellKind::Notice(notice));
         if self.mouse {
-            self.history.push(super::cells::CellKind::Notice(SELECT_TEXT.into()));
+            self.history.push(CellKind::Notice(SELECT_TEXT.into()));
         }
     }
 
@@ -207,66 +153,272 @@ impl App {
         self.clock = clock;
     }
 
-    /// A turn ended: a long one, finished while the user looked elsewhere, rings or
-    /// notifies (`notify.rs`).
-    fn turn_finished(&mut self) {
-        let Some(started) = self.turn_started.take() else { return };
-        let took = self.clock.now().saturating_duration_since(started);
-        self.last_turn = Some(took);
-        if !self.terminal_focused && took >= super::notify::NOTIFY_AFTER {
-            self.alert = self.notify_mode.sequence(&format!("elelem: done after {}s", took.as_secs()));
-        }
-    }
-
     /// Something on screen changes with time (spinner, elapsed time, retry countdown, an
     /// approval dialog about to take keys).
     pub fn animating(&self) -> bool {
-        self.busy
+        self.status.busy()
             || self.tools.running() > 0
-            || self.file_popup_waiting()
-            || (self.approval.is_some() && !self.approval_armed(self.clock.now()))
+            || self.files.waiting(self.mention())
+            || self.approval.as_ref().is_some_and(|p| !p.armed(self.clock.now(), self.last_typed))
+    }
+
+    /// The `@` mention the file picker serves: the prompt's, while it has the keys and no
+    /// recall or search is under way.
+    pub(super) fn mention(&self) -> Option<Mention> {
+        if self.focus != Focus::Composer || self.composer.recalling() || self.search.is_some() {
+            return None;
+        }
+        self.composer.mention()
     }
 
     pub fn notify(&mut self, text: impl Into<String>) {
-        self.notice = Some((text.into(), Instant::now() + Duration::from_secs(4)));
-        self.notice_of_turn = false;
+        self.status.notify(text);
     }
 
-    /// A notice that holds only while the turn (or the question) it is about does.
-    pub fn notify_for_turn(&mut self, text: impl Into<String>) {
-        self.notify(text);
-        self.notice_of_turn = true;
-    }
-
-    /// Drops a notice about the turn (it ended, or a new question opened).
-    pub fn drop_turn_notice(&mut self) {
-        if std::mem::take(&mut self.notice_of_turn) {
-            self.notice = None;
-        }
-    }
-
-    /// What the status line says the agent is doing, from the state: a pending question, a
-    /// running tool or turn; idle when none is (a `!command` runs no turn: when it ends,
-    /// nothing is left running).
+    /// What the status line says the agent is doing.
     pub fn current_activity(&self) -> Activity {
-        if self.approval.is_some() {
-            return Activity::Approving;
+        self.status.current_activity(self.approval.is_some(), self.tools.running())
+    }
+
+    // The event loop's view of the app.
+
+    pub fn set_yolo(&mut self, yolo: bool) {
+        self.status.set_yolo(yolo);
+    }
+
+    pub fn mouse(&self) -> bool {
+        self.mouse
+    }
+
+    pub fn set_mouse(&mut self, mouse: bool) {
+        self.mouse = mouse;
+    }
+
+    pub fn set_notify_mode(&mut self, mode: NotifyMode) {
+        self.notify_mode = mode;
+    }
+
+    pub fn set_terminal_focused(&mut self, focused: bool) {
+        self.terminal_focused = focused;
+    }
+
+    /// Uses the layout remembered at `path` and saves changes there.
+    pub fn use_layout_prefs(&mut self, path: std::path::PathBuf) {
+        self.regions.use_prefs(path);
+    }
+
+    /// The app is done: the event loop ends.
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    pub fn set_quit(&mut self) {
+        self.quit = true;
+    }
+
+    /// Cancels the running turn, if the session is ready.
+    pub fn interrupt(&self) {
+        if let Some(interrupter) = &self.interrupter {
+            interrupter.interrupt();
         }
-        match &self.activity {
-            Activity::RunningTool(_) if self.tools.running() > 0 => self.activity.clone(),
-            _ if !self.busy => Activity::Idle,
-            activity => activity.clone(),
+    }
+
+    pub fn theme(&self) -> Theme {
+        self.theme
+    }
+
+    /// The notification waiting to be written, taken.
+    pub fn take_alert(&mut self) -> Option<String> {
+        self.alert.take()
+    }
+
+    /// What to write to the terminal itself before the next frame (a notification last).
+    pub fn take_terminal_writes(&mut self) -> Vec<String> {
+        if let Some(alert) = self.alert.take() {
+            self.terminal_writes.push(alert);
+        }
+        std::mem::take(&mut self.terminal_writes)
+    }
+
+    // The panes and popups, for tests and benches.
+
+    pub fn composer(&self) -> &Composer {
+        &self.composer
+    }
+
+    pub fn composer_mut(&mut self) -> &mut Composer {
+        &mut self.composer
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn history_mut(&mut self) -> &mut History {
+        &mut self.history
+    }
+
+    pub fn tools(&self) -> &ToolLog {
+        &self.tools
+    }
+
+    pub fn tools_mut(&mut self) -> &mut ToolLog {
+        &mut self.tools
+    }
+
+    pub fn set_file_picker(&mut self, files: FilePicker) {
+        self.files = files;
+    }
+
+    pub fn approval(&self) -> Option<&PendingApproval> {
+        self.approval.as_ref()
+    }
+
+    pub fn help(&self) -> Option<&HelpOverlay> {
+        self.help.as_ref()
+    }
+
+    pub fn search(&self) -> Option<&ReverseSearch> {
+        self.search.as_ref()
+    }
+
+    pub fn focus(&self) -> Focus {
+        self.focus
+    }
+
+    pub fn set_focus(&mut self, focus: Focus) {
+        self.focus = focus;
+    }
+
+    /// `/clear` waits for its confirmation.
+    pub fn confirm_clear(&self) -> bool {
+        self.status.confirm_clear()
+    }
+
+    pub fn show_context(&self) -> bool {
+        self.regions.show_context()
+    }
+
+    pub fn set_show_context(&mut self, show: bool) {
+        self.regions.set_show_context(show);
+    }
+
+    /// The pane zoomed to the whole screen, if it can be shown.
+    pub fn zoomed(&self) -> Option<Zoom> {
+        self.regions.zoomed()
+    }
+
+    /// Where each pane was drawn last.
+    pub fn rects(&self) -> PaneRects {
+        self.regions.last()
+    }
+
+    /// When the app started (by its clock).
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    // Drawing.
+
+    pub fn draw(&mut self, frame: &mut ratatui::Frame) {
+        let area = frame.area();
+        let now = self.clock.now();
+        self.render(area, frame.buffer_mut(), now);
+    }
+
+    /// Lays out and draws everything into `buf`: the panes where `regions.rs` puts them,
+    /// the prompt and the status line; the popups on top.
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, now: Instant) {
+        if area.width < 20 || area.height < 8 {
+            buf.set_string(area.x, area.y, truncate("window too small", usize::from(area.width)), self.theme.dim());
+            return;
+        }
+        let composer_h = self.composer.height().min(area.height.saturating_sub(6));
+        let [main, composer, status] =
+            Layout::vertical([Constraint::Min(3), Constraint::Length(composer_h), Constraint::Length(1)]).areas(area);
+        let rects = self.regions.lay_out(main, composer, area.height);
+        let theme = self.theme;
+        let title = if self.esc_interrupts() { "conversation · Esc interrupts" } else { "conversation" };
+        let highlight = matches!(self.focus, Focus::Conversation | Focus::Tools);
+        if !rects.conversation.is_empty() {
+            self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, highlight, title);
+        }
+        if !rects.tools.is_empty() {
+            self.tools.render(rects.tools, buf, &theme, self.focus == Focus::Tools, now);
+        }
+        if let Some(context) = rects.context {
+            // Over the other panes when the screen is small.
+            Clear.render(context, buf);
+            self.context.render(context, buf, &theme, self.focus == Focus::Context);
+        }
+        let queued = self.status.queued();
+        let prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
+        self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
+        let around = Around {
+            started: self.started,
+            context_tokens: self.context.total_tokens(),
+            approving: self.approval.is_some(),
+            tools_running: self.tools.running(),
+            esc_interrupts: self.esc_interrupts(),
+        };
+        self.status.render(status, buf, &theme, now, &around);
+        if let Some(search) = &self.search {
+            search.render(composer, buf, &theme, self.composer.history_entries());
+        } else if self.focus == Focus::Composer {
+            self.composer.render_popup(composer, buf, &theme);
+            let mention = self.mention();
+            self.files.render(composer, buf, &theme, mention);
+        }
+        if let Some(help) = self.help.as_mut() {
+            help.render(area, buf, &theme, self.composer.commands());
+        }
+        let armed_now = self.clock.now();
+        if let Some(pending) = self.approval.as_mut() {
+            let armed = pending.armed(armed_now, self.last_typed);
+            pending.render(area, buf, &theme, armed);
+        }
+    }
+
+    /// Esc interrupts only from the prompt while a turn runs (from a pane it goes back to
+    /// the prompt), so only then do the title and the status line offer it.
+    fn esc_interrupts(&self) -> bool {
+        self.status.busy() && self.focus == Focus::Composer
+    }
+
+    // The agent's side.
+
+    /// A question from the session: the approval dialog opens.
+    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
+        self.tools.waiting(&request.call_id, true);
+        self.status.drop_turn_notice(); // the previous answer is not about this question
+        self.approval = Some(PendingApproval::new(request, reply, self.clock.now()));
+        self.status.set_activity(Activity::Approving);
+    }
+
+    /// Answers the pending approval.
+    pub fn answer(&mut self, approval: Approval) {
+        if let Some(pending) = self.approval.take() {
+            self.status.notify_for_turn(pending.answered(&approval));
+            self.tools.waiting(&pending.request.call_id, false);
+            let tool = pending.request.tool.clone();
+            let _ = pending.reply.send(approval);
+            self.status.set_activity(if self.status.busy() { Activity::RunningTool(tool) } else { Activity::Idle });
+        }
+    }
+
+    /// A turn ended: a long one, finished while the user looked elsewhere, rings or
+    /// notifies (`runtime/notify.rs`).
+    fn turn_finished(&mut self) {
+        let Some(took) = self.status.turn_finished(self.clock.now()) else { return };
+        if !self.terminal_focused && took >= NOTIFY_AFTER {
+            self.alert = self.notify_mode.sequence(&format!("elelem: done after {}s", took.as_secs()));
         }
     }
 
     pub fn handle_agent(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TurnStarted { prompt } => {
-                self.busy = true;
-                self.turn_started = Some(self.clock.now());
-                self.turn_usage = Usage::default();
-                self.queued = self.queued.saturating_sub(1);
-                self.activity = Activity::Thinking;
+                self.status.turn_started(self.clock.now());
                 match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
                     Some(i) => {
                         let (sent, shown) = self.pasted_prompts.remove(i).unwrap_or_default();
@@ -276,15 +428,15 @@ impl App {
                 }
             }
             AgentEvent::Delta(Delta::Thinking(delta)) => {
-                self.activity = Activity::Thinking;
+                self.status.set_activity(Activity::Thinking);
                 self.history.thinking(&delta);
             }
             AgentEvent::Delta(Delta::Saying(delta)) => {
-                self.activity = Activity::Responding;
+                self.status.set_activity(Activity::Responding);
                 self.history.saying(&delta);
             }
             AgentEvent::ToolStarted { call, summary } => {
-                self.activity = Activity::RunningTool(call.name.clone());
+                self.status.set_activity(Activity::RunningTool(call.name.clone()));
                 let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
                 let name = crate::sanitize::sanitize_visible(&call.name);
                 let label = format!("#{} {name} {summary_line}", self.tools.next_number());
@@ -298,40 +450,33 @@ impl App {
             AgentEvent::ToolFinished { call, result } => {
                 self.history.tool_finished(&call.id, &result);
                 self.tools.finished(&call.id, &result);
-                self.activity = if self.busy { Activity::Thinking } else { Activity::Idle };
+                self.status.set_activity(if self.status.busy() { Activity::Thinking } else { Activity::Idle });
             }
             AgentEvent::Usage(usage) => {
-                for total in [&mut self.usage, &mut self.turn_usage] {
-                    total.add(&usage);
-                }
-                self.last_call = usage;
+                self.status.add_usage(usage);
             }
             AgentEvent::Retrying { attempt, max, delay, reason } => {
-                self.activity = Activity::Retrying { attempt, max, until: Instant::now() + delay };
+                self.status.set_activity(Activity::Retrying { attempt, max, until: Instant::now() + delay });
                 self.notify(reason);
             }
             AgentEvent::ProviderChanged { provider, model } => {
-                self.provider = provider;
-                self.model = model;
+                self.status.set_model(provider, model);
             }
             AgentEvent::Context(snapshot) => self.context.set(snapshot),
             AgentEvent::Info(text) => {
                 self.history.close();
-                self.history.push(super::cells::CellKind::Info(text));
+                self.history.push(CellKind::Info(text));
             }
             AgentEvent::Warning(text) => self.notify(text),
             AgentEvent::Error(text) => {
                 self.history.close();
-                self.history.push(super::cells::CellKind::Error(format!("Error: {text}")));
+                self.history.push(CellKind::Error(format!("Error: {text}")));
             }
             AgentEvent::TurnFinished { end, .. } => {
-                self.busy = false;
-                self.drop_turn_notice();
                 self.turn_finished();
-                self.activity = Activity::Idle;
                 self.history.close();
                 if end == TurnEnd::Interrupted {
-                    self.history.push(super::cells::CellKind::Notice("⏹ interrupted".into()));
+                    self.history.push(CellKind::Notice("⏹ interrupted".into()));
                 }
             }
             AgentEvent::Cleared => self.history.clear(),

@@ -1,16 +1,24 @@
-//! Key, paste and mouse handling for `App`. Returns `Action`s; never blocks.
+//! Key, paste and mouse handling for `App`: who gets a key, and applying the `Intent` the
+//! pane or popup returns. Returns `Action`s; never blocks.
+//!
+//! A key goes first to an open approval dialog (which passes typing on to the prompt),
+//! then to the help overlay, the history search and the `@` file picker; then the global
+//! bindings (Ctrl+C, Ctrl+O, Tab, scrolling, …); then the focused pane.
 //!
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
 //! recall prompts, Tab / Shift+Tab move focus (or complete a command), PgUp/PgDn/Home/End
 //! scroll the focused pane, Esc from a pane goes back to the prompt and from the prompt
 //! interrupts the running turn, Ctrl+C clears (twice quits), Ctrl+D on an
 //! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
-//! opens the help overlay. `help::KEYS` lists them all for the user.
+//! opens the help overlay. `popups/help.rs`'s `KEYS` lists them all for the user.
 
-use super::app::{Action, App, Focus, DOUBLE_CTRL_C};
-use super::help::HelpOverlay;
+use crate::tui::app::{Action, App, DOUBLE_CTRL_C};
+use crate::tui::intent::{Focus, Intent, Scrolled};
+use crate::tui::panes::conversation::cells::CellKind;
+use crate::tui::popups::help::HelpOverlay;
+use crate::tui::popups::reverse_search::ReverseSearch;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
-use ratatui::layout::{Position, Rect};
+use ratatui::layout::Position;
 use std::time::Instant;
 
 /// Whether `key` is part of typing text: what a dialog must never take as an answer.
@@ -28,26 +36,29 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return vec![];
         }
-        let key = match self.approval.is_some() {
-            true => match self.approval_key(key) {
-                Some(typing) => typing,
-                None => return vec![],
-            },
-            false => key,
-        };
+        let now = self.clock.now();
+        if let Some(pending) = self.approval.as_mut() {
+            let armed = pending.armed(now, self.last_typed);
+            match pending.handle_key(key, armed) {
+                Intent::Ignored => {}
+                intent => return self.apply(intent),
+            }
+        }
         if is_typing(&key) {
             self.last_typed = Some(self.clock.now());
         }
-        if self.help.is_some() {
-            self.help_key(key);
-            return vec![];
+        if let Some(help) = self.help.as_mut() {
+            let intent = help.handle_key(key);
+            return self.apply(intent);
         }
-        if self.search.is_some() {
-            self.search_key(key);
-            return vec![];
+        if let Some(search) = self.search.as_mut() {
+            let intent = search.handle_key(key, self.composer.history_entries());
+            return self.apply(intent);
         }
-        if self.file_picker_key(key) {
-            return vec![];
+        let mention = self.mention();
+        match self.files.handle_key(key, mention) {
+            Intent::Ignored => {}
+            intent => return self.apply(intent),
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
@@ -56,16 +67,22 @@ impl App {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => return vec![Action::Quit],
             KeyCode::Char('o') if ctrl => self.toggle_context(),
-            KeyCode::Char('r') if ctrl => self.open_search(),
+            KeyCode::Char('r') if ctrl => {
+                self.focus = Focus::Composer;
+                self.search = Some(ReverseSearch::open(self.composer.text()));
+            }
             KeyCode::Char('t') if ctrl => self.history.toggle_thinking(),
-            KeyCode::Char('z') if ctrl => self.toggle_zoom(),
-            KeyCode::Left if ctrl && self.focus != Focus::Composer => self.resize_split(1),
-            KeyCode::Right if ctrl && self.focus != Focus::Composer => self.resize_split(-1),
+            KeyCode::Char('z') if ctrl => {
+                let saved = self.regions.toggle_zoom(self.focus);
+                self.saved(saved);
+            }
+            KeyCode::Left if ctrl && self.focus != Focus::Composer => return self.apply(Intent::ResizeSplit(1)),
+            KeyCode::Right if ctrl && self.focus != Focus::Composer => return self.apply(Intent::ResizeSplit(-1)),
             KeyCode::Char('j') if ctrl => self.composer.insert_newline(),
             KeyCode::Enter if shift || alt => self.composer.insert_newline(),
             KeyCode::Esc => {
-                if self.confirm_clear {
-                    self.confirm_clear = false;
+                if self.status.confirm_clear() {
+                    self.status.set_confirm_clear(false);
                     self.composer.clear();
                     self.notify("not cleared");
                 } else if !self.composer.popup().is_empty() {
@@ -73,7 +90,7 @@ impl App {
                 } else if self.focus != Focus::Composer {
                     // From a pane, Esc only goes back to the prompt: it never interrupts.
                     self.focus = Focus::Composer;
-                } else if self.busy {
+                } else if self.status.busy() {
                     return vec![Action::Interrupt];
                 }
             }
@@ -82,97 +99,76 @@ impl App {
             }
             KeyCode::Tab => self.cycle_focus(1),
             KeyCode::BackTab => self.cycle_focus(-1),
-            KeyCode::PageUp => self.scroll(Scrolled::Up(self.page())),
-            KeyCode::PageDown => self.scroll(Scrolled::Down(self.page())),
-            KeyCode::Home if ctrl || self.focus != Focus::Composer => self.scroll(Scrolled::Home),
+            KeyCode::PageUp => return self.scroll(Scrolled::Up(self.page())),
+            KeyCode::PageDown => return self.scroll(Scrolled::Down(self.page())),
+            KeyCode::Home if ctrl || self.focus != Focus::Composer => return self.scroll(Scrolled::Home),
             KeyCode::End if ctrl || self.focus != Focus::Composer || self.composer.cursor_at_end() => {
-                self.scroll(Scrolled::End)
+                return self.scroll(Scrolled::End)
             }
             _ => return self.focused_key(key),
         }
         vec![]
     }
 
+    /// The focused pane's key; typing in another pane goes to the prompt.
     fn focused_key(&mut self, key: KeyEvent) -> Vec<Action> {
-        match (self.focus, key.code) {
-            (Focus::Tools, KeyCode::Up) => self.select_tool_row(-1),
-            (Focus::Tools, KeyCode::Down) => self.select_tool_row(1),
-            (Focus::Tools, KeyCode::Enter) => self.tools.toggle_selected(),
-            (Focus::Conversation, KeyCode::Up) if !self.history.select_step(-1) => self.scroll(Scrolled::Up(1)),
-            (Focus::Conversation, KeyCode::Down) if !self.history.select_step(1) => self.scroll(Scrolled::Down(1)),
-            (Focus::Conversation, KeyCode::Enter) => self.open_selected_call(),
-            (Focus::Conversation, KeyCode::Char(' ')) if self.history.selected.is_some() => {
-                self.history.toggle_selected();
-            }
-            (Focus::Tools | Focus::Context, KeyCode::Char('<')) => self.resize_split(1),
-            (Focus::Tools | Focus::Context, KeyCode::Char('>')) => self.resize_split(-1),
-            (Focus::Context, KeyCode::Up) => self.scroll(Scrolled::Up(1)),
-            (Focus::Context, KeyCode::Down) => self.scroll(Scrolled::Down(1)),
-            (Focus::Composer, KeyCode::Enter) => return self.submit(),
-            (Focus::Composer, KeyCode::Up) => {
-                if !self.composer.popup().is_empty() {
-                    self.composer.popup_move(-1);
-                } else if !self.composer.recall_prev() {
-                    self.composer.input(key);
+        let intent = match self.focus {
+            Focus::Composer => self.composer.handle_key(key),
+            Focus::Conversation => self.history.handle_key(key),
+            Focus::Tools => self.tools.handle_key(key),
+            Focus::Context => self.context.handle_key(key),
+        };
+        if intent == Intent::Ignored && matches!(key.code, KeyCode::Char(_)) {
+            self.focus = Focus::Composer;
+            self.composer.input(key);
+            return vec![];
+        }
+        self.apply(intent)
+    }
+
+    /// Does what a pane or popup asked for.
+    fn apply(&mut self, intent: Intent) -> Vec<Action> {
+        match intent {
+            Intent::Handled | Intent::Ignored => {}
+            Intent::Close(text) => {
+                // Only one popup takes keys at a time: the help, else the search.
+                if self.help.take().is_none() {
+                    self.search = None;
+                }
+                if let Some(text) = text {
+                    self.composer.set_text(&text);
                 }
             }
-            (Focus::Composer, KeyCode::Down) => {
-                if !self.composer.popup().is_empty() {
-                    self.composer.popup_move(1);
-                } else if !self.composer.recall_next() {
-                    self.composer.input(key);
+            Intent::SetPrompt(text) => self.composer.set_text(&text),
+            Intent::InsertMention(path) => self.composer.replace_mention(&path),
+            Intent::Answer(approval) => self.answer(approval),
+            Intent::Notify(text) => self.notify(text),
+            Intent::Send { line, shown } => {
+                if let Some(shown) = shown.filter(|_| !line.starts_with('/')) {
+                    self.pasted_prompts.push_back((line.clone(), shown));
+                }
+                if !line.trim().is_empty() {
+                    return self.run_line(&line);
                 }
             }
-            (Focus::Composer, KeyCode::Char('?')) if self.composer.is_empty() => {
-                self.help = Some(HelpOverlay::new());
+            Intent::OpenHelp => self.help = Some(HelpOverlay::new()),
+            Intent::ShowCall(id) => self.history.select_tool(&id),
+            Intent::OpenCall(id) => {
+                self.tools.open(&id);
+                self.focus = Focus::Tools;
             }
-            (Focus::Composer, _) => self.composer.input(key),
-            (_, KeyCode::Char(_)) => {
-                // Typing anywhere goes to the prompt.
-                self.focus = Focus::Composer;
-                self.composer.input(key);
+            Intent::ResizeSplit(steps) => {
+                let saved = self.regions.resize_split(steps);
+                self.saved(saved);
             }
-            _ => {}
         }
         vec![]
     }
 
-    /// Moves the tool log's selection and brings the call's line in the conversation into
-    /// view.
-    fn select_tool_row(&mut self, delta: isize) {
-        self.tools.select_next(delta);
-        self.link_selected_row();
-    }
-
-    fn link_selected_row(&mut self) {
-        if let Some(id) = self.tools.selected_id().map(str::to_string) {
-            self.history.select_tool(&id);
-        }
-    }
-
-    /// Enter on a tool line in the conversation: its details in the tool log.
-    fn open_selected_call(&mut self) {
-        if let Some(id) = self.history.selected_tool().map(str::to_string) {
-            self.tools.open(&id);
-            self.focus = Focus::Tools;
-        } else {
-            self.history.toggle_selected();
-        }
-    }
-
-    /// Keys while the help overlay is open: scroll, or close it.
-    fn help_key(&mut self, key: KeyEvent) {
-        let Some(help) = self.help.as_mut() else { return };
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('q' | '?') | KeyCode::Enter => self.help = None,
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.help = None,
-            KeyCode::Up => help.scroll_up(1),
-            KeyCode::Down => help.scroll_down(1),
-            KeyCode::PageUp => help.scroll_up(help.page()),
-            KeyCode::PageDown => help.scroll_down(help.page()),
-            KeyCode::Home => help.scroll_up(usize::MAX),
-            KeyCode::End => help.scroll_down(usize::MAX),
-            _ => {}
+    /// Says a failed save of the layout on the status line.
+    fn saved(&mut self, saved: Result<(), String>) {
+        if let Err(error) = saved {
+            self.notify(error);
         }
     }
 
@@ -187,37 +183,21 @@ impl App {
             return vec![];
         }
         self.notify("Ctrl+C again to quit");
-        if self.busy {
+        if self.status.busy() {
             return vec![Action::Interrupt];
         }
         vec![]
     }
 
-    /// Enter in the composer: complete a command name, then send the line.
-    fn submit(&mut self) -> Vec<Action> {
-        if !self.composer.popup().is_empty() {
-            self.composer.complete();
-        }
-        let shown = self.composer.has_pastes().then(|| self.composer.text().trim_end().to_string());
-        let line = self.composer.take();
-        let line = line.trim_end().to_string();
-        if let Some(shown) = shown.filter(|_| !line.starts_with('/')) {
-            self.pasted_prompts.push_back((line.clone(), shown));
-        }
-        if line.trim().is_empty() {
-            return vec![];
-        }
-        self.run_line(&line)
-    }
-
     /// Handles UI-only commands here and sends everything else to the agent.
     pub fn run_line(&mut self, line: &str) -> Vec<Action> {
         self.history.scroll_end();
-        let confirmed = std::mem::take(&mut self.confirm_clear);
+        let confirmed = self.status.confirm_clear();
+        self.status.set_confirm_clear(false);
         match line.trim() {
             "/clear" if !confirmed => {
                 // Asks first: the composer keeps the line, so Enter again confirms.
-                self.confirm_clear = true;
+                self.status.set_confirm_clear(true);
                 self.composer.set_text("/clear");
                 self.composer.dismiss_popup();
                 vec![]
@@ -238,9 +218,9 @@ impl App {
             }
             _ => {
                 if line.starts_with('/') {
-                    self.history.push(super::cells::CellKind::Notice(format!("› {line}")));
-                } else if self.busy {
-                    self.queued += 1;
+                    self.history.push(CellKind::Notice(format!("› {line}")));
+                } else if self.status.busy() {
+                    self.status.queue_one();
                     self.notify("queued: it runs when this turn ends");
                 }
                 vec![Action::Submit(line.to_string())]
@@ -249,8 +229,8 @@ impl App {
     }
 
     pub fn handle_paste(&mut self, text: &str) {
-        if self.approval.is_some() {
-            self.approval_paste(text);
+        if let Some(pending) = self.approval.as_mut() {
+            pending.paste(text);
         } else {
             self.focus = Focus::Composer;
             self.composer.paste(text);
@@ -259,27 +239,22 @@ impl App {
 
     pub fn handle_mouse(&mut self, mouse: MouseEvent) {
         let at = Position { x: mouse.column, y: mouse.row };
-        let hit = |r: Rect| r.contains(at);
-        let pane = if self.rects.context.is_some_and(hit) {
-            Some(Focus::Context)
-        } else if hit(self.rects.tools) {
-            Some(Focus::Tools)
-        } else if hit(self.rects.conversation) {
-            Some(Focus::Conversation)
-        } else if hit(self.rects.composer) {
-            Some(Focus::Composer)
-        } else {
-            None
-        };
-        let Some(pane) = pane else { return };
+        let Some(pane) = self.regions.pane_at(at) else { return };
         match mouse.kind {
-            MouseEventKind::ScrollUp => self.scroll_pane(pane, Scrolled::Up(3)),
-            MouseEventKind::ScrollDown => self.scroll_pane(pane, Scrolled::Down(3)),
+            MouseEventKind::ScrollUp => {
+                self.scroll_pane(pane, Scrolled::Up(3));
+            }
+            MouseEventKind::ScrollDown => {
+                self.scroll_pane(pane, Scrolled::Down(3));
+            }
             MouseEventKind::Down(_) => {
                 self.focus = pane;
                 // A click on a row selects it.
                 match pane {
-                    Focus::Tools if self.tools.click(at) => self.link_selected_row(),
+                    Focus::Tools => {
+                        let intent = self.tools.click(at);
+                        self.apply(intent);
+                    }
                     Focus::Conversation => self.history.click(at),
                     _ => {}
                 }
@@ -289,26 +264,15 @@ impl App {
     }
 
     fn toggle_context(&mut self) {
-        self.show_context = !self.show_context;
-        if !self.show_context && self.focus == Focus::Context {
+        let show = !self.regions.show_context();
+        self.regions.set_show_context(show);
+        if !show && self.focus == Focus::Context {
             self.focus = Focus::Composer;
         }
     }
 
     fn cycle_focus(&mut self, step: isize) {
-        let mut order = vec![Focus::Composer, Focus::Conversation, Focus::Tools];
-        if self.show_context {
-            order.push(Focus::Context);
-        }
-        if let Some(zoom) = self.zoomed() {
-            // Only the zoomed pane is on screen.
-            let pane = match zoom {
-                super::prefs::Zoom::Conversation => Focus::Conversation,
-                super::prefs::Zoom::Tools => Focus::Tools,
-                super::prefs::Zoom::Context => Focus::Context,
-            };
-            order = vec![Focus::Composer, pane];
-        }
+        let order = self.regions.focus_order();
         let i = order.iter().position(|f| *f == self.focus).unwrap_or(0) as isize;
         self.focus = order[(i + step).rem_euclid(order.len() as isize) as usize];
     }
@@ -322,36 +286,21 @@ impl App {
         rows.saturating_sub(2).max(1)
     }
 
-    fn scroll(&mut self, how: Scrolled) {
+    /// Scrolls the focused pane (from the prompt: the conversation).
+    fn scroll(&mut self, how: Scrolled) -> Vec<Action> {
         let pane = if self.focus == Focus::Composer { Focus::Conversation } else { self.focus };
-        self.scroll_pane(pane, how);
+        self.scroll_pane(pane, how)
     }
 
-    fn scroll_pane(&mut self, pane: Focus, how: Scrolled) {
-        match (pane, how) {
-            (Focus::Tools, Scrolled::Up(n)) => self.tools.scroll_up(n),
-            (Focus::Tools, Scrolled::Down(n)) => self.tools.scroll_down(n),
-            (Focus::Tools, Scrolled::Home) => self.tools.scroll.home(),
-            (Focus::Tools, Scrolled::End) => {
-                self.tools.select_last();
-                self.link_selected_row();
+    fn scroll_pane(&mut self, pane: Focus, how: Scrolled) -> Vec<Action> {
+        let intent = match pane {
+            Focus::Tools => self.tools.scroll_by(how),
+            Focus::Context => self.context.scroll_by(how),
+            Focus::Conversation | Focus::Composer => {
+                self.history.scroll_by(how);
+                Intent::Handled
             }
-            (Focus::Context, Scrolled::Up(n)) => self.context.scroll_up(n),
-            (Focus::Context, Scrolled::Down(n)) => self.context.scroll_down(n),
-            (Focus::Context, Scrolled::Home) => self.context.scroll.home(),
-            (Focus::Context, Scrolled::End) => self.context.scroll.end(),
-            (_, Scrolled::Up(n)) => self.history.scroll_up(n),
-            (_, Scrolled::Down(n)) => self.history.scroll_down(n),
-            (_, Scrolled::Home) => self.history.scroll.home(),
-            (_, Scrolled::End) => self.history.scroll_end(),
-        }
+        };
+        self.apply(intent)
     }
-}
-
-#[derive(Clone, Copy)]
-enum Scrolled {
-    Up(usize),
-    Down(usize),
-    Home,
-    End,
 }

@@ -1,54 +1,40 @@
 //! The full-screen terminal UI. One UI task runs a `tokio::select!` over terminal events
 //! (first), signals, the frame scheduler and agent events; the session (agent loop) runs in a
-//! background task and talks to the UI over channels (see `channel.rs`).
+//! background task and talks to the UI over channels (see `runtime/channel.rs`).
+//!
+//! Where things are: `app.rs` (`App`, the one owner of the panes and popups) and `keys.rs`
+//! (who gets a key); `intent.rs` (what a pane or popup asks `App` to do); `regions.rs`
+//! (where the panes go); `panes/`, `popups/`; `text/` and `wrap.rs`, `markdown/`,
+//! `highlight/` (how text is drawn); `runtime/` (the loop's plumbing).
 
 pub mod app;
-pub mod approval;
-pub mod background;
-pub mod cells;
-pub mod channel;
-pub mod clock;
-pub mod composer;
-pub mod context_panel;
-pub mod diff;
-pub mod file_index;
-pub mod file_picker;
-pub mod held_text;
-pub mod help;
 pub mod highlight;
-pub mod history;
-pub mod input_stream;
+pub mod intent;
 pub mod keys;
-pub mod layout;
-pub mod line_out;
 pub mod markdown;
-pub mod notify;
-pub mod pane_cache;
-pub mod prefs;
-pub mod prompt_history;
-pub mod reverse_search;
-pub mod rows;
-pub mod scheduler;
-pub mod terminal;
-pub mod theme;
-pub mod tool_line;
-pub mod tool_log;
-pub mod view;
+pub mod panes;
+pub mod popups;
+pub mod regions;
+pub mod runtime;
+pub mod text;
 pub mod wrap;
 
 use crate::signals::{Stop, Stops};
 use crate::startup::{banner, build_session, Options};
 use app::{Action, App};
-use channel::{ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
-use held_text::HeldText;
-use input_stream::WokenOnly;
+use panes::prompt::prompt_history;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use scheduler::FrameScheduler;
+use runtime::channel::{self, ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
+use runtime::held_text::HeldText;
+use runtime::input_stream::WokenOnly;
+use runtime::scheduler::FrameScheduler;
+use runtime::{notify, prefs, terminal};
 use std::sync::Arc;
+use text::{background, theme};
 use tokio::sync::mpsc;
 use tokio::time::{Duration, Instant};
 
@@ -58,7 +44,7 @@ pub struct TuiOptions {
     pub mouse: bool,
     pub color: bool,
     pub yolo: bool,
-    /// `--theme`; `None` leaves it to `ELELEM_THEME` and the terminal (`background.rs`).
+    /// `--theme`; `None` leaves it to `ELELEM_THEME` and the terminal (`text/background.rs`).
     pub theme: Option<background::ThemeChoice>,
     /// Sent as the first prompt once the session is ready (`elelem "prompt"`).
     pub first_prompt: Option<String>,
@@ -69,7 +55,7 @@ const BATCH: usize = 4096;
 /// Redraw cadence while something animates (spinner, elapsed time).
 const TICK: Duration = Duration::from_millis(100);
 
-/// The terminal's input, asked only when it has something (see `input_stream.rs`).
+/// The terminal's input, asked only when it has something (see `runtime/input_stream.rs`).
 type Input = WokenOnly<EventStream>;
 
 /// A new reader of the terminal's input.
@@ -94,9 +80,9 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let light = background::choose_light(tui.theme);
     let theme = theme::Theme { color: tui.color, light };
     let mut app = App::new(theme, &placeholder, "", local_commands(), Vec::new());
-    app.yolo = tui.yolo;
-    app.mouse = tui.mouse;
-    app.notify_mode = notify::NotifyMode::from_env();
+    app.set_yolo(tui.yolo);
+    app.set_mouse(tui.mouse);
+    app.set_notify_mode(notify::NotifyMode::from_env());
     if let Some(path) = prefs::LayoutPrefs::path() {
         app.use_layout_prefs(path);
     }
@@ -122,9 +108,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         }
     }
     let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops).await;
-    if let Some(interrupter) = &app.interrupter {
-        interrupter.interrupt();
-    }
+    app.interrupt();
     drop(line_tx);
     agent.abort();
     drop(term);
@@ -212,22 +196,18 @@ async fn event_loop(
                             Action::Submit(line) => {
                                 if !line.starts_with('/') {
                                     prompt_history::append(&line);
-                                    highlight::warm_up(app.theme.color);
+                                    highlight::warm_up(app.theme().color);
                                 }
                                 let _ = line_tx.send(line);
                             }
-                            Action::Interrupt => {
-                                if let Some(interrupter) = &app.interrupter {
-                                    interrupter.interrupt();
-                                }
-                            }
-                            Action::Quit => app.quit = true,
+                            Action::Interrupt => app.interrupt(),
+                            Action::Quit => app.set_quit(),
                             Action::SetMouse(on) => terminal::set_mouse(on),
                         }
                     }
                     // The key's frame at once, without the streamed text held since the
                     // last frame: that is laid out at its own slot, not in front of a key.
-                    if !app.quit {
+                    if !app.quitting() {
                         draw(term, app)?;
                         scheduler.drawn(Instant::now());
                     }
@@ -261,10 +241,7 @@ async fn event_loop(
                     events = fresh;
                     let _ = reply.send(edited);
                 }
-                if let Some(alert) = app.alert.take() {
-                    app.terminal_writes.push(alert);
-                }
-                for sequence in app.terminal_writes.drain(..) {
+                for sequence in app.take_terminal_writes() {
                     use std::io::Write as _;
                     term.backend_mut().write_all(sequence.as_bytes())?;
                     term.backend_mut().flush()?;
@@ -273,7 +250,7 @@ async fn event_loop(
             }
             _ = tokio::time::sleep(TICK), if animating => scheduler.request(Instant::now()),
         }
-        if app.quit {
+        if app.quitting() {
             break;
         }
     }
@@ -307,7 +284,7 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
             vec![]
         }
         Event::FocusGained | Event::FocusLost => {
-            app.terminal_focused = matches!(event, Event::FocusGained);
+            app.set_terminal_focused(matches!(event, Event::FocusGained));
             vec![]
         }
         _ => vec![],
@@ -354,7 +331,7 @@ async fn edit_outside(
     let edited = tokio::task::spawn_blocking(move || crate::editor::edit(&text))
         .await
         .unwrap_or_else(|e| Err(anyhow::anyhow!("the editor task failed: {e}")));
-    terminal::resume(app.mouse)?;
+    terminal::resume(app.mouse())?;
     // The window may have changed size while the editor had it.
     let area = screen_area()?;
     if area != term.get_frame().area() {

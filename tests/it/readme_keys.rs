@@ -1,7 +1,7 @@
-//! The README's key table is the help overlay's list (`elelem::tui::help::KEYS`), row for
+//! The README's key table is the help overlay's list (`elelem::tui::popups::help::KEYS`), row for
 //! row: a key added, changed or removed in one and not the other fails here.
 
-use elelem::tui::help::KEYS;
+use elelem::tui::popups::help::KEYS;
 
 #[test]
 fn the_readme_key_table_is_the_help_overlays_list() {

@@ -8,8 +8,8 @@ use elelem::agent::{Preview, PreviewKind};
 use elelem::protocol::ToolSpec;
 use elelem::protocol::{Message, ToolCall};
 use elelem::tui::app::{Action, App, Focus};
-use elelem::tui::clock::ManualClock;
-use elelem::tui::theme::Theme;
+use elelem::tui::runtime::clock::ManualClock;
+use elelem::tui::text::theme::Theme;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -26,7 +26,9 @@ fn app() -> App {
         ("/help".to_string(), "list commands".to_string()),
     ];
     let mut app = App::new(Theme::new(true), "stub", "stub-demo", commands, vec![]);
-    app.history.push(elelem::tui::cells::CellKind::Notice("elelem v0.1.0 · stub · stub-demo · ? for help".into()));
+    app.history_mut().push(elelem::tui::panes::conversation::cells::CellKind::Notice(
+        "elelem v0.1.0 · stub · stub-demo · ? for help".into(),
+    ));
     app
 }
 
@@ -182,7 +184,7 @@ fn thinking_is_dim_and_italic_and_the_prompt_bold() {
     let mut app = app();
     with_turn(&mut app);
     let buf = frame(&mut app, 120, 40);
-    let pane = app.rects.conversation;
+    let pane = app.rects().conversation;
     let rows = Rect { x: pane.x + 1, y: pane.y + 1, width: pane.width - 2, height: 8 };
     insta::assert_snapshot!(styled(&buf, rows));
 }
@@ -191,13 +193,13 @@ fn thinking_is_dim_and_italic_and_the_prompt_bold() {
 fn tool_log_with_an_expanded_call_120x40() {
     let mut app = app();
     with_turn(&mut app);
-    app.focus = Focus::Tools;
-    app.tools.select_next(-1); // the newest call
-    app.tools.select_next(-1); // the execute call
-    app.tools.toggle_selected();
+    app.set_focus(Focus::Tools);
+    app.tools_mut().select_next(-1); // the newest call
+    app.tools_mut().select_next(-1); // the execute call
+    app.tools_mut().toggle_selected();
     let buf = frame(&mut app, 120, 40);
     insta::assert_snapshot!(text(&buf));
-    let tools = app.rects.tools;
+    let tools = app.rects().tools;
     insta::assert_snapshot!("tool_log_styles", styled(&buf, Rect { height: 4, ..tools }));
 }
 
@@ -206,7 +208,7 @@ fn context_panel_120x40_and_80x24() {
     let mut app = app();
     with_turn(&mut app);
     app.handle_agent(AgentEvent::Context(context()));
-    app.show_context = true;
+    app.set_show_context(true);
     insta::assert_snapshot!("context_panel_120x40", text(&frame(&mut app, 120, 40)));
     insta::assert_snapshot!("context_panel_80x24", text(&frame(&mut app, 80, 24)));
 }
@@ -236,7 +238,7 @@ fn approval_dialog_cannot_be_missed() {
 #[test]
 fn slash_command_popup() {
     let mut app = app();
-    app.composer.set_text("/c");
+    app.composer_mut().set_text("/c");
     insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
 }
 
@@ -281,7 +283,7 @@ fn failures_are_marked_in_the_conversation() {
     insta::assert_snapshot!("failures_are_marked_120x40", text(&frame(&mut app, 120, 40)));
     insta::assert_snapshot!("failures_are_marked_80x24", text(&frame(&mut app, 80, 24)));
     let buf = frame(&mut app, 120, 40);
-    let pane = app.rects.conversation;
+    let pane = app.rects().conversation;
     let rows = Rect { x: pane.x + 1, y: pane.y + 3, width: pane.width - 2, height: 8 };
     insta::assert_snapshot!("failures_are_marked_styles", styled(&buf, rows));
 }
@@ -374,7 +376,7 @@ fn r_asks_for_a_reason_and_the_refusal_carries_it() {
     insta::assert_snapshot!("approval_reason_120x40", text(&frame(&mut app, 120, 40)));
     press(&mut app, crossterm::event::KeyCode::Enter);
     assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::NoBecause("use the helper".into()));
-    assert!(app.approval.is_none());
+    assert!(app.approval().is_none());
 }
 
 #[test]
@@ -387,11 +389,11 @@ fn the_expanded_tool_view_colours_a_diff() {
         call: edit,
         result: json!({"path": "src/calc.py", "diff": long_diff(1)}).into(),
     });
-    app.focus = Focus::Tools;
-    app.tools.select_next(-1);
-    app.tools.toggle_selected();
+    app.set_focus(Focus::Tools);
+    app.tools_mut().select_next(-1);
+    app.tools_mut().toggle_selected();
     let buf = frame(&mut app, 120, 40);
-    let tools = app.rects.tools;
+    let tools = app.rects().tools;
     insta::assert_snapshot!("expanded_diff_styles", styled(&buf, Rect { height: 14, ..tools }));
 }
 
@@ -413,7 +415,7 @@ fn ctrl_key(app: &mut App, code: crossterm::event::KeyCode) {
 fn the_split_resizes_and_the_focused_pane_zooms_120x40() {
     let mut app = app();
     with_turn(&mut app);
-    app.focus = Focus::Tools;
+    app.set_focus(Focus::Tools);
     for _ in 0..3 {
         ctrl_key(&mut app, crossterm::event::KeyCode::Left);
     }
@@ -462,24 +464,26 @@ fn clear_asks_first_and_esc_keeps_the_conversation() {
     let mut app = app();
     with_turn(&mut app);
     let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
-    app.composer.set_text("/clear");
+    app.composer_mut().set_text("/clear");
     assert_eq!(app.handle_key(enter), vec![], "the first Enter only asks");
     insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
     assert_eq!(app.handle_key(enter), vec![Action::Submit("/clear".into())], "Enter again clears");
-    assert!(!app.confirm_clear);
+    assert!(!app.confirm_clear());
 
-    app.composer.set_text("/clear");
+    app.composer_mut().set_text("/clear");
     assert_eq!(app.handle_key(enter), vec![]);
     assert_eq!(app.handle_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)), vec![]);
-    assert!(!app.confirm_clear && app.composer.is_empty(), "Esc keeps the conversation");
-    app.composer.set_text("/clear undo");
+    assert!(!app.confirm_clear() && app.composer().is_empty(), "Esc keeps the conversation");
+    app.composer_mut().set_text("/clear undo");
     assert_eq!(app.handle_key(enter), vec![Action::Submit("/clear undo".into())], "only /clear itself asks");
 }
 
 /// The app in the light palette (for a light terminal background), as `app()`.
 fn light_app() -> App {
     let mut app = App::new(Theme::light(true), "stub", "stub-demo", Vec::new(), vec![]);
-    app.history.push(elelem::tui::cells::CellKind::Notice("elelem v0.1.0 · stub · stub-demo · ? for help".into()));
+    app.history_mut().push(elelem::tui::panes::conversation::cells::CellKind::Notice(
+        "elelem v0.1.0 · stub · stub-demo · ? for help".into(),
+    ));
     app
 }
 
@@ -513,7 +517,7 @@ fn the_light_theme_conversation_120x40() {
     let mut dark = app_without_commands();
     with_turn(&mut dark);
     assert_eq!(text(&buf), text(&frame(&mut dark, 120, 40)), "the same screen, other colours");
-    let pane = app.rects.conversation;
+    let pane = app.rects().conversation;
     let rows = Rect { x: pane.x + 1, y: pane.y + 1, width: pane.width - 2, height: pane.height - 2 };
     insta::assert_snapshot!(styled_with(&buf, rows, true));
     assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new());
@@ -523,12 +527,12 @@ fn the_light_theme_conversation_120x40() {
 fn the_light_theme_tool_log_and_status_line_120x40() {
     let mut app = light_app();
     with_turn(&mut app);
-    app.focus = Focus::Tools;
-    app.tools.select_next(-1);
-    app.tools.select_next(-1); // the execute call
-    app.tools.toggle_selected();
+    app.set_focus(Focus::Tools);
+    app.tools_mut().select_next(-1);
+    app.tools_mut().select_next(-1); // the execute call
+    app.tools_mut().toggle_selected();
     let buf = frame(&mut app, 120, 40);
-    let tools = app.rects.tools;
+    let tools = app.rects().tools;
     insta::assert_snapshot!("light_tool_log", styled_with(&buf, Rect { height: 6, ..tools }, true));
     let status = Rect { x: 0, y: buf.area.height - 1, width: buf.area.width, height: 1 };
     insta::assert_snapshot!("light_status_line", styled_with(&buf, status, true));
@@ -545,7 +549,9 @@ fn the_dark_theme_is_too_pale_for_white_and_the_check_sees_it() {
 /// `app()` without the slash commands, so its frames match `light_app()`'s.
 fn app_without_commands() -> App {
     let mut app = App::new(Theme::new(true), "stub", "stub-demo", Vec::new(), vec![]);
-    app.history.push(elelem::tui::cells::CellKind::Notice("elelem v0.1.0 · stub · stub-demo · ? for help".into()));
+    app.history_mut().push(elelem::tui::panes::conversation::cells::CellKind::Notice(
+        "elelem v0.1.0 · stub · stub-demo · ? for help".into(),
+    ));
     app
 }
 
@@ -563,7 +569,7 @@ fn the_light_theme_approval_diff_context_panel_and_help_are_readable_on_white() 
     let mut app = light_app();
     with_turn(&mut app);
     app.handle_agent(AgentEvent::Context(context()));
-    app.show_context = true;
+    app.set_show_context(true);
     let buf = frame(&mut app, 120, 40);
     assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new(), "context panel");
 

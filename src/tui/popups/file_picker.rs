@@ -5,9 +5,10 @@
 //! the popup and keeps the text; typing opens it again. The file list is walked once, in the background, from when the session
 //! is ready (or the first `@`, whichever comes first), never before the first frame.
 
-use super::app::{App, Focus};
-use super::file_index::{FileIndex, Ranker};
-use super::wrap::truncate;
+use crate::tui::intent::Intent;
+use crate::tui::popups::file_index::{FileIndex, Ranker};
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::truncate;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -20,7 +21,7 @@ use unicode_width::UnicodeWidthChar;
 const ROWS: usize = 8;
 
 /// A mention as the composer reports it: (row, column of the `@`, query).
-type Mention = (usize, usize, String);
+pub type Mention = (usize, usize, String);
 
 /// The picker's state: the file list (once started), the selection and whether Esc closed
 /// the popup for the mention being typed.
@@ -73,51 +74,49 @@ impl FilePicker {
     }
 }
 
-impl App {
-    /// The mention the popup is open for.
-    fn file_popup(&self) -> Option<Mention> {
-        if self.focus != Focus::Composer || self.composer.recalling() || self.search.is_some() {
-            return None;
-        }
-        let mention = self.composer.mention()?;
-        (self.files.dismissed.as_ref() != Some(&mention)).then_some(mention)
+impl FilePicker {
+    /// The mention the popup is open for: the one the prompt holds (`mention`, `None` when
+    /// the prompt has not the keys), unless Esc closed the popup for it.
+    fn open_for(&self, mention: Option<Mention>) -> Option<Mention> {
+        mention.filter(|m| self.dismissed.as_ref() != Some(m))
     }
 
     /// The popup is open while the file list is still being walked: redraw as it grows.
-    pub fn file_popup_waiting(&self) -> bool {
-        self.files.indexing() && self.file_popup().is_some()
+    pub fn waiting(&self, mention: Option<Mention>) -> bool {
+        self.indexing() && self.open_for(mention).is_some()
     }
 
-    /// A key while the popup is open; `true` when the popup used it.
-    pub(super) fn file_picker_key(&mut self, key: KeyEvent) -> bool {
-        let Some(mention) = self.file_popup() else { return false };
-        let top = self.files.rank(&mention.2);
+    /// A key while the prompt holds `mention`: `InsertMention`, `Handled`, or `Ignored`
+    /// when the popup is closed or does not use the key.
+    pub fn handle_key(&mut self, key: KeyEvent, mention: Option<Mention>) -> Intent {
+        let Some(mention) = self.open_for(mention) else { return Intent::Ignored };
+        let top = self.rank(&mention.2);
         let plain = !key.modifiers.intersects(KeyModifiers::SHIFT | KeyModifiers::ALT | KeyModifiers::CONTROL);
         match key.code {
-            KeyCode::Esc => self.files.dismissed = Some(mention),
+            KeyCode::Esc => self.dismissed = Some(mention),
             KeyCode::Up | KeyCode::Down if !top.is_empty() => {
                 let step = if key.code == KeyCode::Up { -1 } else { 1 };
-                self.files.selected = (self.files.selected as isize + step).rem_euclid(top.len() as isize) as usize;
+                self.selected = (self.selected as isize + step).rem_euclid(top.len() as isize) as usize;
             }
             KeyCode::Tab | KeyCode::Enter if plain && !top.is_empty() => {
-                let path = top[self.files.selected.min(top.len() - 1)].1.clone();
+                let path = top[self.selected.min(top.len() - 1)].1.clone();
                 if key.code == KeyCode::Enter && path == mention.2 {
-                    return false; // typed in full already: Enter sends
+                    return Intent::Ignored; // typed in full already: Enter sends
                 }
-                self.composer.replace_mention(&path);
+                return Intent::InsertMention(path);
             }
-            _ => return false,
+            _ => return Intent::Ignored,
         }
-        true
+        Intent::Handled
     }
 
-    /// The popup, just above the composer.
-    pub(super) fn render_file_popup(&mut self, composer: Rect, buf: &mut Buffer) {
-        let Some((_, _, query)) = self.file_popup() else { return };
-        let top = self.files.rank(&query);
-        let Some(ranker) = self.files.ranker.as_mut() else { return };
+    /// The popup, just above the composer, while the prompt holds `mention`.
+    pub fn render(&mut self, composer: Rect, buf: &mut Buffer, theme: &Theme, mention: Option<Mention>) {
+        let Some((_, _, query)) = self.open_for(mention) else { return };
+        let top = self.rank(&query);
+        let selected = self.selected;
+        let Some(ranker) = self.ranker.as_mut() else { return };
         let (total, matched) = ranker.counts();
-        let theme = self.theme;
         let rows = top.len().clamp(1, ROWS);
         let width = composer.width.min(80);
         let height = rows as u16 + 2;
@@ -136,12 +135,12 @@ impl App {
             buf.set_string(inner.x, inner.y, text, theme.dim());
             return;
         }
-        let skip = self.files.selected.saturating_sub(rows - 1);
+        let skip = selected.saturating_sub(rows - 1);
         for (row, (i, (index, path))) in top.iter().enumerate().skip(skip).take(rows).enumerate() {
             let matched = ranker.matched_chars(*index);
-            let selected = i == self.files.selected;
+            let selected = i == selected;
             let marker = Span::styled(if selected { "› " } else { "  " }, theme.accent());
-            let mut line = path_line(path, &matched, usize::from(inner.width.saturating_sub(2)), selected, &theme);
+            let mut line = path_line(path, &matched, usize::from(inner.width.saturating_sub(2)), selected, theme);
             line.spans.insert(0, marker);
             buf.set_line(inner.x, inner.y + row as u16, &line, inner.width);
         }
@@ -150,7 +149,7 @@ impl App {
 
 /// A path with its matched characters highlighted, cut on the left (`…`) to fit `width` so
 /// the file name stays visible.
-fn path_line(path: &str, matched: &[u32], width: usize, selected: bool, theme: &super::theme::Theme) -> Line<'static> {
+fn path_line(path: &str, matched: &[u32], width: usize, selected: bool, theme: &Theme) -> Line<'static> {
     let base = if selected { theme.selected() } else { theme.text() };
     let hit = theme.accent().patch(base);
     let clean = crate::sanitize::sanitize_visible(path);

@@ -4,7 +4,7 @@
 
 use super::History;
 use crate::tui::markdown::{render, RenderOptions};
-use crate::tui::theme::Theme;
+use crate::tui::text::theme::Theme;
 use ratatui::text::Line;
 
 const ROWS: usize = 40;

@@ -4,11 +4,13 @@
 //! token count, the total, and the share of the model's window. Laid out once per snapshot
 //! and width.
 
-use super::rows::Scroll;
-use super::theme::Theme;
-use super::wrap::wrap;
 use crate::agent::output::ContextSnapshot;
 use crate::sanitize::sanitize;
+use crate::tui::intent::{Intent, Scrolled};
+use crate::tui::text::rows::Scroll;
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::wrap;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -117,6 +119,28 @@ impl ContextPanel {
 
     pub fn view_rows(&self) -> usize {
         self.view_rows
+    }
+
+    /// A key while the panel has the keys: Up/Down scroll, `<` `>` move the split;
+    /// anything else is `Ignored`.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Intent {
+        match key.code {
+            KeyCode::Up => self.scroll_by(Scrolled::Up(1)),
+            KeyCode::Down => self.scroll_by(Scrolled::Down(1)),
+            KeyCode::Char('<') => Intent::ResizeSplit(1),
+            KeyCode::Char('>') => Intent::ResizeSplit(-1),
+            _ => Intent::Ignored,
+        }
+    }
+
+    pub fn scroll_by(&mut self, how: Scrolled) -> Intent {
+        match how {
+            Scrolled::Up(n) => self.scroll_up(n),
+            Scrolled::Down(n) => self.scroll_down(n),
+            Scrolled::Home => self.scroll.home(),
+            Scrolled::End => self.scroll.end(),
+        }
+        Intent::Handled
     }
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {

@@ -2,8 +2,8 @@
 //! file headers (`---`, `+++`) dim. Used by the approval dialog and the tool log's
 //! expanded view; long lines wrap under the same colour.
 
-use super::theme::Theme;
-use super::wrap::wrap;
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::wrap;
 use ratatui::style::Style;
 use ratatui::text::Line;
 

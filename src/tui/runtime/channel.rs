@@ -37,7 +37,7 @@ impl Output for ChannelOutput {
     /// Streamed text at most ~20 times a second (`STREAM_INTERVAL`): smooth to read, and a
     /// third of the frames of drawing at the full frame rate (keys still draw at once).
     fn pace(&self) -> Option<std::time::Duration> {
-        Some(super::scheduler::STREAM_INTERVAL)
+        Some(crate::tui::runtime::scheduler::STREAM_INTERVAL)
     }
 
     fn emit(&self, event: AgentEvent) {

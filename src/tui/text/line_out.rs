@@ -9,7 +9,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::Style;
 use ratatui::text::Line;
 
-use super::wrap::printable_ascii;
+use crate::tui::wrap::printable_ascii;
 
 /// Writes `line` at (`x`, `y`), at most `max_width` columns, as `Buffer::set_line` does;
 /// returns where it stopped.

@@ -3,11 +3,11 @@
 //! width on demand. Layouts are cached per width and dropped when the content changes;
 //! nothing stores pre-wrapped text that a resize could invalidate.
 
-use super::markdown::MarkdownDoc;
-use super::theme::Theme;
-use super::tool_line::ToolLine;
-use super::wrap::wrap;
 use crate::sanitize::sanitize;
+use crate::tui::markdown::MarkdownDoc;
+use crate::tui::panes::conversation::tool_line::ToolLine;
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::wrap;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 

@@ -13,12 +13,12 @@
 //! own choices: 1 yes, 2 no (not asked again), 3 not now (Esc and Ctrl+C too); no reason,
 //! since no model is involved.
 
-use super::app::{Activity, App};
-use super::diff::{diff_lines, is_diff};
-use super::theme::Theme;
-use super::wrap::{truncate, wrap};
 use crate::agent::input::{Approval, ApprovalRequest, NEVER_ASK_AGAIN};
 use crate::agent::PreviewKind;
+use crate::tui::intent::Intent;
+use crate::tui::text::diff::{diff_lines, is_diff};
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::{truncate, wrap};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -67,138 +67,123 @@ impl PendingApproval {
     }
 
     /// The project-trust question, not a tool call.
-    fn is_trust(&self) -> bool {
+    pub fn is_trust(&self) -> bool {
         self.request.preview.kind == PreviewKind::Trust
     }
 
     fn scroll_by(&mut self, rows: isize) {
         self.scroll = self.scroll.saturating_add_signed(rows);
     }
-}
 
-impl App {
-    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        self.tools.waiting(&request.call_id, true);
-        self.drop_turn_notice(); // the previous answer is not about this question
-        self.approval = Some(PendingApproval::new(request, reply, self.clock.now()));
-        self.activity = Activity::Approving;
-    }
-
-    /// Answers the pending approval.
-    pub fn answer(&mut self, approval: Approval) {
-        if let Some(pending) = self.approval.take() {
-            let word = match (&approval, pending.is_trust()) {
-                (Approval::Yes | Approval::Always, true) => "trusted",
-                (Approval::NoBecause(_), true) => "not trusted",
-                (Approval::No, true) => "not trusted for now",
-                (Approval::Yes, false) => "allowed",
-                (Approval::No, false) => "denied",
-                (Approval::NoBecause(_), false) => "denied, with your reason",
-                (Approval::Always, false) => "always allowed",
-            };
-            self.notify_for_turn(format!("{} {word}", pending.request.tool));
-            self.tools.waiting(&pending.request.call_id, false);
-            let _ = pending.reply.send(approval);
-            self.activity = if self.busy { Activity::RunningTool(pending.request.tool) } else { Activity::Idle };
-        }
+    /// What the status line says once `approval` answered this question.
+    pub fn answered(&self, approval: &Approval) -> String {
+        let word = match (approval, self.is_trust()) {
+            (Approval::Yes | Approval::Always, true) => "trusted",
+            (Approval::NoBecause(_), true) => "not trusted",
+            (Approval::No, true) => "not trusted for now",
+            (Approval::Yes, false) => "allowed",
+            (Approval::No, false) => "denied",
+            (Approval::NoBecause(_), false) => "denied, with your reason",
+            (Approval::Always, false) => "always allowed",
+        };
+        format!("{} {word}", self.request.tool)
     }
 
     /// Whether the dialog takes keys as answers at `now`: it has been open for
-    /// `APPROVAL_GUARD` and the user has not typed for `APPROVAL_PAUSE`.
-    pub fn approval_armed(&self, now: Instant) -> bool {
-        let Some(pending) = self.approval.as_ref() else { return false };
-        now.duration_since(pending.opened) >= APPROVAL_GUARD
-            && self.last_typed.is_none_or(|typed| now.duration_since(typed) >= APPROVAL_PAUSE)
+    /// `APPROVAL_GUARD` and the user has not typed (`last_typed`) for `APPROVAL_PAUSE`.
+    pub fn armed(&self, now: Instant, last_typed: Option<Instant>) -> bool {
+        now.duration_since(self.opened) >= APPROVAL_GUARD
+            && last_typed.is_none_or(|typed| now.duration_since(typed) >= APPROVAL_PAUSE)
     }
 
-    /// Every key goes here while the dialog is open. Returns the key when it is typing
-    /// meant for the prompt (the caller handles it as if no dialog were open).
-    pub(super) fn approval_key(&mut self, key: KeyEvent) -> Option<KeyEvent> {
+    /// Every key goes here while the dialog is open: `Answer`, `Handled`, or `Ignored` when
+    /// the key is typing meant for the prompt (the caller handles it as if no dialog were
+    /// open).
+    pub fn handle_key(&mut self, key: KeyEvent, armed: bool) -> Intent {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let now = self.clock.now();
-        let armed = self.approval_armed(now);
-        let Some(pending) = self.approval.as_mut() else { return Some(key) };
         // Deliberate at any time: never produced by typing a sentence.
         match key.code {
-            KeyCode::Char('c') if ctrl => {
-                self.answer(Approval::No);
-                return None;
-            }
+            KeyCode::Char('c') if ctrl => return Intent::Answer(Approval::No),
             KeyCode::Char('f') if ctrl => {
-                pending.full_screen = !pending.full_screen;
-                return None;
+                self.full_screen = !self.full_screen;
+                return Intent::Handled;
             }
-            KeyCode::Up => pending.scroll_by(-1),
-            KeyCode::Down => pending.scroll_by(1),
-            KeyCode::PageUp => pending.scroll_by(-(pending.view_rows.saturating_sub(1).max(1) as isize)),
-            KeyCode::PageDown => pending.scroll_by(pending.view_rows.saturating_sub(1).max(1) as isize),
+            KeyCode::Up => self.scroll_by(-1),
+            KeyCode::Down => self.scroll_by(1),
+            KeyCode::PageUp => self.scroll_by(-(self.view_rows.saturating_sub(1).max(1) as isize)),
+            KeyCode::PageDown => self.scroll_by(self.view_rows.saturating_sub(1).max(1) as isize),
             _ => {}
         }
         if matches!(key.code, KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown) {
-            return None;
+            return Intent::Handled;
         }
-        if let Some(reason) = pending.reason.as_mut() {
+        if let Some(reason) = self.reason.as_mut() {
             match key.code {
                 KeyCode::Enter => {
                     let reason = reason.trim().to_string();
-                    self.answer(if reason.is_empty() { Approval::No } else { Approval::NoBecause(reason) });
+                    return Intent::Answer(if reason.is_empty() { Approval::No } else { Approval::NoBecause(reason) });
                 }
-                KeyCode::Esc => pending.reason = None,
+                KeyCode::Esc => self.reason = None,
                 KeyCode::Backspace => {
                     reason.pop();
                 }
                 KeyCode::Char(c) if !ctrl => reason.push(c),
                 _ => {}
             }
-            return None;
+            return Intent::Handled;
         }
         if !armed {
             // Typing under way: it stays typing, whatever the letters are. Esc is not
             // typing, but an interrupt here would leave the question open: it waits too.
-            return (key.code != KeyCode::Esc).then_some(key);
+            return if key.code == KeyCode::Esc { Intent::Handled } else { Intent::Ignored };
         }
-        if pending.is_trust() {
-            match key.code {
-                KeyCode::Char('1') => self.answer(Approval::Yes),
-                KeyCode::Char('2') => self.answer(Approval::NoBecause(NEVER_ASK_AGAIN.into())),
-                KeyCode::Char('3') | KeyCode::Esc => self.answer(Approval::No),
-                KeyCode::Home => pending.scroll = 0,
-                KeyCode::End => pending.scroll = usize::MAX,
-                _ => return Some(key),
-            }
-            return None;
+        if self.is_trust() {
+            return match key.code {
+                KeyCode::Char('1') => Intent::Answer(Approval::Yes),
+                KeyCode::Char('2') => Intent::Answer(Approval::NoBecause(NEVER_ASK_AGAIN.into())),
+                KeyCode::Char('3') | KeyCode::Esc => Intent::Answer(Approval::No),
+                KeyCode::Home => self.scroll_to(0),
+                KeyCode::End => self.scroll_to(usize::MAX),
+                _ => Intent::Ignored,
+            };
         }
         match key.code {
-            KeyCode::Char('1') => self.answer(Approval::Yes),
-            KeyCode::Char('2') => self.answer(Approval::Always),
-            KeyCode::Char('3') | KeyCode::Esc => self.answer(Approval::No),
-            KeyCode::Char('4') => pending.reason = Some(String::new()),
-            KeyCode::Home => pending.scroll = 0,
-            KeyCode::End => pending.scroll = usize::MAX,
+            KeyCode::Char('1') => Intent::Answer(Approval::Yes),
+            KeyCode::Char('2') => Intent::Answer(Approval::Always),
+            KeyCode::Char('3') | KeyCode::Esc => Intent::Answer(Approval::No),
+            KeyCode::Char('4') => {
+                self.reason = Some(String::new());
+                Intent::Handled
+            }
+            KeyCode::Home => self.scroll_to(0),
+            KeyCode::End => self.scroll_to(usize::MAX),
             // Anything else is the user typing again after a pause.
-            _ => return Some(key),
+            _ => Intent::Ignored,
         }
-        None
+    }
+
+    fn scroll_to(&mut self, row: usize) -> Intent {
+        self.scroll = row;
+        Intent::Handled
     }
 
     /// A paste while the dialog asks for a reason goes into the reason (its first line).
-    pub(super) fn approval_paste(&mut self, text: &str) {
-        if let Some(reason) = self.approval.as_mut().and_then(|p| p.reason.as_mut()) {
+    pub fn paste(&mut self, text: &str) {
+        if let Some(reason) = self.reason.as_mut() {
             reason.push_str(text.lines().next().unwrap_or(""));
         }
     }
 
-    pub(super) fn render_approval(&mut self, area: Rect, buf: &mut Buffer) {
-        let theme = self.theme;
-        let armed = self.approval_armed(self.clock.now());
-        let Some(pending) = self.approval.as_mut() else { return };
+    /// Draws the dialog over `area`; `armed` says whether it takes answers yet.
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, armed: bool) {
+        let pending = self;
         let rect = if pending.full_screen {
             area
         } else {
             let width = (area.width * 4 / 5).clamp(20, 100).min(area.width);
             Rect { x: area.x + (area.width - width) / 2, width, ..area }
         };
-        let body = pending.body(rect.width.saturating_sub(2), &theme);
+        let body = pending.body(rect.width.saturating_sub(2), theme);
         // Borders and the answers line take 3 rows; a centred dialog leaves a margin.
         let room = usize::from(rect.height.saturating_sub(if pending.full_screen { 3 } else { 6 })).max(1);
         let shown = body.len().clamp(1, room);

@@ -3,14 +3,16 @@
 //! time, the last lines of streamed output), selectable and expandable to show the
 //! arguments and the full result JSON.
 
-use super::clock::{SharedClock, SystemClock};
-use super::diff::{diff_lines, is_diff};
-use super::rows::{RowIndex, Scroll};
-use super::theme::{PaneFrame, Theme};
-use super::wrap::{truncate, wrap};
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
 use crate::tool_outcome::{exit_status, outcome};
+use crate::tui::intent::{Intent, Scrolled};
+use crate::tui::runtime::clock::{SharedClock, SystemClock};
+use crate::tui::text::diff::{diff_lines, is_diff};
+use crate::tui::text::rows::{RowIndex, Scroll};
+use crate::tui::text::theme::{PaneFrame, Theme};
+use crate::tui::wrap::{truncate, wrap};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -363,17 +365,60 @@ impl ToolLog {
     }
 
     /// A click at `at`: selects the row there. `false` when no row is there.
-    pub fn click(&mut self, at: ratatui::layout::Position) -> bool {
+    pub fn click(&mut self, at: ratatui::layout::Position) -> Intent {
         if !self.inner.contains(at) {
-            return false;
+            return Intent::Handled;
         }
         let row = self.scroll.top + usize::from(at.y - self.inner.y);
         match self.index.locate(row) {
             Some((i, _)) if i < self.rows.len() => {
                 self.selected = Some(i);
-                true
+                self.show_selected()
             }
-            _ => false,
+            _ => Intent::Handled,
+        }
+    }
+
+    /// A key while the tool log has the keys: Up/Down select (and show the call in the
+    /// conversation), Enter expands, `<` `>` move the split; anything else is `Ignored`.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Intent {
+        match key.code {
+            KeyCode::Up => self.select_row(-1),
+            KeyCode::Down => self.select_row(1),
+            KeyCode::Enter => {
+                self.toggle_selected();
+                Intent::Handled
+            }
+            KeyCode::Char('<') => Intent::ResizeSplit(1),
+            KeyCode::Char('>') => Intent::ResizeSplit(-1),
+            _ => Intent::Ignored,
+        }
+    }
+
+    /// Scrolls the log; End selects the newest call (and shows it in the conversation).
+    pub fn scroll_by(&mut self, how: Scrolled) -> Intent {
+        match how {
+            Scrolled::Up(n) => self.scroll_up(n),
+            Scrolled::Down(n) => self.scroll_down(n),
+            Scrolled::Home => self.scroll.home(),
+            Scrolled::End => {
+                self.select_last();
+                return self.show_selected();
+            }
+        }
+        Intent::Handled
+    }
+
+    fn select_row(&mut self, delta: isize) -> Intent {
+        self.select_next(delta);
+        self.show_selected()
+    }
+
+    /// The selected call, for the conversation to select its line too.
+    fn show_selected(&self) -> Intent {
+        match self.selected_id() {
+            Some(id) => Intent::ShowCall(id.to_string()),
+            None => Intent::Handled,
         }
     }
 
@@ -410,7 +455,7 @@ impl ToolLog {
         let mut title =
             if running > 0 { format!("tools · {running} running") } else { format!("tools · {}", self.rows.len()) };
         // A strip (the stacked layout) has no bottom border for the badge: it joins the title.
-        let strip = area.height <= super::layout::STRIP;
+        let strip = area.height <= crate::tui::regions::STRIP;
         let inner = theme.draw_pane_cached(&mut self.frame, area, buf, &title, focused, strip);
         self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
@@ -438,7 +483,7 @@ impl ToolLog {
                 if y >= view {
                     break;
                 }
-                super::line_out::set_line(buf, inner.x, inner.y + y as u16, &line, width);
+                crate::tui::text::line_out::set_line(buf, inner.x, inner.y + y as u16, &line, width);
                 y += 1;
             }
             offset = 0;

@@ -2,10 +2,11 @@
 //! (Up on the first line, Down on the last) and slash-command completion; it tells the `@`
 //! file picker (`file_picker.rs`) which mention is being typed.
 
-use super::pane_cache::{DrawnCells, Part};
-use super::theme::Theme;
-use super::wrap::truncate;
-use crossterm::event::KeyEvent;
+use crate::tui::intent::Intent;
+use crate::tui::runtime::pane_cache::{DrawnCells, Part};
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::truncate;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -282,6 +283,37 @@ impl Composer {
     }
 
     /// Rows the composer wants, borders included.
+    /// A key while the prompt has the keys: Enter sends (`Send`, a command name completed
+    /// first), Up/Down move in the `/` popup or recall earlier prompts, `?` on an empty
+    /// prompt opens the help (`OpenHelp`); anything else edits the text.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Intent {
+        match key.code {
+            KeyCode::Enter => return self.submit(),
+            KeyCode::Up | KeyCode::Down => {
+                let step = if key.code == KeyCode::Up { -1 } else { 1 };
+                if !self.popup().is_empty() {
+                    self.popup_move(step);
+                } else if !(if step < 0 { self.recall_prev() } else { self.recall_next() }) {
+                    self.input(key);
+                }
+            }
+            KeyCode::Char('?') if self.is_empty() => return Intent::OpenHelp,
+            _ => self.input(key),
+        }
+        Intent::Handled
+    }
+
+    /// Enter: completes a command name, then takes the line, with the text shown for it
+    /// when it holds long pastes.
+    fn submit(&mut self) -> Intent {
+        if !self.popup().is_empty() {
+            self.complete();
+        }
+        let shown = self.has_pastes().then(|| self.text().trim_end().to_string());
+        let line = self.take().trim_end().to_string();
+        Intent::Send { line, shown }
+    }
+
     pub fn height(&self) -> u16 {
         (self.textarea.lines().len() as u16).clamp(1, MAX_ROWS) + 2
     }
@@ -369,5 +401,19 @@ mod tests {
         let (moved, direct) = both(&mut composer, area, true, "prompt");
         assert_eq!(moved, direct);
         assert_ne!(moved, long);
+    }
+
+    #[test]
+    fn keys_return_intents_enter_sends_and_question_mark_opens_help() {
+        let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+        let mut composer = Composer::new(vec![], vec!["earlier".into()]);
+        assert_eq!(composer.handle_key(key(KeyCode::Char('?'))), Intent::OpenHelp);
+        for c in "hi  ".chars() {
+            assert_eq!(composer.handle_key(key(KeyCode::Char(c))), Intent::Handled);
+        }
+        assert_eq!(composer.handle_key(key(KeyCode::Enter)), Intent::Send { line: "hi".into(), shown: None });
+        assert!(composer.is_empty());
+        assert_eq!(composer.handle_key(key(KeyCode::Up)), Intent::Handled);
+        assert_eq!(composer.text(), "hi  ", "Up recalls the line just sent");
     }
 }

@@ -2,11 +2,11 @@
 //! succeeded, `x execute ./test.sh · exit 1` in red when it failed, and for a command the
 //! last lines of its output underneath (all of it, up to a cap, when expanded).
 
-use super::theme::Theme;
-use super::wrap::{truncate, wrap_spans};
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
 use crate::tool_outcome::{command_output, outcome, tail_start, TAIL_LINES};
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::{truncate, wrap_spans};
 use ratatui::text::{Line, Span};
 
 /// Output lines shown at most when expanded.
@@ -102,5 +102,5 @@ impl ToolLine {
 }
 
 fn dim_line(text: &str, width: u16, theme: &Theme) -> Line<'static> {
-    Line::from(Span::styled(truncate(&super::wrap::expand_tabs(text), usize::from(width)), theme.dim()))
+    Line::from(Span::styled(truncate(&crate::tui::wrap::expand_tabs(text), usize::from(width)), theme.dim()))
 }

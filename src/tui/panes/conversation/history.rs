@@ -6,12 +6,14 @@
 //! `MarkdownDoc::settle`), keeping the top row's line in place, and scrolling settles the rows
 //! it passes before it moves.
 
-use super::cells::{CellKind, HistoryCell};
-use super::markdown::{MarkdownDoc, RenderOptions};
-use super::rows::{RowIndex, Scroll};
-use super::theme::{PaneFrame, Theme};
-use super::tool_line::ToolLine;
 use crate::protocol::ToolResult;
+use crate::tui::intent::{Intent, Scrolled};
+use crate::tui::markdown::{MarkdownDoc, RenderOptions};
+use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
+use crate::tui::panes::conversation::tool_line::ToolLine;
+use crate::tui::text::rows::{RowIndex, Scroll};
+use crate::tui::text::theme::{PaneFrame, Theme};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -51,7 +53,7 @@ impl History {
     }
 
     /// A history whose Markdown is coloured by `theme`.
-    pub fn themed(theme: crate::tui::theme::Theme) -> Self {
+    pub fn themed(theme: crate::tui::text::theme::Theme) -> Self {
         History { color: theme.color, light: theme.light, ..History::default() }
     }
 
@@ -339,6 +341,34 @@ impl History {
         self.new_output = false;
     }
 
+    pub fn scroll_by(&mut self, how: Scrolled) {
+        match how {
+            Scrolled::Up(n) => self.scroll_up(n),
+            Scrolled::Down(n) => self.scroll_down(n),
+            Scrolled::Home => self.scroll.home(),
+            Scrolled::End => self.scroll_end(),
+        }
+    }
+
+    /// A key while the conversation has the keys: Up/Down move the selection (or scroll
+    /// when there is none that way), Enter opens the selected tool call in the tool log
+    /// (`OpenCall`) or expands the selected cell, Space expands it; anything else is
+    /// `Ignored`.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Intent {
+        match key.code {
+            KeyCode::Up if !self.select_step(-1) => self.scroll_up(1),
+            KeyCode::Down if !self.select_step(1) => self.scroll_down(1),
+            KeyCode::Up | KeyCode::Down => {}
+            KeyCode::Enter => match self.selected_tool() {
+                Some(id) => return Intent::OpenCall(id.to_string()),
+                None => self.toggle_selected(),
+            },
+            KeyCode::Char(' ') if self.selected.is_some() => self.toggle_selected(),
+            _ => return Intent::Ignored,
+        }
+        Intent::Handled
+    }
+
     /// The visible rows for a viewport of `rows` at `width`.
     pub fn visible(&mut self, width: u16, rows: usize, theme: &Theme, highlight: bool) -> Vec<Line<'static>> {
         let total = self.total_rows(width, theme);
@@ -389,7 +419,7 @@ impl History {
         }
         let lines = self.visible(inner.width, usize::from(inner.height), theme, highlight);
         for (row, line) in lines.iter().enumerate() {
-            super::line_out::set_line(buf, inner.x, inner.y + row as u16, line, inner.width);
+            crate::tui::text::line_out::set_line(buf, inner.x, inner.y + row as u16, line, inner.width);
         }
         if !self.scroll.follow && self.new_output {
             // On the bottom border, where it hides no text.

@@ -4,8 +4,9 @@
 //! Enter or Right keeps the match in the prompt to edit or send; Esc (or Ctrl+C) puts back
 //! what the prompt held before. Matching ignores case unless the query has a capital.
 
-use super::app::{App, Focus};
-use super::wrap::truncate;
+use crate::tui::intent::Intent;
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::truncate;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -36,73 +37,66 @@ fn find(history: &[String], query: &str, before: usize, skip: Option<&str>) -> O
     history[..before.min(history.len())].iter().rposition(|entry| matches(entry, query) && Some(entry.as_str()) != skip)
 }
 
-impl App {
-    /// Ctrl+R with no search open: start one.
-    pub(super) fn open_search(&mut self) {
-        self.focus = Focus::Composer;
-        self.search = Some(ReverseSearch { query: String::new(), saved: self.composer.text(), found: None });
+impl ReverseSearch {
+    /// Ctrl+R: a search over the history, the prompt holding `saved` until then.
+    pub fn open(saved: String) -> Self {
+        ReverseSearch { query: String::new(), saved, found: None }
     }
 
-    /// A key while the search is open.
-    pub(super) fn search_key(&mut self, key: KeyEvent) {
-        let Some(search) = self.search.as_mut() else { return };
+    /// A key while the search is open, over the prompts `history` (oldest first): what the
+    /// prompt shows now (`SetPrompt`), `Close` (with the text to put back), a `Notify`, or
+    /// `Handled`.
+    pub fn handle_key(&mut self, key: KeyEvent, history: &[String]) -> Intent {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let history = self.composer.history_entries();
         match key.code {
             KeyCode::Char('r') if ctrl => {
-                let current = search.found.map(|i| history[i].as_str());
-                let before = search.found.unwrap_or(history.len());
-                match find(history, &search.query, before, current) {
-                    Some(older) => search.found = Some(older),
-                    None => return self.notify("no older match"),
+                let current = self.found.map(|i| history[i].as_str());
+                let before = self.found.unwrap_or(history.len());
+                match find(history, &self.query, before, current) {
+                    Some(older) => self.found = Some(older),
+                    None => return Intent::Notify("no older match".into()),
                 }
             }
-            KeyCode::Esc => return self.close_search(false),
-            KeyCode::Char('c' | 'g') if ctrl => return self.close_search(false),
-            KeyCode::Enter | KeyCode::Right => return self.close_search(true),
+            KeyCode::Esc => return self.close(false),
+            KeyCode::Char('c' | 'g') if ctrl => return self.close(false),
+            KeyCode::Enter | KeyCode::Right => return self.close(true),
             KeyCode::Backspace => {
-                search.query.pop();
-                search.found = find(history, &search.query, history.len(), None);
+                self.query.pop();
+                self.found = find(history, &self.query, history.len(), None);
             }
             KeyCode::Char(c) if !ctrl => {
-                search.query.push(c);
+                self.query.push(c);
                 // The match shown stays while it still matches, as in a shell.
-                let from = search.found.map_or(history.len(), |i| i + 1);
-                search.found = find(history, &search.query, from, None);
+                let from = self.found.map_or(history.len(), |i| i + 1);
+                self.found = find(history, &self.query, from, None);
             }
-            _ => return,
+            _ => return Intent::Handled,
         }
-        self.show_search_match();
+        // The match in the prompt (or what it held before, when nothing matches).
+        Intent::SetPrompt(match self.found {
+            Some(i) => history[i].clone(),
+            None => self.saved.clone(),
+        })
     }
 
-    /// Shows the match in the prompt (or what it held before, when nothing matches).
-    fn show_search_match(&mut self) {
-        let Some(search) = self.search.as_ref() else { return };
-        let text = match search.found {
-            Some(i) => self.composer.history_entries()[i].clone(),
-            None => search.saved.clone(),
-        };
-        self.composer.set_text(&text);
-    }
-
-    fn close_search(&mut self, accept: bool) {
-        let Some(search) = self.search.take() else { return };
-        if !accept || search.found.is_none() {
-            self.composer.set_text(&search.saved);
+    /// Closing: an accepted match stays in the prompt; otherwise what it held comes back.
+    fn close(&self, accept: bool) -> Intent {
+        if accept && self.found.is_some() {
+            Intent::Close(None)
+        } else {
+            Intent::Close(Some(self.saved.clone()))
         }
     }
 
     /// The search line, just above the composer.
-    pub(super) fn render_search(&self, composer: Rect, buf: &mut Buffer) {
-        let Some(search) = self.search.as_ref() else { return };
-        let theme = self.theme;
+    pub fn render(&self, composer: Rect, buf: &mut Buffer, theme: &Theme, history: &[String]) {
+        let search = self;
         let area = Rect { x: composer.x, y: composer.y.saturating_sub(3), width: composer.width, height: 3 };
         Clear.render(area, buf);
         let title = truncate("history search · ^R older · Enter/→ accept · Esc cancel", usize::from(area.width - 4));
         let inner = theme.draw_pane(area, buf, &title, true);
         let status = match search.found {
             Some(i) => {
-                let history = self.composer.history_entries();
                 let newer = history[i..].iter().filter(|e| matches(e, &search.query)).count();
                 let all = newer + history[..i].iter().filter(|e| matches(e, &search.query)).count();
                 format!("  match {newer} of {all}")
@@ -134,5 +128,18 @@ mod tests {
         assert_eq!(find(&history, "Cargo", history.len(), None), Some(2), "a capital makes it exact");
         assert_eq!(find(&history, "cargo", 0, None), None);
         assert_eq!(find(&history, "", history.len(), None), Some(4));
+    }
+
+    #[test]
+    fn keys_return_what_the_prompt_shows_and_escape_puts_it_back() {
+        use crossterm::event::KeyEvent;
+        let history: Vec<String> = ["cargo test", "ls"].map(String::from).into();
+        let mut search = ReverseSearch::open("draft".into());
+        let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+        assert_eq!(search.handle_key(key(KeyCode::Char('c')), &history), Intent::SetPrompt("cargo test".into()));
+        assert_eq!(search.handle_key(key(KeyCode::Char('z')), &history), Intent::SetPrompt("draft".into()));
+        assert_eq!(search.handle_key(key(KeyCode::Esc), &history), Intent::Close(Some("draft".into())));
+        search.handle_key(key(KeyCode::Backspace), &history);
+        assert_eq!(search.handle_key(key(KeyCode::Enter), &history), Intent::Close(None), "the match stays");
     }
 }

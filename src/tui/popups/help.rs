@@ -3,9 +3,11 @@
 //! with Esc. `KEYS` is the one list of bindings; the README's key table is the same list
 //! (`tests/it/readme_keys.rs` fails when they differ).
 
-use super::rows::Scroll;
-use super::theme::Theme;
-use super::wrap::wrap;
+use crate::tui::intent::Intent;
+use crate::tui::text::rows::Scroll;
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::wrap;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -99,6 +101,22 @@ impl HelpOverlay {
 
     pub fn page(&self) -> usize {
         self.view_rows.saturating_sub(2).max(1)
+    }
+
+    /// A key while the overlay is open: scroll, or `Close`. It takes every key.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Intent {
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q' | '?') | KeyCode::Enter => return Intent::Close(None),
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => return Intent::Close(None),
+            KeyCode::Up => self.scroll_up(1),
+            KeyCode::Down => self.scroll_down(1),
+            KeyCode::PageUp => self.scroll_up(self.page()),
+            KeyCode::PageDown => self.scroll_down(self.page()),
+            KeyCode::Home => self.scroll_up(usize::MAX),
+            KeyCode::End => self.scroll_down(usize::MAX),
+            _ => {}
+        }
+        Intent::Handled
     }
 
     /// Draws the overlay over `area` (most of the screen).

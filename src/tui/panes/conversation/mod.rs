@@ -1,0 +1,7 @@
+//! The conversation pane: `history.rs` (the cells, which of them still stream, the
+//! scrolled viewport) over `cells.rs` (each item lays itself out for a width, cached) and
+//! `tool_line.rs` (a tool call's line).
+
+pub mod cells;
+pub mod history;
+pub mod tool_line;

@@ -1,0 +1,14 @@
+//! The event loop's plumbing: the channels to the agent task (`channel.rs`), the terminal
+//! (`terminal.rs`, `input_stream.rs`), when to draw (`scheduler.rs`, `held_text.rs`),
+//! "now" (`clock.rs`), notifications (`notify.rs`), the cells a pane drew last frame
+//! (`pane_cache.rs`) and the saved layout (`prefs.rs`).
+
+pub mod channel;
+pub mod clock;
+pub mod held_text;
+pub mod input_stream;
+pub mod notify;
+pub mod pane_cache;
+pub mod prefs;
+pub mod scheduler;
+pub mod terminal;
