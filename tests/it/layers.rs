@@ -10,23 +10,28 @@ const RULES: &[(&str, &[&str])] = &[
     ("bytes", &[]),
     ("agent", &["protocol", "bytes"]),
     ("providers", &["protocol", "bytes"]),
+    ("pacing", &["agent", "protocol"]),
     ("tools", &["agent", "protocol", "process_tree"]),
     ("plugins", &["agent", "protocol", "process_tree"]),
     ("process_tree", &[]),
     ("clipboard", &[]),
     ("sanitize", &["bytes"]),
     ("editor", &[]),
-    ("startup", &["agent", "protocol", "plugins", "tools", "providers", "sessions", "data_dir", "process_tree"]),
+    (
+        "startup",
+        &["agent", "protocol", "plugins", "tools", "providers", "sessions", "data_dir", "process_tree", "pacing"],
+    ),
     ("signals", &[]),
     ("data_dir", &[]),
-    ("sessions", &["agent", "protocol", "data_dir"]),
+    ("json_lines", &["bytes"]),
+    ("sessions", &["agent", "protocol", "data_dir", "json_lines"]),
     ("tool_outcome", &["protocol", "sanitize"]),
     (
         "tui",
         &["agent", "protocol", "startup", "sanitize", "signals", "data_dir", "clipboard", "editor", "tool_outcome"],
     ),
     ("repl", &["agent", "protocol", "sanitize", "signals", "startup", "clipboard", "editor", "tool_outcome"]),
-    ("ask", &["agent", "protocol", "sanitize"]),
+    ("ask", &["agent", "protocol", "sanitize", "json_lines"]),
 ];
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
