@@ -12,6 +12,7 @@
 
 use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 use super::ready::{ready_next, Ready};
+use super::repeats;
 use super::tool::ToolContext;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
@@ -169,6 +170,7 @@ impl Agent {
 
     /// Runs one turn for `prompt`.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        super::compaction::before_turn(self, prompt, &cancel).await;
         self.output.emit(AgentEvent::TurnStarted { prompt: prompt.to_string() });
         // The conversation only rejects system messages, so this cannot fail.
         let _ = self.transcript.conversation.push(Message::user(prompt));
@@ -205,7 +207,7 @@ impl Agent {
             let count = response.calls.len();
             let mut published: Option<std::time::Instant> = None;
             for (n, call) in response.calls.into_iter().enumerate() {
-                let result = self.run_tool(&call, &cancel).await;
+                let result = self.run_tool(&call, &cancel, &scratch).await;
                 scratch.push(Message::tool_result(&call, result));
                 if n + 1 == count || published.is_none_or(|at| at.elapsed() >= CONTEXT_EVERY) {
                     self.output.emit(AgentEvent::Context(self.context_with(&scratch)));
@@ -346,8 +348,9 @@ impl Agent {
         }
     }
 
-    /// Runs one tool call through the toolbox, showing its start and result.
-    async fn run_tool(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolResult {
+    /// Runs one tool call through the toolbox, showing its start and result (a repeat of a
+    /// result the model still sees shortened to a note, `repeats`).
+    async fn run_tool(&self, call: &ToolCall, cancel: &CancellationToken, scratch: &[Message]) -> ToolResult {
         let shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
         let summary = self.toolbox.summarize(&call.name, &call.arguments);
         self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
@@ -364,6 +367,10 @@ impl Agent {
                 }
             }
         };
+        let read_only = self.toolbox.get(&call.name).is_some_and(|tool| tool.read_only);
+        let conversation = self.transcript.conversation.messages();
+        let result =
+            repeats::shorten(&shown.name, read_only, result, conversation, scratch, |n| self.toolbox.resolve(n));
         self.output.emit(AgentEvent::ToolFinished { call: shown, result: result.clone() });
         result
     }
@@ -407,22 +414,7 @@ impl Agent {
         }
         let mut messages = self.transcript.messages(&[]);
         messages.push(Message::user(ask));
-        let mut stream = self.provider.fetch(Request { messages, tools: Vec::new() });
-        let mut summary = String::new();
-        loop {
-            let event = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err("interrupted".into()),
-                event = stream.next() => event,
-            };
-            match event {
-                None => break,
-                Some(Ok(ProviderEvent::Saying(text))) => summary.push_str(&text),
-                Some(Ok(_)) => {}
-                Some(Err(error)) => return Err(error.to_string()),
-            }
-        }
-        Ok(summary)
+        super::compaction::collect_text(self.provider.fetch(Request { messages, tools: Vec::new() }), &cancel).await
     }
 
     /// Saves the reply (moved, not copied: it can be long).

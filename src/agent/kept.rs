@@ -23,7 +23,10 @@ pub fn keep(traffic: &[Message], call_id: &str) -> Option<Vec<Message>> {
     let (call, result) = calls(traffic).into_iter().find(|(c, _)| c.id == call_id)?;
     let mut assistant = Message::assistant("");
     assistant.tool_calls = vec![call.clone()];
-    Some(vec![assistant, result?.clone()])
+    let mut kept = result?.clone();
+    // A note pointing at another call of the turn would point at nothing once kept.
+    kept.result = kept.result.map(|r| super::repeats::whole(traffic, r));
+    Some(vec![assistant, kept])
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod caught;
 pub mod commands;
+pub mod compaction;
 pub mod conversation;
 pub mod input;
 pub mod interrupter;
@@ -17,6 +18,7 @@ pub mod output;
 pub mod paths;
 pub mod plugin;
 pub mod ready;
+pub mod repeats;
 pub mod session;
 pub mod shell_escape;
 pub mod system_prompt;

@@ -144,10 +144,6 @@ impl AgentEvent {
     pub fn thinking(text: impl Into<String>) -> Self {
         AgentEvent::Delta(Delta::Thinking(text.into()))
     }
-    /// Whether a front end may merge this event with the next (it is a `Delta`).
-    pub fn is_delta(&self) -> bool {
-        matches!(self, AgentEvent::Delta(_))
-    }
 }
 
 /// The pace of outputs that print lines (the line REPL, `ask`, `ask --json`): short enough

@@ -103,6 +103,9 @@ pub fn fit(request: &Request, scratch: &mut [Message], budget: Budget) -> Fit {
         tokens = tokens.saturating_sub(before) + message_tokens(message);
         results += 1;
         bytes += dropped;
+        if let Some(id) = message.tool_call_id.clone() {
+            super::repeats::orphan(scratch, &id);
+        }
     }
     if tokens > budget.window {
         return Fit::TooBig { tokens, window: budget.window };

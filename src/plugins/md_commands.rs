@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// A command file is read only up to this size.
 pub const COMMAND_FILE_CAP: u64 = 64 * 1024;
-/// Files looked at in one commands folder at most.
+/// Entries looked at in one commands folder at most.
 const COMMANDS_PER_FOLDER: usize = 500;
 /// A description in `/help` is cut to this many characters.
 const DESCRIPTION_MAX: usize = 120;
@@ -55,9 +55,9 @@ fn command_files(folder: &Folder) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(&folder.path) else { return Vec::new() };
     let mut files: Vec<PathBuf> = entries
         .flatten()
+        .take(COMMANDS_PER_FOLDER)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .take(COMMANDS_PER_FOLDER)
         .collect();
     files.sort();
     files

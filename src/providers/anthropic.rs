@@ -2,13 +2,16 @@
 //! thinking / tool_use / tool_result blocks, tools, extended thinking) and the SSE event
 //! parser (`message_start` … `message_stop`, in-stream `error`).
 
-use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::config::{Api, Config, EnvNames};
+use super::driver;
+use super::frame::{Frame, Framing};
+use super::http::error_text::{error_detail, truncate};
+use super::http::HttpOptions;
+use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
-use super::redact::Endpoint;
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
-use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -20,44 +23,45 @@ pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 pub const MIN_THINKING_BUDGET: u32 = 1024;
 const NAME: &str = "anthropic";
 
-/// Everything an Anthropic provider needs; `from_env` is what `-p anthropic` uses.
+/// How `-p anthropic` calls the API.
+const API: Api = Api {
+    name: NAME,
+    path: "/v1/messages",
+    framing: Framing::Sse,
+    headers: &[("anthropic-version", "2023-06-01")],
+    key_header: Some(("x-api-key", "")),
+};
+const ENV: EnvNames =
+    EnvNames { key: Some("ANTHROPIC_API_KEY"), base_url: "ANTHROPIC_BASE_URL", model: "ANTHROPIC_MODEL" };
+
+/// What only an Anthropic provider has.
 #[derive(Clone, Debug)]
-pub struct AnthropicConfig {
-    /// Without `/v1/messages`.
-    pub base_url: Endpoint,
-    pub api_key: ApiKey,
-    pub model: String,
+pub struct AnthropicOptions {
     pub max_tokens: u32,
     pub thinking_budget: Option<u32>,
-    pub http: HttpOptions,
     /// `cache_control` breakpoints (`prompt_cache`), on by default.
     pub cache: PromptCache,
 }
 
+/// Everything an Anthropic provider needs (`base_url` without `/v1/messages`); `from_env`
+/// is what `-p anthropic` uses.
+pub type AnthropicConfig = Config<AnthropicOptions>;
+
 impl AnthropicConfig {
     pub fn new(base_url: &str, api_key: &str, model: &str) -> Self {
-        AnthropicConfig {
-            base_url: Endpoint::new(base_url.trim_end_matches('/')),
-            api_key: ApiKey::new(api_key),
-            model: model.to_string(),
-            max_tokens: DEFAULT_MAX_TOKENS,
-            thinking_budget: None,
-            http: HttpOptions::default(),
-            cache: PromptCache::FiveMinutes,
-        }
+        let options =
+            AnthropicOptions { max_tokens: DEFAULT_MAX_TOKENS, thinking_budget: None, cache: PromptCache::FiveMinutes };
+        Config::with(base_url, Some(api_key), model, options)
     }
 
     /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL` (`-m` wins).
     pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
-        let key = http::env_var("ANTHROPIC_API_KEY")
-            .ok_or_else(|| ProviderError::Config("anthropic: ANTHROPIC_API_KEY is not set".into()))?;
-        let base = http::env_var("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into());
-        let model =
-            settings.model.clone().or_else(|| http::env_var("ANTHROPIC_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
-        let mut config = AnthropicConfig::new(&base, &key, &model);
-        config.thinking_budget = settings.thinking_budget;
+        let env = ENV.read(settings, DEFAULT_MODEL);
+        let key = env.key.ok_or_else(|| ProviderError::Config("anthropic: ANTHROPIC_API_KEY is not set".into()))?;
+        let mut config = AnthropicConfig::new(env.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL), &key, &env.model);
+        config.wire.thinking_budget = settings.thinking_budget;
         config.http = HttpOptions::from_env()?;
-        config.cache = PromptCache::from_env().map_err(ProviderError::Config)?;
+        config.wire.cache = PromptCache::from_env().map_err(ProviderError::Config)?;
         Ok(config)
     }
 }
@@ -79,7 +83,7 @@ impl AnthropicProvider {
             request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
         let mut body = json!({
             "model": self.config.model,
-            "max_tokens": self.config.max_tokens,
+            "max_tokens": self.config.wire.max_tokens,
             "stream": true,
         });
         if !system.is_empty() {
@@ -94,12 +98,12 @@ impl AnthropicProvider {
                 .collect();
             body["tools"] = Value::Array(tools);
         }
-        if let Some(budget) = self.config.thinking_budget.filter(|b| *b > 0) {
+        if let Some(budget) = self.config.wire.thinking_budget.filter(|b| *b > 0) {
             let budget = budget.max(MIN_THINKING_BUDGET);
             body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
-            body["max_tokens"] = json!(self.config.max_tokens.max(budget.saturating_add(DEFAULT_MAX_TOKENS)));
+            body["max_tokens"] = json!(self.config.wire.max_tokens.max(budget.saturating_add(DEFAULT_MAX_TOKENS)));
         }
-        prompt_cache::mark_anthropic(&mut body, self.config.cache);
+        prompt_cache::mark_anthropic(&mut body, self.config.wire.cache);
         body
     }
 }
@@ -182,34 +186,15 @@ impl Provider for AnthropicProvider {
     }
 
     fn models(&self) -> Vec<String> {
-        let mut models: Vec<String> =
-            ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"].iter().map(|m| m.to_string()).collect();
-        if !models.contains(&self.config.model) {
-            models.insert(0, self.config.model.clone());
-        }
-        models
+        self.config.models(&["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"])
     }
 
     fn fetch(&self, request: Request) -> EventStream {
         let body = self.body(&request).to_string().into_bytes();
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert("anthropic-version", HeaderValue::from_static("2023-06-01"));
-        match self.config.api_key.header("") {
-            Ok(value) => headers.insert("x-api-key", value),
-            Err(e) => return http::failed(e),
-        };
-        let call = HttpCall {
-            provider: NAME,
-            client: self.client.clone(),
-            url: format!("{}/v1/messages", self.config.base_url.as_str()),
-            headers,
-            body,
-            framing: Framing::Sse,
-            options: self.config.http.clone(),
-            key: Some(self.config.api_key.clone()),
-        };
-        http::stream(call, Box::new(|| Box::new(Parser::default())))
+        match self.config.call(&API, &self.client, body) {
+            Ok(call) => driver::stream(call, Box::new(|| Box::new(Parser::default()))),
+            Err(e) => driver::failed(e),
+        }
     }
 }
 
@@ -265,13 +250,13 @@ fn protocol(frame: &Frame, what: &str) -> Fault {
     Fault::from(ProviderError::Protocol(format!(
         "anthropic: malformed stream at line {}: {what}: {}",
         frame.line,
-        http::truncate(&frame.data, 120)
+        truncate(&frame.data, 120)
     )))
 }
 
 impl WireParser for Parser {
     fn frame(&mut self, frame: Frame, out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
-        let data = http::parse_json(NAME, &frame)?;
+        let data = parser::parse_json(NAME, &frame)?;
         let kind = data.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or("");
         match kind {
             "message_start" => {
@@ -326,7 +311,7 @@ impl WireParser for Parser {
                         out.push(ProviderEvent::ThinkingSignature(signature))
                     }
                     Some(Block::Tool { id, name, json }) => {
-                        let arguments = http::tool_arguments(NAME, &name, &id, &json)?;
+                        let arguments = parser::tool_arguments(NAME, &name, &id, &json)?;
                         out.push(ProviderEvent::Doing(ToolCall { id, name, arguments }));
                     }
                     _ => {}
@@ -350,7 +335,7 @@ impl WireParser for Parser {
                 self.done = true;
             }
             "error" => {
-                let detail = http::error_detail(&data).unwrap_or_else(|| http::truncate(&frame.data, 300));
+                let detail = error_detail(&data).unwrap_or_else(|| truncate(&frame.data, 300));
                 let kind = data.pointer("/error/type").and_then(Value::as_str).unwrap_or("");
                 let retryable = matches!(kind, "overloaded_error" | "rate_limit_error" | "api_error");
                 return Err(Fault { error: ProviderError::Api(format!("anthropic: {detail}")), retryable });

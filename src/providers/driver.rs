@@ -9,8 +9,11 @@
 //! wait for a chunk that is a task away: its reader looks again (`ready_next`), and a
 //! look inside a look would count one wait twice.
 
-use super::frame::{Decoder, Frame, FrameError};
-use super::http::{chain, snippet, status_error, HttpCall, ParserFactory, WireParser};
+use super::decoder::Decoder;
+use super::frame::{Frame, FrameError};
+use super::http::call::HttpCall;
+use super::http::error_text::{chain, snippet, status_error};
+use super::parser::{ParserFactory, WireParser};
 use super::retry::RetryPolicy;
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 use futures::stream::BoxStream;
@@ -30,6 +33,27 @@ const PREVIEW_CHARS: usize = 200;
 type Body = BoxStream<'static, reqwest::Result<bytes::Bytes>>;
 type Item = Result<ProviderEvent, ProviderError>;
 
+/// What one look at the body brought.
+enum BodyItem {
+    Chunk(bytes::Bytes),
+    /// The connection failed.
+    Lost(reqwest::Error),
+    /// The body ended.
+    End,
+    /// No byte came for the idle timeout.
+    Stalled,
+}
+
+impl From<Option<reqwest::Result<bytes::Bytes>>> for BodyItem {
+    fn from(item: Option<reqwest::Result<bytes::Bytes>>) -> Self {
+        match item {
+            Some(Ok(bytes)) => BodyItem::Chunk(bytes),
+            Some(Err(e)) => BodyItem::Lost(e),
+            None => BodyItem::End,
+        }
+    }
+}
+
 /// The state of one call: attempts, the open body, and events not yet handed out.
 struct Driver {
     call: HttpCall,
@@ -48,7 +72,7 @@ struct Driver {
     preview: Vec<u8>,
     frames_seen: bool,
     /// The end of the body (or its error), seen while batching and not handled yet.
-    held: Option<Option<reqwest::Result<bytes::Bytes>>>,
+    held: Option<BodyItem>,
     /// Reused between reads.
     chunk: Vec<u8>,
     frames: Vec<Frame>,
@@ -238,12 +262,12 @@ impl Driver {
         }
     }
 
-    /// The body's next item, or `None` when no byte came for the idle timeout (counted from
-    /// when the read after the last bytes began waiting). A chunk that is already there is
-    /// taken without touching the timer or the clock.
-    async fn next_item(&mut self) -> Option<Option<reqwest::Result<bytes::Bytes>>> {
+    /// The body's next item, or `Stalled` when no byte came for the idle timeout (counted
+    /// from when the read after the last bytes began waiting). A chunk that is already there
+    /// is taken without touching the timer or the clock.
+    async fn next_item(&mut self) -> BodyItem {
         let idle = self.call.options.idle_timeout;
-        let body = self.body.as_mut()?;
+        let Some(body) = self.body.as_mut() else { return BodyItem::End };
         let item = match body.next().now_or_never() {
             Some(item) => item,
             None => loop {
@@ -261,13 +285,13 @@ impl Driver {
                             timer.as_mut().reset(due);
                             continue;
                         }
-                        return None;
+                        return BodyItem::Stalled;
                     }
                 }
             },
         };
         self.fresh = true;
-        Some(item)
+        item.into()
     }
 
     /// Reads the next chunk and every further chunk that is already there (up to
@@ -282,38 +306,36 @@ impl Driver {
                 if self.body.is_none() {
                     return Ok(false);
                 }
-                match self.next_item().await {
-                    Some(item) => item,
-                    None => {
-                        let error = format!(
-                            "{name}: the stream stalled: no data for {}s (ELELEM_IDLE_TIMEOUT_SECS)",
-                            idle.as_secs()
-                        );
-                        return Err(ProviderError::Network(error));
-                    }
-                }
+                self.next_item().await
             }
         };
         loop {
             match next {
-                Some(Ok(bytes)) => self.chunk.extend_from_slice(&bytes),
+                BodyItem::Chunk(bytes) => self.chunk.extend_from_slice(&bytes),
                 // The end or an error after some bytes: parse those first, then this.
                 end if !self.chunk.is_empty() => {
                     self.held = Some(end);
                     return Ok(true);
                 }
-                Some(Err(e)) => {
+                BodyItem::Lost(e) => {
                     let error = format!("{name}: the connection was lost mid-reply: {}", chain(&e));
                     return Err(ProviderError::Network(error));
                 }
-                None => return Ok(false),
+                BodyItem::Stalled => {
+                    let error = format!(
+                        "{name}: the stream stalled: no data for {}s (ELELEM_IDLE_TIMEOUT_SECS)",
+                        idle.as_secs()
+                    );
+                    return Err(ProviderError::Network(error));
+                }
+                BodyItem::End => return Ok(false),
             }
             let Some(body) = self.body.as_mut() else { return Ok(true) };
             if self.chunk.len() >= READ_BATCH {
                 return Ok(true);
             }
             match body.next().now_or_never() {
-                Some(item) => next = item,
+                Some(item) => next = item.into(),
                 None => return Ok(true),
             }
         }

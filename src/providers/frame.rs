@@ -1,9 +1,7 @@
-//! The units a response body is cut into before a provider parses them: an SSE event or an
-//! NDJSON line (`Frame`), which of the two framings a body uses, the `Decoder` that picks
-//! the right one, and the size limit every frame is held to.
-
-use super::ndjson::NdjsonDecoder;
-use super::sse::SseDecoder;
+//! The units a response body is cut into before a provider parses them, shared by both
+//! decoders (`sse.rs`, `ndjson.rs`) and importing neither: an SSE event or an NDJSON line
+//! (`Frame`), which of the two framings a body uses, why a body cannot be cut, the
+//! unfinished line a decoder holds, and the size limit every frame is held to.
 
 /// The most one frame (an SSE event, its lines, or an NDJSON line) may hold. A decoder
 /// refuses more before buffering it, so a server sending one endless line costs at most this
@@ -99,37 +97,5 @@ impl LineBuffer {
     #[cfg(test)]
     pub fn held(&self) -> usize {
         self.bytes.len()
-    }
-}
-
-/// The decoder for one body.
-#[derive(Debug)]
-pub enum Decoder {
-    Sse(SseDecoder),
-    Ndjson(NdjsonDecoder),
-}
-
-impl Decoder {
-    pub fn new(framing: Framing) -> Self {
-        match framing {
-            Framing::Sse => Decoder::Sse(SseDecoder::new()),
-            Framing::Ndjson => Decoder::Ndjson(NdjsonDecoder::new()),
-        }
-    }
-
-    /// Feeds bytes, appending the frames they complete to `out`.
-    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Frame>) -> Result<(), FrameError> {
-        match self {
-            Decoder::Sse(d) => d.push(bytes, out),
-            Decoder::Ndjson(d) => d.push(bytes, out),
-        }
-    }
-
-    /// The body ended: appends what its unfinished end completes.
-    pub fn finish(&mut self, out: &mut Vec<Frame>) -> Result<(), FrameError> {
-        match self {
-            Decoder::Sse(d) => d.finish(out),
-            Decoder::Ndjson(d) => d.finish(out),
-        }
     }
 }

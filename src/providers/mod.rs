@@ -6,15 +6,18 @@
 //! `thinking` and `doing` events. It knows nothing about the terminal or the toolbox.
 
 pub mod anthropic;
+pub mod config;
+mod decoder;
 mod driver;
 pub mod frame;
 pub mod http;
 pub mod ndjson;
 pub mod ollama;
 pub mod openai;
+pub mod parser;
 pub mod prompt_cache;
-pub mod redact;
 pub mod retry;
+pub mod secrets;
 pub mod sse;
 pub mod stub;
 mod stub_script;
@@ -48,12 +51,12 @@ pub fn builtin() -> Result<Providers, ProviderError> {
 /// set, else `openai` if `OPENAI_API_KEY` is set, else `ollama` if one answers at
 /// `OLLAMA_HOST` within 300 ms, else `stub`.
 pub fn default_name() -> String {
-    let name = if http::env_var("ANTHROPIC_API_KEY").is_some() {
+    let name = if http::options::env_var("ANTHROPIC_API_KEY").is_some() {
         "anthropic"
-    } else if http::env_var("OPENAI_API_KEY").is_some() {
+    } else if http::options::env_var("OPENAI_API_KEY").is_some() {
         "openai"
     } else if ollama::answers(
-        &http::env_var("OLLAMA_HOST").unwrap_or_else(|| ollama::DEFAULT_HOST.into()),
+        &http::options::env_var("OLLAMA_HOST").unwrap_or_else(|| ollama::DEFAULT_HOST.into()),
         OLLAMA_PROBE_BUDGET,
     ) {
         "ollama"

@@ -5,12 +5,14 @@
 //! Thinking: Ollama has no budget, only on/off. `--thinking N` (any N > 0) sends
 //! `think: true`; otherwise `think` is not sent and the model's own default applies.
 
-use super::http::{self, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
-use super::redact::Endpoint;
+use super::config::{Api, Config, EnvNames};
+use super::driver;
+use super::frame::{Frame, Framing};
+use super::http::HttpOptions;
+use super::parser::{self, Fault, WireParser};
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
-use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -22,34 +24,32 @@ pub const DEFAULT_MODEL: &str = "llama3.2";
 pub const KEEP_ALIVE: &str = "30m";
 const NAME: &str = "ollama";
 
-/// Everything an Ollama provider needs; `from_env` is what `-p ollama` uses.
-#[derive(Clone, Debug)]
-pub struct OllamaConfig {
-    /// `http://host:port`, without `/api/chat`.
-    pub host: Endpoint,
-    pub model: String,
+/// How `-p ollama` calls the API.
+const API: Api = Api { name: NAME, path: "/api/chat", framing: Framing::Ndjson, headers: &[], key_header: None };
+const ENV: EnvNames = EnvNames { key: None, base_url: "OLLAMA_HOST", model: "OLLAMA_MODEL" };
+
+/// What only an Ollama provider has.
+#[derive(Clone, Debug, Default)]
+pub struct OllamaOptions {
     /// Send `think: true`.
     pub think: bool,
-    pub http: HttpOptions,
 }
 
+/// Everything an Ollama provider needs (`base_url` is `http://host:port`, without
+/// `/api/chat`; there is no key); `from_env` is what `-p ollama` uses.
+pub type OllamaConfig = Config<OllamaOptions>;
+
 impl OllamaConfig {
+    /// `host` as Ollama reads `OLLAMA_HOST` (`normalize_host`).
     pub fn new(host: &str, model: &str) -> Self {
-        OllamaConfig {
-            host: Endpoint::new(normalize_host(host)),
-            model: model.to_string(),
-            think: false,
-            http: HttpOptions::default(),
-        }
+        Config::with(&normalize_host(host), None, model, OllamaOptions::default())
     }
 
     /// `OLLAMA_HOST`, `OLLAMA_MODEL` (`-m` wins); `--thinking` turns `think` on.
     pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
-        let host = http::env_var("OLLAMA_HOST").unwrap_or_else(|| DEFAULT_HOST.into());
-        let model =
-            settings.model.clone().or_else(|| http::env_var("OLLAMA_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
-        let mut config = OllamaConfig::new(&host, &model);
-        config.think = settings.thinking_budget.is_some_and(|b| b > 0);
+        let env = ENV.read(settings, DEFAULT_MODEL);
+        let mut config = OllamaConfig::new(env.base_url.as_deref().unwrap_or(DEFAULT_HOST), &env.model);
+        config.wire.think = settings.thinking_budget.is_some_and(|b| b > 0);
         config.http = HttpOptions::from_env()?;
         Ok(config)
     }
@@ -136,7 +136,7 @@ impl OllamaProvider {
                 .collect();
             body["tools"] = Value::Array(tools);
         }
-        if self.config.think {
+        if self.config.wire.think {
             body["think"] = json!(true);
         }
         body
@@ -184,19 +184,10 @@ impl Provider for OllamaProvider {
 
     fn fetch(&self, request: Request) -> EventStream {
         let body = self.body(&request).to_string().into_bytes();
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        let call = HttpCall {
-            provider: NAME,
-            client: self.client.clone(),
-            url: format!("{}/api/chat", self.config.host.as_str()),
-            headers,
-            body,
-            framing: Framing::Ndjson,
-            options: self.config.http.clone(),
-            key: None,
-        };
-        http::stream(call, Box::new(|| Box::new(Parser::default())))
+        match self.config.call(&API, &self.client, body) {
+            Ok(call) => driver::stream(call, Box::new(|| Box::new(Parser::default()))),
+            Err(e) => driver::failed(e),
+        }
     }
 }
 
@@ -209,7 +200,7 @@ struct Parser {
 
 impl WireParser for Parser {
     fn frame(&mut self, frame: Frame, out: &mut Vec<ProviderEvent>) -> Result<(), Fault> {
-        let data = http::parse_json(NAME, &frame)?;
+        let data = parser::parse_json(NAME, &frame)?;
         if let Some(error) = data.get("error") {
             let detail = error.as_str().map(str::to_string).unwrap_or_else(|| error.to_string());
             return Err(ProviderError::Api(format!("ollama: {detail}")).into());
@@ -232,7 +223,7 @@ impl WireParser for Parser {
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("ollama_call_{}", self.calls));
             let arguments = match call.pointer("/function/arguments") {
-                Some(Value::String(text)) => http::tool_arguments(NAME, &name, &id, text)?,
+                Some(Value::String(text)) => parser::tool_arguments(NAME, &name, &id, text)?,
                 Some(value @ Value::Object(_)) => value.clone(),
                 None | Some(Value::Null) => json!({}),
                 Some(other) => {

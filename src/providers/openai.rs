@@ -3,13 +3,17 @@
 //! the SSE chunk parser (content, `reasoning_content`/`reasoning`, tool calls assembled by
 //! index, usage, `[DONE]`).
 
-use super::http::{self, ApiKey, Fault, Frame, Framing, HttpCall, HttpOptions, WireParser};
+use super::config::{Api, Config, EnvNames};
+use super::driver;
+use super::frame::{Frame, Framing};
+use super::http::error_text::{error_detail, truncate};
+use super::http::options::env_var;
+use super::http::HttpOptions;
+use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
-use super::redact::Endpoint;
 use crate::protocol::{
     EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
 };
-use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -22,36 +26,38 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4.1";
 const NAME: &str = "openai";
 
-/// Everything an OpenAI provider needs; `from_env` is what `-p openai` uses.
-#[derive(Clone, Debug)]
-pub struct OpenAiConfig {
-    /// Up to and including `/v1`; `/chat/completions` is appended.
-    pub base_url: Endpoint,
-    /// Optional for compatible servers that need none.
-    pub api_key: Option<ApiKey>,
-    pub model: String,
-    pub http: HttpOptions,
+/// How `-p openai` calls the API.
+const API: Api = Api {
+    name: NAME,
+    path: "/chat/completions",
+    framing: Framing::Sse,
+    headers: &[],
+    key_header: Some(("authorization", "Bearer ")),
+};
+const ENV: EnvNames = EnvNames { key: Some("OPENAI_API_KEY"), base_url: "OPENAI_BASE_URL", model: "OPENAI_MODEL" };
+
+/// What only an OpenAI provider has.
+#[derive(Clone, Debug, Default)]
+pub struct OpenAiOptions {
     /// Sent as `prompt_cache_key`, so one run's requests meet the same prefix cache: to
     /// api.openai.com by default, to other servers only with `ELELEM_PROMPT_CACHE_KEY=on`
     /// (some reject fields they do not know); never with `ELELEM_CACHE_TTL=off`.
     pub cache_key: Option<String>,
 }
 
+/// Everything an OpenAI provider needs (`base_url` up to and including `/v1`; the key is
+/// optional for compatible servers that need none); `from_env` is what `-p openai` uses.
+pub type OpenAiConfig = Config<OpenAiOptions>;
+
 impl OpenAiConfig {
     pub fn new(base_url: &str, api_key: Option<&str>, model: &str) -> Self {
-        OpenAiConfig {
-            base_url: Endpoint::new(base_url.trim_end_matches('/')),
-            api_key: api_key.map(ApiKey::new),
-            model: model.to_string(),
-            http: HttpOptions::default(),
-            cache_key: None,
-        }
+        Config::with(base_url, api_key, model, OpenAiOptions::default())
     }
 
     /// The cache key this configuration should send, from the environment.
     pub fn cache_key_from_env(&self) -> Result<Option<String>, ProviderError> {
         let cache = PromptCache::from_env().map_err(ProviderError::Config)?;
-        let asked = http::env_var("ELELEM_PROMPT_CACHE_KEY").is_some_and(|v| matches!(v.as_str(), "1" | "on" | "true"));
+        let asked = env_var("ELELEM_PROMPT_CACHE_KEY").is_some_and(|v| matches!(v.as_str(), "1" | "on" | "true"));
         let official = self.base_url.as_str().starts_with("https://api.openai.com/");
         Ok((cache != PromptCache::Off && (official || asked)).then(prompt_cache::run_key))
     }
@@ -59,18 +65,16 @@ impl OpenAiConfig {
     /// `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL` (`-m` wins). The key is required
     /// for api.openai.com only: a custom base URL may be a local server that needs none.
     pub fn from_env(settings: &ProviderSettings) -> Result<Self, ProviderError> {
-        let key = http::env_var("OPENAI_API_KEY");
-        let base = http::env_var("OPENAI_BASE_URL");
-        if key.is_none() && base.is_none() {
+        let env = ENV.read(settings, DEFAULT_MODEL);
+        if env.key.is_none() && env.base_url.is_none() {
             return Err(ProviderError::Config(
                 "openai: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL for a compatible server)".into(),
             ));
         }
-        let model =
-            settings.model.clone().or_else(|| http::env_var("OPENAI_MODEL")).unwrap_or_else(|| DEFAULT_MODEL.into());
-        let mut config = OpenAiConfig::new(base.as_deref().unwrap_or(DEFAULT_BASE_URL), key.as_deref(), &model);
+        let base = env.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
+        let mut config = OpenAiConfig::new(base, env.key.as_deref(), &env.model);
         config.http = HttpOptions::from_env()?;
-        config.cache_key = config.cache_key_from_env()?;
+        config.wire.cache_key = config.cache_key_from_env()?;
         Ok(config)
     }
 }
@@ -94,7 +98,7 @@ impl OpenAiProvider {
             "stream_options": {"include_usage": true},
             "messages": request.messages.iter().map(message).collect::<Vec<_>>(),
         });
-        if let Some(key) = &self.config.cache_key {
+        if let Some(key) = &self.config.wire.cache_key {
             body["prompt_cache_key"] = json!(key);
         }
         if !request.tools.is_empty() {
@@ -150,35 +154,15 @@ impl Provider for OpenAiProvider {
     }
 
     fn models(&self) -> Vec<String> {
-        let mut models: Vec<String> =
-            ["gpt-4.1", "gpt-4.1-mini", "gpt-4o", "o4-mini"].iter().map(|m| m.to_string()).collect();
-        if !models.contains(&self.config.model) {
-            models.insert(0, self.config.model.clone());
-        }
-        models
+        self.config.models(&["gpt-4.1", "gpt-4.1-mini", "gpt-4o", "o4-mini"])
     }
 
     fn fetch(&self, request: Request) -> EventStream {
         let body = self.body(&request).to_string().into_bytes();
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(key) = &self.config.api_key {
-            match key.header("Bearer ") {
-                Ok(value) => headers.insert(AUTHORIZATION, value),
-                Err(e) => return http::failed(e),
-            };
+        match self.config.call(&API, &self.client, body) {
+            Ok(call) => driver::stream(call, Box::new(|| Box::new(Parser::default()))),
+            Err(e) => driver::failed(e),
         }
-        let call = HttpCall {
-            provider: NAME,
-            client: self.client.clone(),
-            url: format!("{}/chat/completions", self.config.base_url.as_str()),
-            headers,
-            body,
-            framing: Framing::Sse,
-            options: self.config.http.clone(),
-            key: self.config.api_key.clone(),
-        };
-        http::stream(call, Box::new(|| Box::new(Parser::default())))
     }
 }
 
@@ -280,7 +264,7 @@ impl Parser {
     fn flush_calls(&mut self, out: &mut Vec<ProviderEvent>) -> Result<(), ProviderError> {
         for (index, call) in std::mem::take(&mut self.calls) {
             let id = if call.id.is_empty() { format!("call_{index}") } else { call.id };
-            let arguments = http::tool_arguments(NAME, &call.name, &id, &call.arguments)?;
+            let arguments = parser::tool_arguments(NAME, &call.name, &id, &call.arguments)?;
             out.push(ProviderEvent::Doing(ToolCall { id, name: call.name, arguments }));
         }
         Ok(())
@@ -313,10 +297,10 @@ impl WireParser for Parser {
                 return Ok(());
             }
         }
-        let data = http::parse_json(NAME, &frame)?;
+        let data = parser::parse_json(NAME, &frame)?;
         self.chunks = true;
         if data.get("error").is_some_and(|e| !e.is_null()) {
-            let detail = http::error_detail(&data).unwrap_or_else(|| http::truncate(&frame.data, 300));
+            let detail = error_detail(&data).unwrap_or_else(|| truncate(&frame.data, 300));
             return Err(ProviderError::Api(format!("openai: {detail}")).into());
         }
         if let Some(usage) = data.get("usage").filter(|u| u.is_object()) {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// A `SKILL.md` is read only up to this size.
 pub const SKILL_FILE_CAP: u64 = 256 * 1024;
-/// Folders looked at in one skills folder at most.
+/// Entries looked at in one skills folder at most (before any `stat`).
 const SKILLS_PER_FOLDER: usize = 500;
 const NAME_MAX: usize = 64;
 const DESCRIPTION_MAX: usize = 1024;
@@ -56,9 +56,9 @@ impl Catalogue {
         let Ok(entries) = std::fs::read_dir(&folder.path) else { return };
         let mut dirs: Vec<PathBuf> = entries
             .flatten()
+            .take(SKILLS_PER_FOLDER)
             .map(|e| e.path())
             .filter(|p| p.join("SKILL.md").exists())
-            .take(SKILLS_PER_FOLDER)
             .collect();
         dirs.sort();
         for dir in dirs {

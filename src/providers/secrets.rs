@@ -1,10 +1,43 @@
-//! Secrets kept out of what a provider prints: the user and password of a URL
-//! (`https://user:pass@host` → `https://***@host`) and the API key, in error text, and an
-//! `Endpoint` (a base URL) whose `Debug` never shows its user and password.
+//! The secrets a provider holds and keeps out of what it prints: the `ApiKey` (its `Debug`
+//! never shows it; the one header carrying it is marked sensitive), the `Endpoint` (a base
+//! URL whose `Debug` hides its user and password), and the redaction of both from error
+//! text (`https://user:pass@host` → `https://***@host`, the key → `***`).
 
-use super::http::ApiKey;
 use crate::protocol::ProviderError;
+use reqwest::header::HeaderValue;
 use std::fmt;
+
+/// An API key. Its `Debug` never shows it, and nothing prints it.
+#[derive(Clone, Default, PartialEq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> Self {
+        ApiKey(key.into())
+    }
+
+    /// A header value marked sensitive (hyper keeps it out of its own debug output).
+    pub fn header(&self, prefix: &str) -> Result<HeaderValue, ProviderError> {
+        let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.0))
+            .map_err(|_| ProviderError::Config("the API key contains characters not allowed in a header".into()))?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
+
+    /// `text` with every occurrence of the key replaced by `***`.
+    pub fn redact(&self, text: &str) -> String {
+        if self.0.len() < 4 {
+            return text.to_string();
+        }
+        text.replace(&self.0, "***")
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
 
 /// `text` without the key or the user and password of any URL in it.
 pub fn redact(text: &str, key: Option<&ApiKey>) -> String {
@@ -86,6 +119,14 @@ mod tests {
         let key = ApiKey::new("sk-0123456789");
         let error = ProviderError::Network("http://u:pw@h/ said sk-0123456789".into());
         assert_eq!(redact_error(error, Some(&key)).to_string(), "http://***@h/ said ***");
+    }
+
+    #[test]
+    fn keys_never_print() {
+        let key = ApiKey::new("sk-secret-123");
+        assert_eq!(format!("{key:?}"), "ApiKey(***)");
+        assert_eq!(key.redact("bad key sk-secret-123!"), "bad key ***!");
+        assert!(key.header("Bearer ").unwrap().is_sensitive());
     }
 
     #[test]
