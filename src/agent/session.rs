@@ -168,7 +168,7 @@ impl Session {
     async fn before_line(&mut self, next: NextLine) {
         for plugin in self.plugins.clone() {
             if let Err(panic) = catch(plugin.before_line(self, next)).await {
-                self.agent.output().emit(AgentEvent::Error(format!("{}: {panic}", plugin.name())));
+                self.agent.output().emit(AgentEvent::Error(panic));
             }
         }
     }
