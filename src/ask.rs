@@ -1,20 +1,20 @@
 //! `elelem ask [PROMPT]`: one turn without a prompt. The final reply goes to stdout and
 //! progress to stderr; with `--json` every event is one JSON object per line on stdout.
 
-use crate::agent::json_writer::{self, ChunkedJson};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
+use crate::json_lines::{self, ChunkedJson};
 use serde::Serialize;
 use serde_json::json;
 use std::io::Write;
 use std::sync::Mutex;
 
 /// The escaping that makes a JSON line safe for a terminal without losing anything.
-const TERMINAL_SAFE: json_writer::Escape = crate::sanitize::escape_json_line;
+const TERMINAL_SAFE: json_lines::Escape = crate::sanitize::escape_json_line;
 
 /// Writes events as JSON lines, merging consecutive text deltas of the same kind into one
 /// line so the output does not depend on how the provider chunked its stream. The merged
 /// line is written as the text arrives (each delta escaped and written out at once, a long
-/// one in `json_writer`'s `WRITE_CHUNK` writes), so a long reply is never held here and a
+/// one in `json_lines`'s `WRITE_CHUNK` writes), so a long reply is never held here and a
 /// reader sees the text while the model writes it.
 #[derive(Default)]
 pub struct JsonOutput {
@@ -42,7 +42,7 @@ impl Default for Lines {
 impl Lines {
     /// Writes out what is buffered, and flushes.
     fn write_out(&mut self) {
-        let _ = json_writer::write_out(&mut self.buffer, &mut self.out);
+        let _ = json_lines::write_out(&mut self.buffer, &mut self.out);
     }
 
     /// Ends the open text line, if any.
@@ -77,19 +77,19 @@ impl Lines {
         // reader of the stream sees the text as it arrives (the agent already merges it
         // to at most one delta per pace interval), not when the line ends.
         let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, Some(TERMINAL_SAFE));
-        let _ = json_writer::write_json_string_contents(&mut line, delta);
+        let _ = json_lines::write_json_string_contents(&mut line, delta);
         let _ = line.finish();
     }
 
     /// The reply line, `{"type":"reply","text":reply}` (and `"interrupted":true`), its text
-    /// escaped by `json_writer` (several times faster than serde_json for a long reply).
+    /// escaped by `json_lines` (several times faster than serde_json for a long reply).
     fn reply(&mut self, reply: &str, interrupted: bool) {
         self.close();
         let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, Some(TERMINAL_SAFE));
         let tail: &[u8] = if interrupted { b",\"interrupted\":true}\n" } else { b"}\n" };
         let _ = line
             .write_all(br#"{"type":"reply","text":"#)
-            .and_then(|_| json_writer::write_json_string(&mut line, reply))
+            .and_then(|_| json_lines::write_json_string(&mut line, reply))
             .and_then(|_| line.write_all(tail));
         let _ = line.finish();
     }
@@ -189,7 +189,7 @@ pub fn prompt_with_stdin(prompt: &str, stdin: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::json_writer::WRITE_CHUNK;
+    use crate::json_lines::WRITE_CHUNK;
     use std::sync::Arc;
 
     /// What a `JsonOutput` wrote.

@@ -1,7 +1,9 @@
 //! elelem: a terminal coding agent. `protocol` is the shared vocabulary (a leaf); the
 //! kernel (`agent`) runs the loop; `providers` talk to models; `tools` and `plugins` fill
-//! the toolbox and commands; `startup` composes them; `repl`, `ask` and `tui` are the
-//! front ends (`tool_outcome` is what a tool result means on screen, for the first and last).
+//! the toolbox and commands; `pacing` paces a provider's stream for the front ends that ask;
+//! `startup` composes them; `repl`, `ask` and `tui` are the front ends (`tool_outcome` is
+//! what a tool result means on screen, for the first and last; `json_lines` writes the JSON
+//! lines of `ask --json` and the session files).
 
 pub mod agent;
 pub mod ask;
@@ -10,6 +12,8 @@ pub mod clipboard;
 pub mod data_dir;
 pub mod editor;
 pub mod files;
+pub mod json_lines;
+pub mod pacing;
 pub mod plugins;
 pub mod process_tree;
 pub mod protocol;

@@ -209,6 +209,10 @@ pub fn build_session(
         resumed.replayed.warnings.extend(warnings);
     }
     let mut agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
+    // The front end's pace, as a stream adapter the agent reads every provider stream through.
+    if let Some(paced) = crate::pacing::for_output(output.as_ref()) {
+        agent.set_stream_adapter(paced);
+    }
     if let Some(steps) = options.max_steps {
         agent.set_max_steps(steps);
     }

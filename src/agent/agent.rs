@@ -3,20 +3,22 @@
 //!
 //! Only the prompt and the final reply are kept in the conversation; tool traffic lives in
 //! the turn's scratch list. A provider failure ends the turn with `Error: <message>`; a
-//! cancelled turn drops the stream, cancels running tools and saves no reply. A turn makes
-//! at most `max_steps` model calls: a model that keeps asking for tools is stopped there,
-//! like a provider failure.
+//! cancelled turn drops the stream, cancels running tools and saves a trace (the reply shown
+//! so far and which tool calls ran, `interrupted`). A turn makes at most `max_steps` model
+//! calls: a model that keeps asking for tools is stopped there, like a provider failure.
+//!
+//! The agent reads a provider's events as they come and shows them; whatever paces them
+//! is a `StreamAdapter` composed from outside (`crate::pacing`, set by `startup`).
 
 use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
-use super::read_ahead::read_ahead;
+use super::ready::{ready_next, Ready};
 use super::repeats;
 use super::tool::ToolContext;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use super::window::{self, Budget, Fit};
-use crate::protocol::ready::ready_next;
 use crate::protocol::{
-    Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
+    EventStream, Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
 };
 use futures::StreamExt;
 use std::sync::Arc;
@@ -29,9 +31,8 @@ pub const DEFAULT_MAX_STEPS: usize = 100;
 /// How long a cancelled tool gets to clean up (kill its processes) before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
 /// Provider events already waiting that are taken together before their text is shown
-/// (bounded, so a fast stream still shows progress and lets an interrupt in). The read-ahead
-/// thread bounds its batches by time instead (`read_ahead`).
-pub(super) const EVENT_BATCH: usize = 256;
+/// (bounded, so a fast stream still shows progress and lets an interrupt in).
+const EVENT_BATCH: usize = 256;
 /// Tool calls one model response may ask for. A response asking for more is refused whole
 /// (none of its calls run) and the turn ends with an error saying so.
 pub const MAX_TOOL_CALLS: usize = 256;
@@ -41,10 +42,15 @@ pub const MAX_TOOL_CALLS: usize = 256;
 /// batch quadratic.
 const CONTEXT_EVERY: Duration = Duration::from_millis(100);
 
+/// What the agent reads a provider's events through, given the stream `fetch` returned and
+/// the provider: e.g. the pacing adapter (`crate::pacing`), composed by `startup` for an
+/// output that asks for a pace. Without one the stream is read as it is.
+pub type StreamAdapter = Arc<dyn Fn(EventStream, &dyn Provider) -> EventStream + Send + Sync>;
+
 /// What a turn returned.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TurnOutcome {
-    /// The saved reply (empty when interrupted).
+    /// The saved reply (empty when interrupted: the trace saved then is not a reply).
     pub reply: String,
     pub end: TurnEnd,
 }
@@ -65,11 +71,20 @@ pub struct Agent {
     /// The tool traffic of the last turn, which the user may still keep.
     last_turn: Vec<Message>,
     max_steps: usize,
+    adapter: Option<StreamAdapter>,
 }
 
 impl Agent {
     pub fn new(provider: Arc<dyn Provider>, toolbox: Toolbox, output: Arc<dyn Output>, transcript: Transcript) -> Self {
-        Agent { provider, toolbox, output, transcript, last_turn: Vec::new(), max_steps: DEFAULT_MAX_STEPS }
+        Agent {
+            provider,
+            toolbox,
+            output,
+            transcript,
+            last_turn: Vec::new(),
+            max_steps: DEFAULT_MAX_STEPS,
+            adapter: None,
+        }
     }
 
     /// The tool traffic of the last finished turn (assistant tool calls and results).
@@ -100,6 +115,11 @@ impl Agent {
     }
     pub fn set_max_steps(&mut self, steps: usize) {
         self.max_steps = steps.max(1);
+    }
+
+    /// Reads every provider stream of a turn through `adapter` from now on.
+    pub fn set_stream_adapter(&mut self, adapter: StreamAdapter) {
+        self.adapter = Some(adapter);
     }
 
     pub fn provider(&self) -> &Arc<dyn Provider> {
@@ -221,56 +241,34 @@ impl Agent {
 
     /// Streams one model response, showing it as it arrives. Every event already waiting,
     /// or a task away (`ready_next`: an HTTP body comes one chunk per hand-over), is taken
-    /// in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown
-    /// as one delta: a fast stream costs one output call per batch, not one per event. An
-    /// output with a `pace` gets text at most once per interval (the first at once). A
-    /// stream that `streams_ahead` is then read on the read-ahead thread, which hands it
-    /// over in batches at most once per interval (`read_ahead`) and is the only clock: each
-    /// batch is shown as it comes, so a reply arriving in 1 ms network events costs one
-    /// wake-up of this task per interval, not one per event (nor a second one per hold).
-    /// Any other paced stream is read as it comes and its text held here.
-    /// The response is collected into `response`, whose text an interrupt keeps.
+    /// in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown as one
+    /// delta: a fast stream costs one output call per batch, not one per event. The stream
+    /// is read through the agent's `StreamAdapter`, if any (a pace). The response is
+    /// collected into `response`, whose text an interrupt keeps.
     async fn call_provider(&self, request: Request, response: &mut Response) -> Result<(), ProviderError> {
-        let stream = self.provider.fetch(request);
-        let (stream, pace) = match self.output.pace() {
-            Some(pace) if self.provider.streams_ahead() => match read_ahead(stream, pace) {
-                Ok(batches) => (batches, None),
-                Err(stream) => (stream, Some(pace)),
-            },
-            pace => (stream, pace),
-        };
-        let mut stream = stream.fuse();
+        let mut stream = self.provider.fetch(request);
+        if let Some(adapt) = &self.adapter {
+            stream = adapt(stream, self.provider.as_ref());
+        }
         let mut shown: Option<Delta> = None;
-        // While set (only with a pace), text is held and merged until then. The stream is
-        // still read as it comes, so one that only progresses while polled is not slowed.
-        let mut hold_until: Option<tokio::time::Instant> = None;
-        loop {
-            let event = match hold_until {
-                Some(until) => tokio::select! {
-                    biased;
-                    event = stream.next() => event,
-                    _ = tokio::time::sleep_until(until) => {
-                        self.show(None, &mut shown);
-                        hold_until = None;
-                        continue;
-                    }
-                },
-                None => stream.next().await,
-            };
-            let Some(event) = event else { break };
+        while let Some(event) = stream.next().await {
             self.take_event(event, response, &mut shown)?;
-            let mut taken = 1;
-            while taken < EVENT_BATCH {
-                let Some(Some(event)) = ready_next(&mut stream).await else { break };
-                self.take_event(event, response, &mut shown)?;
-                taken += 1;
+            let mut ended = false;
+            for _ in 1..EVENT_BATCH {
+                match ready_next(&mut stream).await {
+                    Ready::Item(event) => self.take_event(event, response, &mut shown)?,
+                    Ready::Ended => {
+                        ended = true;
+                        break;
+                    }
+                    Ready::Pending => break,
+                }
             }
-            if hold_until.is_none() {
-                self.show(None, &mut shown);
-                hold_until = pace.map(|pace| tokio::time::Instant::now() + pace);
+            self.show(None, &mut shown);
+            if ended {
+                break;
             }
         }
-        self.show(None, &mut shown);
         Ok(())
     }
 

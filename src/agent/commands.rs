@@ -1,9 +1,11 @@
-//! `Commands`: the slash commands a user can type, by name.
+//! `Commands`: the slash commands a user can type, by name, and `Flow`, what happens after
+//! a line.
 //!
-//! Handlers get the whole `Session` so they can change anything a plugin can; what they
-//! show goes through the session's output. The commands themselves live in plugins.
+//! A registry of handlers that get a context `S` — the session (`session::Commands` is
+//! `Commands<Session>`), so they can change anything a plugin can; what they show goes
+//! through the session's output. The registry does not name the session, which holds it:
+//! the commands themselves live in plugins.
 
-use crate::agent::session::Session;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -19,24 +21,40 @@ pub enum Flow {
     Compact(String),
 }
 
-pub type CommandHandler = Arc<dyn Fn(&mut Session, &str) -> anyhow::Result<Flow> + Send + Sync>;
+pub type CommandHandler<S> = Arc<dyn Fn(&mut S, &str) -> anyhow::Result<Flow> + Send + Sync>;
 
-#[derive(Clone)]
-pub struct Command {
+pub struct Command<S> {
     pub name: String,
     /// One line for `/help`.
     pub description: String,
     /// Arguments, e.g. `[name]`.
     pub usage: String,
-    pub handler: CommandHandler,
+    pub handler: CommandHandler<S>,
 }
 
-#[derive(Clone, Default)]
-pub struct Commands {
-    commands: BTreeMap<String, Command>,
+// By hand: a derive would ask `S: Clone`, and the handler is shared, not the context.
+impl<S> Clone for Command<S> {
+    fn clone(&self) -> Self {
+        Command {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            usage: self.usage.clone(),
+            handler: self.handler.clone(),
+        }
+    }
 }
 
-impl Commands {
+pub struct Commands<S> {
+    commands: BTreeMap<String, Command<S>>,
+}
+
+impl<S> Default for Commands<S> {
+    fn default() -> Self {
+        Commands { commands: BTreeMap::new() }
+    }
+}
+
+impl<S> Commands<S> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -44,7 +62,7 @@ impl Commands {
     /// Adds (or replaces) `/name`.
     pub fn add<F>(&mut self, name: &str, usage: &str, description: &str, handler: F)
     where
-        F: Fn(&mut Session, &str) -> anyhow::Result<Flow> + Send + Sync + 'static,
+        F: Fn(&mut S, &str) -> anyhow::Result<Flow> + Send + Sync + 'static,
     {
         let name = name.trim_start_matches('/').to_string();
         self.commands.insert(
@@ -53,12 +71,12 @@ impl Commands {
         );
     }
 
-    pub fn get(&self, name: &str) -> Option<&Command> {
+    pub fn get(&self, name: &str) -> Option<&Command<S>> {
         self.commands.get(name.trim_start_matches('/'))
     }
 
     /// All commands, alphabetically.
-    pub fn list(&self) -> impl Iterator<Item = &Command> {
+    pub fn list(&self) -> impl Iterator<Item = &Command<S>> {
         self.commands.values()
     }
 

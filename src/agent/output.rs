@@ -5,6 +5,7 @@
 //! `Delta` (reply text, thinking, live tool output) may be merged with the next one by a
 //! front end that falls behind; every other `AgentEvent` must be delivered as sent.
 
+use crate::protocol::joined::{self, Joinable, TextKind};
 use crate::protocol::{Message, ToolCall, ToolResult, ToolSpec, Usage};
 use std::time::Duration;
 
@@ -22,19 +23,19 @@ pub enum Delta {
 
 impl Delta {
     /// Appends `next` to this delta when both are the same kind (and tool); otherwise gives
-    /// `next` back.
+    /// `next` back (the rule of `protocol::joined`).
     pub fn merge(&mut self, next: Delta) -> Result<(), Delta> {
-        match (self, next) {
-            (Delta::Thinking(text), Delta::Thinking(more)) | (Delta::Saying(text), Delta::Saying(more)) => {
-                text.push_str(&more);
-                Ok(())
-            }
-            (Delta::ToolOutput { id, chunk }, Delta::ToolOutput { id: next_id, chunk: more }) if *id == next_id => {
-                chunk.push_str(&more);
-                Ok(())
-            }
-            (_, next) => Err(next),
-        }
+        joined::join(self, next)
+    }
+}
+
+impl Joinable for Delta {
+    fn text_mut(&mut self) -> Option<(TextKind<'_>, &mut String)> {
+        Some(match self {
+            Delta::Thinking(text) => (TextKind::Thinking, text),
+            Delta::Saying(text) => (TextKind::Saying, text),
+            Delta::ToolOutput { id, chunk } => (TextKind::ToolOutput(id.as_str()), chunk),
+        })
     }
 }
 
@@ -45,7 +46,8 @@ pub enum TurnEnd {
     Done,
     /// The provider failed; the reply is `Error: <message>`.
     Failed,
-    /// The user cancelled; nothing was saved as a reply.
+    /// The user cancelled; a trace was saved (the reply shown so far, a marker, the tool
+    /// calls that ran), which is not a reply.
     Interrupted,
 }
 
@@ -119,7 +121,8 @@ pub enum AgentEvent {
     Info(String),
     Warning(String),
     Error(String),
-    /// The turn is over; `reply` is what was saved (empty when interrupted).
+    /// The turn is over; `reply` is what was saved (empty when interrupted: the trace saved
+    /// then is not a reply).
     TurnFinished {
         reply: String,
         end: TurnEnd,
@@ -141,10 +144,6 @@ impl AgentEvent {
     pub fn thinking(text: impl Into<String>) -> Self {
         AgentEvent::Delta(Delta::Thinking(text.into()))
     }
-    /// Whether a front end may merge this event with the next (it is a `Delta`).
-    pub fn is_delta(&self) -> bool {
-        matches!(self, AgentEvent::Delta(_))
-    }
 }
 
 /// The pace of outputs that print lines (the line REPL, `ask`, `ask --json`): short enough
@@ -160,7 +159,8 @@ pub trait Output: Send + Sync {
     /// within `interval` of the last delta shown is merged and shown when it ends (other
     /// events still go at once, after the text before them) — a screen that draws at most
     /// that often loses nothing and is not woken for every event. `None` (the default):
-    /// text is shown as it is read.
+    /// text is shown as it is read. The kernel does not pace: `startup` reads this and
+    /// composes the pacing adapter (`crate::pacing`) into the agent.
     fn pace(&self) -> Option<std::time::Duration> {
         None
     }

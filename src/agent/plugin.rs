@@ -1,14 +1,10 @@
-//! Plugins: a name and a setup block run against the `Session` (ARCHITECTURE.md, "The
-//! objects": plugins' setup blocks receive the session). Built-ins and plugin files register through this same trait.
+//! `SetupBlock`: a plugin made from a closure. The `Plugin` trait itself (a name, a setup
+//! block run against the `Session`, a hook before each line) is defined with the session
+//! that runs it (`session.rs`) and re-exported here.
 
+pub use super::session::Plugin;
 use super::session::Session;
 use std::sync::Arc;
-
-pub trait Plugin: Send + Sync {
-    fn name(&self) -> &str;
-    /// Adds tools, hooks and commands to the session. Run again by `/reload`.
-    fn setup(&self, session: &mut Session) -> anyhow::Result<()>;
-}
 
 /// A plugin made from a closure.
 pub struct SetupBlock<F> {

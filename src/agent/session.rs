@@ -1,94 +1,55 @@
 //! The `Session`: an agent, an input and the slash commands, plus the plugins whose setup
 //! blocks filled them. Dispatches a line (command or turn) and forwards the agent's parts
 //! so plugin code rarely touches the agent directly. Plugins may observe every event the
-//! output shows and queue lines as if the user had typed them.
+//! output shows and queue lines as if the user had typed them, and each plugin's
+//! `before_line` hook runs before every turn and slash command.
+//!
+//! The `Plugin` trait is defined here, with the session that runs it (`plugin.rs` adds
+//! `SetupBlock`); the commands registry (`commands.rs`) does not know the session, so no
+//! file of the kernel imports one that imports it back.
 
 use super::agent::{Agent, TurnOutcome};
-use super::caught::catch_sync;
-use super::commands::{Commands, Flow};
+use super::caught::{catch, catch_sync};
+use super::commands::Flow;
 use super::conversation::Conversation;
 use super::input::{Approver, Input, TextEditor};
+use super::interrupter::Interrupter;
+use super::observed::{Observed, Observer, Watching};
 use super::output::{AgentEvent, ContextSnapshot, Output};
-use super::plugin::Plugin;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use crate::protocol::{Provider, ProviderError, ProviderSettings, Providers};
+use futures::future::BoxFuture;
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 
-/// Sees every event the session's output shows, just after the front end does. Observers
-/// are plugin state: `reload` forgets them before the setup blocks run again.
-pub type Observer = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
+/// The slash commands of a session: handlers that get the whole session.
+pub type Commands = super::commands::Commands<Session>;
 
-/// An observer and the events it wants (every one, unless it said).
-#[derive(Clone)]
-struct Watching {
-    wants: fn(&AgentEvent) -> bool,
-    observer: Observer,
+/// What the session is about to dispatch when it runs the plugins' `before_line` hooks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextLine {
+    /// A turn (a prompt, or a command that asked for one).
+    Turn,
+    /// A slash command.
+    Command,
 }
 
-/// The front end's output with the observers behind it. An event is copied for the
-/// observers only when one of them wants it (not every streamed delta, nor each context
-/// holding a long reply, for an observer that only counts turns).
-struct Observed {
-    front: Arc<dyn Output>,
-    observers: Arc<RwLock<Vec<Watching>>>,
-}
-
-impl Output for Observed {
-    fn pace(&self) -> Option<std::time::Duration> {
-        self.front.pace()
-    }
-
-    fn emit(&self, event: AgentEvent) {
-        let observers: Vec<Observer> = self
-            .observers
-            .read()
-            .map(|o| o.iter().filter(|w| (w.wants)(&event)).map(|w| w.observer.clone()).collect())
-            .unwrap_or_default();
-        if observers.is_empty() {
-            return self.front.emit(event);
-        }
-        self.front.emit(event.clone());
-        for observer in observers {
-            observer(&event);
-        }
-    }
-}
-
-/// Cancels whatever turn is running; shared between a session loop and its front end.
-#[derive(Clone, Default)]
-pub struct Interrupter(Arc<Mutex<Option<CancellationToken>>>);
-
-impl Interrupter {
-    /// A fresh token for the next turn.
-    pub fn begin(&self) -> CancellationToken {
-        let token = CancellationToken::new();
-        if let Ok(mut current) = self.0.lock() {
-            *current = Some(token.clone());
-        }
-        token
-    }
-
-    /// Cancels the running turn; `false` when none was running.
-    pub fn interrupt(&self) -> bool {
-        match self.0.lock().ok().and_then(|mut current| current.take()) {
-            Some(token) if !token.is_cancelled() => {
-                token.cancel();
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Forgets the finished turn's token.
-    pub fn end(&self) {
-        if let Ok(mut current) = self.0.lock() {
-            *current = None;
-        }
+/// A plugin: a name, a setup block run against the `Session` (ARCHITECTURE.md, "The
+/// objects": plugins' setup blocks receive the session), and a hook run before each line.
+/// Built-ins and plugin files register through this same trait.
+pub trait Plugin: Send + Sync {
+    fn name(&self) -> &str;
+    /// Adds tools, hooks and commands to the session. Run again by `/reload`.
+    fn setup(&self, session: &mut Session) -> anyhow::Result<()>;
+    /// Runs before each turn and each slash command, for every plugin in the order they were
+    /// set up: brings the session up to date (e.g. adds the tools of MCP servers that became
+    /// ready in the background). It may wait first (a headless run waits for its servers to
+    /// settle before a turn). A panic in it is shown as an error. By default, nothing.
+    fn before_line<'a>(&'a self, session: &'a mut Session, next: NextLine) -> BoxFuture<'a, ()> {
+        let _ = (session, next);
+        Box::pin(async {})
     }
 }
 
@@ -107,24 +68,12 @@ pub struct Session {
     shell_runs: usize,
     /// What runs a `!command` (set by a plugin: the built-in tools).
     shell_runner: Option<super::shell_escape::ShellRunner>,
-    /// Run before each turn and each slash command (plugins that bring tools in late).
-    before_line: Vec<BeforeLine>,
-    /// Awaited before each turn (set-up a headless run must not race).
-    settlers: Vec<Settler>,
     observers: Arc<RwLock<Vec<Watching>>>,
     /// Lines to dispatch before reading the input again.
     queued: VecDeque<String>,
     /// The user's editor, when the front end offers one.
     editor: Option<Arc<dyn TextEditor>>,
 }
-
-/// A plugin's refresh, run before each turn and each slash command: e.g. adding the tools
-/// of a server that became ready in the background.
-pub type BeforeLine = Arc<dyn Fn(&mut Session) + Send + Sync>;
-
-/// A plugin's wait before each turn: e.g. a headless run waiting for servers that start in
-/// the background. A future, so it works on a current-thread runtime too.
-pub type Settler = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
 
 impl Session {
     pub fn new(
@@ -148,8 +97,6 @@ impl Session {
             notes: Vec::new(),
             shell_runs: 0,
             shell_runner: None,
-            before_line: Vec::new(),
-            settlers: Vec::new(),
             observers,
             queued: VecDeque::new(),
             editor: None,
@@ -165,49 +112,49 @@ impl Session {
     pub fn toolbox_mut(&mut self) -> &mut Toolbox {
         self.agent.toolbox_mut()
     }
-    pub fn output(&self) -> Arc<dyn Output> {
+    pub(crate) fn output(&self) -> Arc<dyn Output> {
         self.agent.output().clone()
     }
-    pub fn conversation(&self) -> &Conversation {
+    pub(crate) fn conversation(&self) -> &Conversation {
         &self.agent.transcript().conversation
     }
-    pub fn conversation_mut(&mut self) -> &mut Conversation {
+    pub(crate) fn conversation_mut(&mut self) -> &mut Conversation {
         &mut self.agent.transcript_mut().conversation
     }
-    pub fn transcript(&self) -> &Transcript {
+    pub(crate) fn transcript(&self) -> &Transcript {
         self.agent.transcript()
     }
-    pub fn context(&self) -> ContextSnapshot {
+    pub(crate) fn context(&self) -> ContextSnapshot {
         self.agent.context()
     }
     /// Tells the output what the model will see next.
-    pub fn publish_context(&self) {
+    pub(crate) fn publish_context(&self) {
         self.agent.publish_context();
     }
-    pub fn commands(&self) -> &Commands {
+    pub(crate) fn commands(&self) -> &Commands {
         &self.commands
     }
     pub fn commands_mut(&mut self) -> &mut Commands {
         &mut self.commands
     }
     /// The registry `/provider` switches among.
-    pub fn providers(&self) -> &Providers {
+    pub(crate) fn providers(&self) -> &Providers {
         &self.providers
     }
     /// The registry, for plugins that declare providers.
-    pub fn providers_mut(&mut self) -> &mut Providers {
+    pub(crate) fn providers_mut(&mut self) -> &mut Providers {
         &mut self.providers
     }
     /// What the current provider was built with.
-    pub fn settings(&self) -> &ProviderSettings {
+    pub(crate) fn settings(&self) -> &ProviderSettings {
         &self.settings
     }
     /// Who answers permission questions.
-    pub fn approver(&self) -> Arc<dyn Approver> {
+    pub(crate) fn approver(&self) -> Arc<dyn Approver> {
         self.approver.clone()
     }
     /// The user's editor, offered by the front end (`None`: commands take text inline).
-    pub fn editor(&self) -> Option<Arc<dyn TextEditor>> {
+    pub(crate) fn editor(&self) -> Option<Arc<dyn TextEditor>> {
         self.editor.clone()
     }
     pub fn set_editor(&mut self, editor: Arc<dyn TextEditor>) {
@@ -217,27 +164,10 @@ impl Session {
     pub fn interrupter(&self) -> &Interrupter {
         &self.interrupter
     }
-    /// The names of the plugins set up, in order.
-    pub fn plugin_names(&self) -> Vec<String> {
-        self.plugins.iter().map(|p| p.name().to_string()).collect()
-    }
-
-    /// Runs `refresh` before each turn and each slash command (cleared by `reload`).
-    pub fn before_line(&mut self, refresh: impl Fn(&mut Session) + Send + Sync + 'static) {
-        self.before_line.push(Arc::new(refresh));
-    }
-
-    /// Awaits `settle()` before each turn, ahead of the refreshes (cleared by `reload`).
-    pub fn settle_before_turn(
-        &mut self,
-        settle: impl Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync + 'static,
-    ) {
-        self.settlers.push(Arc::new(settle));
-    }
-
-    fn refresh(&mut self) {
-        for refresh in self.before_line.clone() {
-            if let Err(panic) = catch_sync(|| refresh(self)) {
+    /// Runs every plugin's `before_line` hook, in order, before `next`.
+    async fn before_line(&mut self, next: NextLine) {
+        for plugin in self.plugins.clone() {
+            if let Err(panic) = catch(plugin.before_line(self, next)).await {
                 self.agent.output().emit(AgentEvent::Error(panic));
             }
         }
@@ -262,18 +192,18 @@ impl Session {
         self.queued.push_back(line.into());
     }
 
-    /// Shows text (command output).
     /// Sets a named section of the system prompt (empty text removes it); see
     /// `SystemPrompt::set_section`.
-    pub fn set_prompt_section(&mut self, name: &str, text: impl Into<String>) {
+    pub(crate) fn set_prompt_section(&mut self, name: &str, text: impl Into<String>) {
         self.agent.transcript_mut().system_prompt.set_section(name, text);
     }
 
     /// The working directory the session's system prompt describes.
-    pub fn cwd(&self) -> std::path::PathBuf {
+    pub(crate) fn cwd(&self) -> std::path::PathBuf {
         self.agent.transcript().system_prompt.cwd().to_path_buf()
     }
 
+    /// Shows text (command output).
     pub fn show(&self, text: impl Into<String>) {
         self.agent.output().emit(AgentEvent::Info(text.into()));
     }
@@ -282,10 +212,7 @@ impl Session {
     /// files it mentions (`@src/main.rs`) are attached after it, each checked by the
     /// toolbox's before hooks as a path a tool would read (`mentions`).
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
-        for settle in self.settlers.clone() {
-            settle().await;
-        }
-        self.refresh();
+        self.before_line(NextLine::Turn).await;
         let prompt = match prompt.contains('@') {
             true => {
                 let cwd = self.agent.transcript().system_prompt.cwd().to_path_buf();
@@ -303,12 +230,12 @@ impl Session {
     }
 
     /// The tool traffic of the last finished turn.
-    pub fn last_turn(&self) -> &[crate::protocol::Message] {
+    pub(crate) fn last_turn(&self) -> &[crate::protocol::Message] {
         self.agent.last_turn()
     }
 
     /// Keeps a tool call of the last turn (and its result) in the conversation.
-    pub fn keep(&mut self, call_id: &str) -> bool {
+    pub(crate) fn keep(&mut self, call_id: &str) -> bool {
         let kept = self.agent.keep(call_id);
         if kept {
             self.publish_context();
@@ -317,12 +244,12 @@ impl Session {
     }
 
     /// Sets what runs the user's `!command` lines.
-    pub fn set_shell_runner(&mut self, runner: super::shell_escape::ShellRunner) {
+    pub(crate) fn set_shell_runner(&mut self, runner: super::shell_escape::ShellRunner) {
         self.shell_runner = Some(runner);
     }
 
     /// `!command`: runs it as the user and keeps a note of it for the next prompt.
-    pub async fn shell(&mut self, command: &str, cancel: CancellationToken) {
+    async fn shell(&mut self, command: &str, cancel: CancellationToken) {
         self.shell_runs += 1;
         let id = format!("shell_{}", self.shell_runs);
         let runner = self.shell_runner.clone();
@@ -333,7 +260,7 @@ impl Session {
     /// Asks the model for a summary of the conversation and replaces the conversation with
     /// it, showing the estimated tokens before and after. A failure or an interrupt leaves
     /// the conversation as it was.
-    pub async fn compact(&mut self, instructions: &str, cancel: CancellationToken) {
+    async fn compact(&mut self, instructions: &str, cancel: CancellationToken) {
         let output = self.output();
         let before = self.agent.transcript().estimated_tokens();
         match self.agent.summarize(instructions, cancel).await {
@@ -351,7 +278,7 @@ impl Session {
     }
 
     /// Switches to another provider by name, keeping the conversation.
-    pub fn switch_provider(&mut self, name: &str, settings: ProviderSettings) -> Result<(), ProviderError> {
+    pub(crate) fn switch_provider(&mut self, name: &str, settings: ProviderSettings) -> Result<(), ProviderError> {
         let provider = self.providers.build(name, &settings)?;
         self.settings = settings;
         self.agent.set_provider(provider);
@@ -372,8 +299,6 @@ impl Session {
     pub fn reload(&mut self) -> anyhow::Result<()> {
         *self.agent.toolbox_mut() = Toolbox::new();
         self.commands.clear();
-        self.before_line.clear();
-        self.settlers.clear();
         if let Ok(mut observers) = self.observers.write() {
             observers.clear();
         }
@@ -405,7 +330,7 @@ impl Session {
     }
 
     /// Handles one line: skips blanks, runs `/commands`, and sends anything else as a turn.
-    pub async fn dispatch(&mut self, line: &str, cancel: CancellationToken) -> Flow {
+    async fn dispatch(&mut self, line: &str, cancel: CancellationToken) -> Flow {
         let line = line.trim_end_matches(['\r', '\n']);
         if line.trim().is_empty() {
             return Flow::Continue;
@@ -417,6 +342,7 @@ impl Session {
             return Flow::Continue;
         }
         if line.starts_with('/') {
+            self.before_line(NextLine::Command).await;
             match self.command(line) {
                 Flow::Turn(prompt) => {
                     self.turn(&prompt, cancel).await;
@@ -433,9 +359,9 @@ impl Session {
         Flow::Continue
     }
 
-    /// Runs a slash command line such as `/context 2`.
+    /// Runs a slash command line such as `/context 2` (`dispatch` runs the plugins'
+    /// `before_line` hooks first; this does not).
     pub fn command(&mut self, line: &str) -> Flow {
-        self.refresh();
         let line = line.trim();
         let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let Some(command) = self.commands.get(name).cloned() else {

@@ -74,11 +74,6 @@ impl SystemPrompt {
 /// tree; the others only when no `AGENTS.md` exists.
 const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"];
 
-/// The nearest `AGENTS.md`, walking up from `dir`.
-pub fn nearest_agents_md(dir: &Path) -> Option<PathBuf> {
-    nearest(dir, INSTRUCTION_FILES[0])
-}
-
 /// The project's instructions: the nearest `AGENTS.md`, else the nearest `CLAUDE.md`, else
 /// the nearest `.github/copilot-instructions.md`.
 pub fn project_instructions(dir: &Path) -> Option<PathBuf> {

@@ -3,10 +3,10 @@
 //! the rest of the crate, so the kernel and the providers both depend on it and not on
 //! each other.
 
+pub mod joined;
 pub mod message;
 pub mod models;
 pub mod provider;
-pub mod ready;
 pub mod tool;
 
 pub use message::{Message, Role, ThinkingBlock, ToolCall};

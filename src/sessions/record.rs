@@ -7,15 +7,15 @@
 //! plus the messages appended.
 //!
 //! Nothing here holds a long reply again: a record is serialised straight to the file in
-//! pieces (`agent::json_writer`, never built whole in memory), and the conversation as last
+//! pieces (`json_lines`, never built whole in memory), and the conversation as last
 //! recorded is remembered as a digest for each long message (`Kept`), not a second copy.
 //!
 //! A failed write (disk full, a file-size limit) stops the recording, and the user is told
 //! once, with a `Warning` through the output; the conversation goes on. Only this process
 //! writes the file (`open` locks it), so records of two processes never interleave.
 
-use crate::agent::json_writer::{write_json_string, ChunkedJson};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
+use crate::json_lines::{write_json_string, ChunkedJson};
 use crate::protocol::Message;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -50,7 +50,7 @@ struct State {
     broken: bool,
     /// Why the recording stopped, until the user has been told (once).
     untold: Option<String>,
-    /// The piece of a record not yet written, reused (at most about `json_writer::WRITE_CHUNK`).
+    /// The piece of a record not yet written, reused (at most about `json_lines::WRITE_CHUNK`).
     line: Vec<u8>,
 }
 
@@ -184,7 +184,7 @@ impl State {
     }
 
     /// Writes the record `head` + `text` as a JSON string + `tail` (a record whose one long
-    /// field is text: `json_writer::write_json_string` escapes it several times faster than
+    /// field is text: `json_lines::write_json_string` escapes it several times faster than
     /// serde_json).
     fn write_text_line(&mut self, head: &str, text: &str, tail: &str) {
         if self.broken {
@@ -456,7 +456,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (recorder, path) = recorder(dir.path());
         let reply = "\"quoted\" and\ttabbed ✓ ".repeat(20_000);
-        let chunk = crate::agent::json_writer::WRITE_CHUNK;
+        let chunk = crate::json_lines::WRITE_CHUNK;
         assert!(reply.len() > 4 * chunk);
         recorder.emit(AgentEvent::TurnFinished { reply: reply.clone(), end: TurnEnd::Done });
         assert!(recorder.state.lock().unwrap().line.capacity() <= 2 * chunk);

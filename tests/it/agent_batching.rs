@@ -1,6 +1,7 @@
 //! The agent takes every provider event that is already waiting in one go and shows
 //! consecutive text of one kind as one delta: a fast stream costs one output call per
-//! batch, not one per event, and nothing changes order.
+//! batch, not one per event, and nothing changes order. With a paced output (composed as
+//! `startup` does, through `elelem::pacing`) a trickle comes in few deltas.
 
 use elelem::agent::output::{AgentEvent, Delta, TurnEnd};
 use elelem::protocol::{EventStream, Provider, ProviderError, ProviderEvent, Request, Usage};
@@ -115,12 +116,23 @@ impl elelem::agent::output::Output for PacedOutput {
     }
 }
 
-/// An agent with no tools whose output is paced.
+/// An agent with no tools whose output is paced, composed as `startup` does: the agent
+/// reads every provider stream through the pacing adapter the output asks for.
 fn paced_agent(model: Arc<dyn Provider>) -> (elelem::agent::Agent, Arc<PacedOutput>) {
     let output = Arc::new(PacedOutput(Default::default()));
+    (agent_for(model, output.clone()), output)
+}
+
+/// An agent with no tools showing through `output`, paced as it asks (`pacing::for_output`).
+fn agent_for(model: Arc<dyn Provider>, output: Arc<dyn elelem::agent::output::Output>) -> elelem::agent::Agent {
     let prompt = elelem::agent::system_prompt::SystemPrompt::new(std::env::temp_dir());
     let transcript = elelem::agent::transcript::Transcript::new(prompt);
-    (elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output.clone(), transcript), output)
+    let paced = elelem::pacing::for_output(output.as_ref());
+    let mut agent = elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output, transcript);
+    if let Some(paced) = paced {
+        agent.set_stream_adapter(paced);
+    }
+    agent
 }
 
 /// A paced output gets a trickling stream's text merged into a few deltas, in order, with
@@ -292,10 +304,7 @@ async fn a_stream_read_ahead_is_shown_batch_by_batch_as_it_comes() {
     let (tx, rx) = tokio::sync::watch::channel(0);
     let output = Arc::new(SlowPacedOutput { events: Default::default(), shown: tx });
     let model = Arc::new(BurstModel { bursts: 3, shown: rx });
-    let prompt = elelem::agent::system_prompt::SystemPrompt::new(std::env::temp_dir());
-    let transcript = elelem::agent::transcript::Transcript::new(prompt);
-    let mut agent =
-        elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output.clone(), transcript);
+    let mut agent = agent_for(model, output.clone());
     let turn = agent.turn("go", CancellationToken::new());
     // Not a time budget: without the change this waits for the hour-long pace.
     let outcome = tokio::time::timeout(std::time::Duration::from_secs(60), turn)

@@ -5,6 +5,7 @@ mod permissions_support;
 mod support;
 
 mod agent_batching;
+mod agent_before_line;
 mod aimock;
 mod ask_trickle;
 mod auto_compact;

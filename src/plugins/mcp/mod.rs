@@ -1,10 +1,10 @@
 //! MCP servers as a plugin. Setup reads the configuration (`config`), starts one
 //! background connection task per server (`connection`) and returns at once: nothing at
 //! startup waits for a server. Before each turn and each slash command the session runs
-//! this plugin's refresh, which adds the tools of servers that became ready since (and
-//! replaces those whose list changed) — so a server that is ready while the user types
-//! has its tools in the next turn. A headless run (`ask`) waits for every server to
-//! settle (ready or failed, bounded by the handshake time limit) before its one turn.
+//! this plugin's `before_line` hook, which adds the tools of servers that became ready
+//! since (and replaces those whose list changed) — so a server that is ready while the user
+//! types has its tools in the next turn. A headless run (`ask`) first waits there for every
+//! server to settle (ready or failed, bounded by the handshake time limit) before its turn.
 //! `/mcp` lists the servers and their state; `stop_all` ends every server process.
 
 mod bounded;
@@ -16,8 +16,9 @@ mod naming;
 mod processes;
 mod servers;
 
-use crate::agent::{AgentEvent, Flow, Plugin, Session};
+use crate::agent::{AgentEvent, Flow, NextLine, Plugin, Session};
 use crate::plugins::trust::ProjectTrust;
+use futures::future::BoxFuture;
 use servers::Servers;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -51,11 +52,19 @@ pub struct McpPlugin {
     servers: OnceLock<Arc<Servers>>,
     /// Whether the project's servers were started (the project was trusted at a setup).
     project_started: AtomicBool,
+    /// Which generation of each server's tools the toolbox holds, and their names (emptied
+    /// at each setup, which starts from an empty toolbox).
+    installed: Mutex<HashMap<String, (u64, Vec<String>)>>,
 }
 
 impl McpPlugin {
     pub fn new(settings: McpSettings) -> Self {
-        McpPlugin { settings, servers: OnceLock::new(), project_started: AtomicBool::new(false) }
+        McpPlugin {
+            settings,
+            servers: OnceLock::new(),
+            project_started: AtomicBool::new(false),
+            installed: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Starts the servers of the user's file and, when `trusted`, the project's.
@@ -123,34 +132,41 @@ impl Plugin for McpPlugin {
             session.show(listing.describe());
             Ok(Flow::Continue)
         });
-        // Which generation of each server's tools this toolbox holds, and their names.
-        let installed: Mutex<HashMap<String, (u64, Vec<String>)>> = Mutex::new(HashMap::new());
-        if self.settings.headless {
-            let waited = servers.clone();
-            session.settle_before_turn(move || {
-                let servers = waited.clone();
-                Box::pin(async move { servers.settled().await })
-            });
-        }
-        session.before_line(move |session| {
-            let mut installed = installed.lock().unwrap_or_else(|p| p.into_inner());
-            for server in servers.snapshot() {
-                let current = installed.get(&server.name).map(|(generation, _)| *generation);
-                if server.generation == 0 || current == Some(server.generation) {
-                    continue;
-                }
-                let old = installed.remove(&server.name).map(|(_, names)| names).unwrap_or_default();
-                session.toolbox_mut().remove_all(&old);
-                let (tools, warnings) = naming::kernel_tools(&servers, &server, session.toolbox());
-                for warning in warnings {
-                    session.output().emit(AgentEvent::Warning(warning));
-                }
-                let names: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
-                session.toolbox_mut().add_all(tools);
-                servers.set_names(&server.name, names.clone());
-                installed.insert(server.name.clone(), (server.generation, names));
-            }
-        });
+        self.installed.lock().unwrap_or_else(|p| p.into_inner()).clear();
         Ok(())
+    }
+
+    fn before_line<'a>(&'a self, session: &'a mut Session, next: NextLine) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let Some(servers) = self.servers.get().cloned() else { return };
+            if self.settings.headless && next == NextLine::Turn {
+                servers.settled().await;
+            }
+            self.install(session, &servers);
+        })
+    }
+}
+
+impl McpPlugin {
+    /// Adds the tools of servers that became ready since the last look, and replaces those
+    /// whose list changed.
+    fn install(&self, session: &mut Session, servers: &Arc<Servers>) {
+        let mut installed = self.installed.lock().unwrap_or_else(|p| p.into_inner());
+        for server in servers.snapshot() {
+            let current = installed.get(&server.name).map(|(generation, _)| *generation);
+            if server.generation == 0 || current == Some(server.generation) {
+                continue;
+            }
+            let old = installed.remove(&server.name).map(|(_, names)| names).unwrap_or_default();
+            session.toolbox_mut().remove_all(&old);
+            let (tools, warnings) = naming::kernel_tools(servers, &server, session.toolbox());
+            for warning in warnings {
+                session.output().emit(AgentEvent::Warning(warning));
+            }
+            let names: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
+            session.toolbox_mut().add_all(tools);
+            servers.set_names(&server.name, names.clone());
+            installed.insert(server.name.clone(), (server.generation, names));
+        }
     }
 }

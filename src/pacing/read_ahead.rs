@@ -1,6 +1,6 @@
 //! Reads a paced provider stream on a thread of its own, in batches. Owns that thread and
 //! its runtime; of what the events mean it knows only that consecutive text of one kind
-//! joins.
+//! joins (`protocol::joined`).
 //!
 //! A reply trickling in one small network event per millisecond would otherwise wake the
 //! runtime that holds the socket a thousand times a second (each packet ends an
@@ -38,7 +38,8 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
-use crate::protocol::ready::ready_next;
+use crate::agent::ready::{ready_next, Ready};
+use crate::protocol::joined::push_joined;
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 
 type Event = Result<ProviderEvent, ProviderError>;
@@ -73,7 +74,7 @@ fn runtime() -> Option<&'static tokio::runtime::Handle> {
 /// `stream`, read ahead on the reading thread and handed over at most about once per
 /// `pace` while it trickles. Dropping the result stops the reading (and drops `stream`,
 /// which cancels the call). Without a reading thread, `Err(stream)`: the caller paces it.
-pub fn read_ahead(stream: EventStream, pace: Duration) -> Result<EventStream, EventStream> {
+pub(super) fn read_ahead(stream: EventStream, pace: Duration) -> Result<EventStream, EventStream> {
     let Some(runtime) = runtime() else { return Err(stream) };
     let (tx, rx) = mpsc::unbounded_channel::<Vec<Event>>();
     runtime.spawn(pump(stream, tx, pace));
@@ -122,7 +123,8 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
     }
 }
 
-/// Adds the events already waiting to `batch` (text joined as `add` does; what is a task
+/// Adds the events already waiting to `batch` (text joined, `push_joined`: a trickle's
+/// batch crosses threads as a few events, not one per network event; what is a task
 /// away counts, see `ready_next`) until none is or it is `until`: whether some may still
 /// be waiting (it stopped at `until`), and whether the stream ended.
 async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>, until: Instant) -> (bool, bool) {
@@ -135,9 +137,9 @@ async fn take_waiting(stream: &mut EventStream, batch: &mut Vec<Event>, until: I
             return (true, false);
         }
         match ready_next(stream).await {
-            Some(Some(event)) => add(batch, event),
-            Some(None) => return (false, true),
-            None => return (false, false),
+            Ready::Item(event) => push_joined(batch, event),
+            Ready::Ended => return (false, true),
+            Ready::Pending => return (false, false),
         }
     }
 }
@@ -162,20 +164,6 @@ fn text_bytes(batch: &[Event]) -> usize {
             _ => 0,
         })
         .sum()
-}
-
-/// Appends `event` to `batch`, joining text to text of the same kind right before it (the
-/// agent would merge it anyway): a trickle's batch crosses threads as a few events, not one
-/// per network event.
-fn add(batch: &mut Vec<Event>, event: Event) {
-    if let (Some(Ok(last)), Ok(next)) = (batch.last_mut(), &event) {
-        match (last, next) {
-            (ProviderEvent::Saying(text), ProviderEvent::Saying(more))
-            | (ProviderEvent::Thinking(text), ProviderEvent::Thinking(more)) => return text.push_str(more),
-            _ => {}
-        }
-    }
-    batch.push(event);
 }
 
 #[cfg(test)]
