@@ -6,6 +6,7 @@ mod support;
 
 mod agent_batching;
 mod aimock;
+mod cache_props;
 mod ask_trickle;
 mod cli;
 mod context_window;
