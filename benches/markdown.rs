@@ -4,7 +4,9 @@
 //!
 //! Before criterion runs, `shapes` prints the cost of streaming one long block of each shape
 //! (3,000 and 8,000 one-line chunks, a frame after each chunk) next to the same text as short
-//! paragraphs: the open block must cost no more per frame the longer it gets (issue 13).
+//! paragraphs: the open block must cost no more per frame the longer it gets (issue 13), and
+//! `thinking` the cost of a frame while 10 KB and 500 KB of thinking stream into the
+//! conversation pane: it must not grow with the thinking's length (issue 27).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -230,5 +232,41 @@ fn shapes() {
     }
 }
 
+/// Streams `bytes` of thinking into the conversation pane in 100-byte deltas, a frame (the
+/// bottom 40 rows at 100 columns) after each; returns the mean frame time of the first and
+/// last tenth, in microseconds.
+fn stream_thinking(bytes: usize) -> (f64, f64) {
+    use elelem::tui::panes::conversation::history::History;
+    use elelem::tui::text::theme::Theme;
+    let theme = Theme::new(true);
+    let mut history = History::new(true);
+    let line = "Let me think about what the user asked, and which files I should read first.\n";
+    let text = line.repeat(bytes / line.len() + 1);
+    let mut frames = Vec::new();
+    for chunk in pieces(&text[..bytes], 100) {
+        let started = std::time::Instant::now();
+        history.thinking(chunk);
+        black_box(history.visible(100, WINDOW, &theme, false));
+        frames.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    let tenth = (frames.len() / 10).max(1);
+    let mean = |f: &[f64]| f.iter().sum::<f64>() / f.len() as f64;
+    (mean(&frames[..tenth]), mean(&frames[frames.len() - tenth..]))
+}
+
+/// Prints the frame cost of streaming thinking (`THINKING=0` skips it).
+fn thinking() {
+    if std::env::var("THINKING").is_ok_and(|v| v == "0") {
+        return;
+    }
+    for bytes in [10_000, 500_000] {
+        let (first, last) = stream_thinking(bytes);
+        println!(
+            "thinking {:>4} KB in 100 B deltas: frame {first:7.1} us first tenth, {last:7.1} us last tenth",
+            bytes / 1000
+        );
+    }
+}
+
 criterion_group!(benches, stream);
-criterion_main!(shapes, benches);
+criterion_main!(shapes, thinking, benches);

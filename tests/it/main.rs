@@ -9,6 +9,7 @@ mod agent_before_line;
 mod aimock;
 mod ask_trickle;
 mod auto_compact;
+mod cache_props;
 mod cli;
 mod context_window;
 mod kernel;

@@ -307,6 +307,30 @@ mod tests {
         assert!(!crate::agent::caught::panic_is_caught());
     }
 
+    /// Inputs that differ in anything the lines depend on (code, language, colour, theme) get
+    /// different cache keys; the width is no part of them (highlighting does not wrap).
+    #[test]
+    fn inputs_that_differ_get_different_keys() {
+        let codes = ["", "\n", "fn a() {}", "fn a() {}\n", "fn a() {}\n\n", "\tx", "    x", "é", "e\u{301}"];
+        let langs = ["", "rust", "rs", "Rust", "python", "rust "];
+        let mut keys = std::collections::HashMap::new();
+        for light in [false, true] {
+            use_light(light);
+            for code in codes {
+                for lang in langs {
+                    for color in [false, true] {
+                        let key = cache_key(code, lang, color);
+                        assert_eq!(key, cache_key(code, lang, color), "a key is stable");
+                        if let Some(other) = keys.insert(key, (code, lang, color, light)) {
+                            panic!("{other:?} and {:?} share a key", (code, lang, color, light));
+                        }
+                    }
+                }
+            }
+        }
+        use_light(false);
+    }
+
     #[test]
     fn odd_inputs_do_not_panic() {
         for lang in ["rust", "python", "html", "c", "bash", "json"] {

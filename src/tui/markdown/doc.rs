@@ -26,9 +26,10 @@ use ratatui::text::Line;
 
 use super::blocks::BlockScanner;
 use super::estimate::estimate_rows;
-use super::open_block::{Frame, OpenBlock};
-use super::open_code::OpenCode;
+use super::open::block::{Frame, OpenBlock};
+use super::open::code::OpenCode;
 use super::{render_block, CodeMode, RenderOptions};
+use crate::tui::text::settle::{settle, Items};
 
 /// Finished blocks that arrive (or need measuring again after a width change) with no more
 /// source than this between two measurements are laid out at once; more, and they get an
@@ -140,36 +141,8 @@ impl MarkdownDoc {
     /// offset in that block (as far as the block reaches). A row at or past the end stays as
     /// far past the end. This is the only call besides `height` that changes heights.
     pub fn settle(&mut self, width: u16, row: usize, before: usize, after: usize) -> usize {
-        let height = self.height(width);
-        let n = self.blocks.len();
-        if row >= height {
-            let past = row - height;
-            let mut covered = past + (height - self.top(n));
-            let mut j = n;
-            while covered < before && j > 0 {
-                j -= 1;
-                covered += self.exact_rows_of(j);
-            }
-            return self.height(width) + past;
-        }
-        let k = self.tops[..=n].partition_point(|&top| top <= row).saturating_sub(1);
-        let mut offset = row - self.tops[k];
-        if k < n && self.blocks[k].rendered.is_none() {
-            offset = offset.min(self.exact_rows_of(k).saturating_sub(1));
-        }
-        let mut covered = self.rows_of(k).saturating_sub(offset);
-        let mut j = k + 1;
-        while covered < after && j < n {
-            covered += self.exact_rows_of(j);
-            j += 1;
-        }
-        let mut covered = offset;
-        let mut j = k;
-        while covered < before && j > 0 {
-            j -= 1;
-            covered += self.exact_rows_of(j);
-        }
-        self.top(k) + offset
+        let _ = self.height(width);
+        settle(&mut Blocks(self), row, before, after)
     }
 
     /// Lines `start..start + count` at `width` (fewer at the end of the document). Rows of a
@@ -360,6 +333,49 @@ impl MarkdownDoc {
         let Some(rendered) = slot.filter(|r| r.plain) else { return };
         let text = self.source.get(range).unwrap_or("");
         *rendered = render(text, rendered.width, self.options, mode, code);
+    }
+}
+
+/// The document's blocks as `settle` walks them: the finished blocks, then the open tail
+/// (always exact), at the width of the last `height`.
+struct Blocks<'a>(&'a mut MarkdownDoc);
+
+impl Items for Blocks<'_> {
+    fn count(&mut self) -> usize {
+        self.0.blocks.len() + 1
+    }
+
+    fn locate(&mut self, row: usize) -> Option<(usize, usize)> {
+        let n = self.0.blocks.len();
+        if row >= self.0.top(n) + self.0.rows_of(n) {
+            return None;
+        }
+        let k = self.0.tops[..=n].partition_point(|&top| top <= row).saturating_sub(1);
+        Some((k, row - self.0.tops[k]))
+    }
+
+    fn start(&mut self, i: usize) -> usize {
+        self.0.top(i)
+    }
+
+    fn height(&mut self, i: usize) -> usize {
+        self.0.rows_of(i)
+    }
+
+    /// A block is laid out whole; a row inside an estimated one keeps its offset in it as far
+    /// as the block reaches.
+    fn settle_item(&mut self, i: usize, row: usize, _before: usize, _after: usize) -> usize {
+        let Some(block) = self.0.blocks.get(i) else { return row };
+        let estimated = block.rendered.is_none();
+        let was = self.0.rows_of(i);
+        let now = if estimated { self.0.exact_rows_of(i) } else { was };
+        if row >= was {
+            now + (row - was)
+        } else if estimated {
+            row.min(now.saturating_sub(1))
+        } else {
+            row
+        }
     }
 }
 

@@ -3,23 +3,21 @@
 //! re-renders only its last block, serving any window of lines cheaply. This module owns the
 //! Markdown look; it must not draw to a terminal, and all text passes through `sanitize`.
 //!
-//! Pipeline: `blocks` splits the source into top-level blocks; `render` parses one block into
-//! width-independent nodes; `layout` (with `table`, and the TUI's one wrapper `tui::wrap`)
-//! turns nodes into lines for a width. Blocks are joined with one blank line; a whole render
-//! and a streamed one take the same path, so they produce the same lines.
+//! Pipeline: `blocks` splits the source into top-level blocks; `parse` turns one block into
+//! width-independent nodes (`nodes`); `paint` gives code nodes their colours; `lines` (with
+//! `table`, and the TUI's one wrapper `tui::wrap`) turns nodes into lines for a width. Blocks
+//! are joined with one blank line; a whole render and a streamed one take the same path, so
+//! they produce the same lines. `open/` holds the strategies that lay out the block still
+//! streaming in at a cost of what arrived (`open::block::OpenBlock`, `open::code::OpenCode`).
 
 mod blocks;
 mod doc;
 mod estimate;
-mod inline;
-mod layout;
-mod open_block;
-mod open_code;
-mod open_list;
-mod open_paragraph;
-mod open_table;
-mod plain_row;
-mod render;
+mod lines;
+mod nodes;
+mod open;
+mod paint;
+mod parse;
 mod style;
 mod table;
 
@@ -33,7 +31,7 @@ mod tests;
 use ratatui::text::Line;
 
 pub use doc::MarkdownDoc;
-use render::CodeMode;
+use paint::CodeMode;
 pub use style::RenderOptions;
 
 /// Lines of a whole Markdown text at `width` columns (empty when `width` is 0).
@@ -60,11 +58,12 @@ fn render_block(
     width: u16,
     options: RenderOptions,
     mode: CodeMode,
-    open: Option<&mut open_code::OpenCode>,
+    open: Option<&mut open::code::OpenCode>,
 ) -> (Vec<Line<'static>>, bool) {
     let clean = crate::sanitize::sanitize(text);
     let palette = style::Palette::new(options);
-    let nodes = render::parse(&clean, palette, mode, open);
-    let has_code = nodes.iter().any(|node| matches!(node, render::Node::Code { .. }));
-    (layout::layout(&nodes, usize::from(width), palette), has_code)
+    let mut nodes = parse::parse(&clean, palette);
+    let open = open.map(|open| open as &mut dyn paint::OpenHighlighter);
+    let has_code = paint::paint(&mut nodes, mode, palette.color, open);
+    (lines::layout(&nodes, usize::from(width), palette), has_code)
 }

@@ -110,12 +110,12 @@ fn plain_table_rows_are_not_parsed() {
     let text = plain_table();
     let rows: Vec<&str> = text.split_inclusive('\n').collect();
     let mut doc = MarkdownDoc::default();
-    super::open_table::PARSED.with(|parsed| parsed.set(0));
+    super::open::table::PARSED.with(|parsed| parsed.set(0));
     for row in &rows {
         doc.push_str(row);
         let _ = doc.height(100);
     }
-    let parsed = super::open_table::PARSED.with(|parsed| parsed.get());
+    let parsed = super::open::table::PARSED.with(|parsed| parsed.get());
     assert!(doc.kept_open_lines() > 0 || doc.laid_out_blocks() > 0);
     assert!(parsed > 0 && parsed < text.len() / 4, "{parsed} of {} bytes parsed", text.len());
     let height = doc.height(100);
@@ -185,7 +185,8 @@ fn a_long_block_that_finishes_keeps_the_lines_of_its_open_tail() {
 }
 
 /// Markdown made of pieces that exercise the parser: inline markup, list items, tables,
-/// quotes, fences, rules and blank lines.
+/// quotes, fences (of backticks and tildes, longer than three too), ATX and setext headings,
+/// link reference definitions and their references, rules and blank lines.
 fn markdown() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         "[a-z ]{1,30}",
@@ -210,6 +211,16 @@ fn markdown() -> impl Strategy<Value = String> {
         Just("\n===\n".to_string()),
         Just("漢字🎉".to_string()),
         Just("\t".to_string()),
+        Just("\n````\n".to_string()),
+        Just("\n````rust\n".to_string()),
+        Just("\n~~~\n".to_string()),
+        Just("\n~~~~ py\n".to_string()),
+        Just("\n# ".to_string()),
+        Just("\n### ".to_string()),
+        Just("\n=\n".to_string()),
+        Just("\n[r]: https://x.io \"t\"\n".to_string()),
+        Just("[r]".to_string()),
+        Just("[text][r]".to_string()),
     ];
     prop::collection::vec(piece, 1..120).prop_map(|pieces| pieces.concat())
 }

@@ -6,7 +6,7 @@ use pulldown_cmark::Alignment;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use super::render::Table;
+use super::nodes::Table;
 use super::style::{spaces, Palette};
 use crate::tui::wrap::{push_fitting, spans_width, wrap_spans};
 

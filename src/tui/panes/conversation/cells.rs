@@ -1,18 +1,18 @@
 //! History cells: each item of the conversation pane (a prompt, thinking, a reply, a tool
 //! call marker, command output, an error) keeps its source and lays itself out for a
 //! width on demand. Layouts are cached per width and dropped when the content changes;
-//! nothing stores pre-wrapped text that a resize could invalidate.
+//! nothing stores pre-wrapped text that a resize could invalidate. The two cells that grow
+//! while they stream lay themselves out incrementally: a reply (`MarkdownDoc`) and thinking
+//! (`ThinkingText`).
 
 use crate::sanitize::sanitize;
 use crate::tui::markdown::MarkdownDoc;
+use crate::tui::panes::conversation::thinking::ThinkingText;
 use crate::tui::panes::conversation::tool_line::ToolLine;
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::wrap;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
-
-/// Lines of collapsed thinking shown once the reply has started.
-pub const THINKING_TAIL: usize = 3;
+use ratatui::text::Line;
 
 pub enum CellKind {
     User(String),
@@ -23,7 +23,7 @@ pub enum CellKind {
         expanded: bool,
     },
     Thinking {
-        text: String,
+        text: ThinkingText,
         collapsed: bool,
     },
     Reply(Box<MarkdownDoc>),
@@ -35,7 +35,7 @@ pub enum CellKind {
 
 pub struct HistoryCell {
     pub kind: CellKind,
-    cache: Option<(u16, bool, Vec<Line<'static>>)>,
+    cache: Option<(u16, Vec<Line<'static>>)>,
 }
 
 impl HistoryCell {
@@ -61,8 +61,7 @@ impl HistoryCell {
 
     pub fn push_thinking(&mut self, delta: &str) {
         if let CellKind::Thinking { text, .. } = &mut self.kind {
-            text.push_str(&sanitize(delta));
-            self.cache = None;
+            text.push_str(delta);
         }
     }
 
@@ -91,7 +90,8 @@ impl HistoryCell {
     pub fn height(&mut self, width: u16, theme: &Theme, expand_thinking: bool) -> usize {
         match &mut self.kind {
             CellKind::Reply(doc) => doc.height(width) + 1,
-            _ => self.layout(width, theme, expand_thinking).len(),
+            CellKind::Thinking { text, collapsed } => text.height(width, theme, *collapsed && !expand_thinking) + 1,
+            _ => self.layout(width, theme).len(),
         }
     }
 
@@ -123,42 +123,38 @@ impl HistoryCell {
                 }
                 lines
             }
-            _ => self.layout(width, theme, expand_thinking).iter().skip(start).take(count).cloned().collect(),
+            CellKind::Thinking { text, collapsed } => {
+                let collapsed = *collapsed && !expand_thinking;
+                let height = text.height(width, theme, collapsed);
+                let mut lines = text.lines(width, theme, collapsed, start.min(height), count);
+                if start + count > height && lines.len() < count {
+                    lines.push(Line::default());
+                }
+                lines
+            }
+            _ => self.layout(width, theme).iter().skip(start).take(count).cloned().collect(),
         }
     }
 
-    fn layout(&mut self, width: u16, theme: &Theme, expand_thinking: bool) -> &[Line<'static>] {
-        let fresh = matches!(&self.cache, Some((w, e, _)) if *w == width && *e == expand_thinking);
+    /// The cached layout of a cell that is not a reply or thinking (those lay themselves out).
+    fn layout(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
+        let fresh = matches!(&self.cache, Some((w, _)) if *w == width);
         if !fresh {
-            let mut lines = self.render(width, theme, expand_thinking);
+            let mut lines = self.render(width, theme);
             lines.push(Line::default());
-            self.cache = Some((width, expand_thinking, lines));
+            self.cache = Some((width, lines));
         }
-        self.cache.as_ref().map(|(_, _, l)| l.as_slice()).unwrap_or(&[])
+        self.cache.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
     }
 
-    fn render(&self, width: u16, theme: &Theme, expand_thinking: bool) -> Vec<Line<'static>> {
+    fn render(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         match &self.kind {
             CellKind::User(text) => wrap(text, width, theme.user(), "› ", "  ", theme.user()),
             CellKind::PastedPrompt { shown, full, expanded } => {
                 let text = if *expanded { full } else { shown };
                 wrap(text, width, theme.user(), "› ", "  ", theme.user())
             }
-            CellKind::Thinking { text, collapsed } => {
-                let all = wrap(text.trim(), width, theme.thinking(), "", "", theme.thinking());
-                if *collapsed && !expand_thinking && all.len() > THINKING_TAIL + 1 {
-                    let hidden = all.len() - THINKING_TAIL;
-                    let mut lines = vec![Line::from(Span::styled(
-                        format!("… {hidden} earlier lines of thinking (Ctrl+T expands)"),
-                        theme.dim(),
-                    ))];
-                    lines.extend(all.into_iter().skip(hidden));
-                    lines
-                } else {
-                    all
-                }
-            }
-            CellKind::Reply(_) => Vec::new(),
+            CellKind::Reply(_) | CellKind::Thinking { .. } => Vec::new(),
             CellKind::Tool(line) => line.render(width, theme),
             CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),

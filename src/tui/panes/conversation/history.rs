@@ -12,6 +12,7 @@ use crate::tui::markdown::{MarkdownDoc, RenderOptions};
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
 use crate::tui::panes::conversation::tool_line::ToolLine;
 use crate::tui::text::rows::{RowIndex, Scroll};
+use crate::tui::text::settle::{settle, Items};
 use crate::tui::text::theme::{PaneFrame, Theme};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
@@ -87,7 +88,7 @@ impl History {
             Some(i) => i,
             None => {
                 self.open_reply = None;
-                let i = self.push(CellKind::Thinking { text: String::new(), collapsed: false });
+                let i = self.push(CellKind::Thinking { text: Default::default(), collapsed: false });
                 self.open_thinking = Some(i);
                 i
             }
@@ -273,40 +274,7 @@ impl History {
     /// reply may hold estimated heights for what nobody looked at yet) and returns where row
     /// `row`'s line is now: estimates above it that became exact moved it.
     fn settle(&mut self, width: u16, theme: &Theme, row: usize, before: usize, after: usize) -> usize {
-        let total = self.total_rows(width, theme);
-        let Some(last) = self.cells.len().checked_sub(1) else { return row };
-        let (i, offset) = self.index.locate(row).unwrap_or((last, row.max(total) - self.index.start_of(last)));
-        let offset = self.settle_cell(i, width, theme, offset, before, after);
-        let expand = self.expand_thinking;
-        let mut covered = self.cells[i].height(width, theme, expand).saturating_sub(offset);
-        let mut j = i + 1;
-        while covered < after && j <= last {
-            self.settle_cell(j, width, theme, 0, 0, after - covered);
-            covered += self.cells[j].height(width, theme, expand);
-            j += 1;
-        }
-        let mut covered = offset;
-        let mut j = i;
-        while covered < before && j > 0 {
-            j -= 1;
-            let end = self.cells[j].height(width, theme, expand);
-            let end = self.settle_cell(j, width, theme, end, before - covered, 0);
-            covered += end;
-        }
-        self.total_rows(width, theme);
-        self.index.start_of(i) + offset
-    }
-
-    /// `HistoryCell::settle` for cell `i`, re-measuring it when its height changed.
-    fn settle_cell(&mut self, i: usize, width: u16, theme: &Theme, row: usize, before: usize, after: usize) -> usize {
-        let expand = self.expand_thinking;
-        let cell = &mut self.cells[i];
-        let height = cell.height(width, theme, expand);
-        let row = cell.settle(width, row, before, after);
-        if cell.height(width, theme, expand) != height {
-            self.index.invalidate(i);
-        }
-        row
+        settle(&mut Cells { history: self, width, theme }, row, before, after)
     }
 
     /// Lays out what scrolling `up` or down by `rows` brings on screen before it moves, so the
@@ -425,6 +393,45 @@ impl History {
             // On the bottom border, where it hides no text.
             theme.draw_badge(area, buf, " ↓ new output (End) ");
         }
+    }
+}
+
+/// The conversation's cells as `settle` walks them, at one width and theme.
+struct Cells<'a> {
+    history: &'a mut History,
+    width: u16,
+    theme: &'a Theme,
+}
+
+impl Items for Cells<'_> {
+    fn count(&mut self) -> usize {
+        self.history.cells.len()
+    }
+
+    fn locate(&mut self, row: usize) -> Option<(usize, usize)> {
+        self.history.total_rows(self.width, self.theme);
+        self.history.index.locate(row)
+    }
+
+    fn start(&mut self, i: usize) -> usize {
+        self.history.total_rows(self.width, self.theme);
+        self.history.index.start_of(i)
+    }
+
+    fn height(&mut self, i: usize) -> usize {
+        self.history.cells[i].height(self.width, self.theme, self.history.expand_thinking)
+    }
+
+    /// `HistoryCell::settle`, re-measuring the cell when its height changed.
+    fn settle_item(&mut self, i: usize, row: usize, before: usize, after: usize) -> usize {
+        let expand = self.history.expand_thinking;
+        let cell = &mut self.history.cells[i];
+        let height = cell.height(self.width, self.theme, expand);
+        let row = cell.settle(self.width, row, before, after);
+        if cell.height(self.width, self.theme, expand) != height {
+            self.history.index.invalidate(i);
+        }
+        row
     }
 }
 

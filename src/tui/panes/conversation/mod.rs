@@ -1,7 +1,9 @@
 //! The conversation pane: `history.rs` (the cells, which of them still stream, the
 //! scrolled viewport) over `cells.rs` (each item lays itself out for a width, cached) and
-//! `tool_line.rs` (a tool call's line).
+//! `tool_line.rs` (a tool call's line) and `thinking.rs` (thinking text, laid out as it
+//! streams).
 
 pub mod cells;
 pub mod history;
+pub mod thinking;
 pub mod tool_line;

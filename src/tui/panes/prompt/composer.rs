@@ -30,8 +30,9 @@ pub struct Composer {
     popup_dismissed: bool,
     /// Long pastes shown as a placeholder in the text: (placeholder, pasted text).
     pastes: Vec<(String, String)>,
-    /// Keys given to the editor (a key may scroll it without moving the cursor).
-    inputs: u64,
+    /// Bumped by every key given to the editor (a key may scroll it without moving the cursor)
+    /// and every change made to its text: the drawing's key instead of the text itself.
+    revision: u64,
     /// The editor as last drawn, reused while nothing it shows changed.
     drawn: DrawnCells<Drawn>,
 }
@@ -42,10 +43,9 @@ struct Drawn {
     title: String,
     focused: bool,
     theme: Theme,
-    inputs: u64,
+    revision: u64,
     cursor: (usize, usize),
     selection: Option<((usize, usize), (usize, usize))>,
-    lines: Vec<String>,
 }
 
 impl Composer {
@@ -70,7 +70,7 @@ impl Composer {
             popup_selected: 0,
             popup_dismissed: false,
             pastes: Vec::new(),
-            inputs: 0,
+            revision: 0,
             drawn: DrawnCells::default(),
         };
         composer.reset();
@@ -78,6 +78,7 @@ impl Composer {
     }
 
     fn reset(&mut self) {
+        self.revision += 1;
         self.textarea = TextArea::default();
         self.textarea.set_wrap_mode(WrapMode::WordOrGlyph);
         self.textarea.set_placeholder_text("Ask elelem…  (/ commands · ? help)");
@@ -125,12 +126,14 @@ impl Composer {
     }
 
     pub fn insert_newline(&mut self) {
+        self.revision += 1;
         self.textarea.insert_newline();
     }
 
     /// Inserts pasted text as-is (newlines kept); a long paste shows as a placeholder
     /// (`[pasted 500 lines]`) and is put back whole when the prompt is sent.
     pub fn paste(&mut self, text: &str) {
+        self.revision += 1;
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
         let lines = text.trim_end_matches('\n').lines().count();
         if lines <= PASTE_LINES {
@@ -150,7 +153,7 @@ impl Composer {
     /// A key for the editor. Editing a recalled prompt makes it a new one (no longer a
     /// place in the history) and brings the command popup back.
     pub fn input(&mut self, key: KeyEvent) {
-        self.inputs += 1;
+        self.revision += 1;
         if self.textarea.input(key) {
             self.recall = None;
             self.popup_dismissed = false;
@@ -241,6 +244,7 @@ impl Composer {
     /// Replaces the `@mention` being typed with `@path `.
     pub fn replace_mention(&mut self, path: &str) {
         let Some((_, start, _)) = self.mention() else { return };
+        self.revision += 1;
         for _ in start..self.textarea.cursor().1 {
             self.textarea.delete_char();
         }
@@ -326,10 +330,9 @@ impl Composer {
             title: title.to_string(),
             focused,
             theme: *theme,
-            inputs: self.inputs,
+            revision: self.revision,
             cursor: (cursor.0, cursor.1),
             selection: self.textarea.selection_range(),
-            lines: self.textarea.lines().to_vec(),
         };
         let textarea = &mut self.textarea;
         self.drawn.draw(key, area, Part::All, buf, |cells| {
@@ -415,5 +418,34 @@ mod tests {
         assert!(composer.is_empty());
         assert_eq!(composer.handle_key(key(KeyCode::Up)), Intent::Handled);
         assert_eq!(composer.text(), "hi  ", "Up recalls the line just sent");
+    }
+
+    /// The cache is keyed by a revision, not the text: every way the text changes must show.
+    #[test]
+    fn every_change_to_the_text_draws_again() {
+        let mut composer = Composer::new(vec![], vec!["an older prompt".into()]);
+        let area = Rect::new(0, 2, 40, 6);
+        let mut last = both(&mut composer, area, true, "prompt").0;
+        let changes: [&dyn Fn(&mut Composer); 8] = [
+            &|c| c.paste("pasted"),
+            &|c| c.insert_newline(),
+            &|c| c.paste(&"many\nlines\n".repeat(12)),
+            &|c| c.set_text("see @sr"),
+            &|c| c.replace_mention("src/main.rs"),
+            &|c| {
+                c.take();
+            },
+            &|c| {
+                c.recall_prev();
+            },
+            &|c| c.clear(),
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            change(&mut composer);
+            let (cached, direct) = both(&mut composer, area, true, "prompt");
+            assert_eq!(cached, direct, "change {i}");
+            assert_ne!(cached, last, "change {i} shows");
+            last = cached;
+        }
     }
 }

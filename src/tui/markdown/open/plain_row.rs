@@ -1,6 +1,6 @@
 //! A table body row that needs no Markdown parser: a whole line `| a | b | c |` whose cells
 //! are plain words (printable ASCII without any character that can start inline markup, an
-//! escape, an entity or HTML). Most rows a model streams are such; an open table (`open_table`)
+//! escape, an entity or HTML). Most rows a model streams are such; an open table (`table.rs`)
 //! takes them a line at a time instead of running pulldown-cmark over them every frame. Owns
 //! only which lines qualify and their cells; anything else is left to the parser, and a
 //! property test holds the cells to pulldown-cmark's.
@@ -8,7 +8,7 @@
 /// Appends the cells of `line` (one row, without its newline) to `out` and returns true when
 /// it is a plain row of exactly `columns` non-empty cells; else leaves `out` as it was. A cell
 /// is its text trimmed of spaces: a parse gives it as one unstyled span of that text.
-pub(super) fn split<'a>(line: &'a str, columns: usize, out: &mut Vec<&'a str>) -> bool {
+pub(crate) fn split<'a>(line: &'a str, columns: usize, out: &mut Vec<&'a str>) -> bool {
     let Some(inner) = line.strip_prefix('|').and_then(|l| l.strip_suffix('|')) else { return false };
     if !inner.bytes().all(|b| PLAIN[usize::from(b)]) {
         return false;
@@ -51,7 +51,8 @@ const PLAIN: [bool; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::markdown::render::{parse, CodeMode, Node};
+    use crate::tui::markdown::nodes::Node;
+    use crate::tui::markdown::parse::parse;
     use crate::tui::markdown::style::{Palette, RenderOptions};
     use proptest::prelude::*;
     use ratatui::text::Span;
@@ -59,7 +60,7 @@ mod tests {
     /// The body rows pulldown-cmark gives `line` under a header of `columns` cells.
     fn parsed(line: &str, columns: usize) -> Vec<Vec<Vec<Span<'static>>>> {
         let head = format!("{}|\n{}|\n", "| h ".repeat(columns), "|---".repeat(columns));
-        let nodes = parse(&format!("{head}{line}\n"), Palette::new(RenderOptions::default()), CodeMode::Plain, None);
+        let nodes = parse(&format!("{head}{line}\n"), Palette::new(RenderOptions::default()));
         match nodes.into_iter().next() {
             Some(Node::Table { table, .. }) => table.rows,
             _ => Vec::new(),

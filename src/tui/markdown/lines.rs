@@ -1,12 +1,14 @@
-//! Lays out parsed `Node`s at a width: wraps text under its list/quote prefixes, indents and
-//! (only when too long) wraps code, draws rules and tables. Owns the width guarantee: no line
-//! it returns is wider than the width. It must not parse Markdown.
+//! Lays out `Node`s (`nodes.rs`) at a width: wraps text under its list/quote prefixes, indents
+//! and (only when too long) wraps code, draws rules and tables (`table.rs`). Owns the width
+//! guarantee: no line it returns is wider than the width. It must not parse Markdown or colour
+//! code (a code node `paint` left as source is laid out plain).
 
 use ratatui::text::{Line, Span};
 
-use super::render::{Node, Prefix};
+use super::nodes::{Code, Node, Prefix};
 use super::style::Palette;
 use super::table::layout_table;
+use crate::tui::highlight::plain_code;
 use crate::tui::wrap::{line_width, spans_width, truncate_line, wrap_spans};
 
 /// Columns of indentation before code lines.
@@ -30,7 +32,15 @@ pub(crate) fn layout_nodes(nodes: &[Node], width: usize, palette: Palette) -> (V
                 let body = wrap_spans(spans, available(prefix, width));
                 push_prefixed(&mut out, prefix, body);
             }
-            Node::Code { prefix, lines } => {
+            Node::Code { prefix, code } => {
+                let plain;
+                let lines = match code {
+                    Code::Lines(lines) => lines.as_slice(),
+                    Code::Source { text, .. } => {
+                        plain = plain_code(text, palette.color);
+                        plain.as_slice()
+                    }
+                };
                 let room = available(prefix, width).saturating_sub(CODE_INDENT.len()).max(1);
                 let mut body = Vec::with_capacity(lines.len());
                 for line in lines.iter() {

@@ -1,7 +1,7 @@
 //! An open block that is one long paragraph (or one long line): the wrapped lines before the
 //! last safe break are kept, with the unfinished line they end in (`carry`), and a frame
 //! parses and wraps only the text after that break. Owns when a break is safe; it must not
-//! wrap or parse by itself (`wrap_spans`, `render`).
+//! wrap or parse by itself (`wrap_spans`, `parse`).
 //!
 //! A break is a line start, or the start of a run of spaces inside a long line. The text
 //! after it (`rest`) is parsed behind a stand-in "x" ("x\n" for a line start), so it reads as
@@ -14,17 +14,19 @@
 
 use ratatui::text::{Line, Span};
 
+use super::block::{is_clean, may_define_links, parse_open, Frame, Parsed};
 use super::inline::closed;
-use super::open_block::{is_clean, may_define_links, parse_open, Frame, Parsed};
-use super::render::{parse_marked, CodeMode, FirstBlock, Marks, Node};
-use super::style::Palette;
+use crate::tui::markdown::nodes::Node;
+use crate::tui::markdown::paint::{paint, CodeMode};
+use crate::tui::markdown::parse::{parse_marked, FirstBlock, Marks};
+use crate::tui::markdown::style::Palette;
 use crate::tui::wrap::{truncate_line, wrap_spans};
 
 /// Bytes of text after the break before a later break is looked for: a frame parses up to
 /// about this much again (1024 made one long paragraph cost ~1.7x what 256 does).
 const STEP: usize = 256;
 
-pub(super) struct OpenParagraph {
+pub(crate) struct OpenParagraph {
     /// Bytes of the tail before the break.
     cut: usize,
     /// The break is at a line start (else before a run of spaces).
@@ -39,7 +41,7 @@ pub(super) struct OpenParagraph {
 
 impl OpenParagraph {
     /// The state for a tail whose whole render (`parsed`) is one paragraph.
-    pub(super) fn start(text: &str, parsed: &Parsed, frame: &Frame<'_>) -> Option<Self> {
+    pub(crate) fn start(text: &str, parsed: &Parsed, frame: &Frame<'_>) -> Option<Self> {
         if parsed.nodes.len() != 1 || may_define_links(text) || reaches_back(text) {
             return None;
         }
@@ -51,7 +53,7 @@ impl OpenParagraph {
 
     /// How much is kept (0: nothing), for tests.
     #[cfg(test)]
-    pub(super) fn kept(&self) -> usize {
+    pub(crate) fn kept(&self) -> usize {
         self.frozen
     }
 
@@ -59,7 +61,7 @@ impl OpenParagraph {
     /// lines cannot be trusted. The break moves on first, so only the text after it is parsed
     /// here: each byte is parsed about once on its way into the kept lines, not once more
     /// each frame it spends after the break.
-    pub(super) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
+    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
         let Some(rest) = text.get(self.cut..) else { return false };
         if self.cut == 0 || may_define_links(rest) || reaches_back(rest) || lines.len() < self.frozen {
             return false;
@@ -104,7 +106,8 @@ impl OpenParagraph {
             return;
         }
         let palette = Palette::new(frame.options);
-        let (nodes, marks) = parse_marked(&source, palette, CodeMode::Plain, None);
+        let (mut nodes, marks) = parse_marked(&source, palette);
+        paint(&mut nodes, CodeMode::Plain, palette.color, None);
         if nodes.len() != 1 || marks.first != Some(FirstBlock::Paragraph) {
             return;
         }

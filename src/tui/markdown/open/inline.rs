@@ -1,16 +1,16 @@
 //! Whether the inline text of a Markdown source is closed: nothing in it was left as literal
 //! text that text after it could still turn into syntax. An unmatched `*`, `_` or `~` run
 //! that can open emphasis, a backtick run, a `[` or a `<` starting a tag or autolink can all
-//! pair with something later. Owns that rule only, for `open_paragraph`; it errs on the side
+//! pair with something later. Owns that rule only, for `paragraph.rs`; it errs on the side
 //! of "not closed" (a character it is unsure about counts as punctuation that can open).
 
 use pulldown_cmark::{Event, Parser};
 
-use super::render::OPTIONS;
+use crate::tui::markdown::parse::OPTIONS;
 
 /// True when no literal text of `source` (as the parser reads it) could open a construct
 /// that text after `source` closes.
-pub(super) fn closed(source: &str) -> bool {
+pub(crate) fn closed(source: &str) -> bool {
     Parser::new_ext(source, OPTIONS)
         .into_offset_iter()
         .filter(|(event, _)| matches!(event, Event::Text(_)))

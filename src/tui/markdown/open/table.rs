@@ -16,21 +16,21 @@ use std::ops::Range;
 
 use ratatui::text::{Line, Span};
 
-use super::layout::layout;
-use super::open_block::{is_clean, may_define_links, parse_open, Frame, Parsed};
+use super::block::{is_clean, may_define_links, parse_open, Frame, Parsed};
 use super::plain_row;
-use super::render::{Node, Table};
-use super::style::Palette;
-use super::table::{header_lines, natural_widths, push_plain_row, push_row, widen, Shape};
+use crate::tui::markdown::lines::layout;
+use crate::tui::markdown::nodes::{Node, Table};
+use crate::tui::markdown::style::Palette;
+use crate::tui::markdown::table::{header_lines, natural_widths, push_plain_row, push_row, widen, Shape};
 use crate::tui::wrap::truncate_line;
 
 #[cfg(test)]
 thread_local! {
     /// Bytes `layout` handed to the parser on this thread, for tests.
-    pub(super) static PARSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(crate) static PARSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-pub(super) struct OpenTable {
+pub(crate) struct OpenTable {
     /// Bytes of the header and delimiter lines, newlines included.
     head: usize,
     /// Bytes of the tail before the first row not kept.
@@ -64,7 +64,7 @@ struct Rows<'a> {
 
 impl OpenTable {
     /// The state for a tail whose whole render (`parsed`) starts with a table.
-    pub(super) fn start(text: &str, parsed: &Parsed, frame: &Frame<'_>) -> Option<Self> {
+    pub(crate) fn start(text: &str, parsed: &Parsed, frame: &Frame<'_>) -> Option<Self> {
         let Some(Node::Table { prefix, table }) = parsed.nodes.first() else { return None };
         let second = text.find('\n').and_then(|i| text[i + 1..].find('\n').map(|j| i + 1 + j + 1))?;
         if !prefix.first.is_empty() || may_define_links(text) || !is_clean(&text[..second]) {
@@ -91,13 +91,13 @@ impl OpenTable {
 
     /// How much is kept (0: nothing), for tests.
     #[cfg(test)]
-    pub(super) fn kept(&self) -> usize {
+    pub(crate) fn kept(&self) -> usize {
         self.cut - self.head
     }
 
     /// Lays out `text` into `lines` (which hold what the last call left); false when the kept
     /// lines cannot be trusted.
-    pub(super) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
+    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
         let (Some(head), Some(rest)) = (text.get(..self.head), text.get(self.cut..)) else { return false };
         if may_define_links(rest) {
             return false;

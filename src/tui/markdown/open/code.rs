@@ -19,11 +19,12 @@ use std::sync::Arc;
 
 use ratatui::text::Line;
 
-use super::layout::layout;
-use super::render::{Node, Prefix};
-use super::style::{Palette, RenderOptions};
 use crate::sanitize::sanitize;
 use crate::tui::highlight::{fence_lang, plain_lines, SharedStream, Streamed};
+use crate::tui::markdown::lines::layout;
+use crate::tui::markdown::nodes::{Code, Node, Prefix};
+use crate::tui::markdown::paint::OpenHighlighter;
+use crate::tui::markdown::style::{Palette, RenderOptions};
 use crate::tui::wrap::expand_tabs;
 
 /// Code bodies shorter than this are laid out by a whole render of the tail.
@@ -31,11 +32,17 @@ const MIN_BYTES: usize = 4096;
 
 /// Per-document state of the open code block.
 #[derive(Default)]
-pub(super) struct OpenCode {
+pub(crate) struct OpenCode {
     /// Highlighting of the growing block (shared with `highlight_code` for when it finishes).
     stream: Option<SharedStream>,
     /// Set while `layout` is laying out a long top-level block incrementally.
     laid_out: Option<LaidOut>,
+}
+
+impl OpenHighlighter for OpenCode {
+    fn highlight(&mut self, code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {
+        OpenCode::highlight(self, code, lang, color)
+    }
 }
 
 /// Where `layout` stopped.
@@ -55,7 +62,7 @@ struct LaidOut {
 impl OpenCode {
     /// Highlighted lines of the open block's `code` (as the parser gives it, sanitized) in
     /// `lang`, going on from the last call when `code` extends what that call saw.
-    pub(super) fn highlight(&mut self, code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {
+    pub(crate) fn highlight(&mut self, code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {
         let code = expand_tabs(code);
         let body = code.strip_suffix('\n').unwrap_or(&code);
         // Everything up to the last newline is complete; the rest is the line being written.
@@ -96,7 +103,7 @@ impl OpenCode {
     /// Lays out `tail` (a top-level fenced code block still streaming in, from its fence line)
     /// at `width`. `previous` is what this returned for an earlier, shorter version of the same
     /// tail, reused when it applies; `None` means: render the tail whole instead.
-    pub(super) fn layout(
+    pub(crate) fn layout(
         &mut self,
         previous: Option<Vec<Line<'static>>>,
         tail: &str,
@@ -195,7 +202,8 @@ impl OpenCode {
 }
 
 fn lay_out(lines: Vec<Line<'static>>, width: u16, palette: Palette) -> Vec<Line<'static>> {
-    layout(&[Node::Code { prefix: Prefix::default(), lines: Arc::new(lines) }], usize::from(width), palette)
+    let code = Code::Lines(Arc::new(lines));
+    layout(&[Node::Code { prefix: Prefix::default(), code }], usize::from(width), palette)
 }
 
 #[cfg(test)]

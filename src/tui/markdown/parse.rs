@@ -1,54 +1,17 @@
-//! Turns one block of Markdown source into width-independent `Node`s: styled inline text with
-//! its list/quote prefixes, highlighted code, tables, rules and blank separators. Owns the
-//! pulldown-cmark event walk; it must not wrap or measure (see `layout`), and never panics.
+//! Turns one block of Markdown source into width-independent `Node`s (`nodes.rs`): styled
+//! inline text with its list/quote prefixes, code as its source, tables, rules and blank
+//! separators, and the `Marks` the open block's strategies need. Owns the pulldown-cmark event
+//! walk; it must not colour code (`paint`), wrap or measure (`lines`), and never panics.
 
-use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use unicode_width::UnicodeWidthStr;
 
-use super::open_code::OpenCode;
+use super::nodes::{Code, Node, Prefix, Table};
 use super::style::{spaces, Palette};
-use crate::tui::highlight::{fence_lang, highlight_code, highlight_uncached, plain_code, CodeLines};
+use crate::tui::highlight::fence_lang;
 use std::borrow::Cow;
-use std::sync::Arc;
-
-/// Spans put before the first line of a node and before its continuation lines.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Prefix {
-    pub first: Vec<Span<'static>>,
-    pub rest: Vec<Span<'static>>,
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct Table {
-    pub aligns: Vec<Alignment>,
-    pub header: Vec<Vec<Span<'static>>>,
-    pub rows: Vec<Vec<Vec<Span<'static>>>>,
-}
-
-#[derive(Debug)]
-pub(crate) enum Node {
-    /// Inline text to wrap; `\n` in it is a hard break.
-    Text {
-        prefix: Prefix,
-        spans: Vec<Span<'static>>,
-    },
-    Code {
-        prefix: Prefix,
-        lines: CodeLines,
-    },
-    Table {
-        prefix: Prefix,
-        table: Table,
-    },
-    Rule {
-        prefix: Prefix,
-    },
-    Blank {
-        prefix: Vec<Span<'static>>,
-    },
-}
 
 enum Container {
     Quote,
@@ -60,7 +23,7 @@ enum Container {
     },
 }
 
-/// What the open block's incremental layout (`open_block`) learns from a parse besides the
+/// What the open block's incremental layout (`open::block`) learns from a parse besides the
 /// nodes: where the items of lists at the top level of the block start, and how those lists
 /// are spaced. Offsets are into the parsed (sanitized) text.
 #[derive(Debug, Default)]
@@ -97,10 +60,8 @@ pub(crate) enum FirstBlock {
     Other,
 }
 
-struct Walker<'a> {
+struct Walker {
     palette: Palette,
-    /// The document's streaming highlighter, for a code block at the very end.
-    open: Option<&'a mut OpenCode>,
     nodes: Vec<Node>,
     containers: Vec<Container>,
     /// Next number of each open list (`None` for bullets).
@@ -122,41 +83,22 @@ struct Walker<'a> {
     blocks: usize,
 }
 
-/// How code blocks get their styles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CodeMode {
-    /// Not highlighted: same text and so the same height, for blocks not on screen.
-    Plain,
-    /// Highlighted through the shared cache.
-    Highlighted,
-    /// Highlighted, but a code block at the very end is still streaming in and is highlighted
-    /// without filling the cache with prefixes of itself: by the document's `OpenCode`, which
-    /// goes on from the previous frame, or else from scratch.
-    Open,
-}
-
 /// The parser options of every render.
 pub(crate) const OPTIONS: Options =
     Options::ENABLE_TABLES.union(Options::ENABLE_STRIKETHROUGH).union(Options::ENABLE_TASKLISTS);
 
-/// Parses `source` (already sanitized) into nodes; `open` highlights a still-open code block.
-pub(crate) fn parse(source: &str, palette: Palette, code_mode: CodeMode, open: Option<&mut OpenCode>) -> Vec<Node> {
-    parse_marked(source, palette, code_mode, open).0
+/// Parses `source` (already sanitized) into nodes, code left as its source.
+pub(crate) fn parse(source: &str, palette: Palette) -> Vec<Node> {
+    parse_marked(source, palette).0
 }
 
 /// `parse`, and the `Marks` of the parse.
-pub(crate) fn parse_marked(
-    source: &str,
-    palette: Palette,
-    code_mode: CodeMode,
-    open: Option<&mut OpenCode>,
-) -> (Vec<Node>, Marks) {
+pub(crate) fn parse_marked(source: &str, palette: Palette) -> (Vec<Node>, Marks) {
     let events: Vec<(Event<'_>, std::ops::Range<usize>)> =
         Parser::new_ext(source, OPTIONS).into_offset_iter().collect();
     let last_content = events.iter().rposition(|(e, _)| !matches!(e, Event::End(_))).unwrap_or(0);
     let mut walker = Walker {
         palette,
-        open,
         nodes: Vec::new(),
         containers: Vec::new(),
         lists: Vec::new(),
@@ -173,18 +115,14 @@ pub(crate) fn parse_marked(
         blocks: 0,
     };
     for (i, (event, range)) in events.into_iter().enumerate() {
-        let mode = match code_mode {
-            CodeMode::Open if i < last_content => CodeMode::Highlighted,
-            mode => mode,
-        };
         walker.at = range.start;
-        walker.event(event, mode);
+        walker.event(event, i >= last_content);
     }
     walker.flush(false);
     (walker.nodes, walker.marks)
 }
 
-impl Walker<'_> {
+impl Walker {
     fn style(&self) -> Style {
         self.styles.last().copied().unwrap_or_default()
     }
@@ -209,10 +147,11 @@ impl Walker<'_> {
         }
     }
 
-    fn event(&mut self, event: Event<'_>, mode: CodeMode) {
+    /// `at_end`: no content comes after this event (only the ends of what is open).
+    fn event(&mut self, event: Event<'_>, at_end: bool) {
         match event {
             Event::Start(tag) => self.start(tag),
-            Event::End(tag) => self.end(tag, mode),
+            Event::End(tag) => self.end(tag, at_end),
             Event::Text(text) => self.text(&text, self.style()),
             Event::Code(code) => {
                 let style = self.style().patch(self.palette.inline_code());
@@ -333,7 +272,7 @@ impl Walker<'_> {
         }
     }
 
-    fn end(&mut self, tag: TagEnd, mode: CodeMode) {
+    fn end(&mut self, tag: TagEnd, at_end: bool) {
         if matches!(tag, TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::CodeBlock | TagEnd::HtmlBlock | TagEnd::Table)
         {
             self.blocks = self.blocks.saturating_sub(1);
@@ -355,17 +294,9 @@ impl Walker<'_> {
                 self.need_blank = true;
             }
             TagEnd::CodeBlock => {
-                if let Some((lang, code)) = self.code.take() {
-                    let color = self.palette.color;
-                    let lines = match mode {
-                        CodeMode::Plain => Arc::new(plain_code(&code, color)),
-                        CodeMode::Highlighted => highlight_code(&code, &lang, color),
-                        CodeMode::Open => Arc::new(match self.open.as_deref_mut() {
-                            Some(open) => open.highlight(&code, &lang, color),
-                            None => highlight_uncached(&code, &lang, color),
-                        }),
-                    };
-                    self.emit(|prefix| Node::Code { prefix, lines });
+                if let Some((lang, text)) = self.code.take() {
+                    let code = Code::Source { lang, text, at_end };
+                    self.emit(|prefix| Node::Code { prefix, code });
                     self.need_blank = true;
                 }
             }

@@ -11,10 +11,10 @@
 
 use ratatui::text::Line;
 
-use super::open_block::{is_clean, may_define_links, render_open, Frame, Parsed};
-use super::render::{ItemMark, Spacing};
+use super::block::{is_clean, may_define_links, render_open, Frame, Parsed};
+use crate::tui::markdown::parse::{ItemMark, Spacing};
 
-pub(super) struct OpenList {
+pub(crate) struct OpenList {
     /// Bytes of the tail before the context item's first line.
     cut: usize,
     /// Lines before the context item.
@@ -27,7 +27,7 @@ pub(super) struct OpenList {
 
 impl OpenList {
     /// The state after a whole render of `text`, keeping what is finished.
-    pub(super) fn start(text: &str, parsed: &Parsed) -> Option<Self> {
+    pub(crate) fn start(text: &str, parsed: &Parsed) -> Option<Self> {
         if may_define_links(text) {
             return None;
         }
@@ -40,13 +40,13 @@ impl OpenList {
 
     /// How much is kept (0: nothing), for tests.
     #[cfg(test)]
-    pub(super) fn kept(&self) -> usize {
+    pub(crate) fn kept(&self) -> usize {
         self.frozen
     }
 
     /// Lays out `text` into `lines` (which hold what the last call left); false when the kept
     /// lines cannot be trusted.
-    pub(super) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
+    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
         let Some(rest) = text.get(self.cut..) else { return false };
         if self.cut == 0 || may_define_links(rest) {
             return false;
