@@ -26,8 +26,9 @@ use ratatui::text::Line;
 
 use super::blocks::BlockScanner;
 use super::estimate::estimate_rows;
-use super::open::block::{Frame, OpenBlock};
+use super::open::block::OpenBlock;
 use super::open::code::OpenCode;
+use super::open::whole::LayoutArgs;
 use super::{render_block, CodeMode, RenderOptions};
 use crate::tui::text::settle::{settle, Items};
 
@@ -229,7 +230,7 @@ impl MarkdownDoc {
             let (rendered, by) = if let Some(lines) = self.code.layout(code, text, width, self.options) {
                 (Rendered { width, lines, plain: false }, LaidOutBy::Code)
             } else {
-                let mut frame = Frame { width, options: self.options, code: &mut self.code };
+                let mut frame = LayoutArgs { width, options: self.options, code: &mut self.code };
                 match self.block.layout(block, start, text, &mut frame) {
                     Some(lines) => (Rendered { width, lines, plain: false }, LaidOutBy::Block),
                     None => (render(text, width, self.options, CodeMode::Plain, None), LaidOutBy::Whole),
@@ -259,7 +260,7 @@ impl MarkdownDoc {
             return None;
         }
         let lines = self.open.take()?.rendered.lines;
-        let mut frame = Frame { width, options: self.options, code: &mut self.code };
+        let mut frame = LayoutArgs { width, options: self.options, code: &mut self.code };
         let lines = self.block.layout(Some(lines), range.start, text, &mut frame)?;
         Some(Rendered { width, lines, plain: false })
     }

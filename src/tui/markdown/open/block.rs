@@ -11,70 +11,16 @@
 //! the block is rendered whole again and the state chosen again. Every path gives exactly the
 //! lines of a whole render (the streaming tests compare them after every chunk).
 
-use std::borrow::Cow;
-
 use ratatui::text::Line;
 
-use super::code::OpenCode;
 use super::list::OpenList;
 use super::paragraph::OpenParagraph;
 use super::table::OpenTable;
-use crate::sanitize::sanitize;
-use crate::tui::markdown::lines::layout_nodes;
-use crate::tui::markdown::nodes::Node;
-use crate::tui::markdown::paint::{paint, CodeMode, OpenHighlighter};
-use crate::tui::markdown::parse::{parse_marked, FirstBlock, Marks};
-use crate::tui::markdown::style::{Palette, RenderOptions};
+use super::whole::{render_open, LayoutArgs, Parsed};
+use crate::tui::markdown::parse::FirstBlock;
 
 /// Tails shorter than this are rendered whole on every frame.
 const MIN_BYTES: usize = 512;
-
-/// One render of a piece of source: its nodes, what the parse marked, its lines and the first
-/// line of each node (`starts`, one more entry at the end).
-pub(crate) struct Parsed {
-    /// The source held nothing `sanitize` changes (so neither does any piece of it).
-    pub clean: bool,
-    pub nodes: Vec<Node>,
-    pub marks: Marks,
-    pub lines: Vec<Line<'static>>,
-    pub starts: Vec<usize>,
-}
-
-/// Renders `text` (raw: sanitized here) the way the last block of a whole render is.
-pub(crate) fn render_open(text: &str, width: u16, options: RenderOptions, code: Option<&mut OpenCode>) -> Parsed {
-    let clean = sanitize(text);
-    let palette = Palette::new(options);
-    let (mut nodes, marks) = parse_marked(&clean, palette);
-    paint(&mut nodes, CodeMode::Open, palette.color, code.map(|code| code as &mut dyn OpenHighlighter));
-    let (lines, starts) = layout_nodes(&nodes, usize::from(width), Palette::new(options));
-    Parsed { clean: matches!(clean, Cow::Borrowed(_)), nodes, marks, lines, starts }
-}
-
-/// `render_open` up to its nodes, for a state that lays them out itself.
-pub(crate) fn parse_open(text: &str, options: RenderOptions, code: Option<&mut OpenCode>) -> (Vec<Node>, Marks) {
-    let palette = Palette::new(options);
-    let (mut nodes, marks) = parse_marked(&sanitize(text), palette);
-    paint(&mut nodes, CodeMode::Open, palette.color, code.map(|code| code as &mut dyn OpenHighlighter));
-    (nodes, marks)
-}
-
-/// `text` holds nothing `sanitize` would change, so offsets into its sanitized form are its own.
-pub(crate) fn is_clean(text: &str) -> bool {
-    matches!(sanitize(text), Cow::Borrowed(_))
-}
-
-/// `text` may hold a link reference definition, which can change how links anywhere in the
-/// block read: such a block is not split.
-pub(crate) fn may_define_links(text: &str) -> bool {
-    memchr::memmem::find(text.as_bytes(), b"]:").is_some()
-}
-
-/// What a layout needs besides the text.
-pub(crate) struct Frame<'a> {
-    pub width: u16,
-    pub options: RenderOptions,
-    pub code: &'a mut OpenCode,
-}
 
 enum State {
     /// Rendered whole every frame.
@@ -117,7 +63,7 @@ impl OpenBlock {
         previous: Option<Vec<Line<'static>>>,
         start: usize,
         text: &str,
-        frame: &mut Frame<'_>,
+        frame: &mut LayoutArgs<'_>,
     ) -> Option<Vec<Line<'static>>> {
         if text.len() < MIN_BYTES || frame.width == 0 {
             self.key = None;
@@ -167,7 +113,7 @@ impl OpenBlock {
 }
 
 /// The state for a block whose whole render is `parsed`.
-fn choose(text: &str, parsed: &Parsed, frame: &Frame<'_>) -> State {
+fn choose(text: &str, parsed: &Parsed, frame: &LayoutArgs<'_>) -> State {
     if !parsed.marks.items.is_empty() {
         return OpenList::start(text, parsed).map_or(State::Whole, State::List);
     }

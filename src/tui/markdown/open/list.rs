@@ -11,7 +11,7 @@
 
 use ratatui::text::Line;
 
-use super::block::{is_clean, may_define_links, render_open, Frame, Parsed};
+use super::whole::{is_clean, may_define_links, render_open, LayoutArgs, Parsed};
 use crate::tui::markdown::parse::{ItemMark, Spacing};
 
 pub(crate) struct OpenList {
@@ -46,7 +46,7 @@ impl OpenList {
 
     /// Lays out `text` into `lines` (which hold what the last call left); false when the kept
     /// lines cannot be trusted.
-    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
+    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut LayoutArgs<'_>) -> bool {
         let Some(rest) = text.get(self.cut..) else { return false };
         if self.cut == 0 || may_define_links(rest) {
             return false;

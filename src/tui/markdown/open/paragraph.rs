@@ -14,8 +14,8 @@
 
 use ratatui::text::{Line, Span};
 
-use super::block::{is_clean, may_define_links, parse_open, Frame, Parsed};
 use super::inline::closed;
+use super::whole::{is_clean, may_define_links, parse_open, LayoutArgs, Parsed};
 use crate::tui::markdown::nodes::Node;
 use crate::tui::markdown::paint::{paint, CodeMode};
 use crate::tui::markdown::parse::{parse_marked, FirstBlock, Marks};
@@ -41,7 +41,7 @@ pub(crate) struct OpenParagraph {
 
 impl OpenParagraph {
     /// The state for a tail whose whole render (`parsed`) is one paragraph.
-    pub(crate) fn start(text: &str, parsed: &Parsed, frame: &Frame<'_>) -> Option<Self> {
+    pub(crate) fn start(text: &str, parsed: &Parsed, frame: &LayoutArgs<'_>) -> Option<Self> {
         if parsed.nodes.len() != 1 || may_define_links(text) || reaches_back(text) {
             return None;
         }
@@ -61,7 +61,7 @@ impl OpenParagraph {
     /// lines cannot be trusted. The break moves on first, so only the text after it is parsed
     /// here: each byte is parsed about once on its way into the kept lines, not once more
     /// each frame it spends after the break.
-    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
+    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut LayoutArgs<'_>) -> bool {
         let Some(rest) = text.get(self.cut..) else { return false };
         if self.cut == 0 || may_define_links(rest) || reaches_back(rest) || lines.len() < self.frozen {
             return false;
@@ -88,7 +88,7 @@ impl OpenParagraph {
 
     /// Moves the break to the last safe one in `text`, when enough arrived after the current,
     /// appending the lines it freezes to `lines` when given.
-    fn advance(&mut self, text: &str, frame: &Frame<'_>, lines: Option<&mut Vec<Line<'static>>>) {
+    fn advance(&mut self, text: &str, frame: &LayoutArgs<'_>, lines: Option<&mut Vec<Line<'static>>>) {
         let Some(rest) = text.get(self.cut..) else { return };
         if rest.len() < self.next_try {
             return;

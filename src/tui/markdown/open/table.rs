@@ -16,8 +16,8 @@ use std::ops::Range;
 
 use ratatui::text::{Line, Span};
 
-use super::block::{is_clean, may_define_links, parse_open, Frame, Parsed};
 use super::plain_row;
+use super::whole::{is_clean, may_define_links, parse_open, LayoutArgs, Parsed};
 use crate::tui::markdown::lines::layout;
 use crate::tui::markdown::nodes::{Node, Table};
 use crate::tui::markdown::style::Palette;
@@ -64,7 +64,7 @@ struct Rows<'a> {
 
 impl OpenTable {
     /// The state for a tail whose whole render (`parsed`) starts with a table.
-    pub(crate) fn start(text: &str, parsed: &Parsed, frame: &Frame<'_>) -> Option<Self> {
+    pub(crate) fn start(text: &str, parsed: &Parsed, frame: &LayoutArgs<'_>) -> Option<Self> {
         let Some(Node::Table { prefix, table }) = parsed.nodes.first() else { return None };
         let second = text.find('\n').and_then(|i| text[i + 1..].find('\n').map(|j| i + 1 + j + 1))?;
         if !prefix.first.is_empty() || may_define_links(text) || !is_clean(&text[..second]) {
@@ -97,7 +97,7 @@ impl OpenTable {
 
     /// Lays out `text` into `lines` (which hold what the last call left); false when the kept
     /// lines cannot be trusted.
-    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut Frame<'_>) -> bool {
+    pub(crate) fn layout(&mut self, text: &str, lines: &mut Vec<Line<'static>>, frame: &mut LayoutArgs<'_>) -> bool {
         let (Some(head), Some(rest)) = (text.get(..self.head), text.get(self.cut..)) else { return false };
         if may_define_links(rest) {
             return false;
