@@ -31,6 +31,7 @@ mod providers_openai;
 mod readme_keys;
 mod robustness_props;
 mod sandbox;
+mod sandbox_attacks;
 mod sanitize_e2e;
 mod session_files;
 mod sessions;
