@@ -45,7 +45,8 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         ..Limits::default()
     };
     // `"sandbox": false`: the user was asked (the permissions gate) to run it uncontained.
-    let contained = args[sandbox::OPT_OUT_ARGUMENT].as_bool() != Some(false);
+    // Without an active sandbox nothing is contained (and background jobs outlive the command).
+    let contained = sandbox::active() && args[sandbox::OPT_OUT_ARGUMENT].as_bool() != Some(false);
     let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx, contained).await?;
     let mut json = finished.to_json(&limits);
     let status = match finished.ending {

@@ -72,7 +72,8 @@ impl Finished {
 }
 
 /// Runs `command` with `bash -c` (in `cwd` when given) until it ends or a limit stops it.
-/// `contained`: run it in the sandbox (`sandbox::mode`); `execute` is, `!command` is not.
+/// `contained`: run it in the sandbox (`sandbox::mode`): `execute` is while the sandbox is
+/// active, `!command` never is.
 pub async fn run(
     command: &str,
     cwd: Option<&str>,

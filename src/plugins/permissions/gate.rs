@@ -195,7 +195,8 @@ impl Gate {
     /// For the question about a call that runs a command: whether it would run contained.
     fn containment_line(&self, call: &HookCall, opts_out: bool) -> Option<String> {
         call.tool.shell_command(&call.args)?;
-        if self.sandbox.label.is_empty() {
+        // Nothing to say when there is no sandbox, or the user turned it off.
+        if self.sandbox.label.is_empty() || self.sandbox.label.ends_with(": off") {
             return None;
         }
         Some(if opts_out {
