@@ -11,8 +11,11 @@ set -euo pipefail
 
 N="${1:-100}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ELELEM="${ELELEM:-$ROOT/target/debug/elelem}"
-WORK="$(mktemp -d)"
+ELELEM="$(realpath "${ELELEM:-$ROOT/target/debug/elelem}")"
+[ -x "$ELELEM" ] || { echo "no elelem binary at $ELELEM (cargo build first)" >&2; exit 1; }
+# Not in the temp directory: a home there would be split out of the temp grant (see
+# src/tools/sandbox/rules.rs), which a real home is not.
+WORK="$(mktemp -d -p "$ROOT/target")"
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/home" "$WORK/project/.git/hooks" "$WORK/project/src"
 python3 - "$N" > "$WORK/script.json" <<'PY'
@@ -28,7 +31,7 @@ run() {
     local start end
     start=$(date +%s%N)
     (cd "$WORK/project" && HOME="$WORK/home" ELELEM_STUB_SCRIPT="$WORK/script.json" ELELEM_MAX_STEPS=$((N + 5)) \
-        "$ELELEM" -p stub ask "$@" go > /dev/null)
+        "$ELELEM" -p stub ask "$@" go > /dev/null 2>&1)
     end=$(date +%s%N)
     echo $(( (end - start) / 1000 ))
 }
