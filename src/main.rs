@@ -62,9 +62,13 @@ struct PermissionFlags {
     /// Run every tool call without asking (rules that deny still deny)
     #[arg(long, global = true)]
     yolo: bool,
-    /// Sandbox for `execute`: workspace-write, read-only or off (the default for now)
+    /// Sandbox for `execute`: workspace-write (the default where the kernel has Landlock),
+    /// read-only or off
     #[arg(long, global = true, value_name = "MODE", env = "ELELEM_SANDBOX")]
     sandbox: Option<String>,
+    /// Let contained commands use the network (no network namespace, no TCP rule)
+    #[arg(long, global = true)]
+    sandbox_network: bool,
 }
 
 #[derive(Args, Clone, Default)]
@@ -123,17 +127,18 @@ fn main() -> ExitCode {
         }
     };
     let sandbox_mode = match global.permissions.sandbox.as_deref().map(elelem::tools::sandbox::Mode::parse) {
-        None => elelem::tools::sandbox::Mode::Off,
-        Some(Ok(mode)) => mode,
+        None => None,
+        Some(Ok(mode)) => Some(mode),
         Some(Err(error)) => {
             eprintln!("elelem: --sandbox: {error}");
             return ExitCode::FAILURE;
         }
     };
-    elelem::tools::sandbox::configure(sandbox_mode, elelem::data_dir::data_dir().into_iter().collect());
-    if let Some(notice) = elelem::tools::sandbox::unavailable_notice() {
-        eprintln!("elelem: {notice}");
-    }
+    elelem::tools::sandbox::configure(
+        sandbox_mode,
+        global.permissions.sandbox_network,
+        elelem::data_dir::data_dir().into_iter().collect(),
+    );
     let options = |headless: bool| Options {
         session: session.clone(),
         provider: global.provider.clone(),
@@ -332,7 +337,8 @@ async fn line_chat(options: Options, first: Option<String>) -> anyhow::Result<Ex
     let input = first.map_or_else(StdinInput::default, StdinInput::with_first);
     let mut session = build_session(&options, output, Box::new(input), approver)?;
     session.set_editor(Arc::new(elelem::repl::LineEditor));
-    println!("{} ({}, {})", banner(), session.provider().name(), session.provider().model());
+    let (provider, sandbox) = (session.provider(), elelem::startup::sandbox_label());
+    println!("{} ({}, {}) · {sandbox}", banner(), provider.name(), provider.model());
     if options.yolo {
         println!("--yolo: tool calls run without asking");
     } else if piped {
@@ -371,6 +377,8 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
         None => Arc::new(PlainOutput::stderr(use_color(std::io::stderr().is_terminal()))),
     };
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
+    // The sandbox for commands, once, where progress goes (stdout is the reply or JSON lines).
+    eprintln!("elelem: {}", elelem::startup::sandbox_label());
     let cancel = session.interrupter().begin();
     let interrupter = session.interrupter().clone();
     let mut stops = elelem::signals::Stops::new(true)?;

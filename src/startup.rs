@@ -97,7 +97,7 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
         yolo: options.yolo,
         headless: options.headless,
         trust: options.trust,
-        contained: crate::tools::sandbox::contained_tools(),
+        sandbox: crate::plugins::permissions::SandboxLink::new(crate::tools::sandbox::link),
     };
     let secrets = SecretPolicy::from_env().secret_values();
     // TRUST: the project's MCP servers start only when the project is trusted.
@@ -339,6 +339,11 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
 pub fn trust_question(options: &Options) -> Option<TrustQuestion> {
     let cwd = std::env::current_dir().ok()?;
     trust(options).question(&cwd, home().as_deref())
+}
+
+/// The sandbox for commands in a few words, for a front end's status line.
+pub fn sandbox_label() -> String {
+    crate::tools::sandbox::label()
 }
 
 /// Panics inside tools are caught and reported as tool results; don't also print them.

@@ -161,7 +161,8 @@ impl Trust {
     }
 
     /// The question to ask in the project around `cwd`, when it has a `.agents/` of its
-    /// own (not the user's `~/.agents`) and is not trusted yet.
+    /// own (not the user's `~/.agents`) with something in it (the sandbox for commands
+    /// makes an empty one) and is not trusted yet.
     pub fn question(&self, cwd: &Path, home: Option<&Path>) -> Option<TrustQuestion> {
         let agents = project_agents(cwd, home)?;
         let root = project_root(cwd);
@@ -169,6 +170,9 @@ impl Trust {
             return None;
         }
         let files = listing(&agents);
+        if files.is_empty() {
+            return None;
+        }
         Some(TrustQuestion { root, agents, files, store: self.store.clone() })
     }
 }
@@ -376,5 +380,8 @@ mod tests {
         question.accept().unwrap();
         assert!(trust.question(&project, Some(dir.path())).is_none(), "asked once per project");
         assert!(Trust::new(TrustStore::none(), true).question(&project, None).is_none(), "--trust");
+        let empty = dir.path().join("empty");
+        std::fs::create_dir_all(empty.join(".agents")).unwrap();
+        assert!(trust.question(&empty, Some(dir.path())).is_none(), "the sandbox's empty .agents/ asks nothing");
     }
 }

@@ -4,6 +4,7 @@
 //! if the call is dropped).
 
 use super::run_command::{self, Limits, DEFAULT_TIMEOUT_SECS};
+use super::sandbox;
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -19,7 +20,8 @@ pub fn tool() -> Tool {
             "properties": {
                 "command": {"type": "string", "description": "the bash command line to run"},
                 "timeout_secs": {"type": "integer", "minimum": 1, "description": "kill the command after this many seconds (default 120)"},
-                "cwd": {"type": "string", "description": "directory to run in (default: the working directory)"}
+                "cwd": {"type": "string", "description": "directory to run in (default: the working directory)"},
+                "sandbox": {"type": "boolean", "description": "false: run this one command outside the sandbox, with the user's rights (the user is always asked; only when the sandbox refused something the command needs)"}
             },
             "required": ["command"],
             "additionalProperties": false
@@ -42,9 +44,16 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         timeout: Duration::from_secs(args["timeout_secs"].as_u64().unwrap_or(DEFAULT_TIMEOUT_SECS)),
         ..Limits::default()
     };
-    let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx, true).await?;
+    // `"sandbox": false`: the user was asked (the permissions gate) to run it uncontained.
+    // Without an active sandbox nothing is contained (and background jobs outlive the command).
+    let contained = sandbox::active() && args[sandbox::OPT_OUT_ARGUMENT].as_bool() != Some(false);
+    let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx, contained).await?;
     let mut json = finished.to_json(&limits);
-    if let Some(note) = super::sandbox::failure_note(&finished) {
+    let status = match finished.ending {
+        run_command::Ending::Exited(status) => Some(status),
+        _ => None,
+    };
+    if let Some(note) = sandbox::failure_note(status, &finished.content).filter(|_| contained) {
         json["sandbox"] = Value::String(note);
     }
     Ok(json)

@@ -72,7 +72,8 @@ impl Finished {
 }
 
 /// Runs `command` with `bash -c` (in `cwd` when given) until it ends or a limit stops it.
-/// `contained`: run it in the sandbox (`sandbox::mode`); `execute` is, `!command` is not.
+/// `contained`: run it in the sandbox (`sandbox::mode`): `execute` is while the sandbox is
+/// active, `!command` never is.
 pub async fn run(
     command: &str,
     cwd: Option<&str>,
@@ -97,11 +98,14 @@ pub async fn run(
     }
     if contained {
         let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
-        super::sandbox::contain(&mut cmd, &project)?;
+        super::sandbox::contain(&mut cmd, &project, cwd)?;
     }
     let spawned = cmd.spawn();
     drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive
-    let mut child = spawned.map_err(|e| anyhow::anyhow!("cannot start bash: {e}"))?;
+    let mut child = spawned.map_err(|e| match contained {
+        true => anyhow::anyhow!("cannot start bash in the sandbox: {e}"),
+        false => anyhow::anyhow!("cannot start bash: {e}"),
+    })?;
     let mut killer = GroupGuard::new(child.id().and_then(|id| i32::try_from(id).ok()));
     let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
 
@@ -147,9 +151,10 @@ pub async fn run(
         }
     };
     let _ = tokio::time::timeout(DRAIN_GRACE, drain).await;
-    if matches!(ending, Ending::Exited(_)) {
+    if matches!(ending, Ending::Exited(_)) && !contained {
         // The command finished; background jobs it started may keep running until elelem
-        // exits.
+        // exits. A contained command's jobs end with it: they live in its namespaces, where
+        // the protected paths would no longer be kept if someone replaced them outside.
         killer.detach();
     }
     Ok(Finished { ending, content: output.finish() })

@@ -310,7 +310,7 @@ fn handle_message(app: &mut App, held: &mut HeldText, message: UiMessage) -> any
     match message {
         UiMessage::Agent(event) => app.handle_agent(event),
         UiMessage::Approval(request, reply) => app.ask(request, reply),
-        UiMessage::Ready(ready) => app.ready(*ready, &banner()),
+        UiMessage::Ready(ready) => app.ready(*ready, &format!("{} · {}", banner(), crate::startup::sandbox_label())),
         UiMessage::Failed(error) => return Err(error),
         UiMessage::Edit(text, reply) => return Ok(Some((text, reply))),
     }

@@ -166,7 +166,8 @@ fn piped_chat_refuses_an_approval_and_sends_the_next_line_as_a_prompt() {
         {"events": [{"type": "saying", "text": "first reply"}]},
         {"events": [{"type": "saying", "text": "second reply"}]}
     ]));
-    let out = run.elelem(&["chat"], Some(&script), "run the tests\nthanks\n");
+    // Without the sandbox, so that execute asks (contained, it would not).
+    let out = run.elelem(&["chat", "--sandbox", "off"], Some(&script), "run the tests\nthanks\n");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("stdin is not a terminal: its lines are prompts, not answers"), "{stdout}");

@@ -37,6 +37,7 @@ mod repeated_reads;
 mod resume_prefix;
 mod robustness_props;
 mod sandbox;
+mod sandbox_attacks;
 mod sanitize_e2e;
 mod session_files;
 mod sessions;

@@ -305,7 +305,8 @@ fn chat_plain_asks_and_reads_the_answer_on_a_terminal() {
         ("t2", "execute", json!({"command": "echo ran > ran.txt"})),
     ]);
     std::fs::write(dirs.home.join("script.json"), script.to_string()).unwrap();
-    let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain", "--trust"]);
+    // Without the sandbox, so that execute asks (contained, it would not).
+    let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain", "--trust", "--sandbox", "off"]);
     term.wait_for("> ");
     term.send("go\r");
     term.wait_for("Allow write? [y/N/a]");

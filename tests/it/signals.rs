@@ -109,7 +109,8 @@ fn a_background_job_outlives_its_command_but_not_elelem() {
     let dir = tempfile::tempdir().unwrap();
     let mark = format!("ELELEM_SIGNAL_TEST_BG_{}", std::process::id());
     let command = format!("export {mark}=1; nohup sleep 1000 >/dev/null 2>&1 &");
-    let mut child = spawn(dir.path(), &["chat", "--plain", "--yolo"], &command, Stdio::piped());
+    // Uncontained: a contained command's background jobs end with it (tests/it/sandbox.rs).
+    let mut child = spawn(dir.path(), &["chat", "--plain", "--yolo", "--sandbox", "off"], &command, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     std::io::Write::write_all(&mut stdin, b"go\n").unwrap();
     wait_until("the background sleep", || !marked_processes(&mark).is_empty());

@@ -10,6 +10,7 @@
 
 use super::paths::{Place, Places};
 use super::rules::{Permissions, Policy, Rule};
+use super::sandbox::{SandboxState, OPT_OUT_ARGUMENT};
 use super::shell::ParsedCommand;
 use crate::agent::input::{Approval, ApprovalRequest, Approver};
 use crate::agent::paths::{canonical, lexical, resolve};
@@ -24,8 +25,9 @@ pub struct Gate {
     pub places: Places,
     /// Tools allowed by `--allow` (canonical names).
     pub allowed: HashSet<String>,
-    /// Tools whose calls run in the kernel sandbox: allowed as `allowed` is.
-    pub contained: HashSet<String>,
+    /// Which tools' calls run in the kernel sandbox (allowed as `allowed` is), and the
+    /// sandbox in a few words.
+    pub sandbox: SandboxState,
     pub yolo: bool,
     /// Nobody can be asked (`ask` mode).
     pub headless: bool,
@@ -44,12 +46,16 @@ impl Gate {
             return Err(format!("Permission denied: {name}"));
         }
         let mut outside: Option<PathBuf> = None;
+        let mut protected: Option<PathBuf> = None;
         let (allow, deny) = (self.permissions.allowed_dirs(), self.permissions.denied_dirs());
         for (arg, given) in call.tool.path_arguments(&call.args) {
             let real = match call.context.path(arg) {
                 Some(real) => real.to_path_buf(),
                 None => resolve(given, &self.places.cwd, self.places.home.as_deref()),
             };
+            if !call.tool.read_only && self.places.protected(&real).is_some() {
+                protected = protected.or(Some(real.clone()));
+            }
             match self.places.place_of(real, &allow, &deny) {
                 Place::Denied(resolved) => {
                     return Err(format!("Permission denied: {name} {}: a paths rule denies it", resolved.display()))
@@ -58,8 +64,16 @@ impl Gate {
                 Place::Inside | Place::Allowed => {}
             }
         }
-        if judgement.policy == Policy::Allow && outside.is_none() {
+        if judgement.policy == Policy::Allow && outside.is_none() && (protected.is_none() || self.yolo) {
             return Ok(());
+        }
+        if let Some(path) = protected.as_ref().filter(|_| self.headless && !self.yolo) {
+            return Err(format!(
+                "Permission denied: {name} {}: the project's .agents/, .git/hooks/ and .git/config decide what the \
+                 next run of elelem or git executes, so changing them is always asked about, and ask mode cannot \
+                 ask. The user can make this change, or run with --yolo",
+                path.display()
+            ));
         }
         let unreadable = judgement.uncertain && self.permissions.has_deny(name);
         if unreadable && (self.yolo || self.headless) {
@@ -73,11 +87,22 @@ impl Gate {
                  where the command's name and arguments go."
             ));
         }
+        // A call of a contained tool asking to run outside the sandbox is always put to the
+        // user; ask mode refuses it.
+        let opts_out = self.sandbox.contained.contains(name) && call.args[OPT_OUT_ARGUMENT] == false;
+        if opts_out && self.headless {
+            return Err(format!(
+                "Permission denied: {name} with \"{OPT_OUT_ARGUMENT}\": false runs outside the sandbox, which only \
+                 the user can allow, and ask mode cannot ask. Run it contained, or the user runs elelem with \
+                 --sandbox off --allow {name}"
+            ));
+        }
         if self.yolo {
             return Ok(());
         }
         let always = self.always.lock().map(|a| a.contains(name)).unwrap_or(false);
-        if outside.is_none() && !unreadable && (always || self.allowed.contains(name) || self.runs_contained(name)) {
+        let allowed = always || self.allowed.contains(name) || self.runs_contained(name);
+        if outside.is_none() && protected.is_none() && !unreadable && !opts_out && allowed {
             return Ok(());
         }
         if self.headless {
@@ -98,6 +123,13 @@ impl Gate {
         if let Some(path) = &outside {
             preview.text =
                 format!("{} is outside the project ({})\n{}", path.display(), self.places.root.display(), preview.text);
+        }
+        if let Some(path) = &protected {
+            preview.text =
+                format!("{} decides what the next run of elelem or git executes\n{}", path.display(), preview.text);
+        }
+        if let Some(line) = self.containment_line(&call, opts_out) {
+            preview.text = format!("{line}\n{}", preview.text);
         }
         let request = ApprovalRequest {
             call_id: call.context.call_id.clone(),
@@ -157,7 +189,23 @@ impl Gate {
     /// Whether `tool`'s calls run in the sandbox and so need no approval: not when a rule
     /// of the user's (or the project's) says `ask` for it.
     fn runs_contained(&self, tool: &str) -> bool {
-        self.contained.contains(tool) && !self.permissions.has_ask(tool)
+        self.sandbox.contained.contains(tool) && !self.permissions.has_ask(tool)
+    }
+
+    /// For the question about a call that runs a command: whether it would run contained.
+    fn containment_line(&self, call: &HookCall, opts_out: bool) -> Option<String> {
+        call.tool.shell_command(&call.args)?;
+        // Nothing to say when there is no sandbox, or the user turned it off.
+        if self.sandbox.label.is_empty() || self.sandbox.label.ends_with(": off") {
+            return None;
+        }
+        Some(if opts_out {
+            "Runs OUTSIDE the sandbox, with your rights (the model asked for \"sandbox\": false)".to_string()
+        } else if self.sandbox.contained.contains(call.name()) {
+            format!("Runs contained ({})", self.sandbox.label)
+        } else {
+            format!("Runs with your rights, not contained ({})", self.sandbox.label)
+        })
     }
 
     /// The policy in force for each tool of `toolbox`, and why, for `/permissions`.
@@ -165,6 +213,9 @@ impl Gate {
         let mut out = String::new();
         if self.yolo {
             out.push_str("--yolo: every call that is not denied runs without asking\n");
+        }
+        if !self.sandbox.label.is_empty() {
+            out.push_str(&format!("{}\n", self.sandbox.label));
         }
         let always = self.always.lock().map(|a| a.clone()).unwrap_or_default();
         for tool in toolbox.tools() {

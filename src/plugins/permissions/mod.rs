@@ -7,6 +7,7 @@
 //! - `shell.rs` + `wrappers.rs`: a shell command parsed into the simple commands it runs;
 //! - `matcher.rs`: command prefix rules against a parsed command;
 //! - `paths.rs`: where a tool's path arguments point (inside the project or not);
+//! - `sandbox.rs`: the files' `"sandbox"` entry and the link to the sandbox for commands;
 //! - `gate.rs`: the decision for one call, and the user's answer.
 //!
 //! Nothing here names a tool: which tools only read, run shell commands or touch paths is
@@ -16,6 +17,7 @@ mod gate;
 mod matcher;
 mod paths;
 mod rules;
+mod sandbox;
 mod shell;
 mod wrappers;
 
@@ -23,6 +25,7 @@ pub use gate::Gate;
 pub use matcher::{CommandRules, Judgement};
 pub use paths::{resolve, PathRules, Place, Places};
 pub use rules::{Permissions, PermissionsError, Policy, Rule, RuleSet};
+pub use sandbox::{SandboxEntry, SandboxLink, SandboxState, OPT_OUT_ARGUMENT};
 pub use shell::{ParsedCommand, SimpleCommand};
 pub use wrappers::{Reading, Word};
 
@@ -53,9 +56,10 @@ pub struct PermissionFlags {
     pub headless: bool,
     /// Trust the project's own settings for this run (`--trust`).
     pub trust: bool,
-    /// Tools whose calls run in the kernel sandbox (`execute` when it is active): allowed
-    /// without asking unless a rule denies them or a path argument is outside the project.
-    pub contained: Vec<String>,
+    /// The sandbox for commands (wired by `startup`): it says which tools run contained
+    /// (allowed without asking unless a rule denies them or a path argument is outside the
+    /// project) once it has the user's `"sandbox"` entry and the path rules.
+    pub sandbox: SandboxLink,
 }
 
 impl PermissionsPlugin {
@@ -125,6 +129,14 @@ impl Plugin for PermissionsPlugin {
         if let Some(notice) = self.notice(&permissions, &places, session) {
             session.show(notice);
         }
+        let sandbox = self.flags.sandbox.apply(
+            &permissions.user.sandbox,
+            &permissions.allowed_dirs().into_iter().cloned().collect::<Vec<_>>(),
+            &permissions.denied_dirs().into_iter().cloned().collect::<Vec<_>>(),
+        );
+        if let Some(notice) = &sandbox.notice {
+            session.show(notice.clone());
+        }
         let toolbox = session.toolbox();
         let allowed =
             self.flags.allow.iter().map(|name| toolbox.get(name).map_or(name.clone(), |t| t.name.clone())).collect();
@@ -132,7 +144,7 @@ impl Plugin for PermissionsPlugin {
             permissions,
             places,
             allowed,
-            contained: self.flags.contained.iter().cloned().collect(),
+            sandbox,
             yolo: self.flags.yolo,
             headless: self.flags.headless,
             always: self.always.clone(),

@@ -40,6 +40,10 @@ impl PathRules {
     }
 }
 
+/// The paths inside a project that a tool changing files always asks about (and a
+/// contained command may not write).
+pub const PROTECTED: &[&str] = &[".agents", ".git/hooks", ".git/config"];
+
 /// Where one path argument points, for the gate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Place {
@@ -66,6 +70,12 @@ impl Places {
     /// and both over the project root.
     pub fn place(&self, path: &str, allow: &[&PathBuf], deny: &[&PathBuf]) -> Place {
         self.place_of(resolve(path, &self.cwd, self.home.as_deref()), allow, deny)
+    }
+
+    /// The project's protected place holding `resolved`, if any: `.agents/`, `.git/hooks/`
+    /// or `.git/config`, which decide what the next run of elelem or git executes.
+    pub fn protected(&self, resolved: &Path) -> Option<&'static str> {
+        PROTECTED.iter().copied().find(|p| resolved.starts_with(self.root.join(p)))
     }
 
     /// Where an already resolved path is.

@@ -2,10 +2,12 @@
 //! the user's; `.agents/permissions.json` the project's. In a trusted project the
 //! project's rule for a tool replaces the user's, except that the user's deny always
 //! wins; in an untrusted one the stricter of the two applies (a project may tighten,
-//! never loosen). Each file may also carry `"paths"` (see `paths.rs`).
+//! never loosen). Each file may also carry `"paths"` (see `paths.rs`) and `"sandbox"` (see
+//! `sandbox.rs`).
 
 use super::matcher::{CommandRules, Judgement};
 use super::paths::PathRules;
+use super::sandbox::SandboxEntry;
 use super::shell::ParsedCommand;
 use crate::agent::toolbox::Toolbox;
 use serde_json::Value;
@@ -62,6 +64,8 @@ pub enum PermissionsError {
 pub struct RuleSet {
     pub rules: HashMap<String, Rule>,
     pub paths: PathRules,
+    /// The `"sandbox"` entry (applied from the user's file only).
+    pub sandbox: SandboxEntry,
     /// The file, for errors found once the tools are known.
     pub source: PathBuf,
 }
@@ -89,6 +93,10 @@ impl RuleSet {
         for (tool, entry) in entries {
             if tool == "paths" {
                 set.paths = PathRules::parse(&entry, base, home).map_err(invalid)?;
+                continue;
+            }
+            if tool == "sandbox" {
+                set.sandbox = SandboxEntry::parse(&entry, base, home).map_err(invalid)?;
                 continue;
             }
             let rule = match &entry {

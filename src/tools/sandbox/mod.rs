@@ -1,0 +1,324 @@
+//! The kernel sandbox for `execute`'s child (issue 29): the mode (`--sandbox`,
+//! `ELELEM_SANDBOX`, else `sandbox.mode` in `~/.agents/permissions.json`, else
+//! `workspace-write` where the kernel has Landlock ABI 4), the settings the permission files
+//! add (writable directories, unreadable ones, network), and `contain`, which prepares a
+//! command's child: in the child, between fork and exec (`pre_exec`), a new user, mount and
+//! (unless the network is allowed) network namespace, the project's protected paths mounted
+//! read-only (`seals.rs`), then the Landlock rule set built and cached in elelem
+//! (`rules.rs`). elelem itself is never restricted, nor `!command`.
+
+mod rules;
+mod seals;
+
+pub use rules::cover;
+pub use seals::{plan, Seal};
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+/// What a contained command may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    WorkspaceWrite,
+    ReadOnly,
+    Off,
+}
+
+impl Mode {
+    pub fn parse(text: &str) -> Result<Mode, String> {
+        match text {
+            "workspace-write" => Ok(Mode::WorkspaceWrite),
+            "read-only" => Ok(Mode::ReadOnly),
+            "off" => Ok(Mode::Off),
+            other => Err(format!("unknown sandbox mode {other:?} (workspace-write, read-only or off)")),
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Mode::WorkspaceWrite => "workspace-write",
+            Mode::ReadOnly => "read-only",
+            Mode::Off => "off",
+        }
+    }
+}
+
+/// What a contained command may do besides the defaults, for this run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Settings {
+    pub mode: Mode,
+    /// No network namespace and no Landlock TCP rule (`--sandbox-network`, `sandbox.network`).
+    pub network: bool,
+    /// Directories writable besides the project and the temp directory (`sandbox.writable`,
+    /// `paths.allow`).
+    pub writable: Vec<PathBuf>,
+    /// Paths not readable besides the user's secrets (elelem's data directory, `paths.deny`).
+    pub unreadable: Vec<PathBuf>,
+    /// Whether the mode was asked for (a flag, the environment or a file) rather than the
+    /// default.
+    pub asked: bool,
+}
+
+impl Settings {
+    /// Without `configure` (an embedder, a test): `ELELEM_SANDBOX`, else off.
+    fn unconfigured() -> Self {
+        let asked = std::env::var("ELELEM_SANDBOX").ok().and_then(|m| Mode::parse(&m).ok());
+        Settings {
+            mode: asked.unwrap_or(Mode::Off),
+            network: false,
+            writable: Vec::new(),
+            unreadable: Vec::new(),
+            asked: asked.is_some(),
+        }
+    }
+}
+
+/// What the command line said (it wins over the files), and the settings in force.
+#[derive(Clone, Debug)]
+struct Config {
+    flag_mode: Option<Mode>,
+    flag_network: bool,
+    data: Vec<PathBuf>,
+    /// The mode when nobody asks for one: workspace-write for the `elelem` binary
+    /// (`configure`), off for an embedder that did not configure the sandbox.
+    default: Mode,
+    settings: Settings,
+}
+
+static CONFIG: RwLock<Option<Config>> = RwLock::new(None);
+
+/// Sets what the command line says for this run (once, at start): `--sandbox` (or
+/// `ELELEM_SANDBOX`), `--sandbox-network`, and the extra paths no contained command may
+/// read (elelem's data directory: sessions, trust store).
+pub fn configure(mode: Option<Mode>, network: bool, secrets: Vec<PathBuf>) {
+    let settings = Settings {
+        mode: mode.unwrap_or(Mode::WorkspaceWrite),
+        network,
+        writable: Vec::new(),
+        unreadable: secrets.clone(),
+        asked: mode.is_some(),
+    };
+    if let Ok(mut config) = CONFIG.write() {
+        *config = Some(Config {
+            flag_mode: mode,
+            flag_network: network,
+            data: secrets,
+            default: Mode::WorkspaceWrite,
+            settings,
+        });
+    }
+}
+
+/// What a permissions file says about the sandbox (`"sandbox": {...}` and `"paths"`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileSettings {
+    /// `sandbox.mode` (the command line wins).
+    pub mode: Option<Mode>,
+    /// `sandbox.network`.
+    pub network: bool,
+    /// `sandbox.writable` and `paths.allow`.
+    pub writable: Vec<PathBuf>,
+    /// `paths.deny`.
+    pub unreadable: Vec<PathBuf>,
+}
+
+/// The permissions plugin's link (wired by `startup`): applies what the user's file says
+/// (`sandbox.mode`, `sandbox.network`, the writable and unreadable directories) and answers
+/// which tools run contained, the sandbox in a few words, and a notice for the user when
+/// the sandbox was asked for but this kernel cannot give it.
+pub fn link(
+    mode: Option<&str>,
+    network: bool,
+    writable: &[PathBuf],
+    unreadable: &[PathBuf],
+) -> (Vec<String>, String, Option<String>) {
+    let file = FileSettings {
+        mode: mode.and_then(|m| Mode::parse(m).ok()),
+        network,
+        writable: writable.to_vec(),
+        unreadable: unreadable.to_vec(),
+    };
+    apply(&file);
+    (contained_tools(), label(), unavailable_notice())
+}
+
+/// Applies the permission files' settings (at setup and `/reload`).
+pub fn apply(file: &FileSettings) {
+    if let Ok(mut config) = CONFIG.write() {
+        let config = config.get_or_insert_with(|| {
+            let settings = Settings::unconfigured();
+            Config {
+                flag_mode: settings.asked.then_some(settings.mode),
+                flag_network: false,
+                data: Vec::new(),
+                default: Mode::Off,
+                settings,
+            }
+        });
+        let mode = config.flag_mode.or(file.mode);
+        config.settings = Settings {
+            mode: mode.unwrap_or(config.default),
+            network: config.flag_network || file.network,
+            writable: file.writable.clone(),
+            unreadable: config.data.iter().chain(&file.unreadable).cloned().collect(),
+            asked: mode.is_some(),
+        };
+    }
+}
+
+/// The settings in force.
+pub fn settings() -> Settings {
+    CONFIG.read().ok().and_then(|c| c.as_ref().map(|c| c.settings.clone())).unwrap_or_else(Settings::unconfigured)
+}
+
+/// The mode for this run (see the module doc).
+pub fn mode() -> Mode {
+    settings().mode
+}
+
+/// The Landlock ABI version of this kernel (0 without Landlock).
+pub fn kernel_abi() -> i64 {
+    static ABI: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *ABI.get_or_init(|| {
+        // SAFETY: landlock_create_ruleset with a null attribute, size 0 and the VERSION
+        // flag only returns a number.
+        let version = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32) };
+        version.max(0)
+    })
+}
+
+/// Whether `execute` runs contained in this run: the mode is not `off` and the kernel has
+/// Landlock with network rules (ABI 4, Linux 6.7).
+pub fn active() -> bool {
+    mode() != Mode::Off && kernel_abi() >= 4
+}
+
+/// The tools whose calls run contained in this run (and so need no approval).
+pub fn contained_tools() -> Vec<String> {
+    if active() {
+        vec!["execute".to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The argument with which a call asks to run outside the sandbox (`"sandbox": false`).
+pub const OPT_OUT_ARGUMENT: &str = "sandbox";
+
+/// The sandbox in a few words, for the status line and `/permissions`:
+/// `sandbox: workspace-write, no network`.
+pub fn label() -> String {
+    let settings = settings();
+    if settings.mode == Mode::Off {
+        return "sandbox: off".to_string();
+    }
+    if !active() {
+        return format!("sandbox: unavailable (Landlock ABI {} < 4)", kernel_abi());
+    }
+    let network = if settings.network { "network on" } else { "no network" };
+    format!("sandbox: {}, {network}", settings.mode.word())
+}
+
+/// The sentence shown once at start when the sandbox (asked for, or the default) cannot be
+/// had on this kernel.
+pub fn unavailable_notice() -> Option<String> {
+    let settings = settings();
+    (settings.mode != Mode::Off && !active()).then(|| {
+        format!(
+            "The sandbox for execute is not available here (Landlock ABI {} < 4): commands run with your rights \
+             and are asked about as before.",
+            kernel_abi()
+        )
+    })
+}
+
+/// For a contained command that exited with `status` and printed `content`, a refusal the
+/// sandbox may have caused: the sentence the model can act on.
+pub fn failure_note(status: Option<i32>, content: &str) -> Option<String> {
+    let failed = status.is_some_and(|s| s != 0);
+    let refused = ["Permission denied", "Operation not permitted", "Read-only file system", "Network is unreachable"]
+        .iter()
+        .any(|words| content.contains(words));
+    let settings = settings();
+    (active() && failed && refused).then(|| {
+        let writes = match settings.mode {
+            Mode::ReadOnly => "it may write nowhere (read-only mode)",
+            _ => {
+                "it may write only inside the project and the temp directory, not .agents/, .git/hooks/ or .git/config"
+            }
+        };
+        let network = if settings.network { "" } else { " network is off;" };
+        format!(
+            "blocked by the sandbox, probably: the command ran contained ({}); {writes}; it cannot read ~/.ssh and the \
+             user's other secrets;{network} If it must do more, call execute again with \"sandbox\": false (the user \
+             is asked), or ask the user to run it with !command.",
+            settings.mode.word()
+        )
+    })
+}
+
+/// The user's files a contained command may not read, under `home`.
+pub const SECRETS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".config/gcloud",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+];
+
+/// Paths inside the project a contained command may not write: they decide what the next
+/// run of elelem or git executes (the permissions gate's `paths::PROTECTED` asks about the
+/// file tools' writes there).
+pub const PROTECTED: &[&str] = &[".agents", ".git/hooks", ".git/config"];
+
+/// Restricts `cmd`'s child to the sandbox, with `project` as the writable root and `cwd`
+/// (relative to the project) its working directory. Fails (and the command is not run) when
+/// the sandbox cannot be set up.
+pub fn contain(cmd: &mut tokio::process::Command, project: &Path, cwd: Option<&str>) -> anyhow::Result<()> {
+    if !active() {
+        return Ok(());
+    }
+    let settings = settings();
+    let project = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
+    let namespaces = seals::namespaces_work();
+    let seals = if namespaces && settings.mode == Mode::WorkspaceWrite {
+        seals::prepare(&project).map_err(|e| anyhow::anyhow!("cannot set up the sandbox: {e}"))?;
+        let writable = rules::writable_roots(&project, &settings);
+        seals::plan(&project, &writable).map_err(|e| anyhow::anyhow!("cannot set up the sandbox: {e}"))?
+    } else {
+        Vec::new()
+    };
+    let ruleset = rules::cached(&settings, &project, namespaces)
+        .map_err(|e| anyhow::anyhow!("cannot build the sandbox's rule set: {e}"))?;
+    let dir = cwd.map_or_else(|| project.clone(), |cwd| project.join(cwd));
+    let child = seals::ChildSteps::new(&seals, namespaces, settings.network, Some(&dir))?;
+    let ruleset = Arc::clone(&ruleset);
+    // SAFETY: between fork and exec the closure only makes system calls (unshare,
+    // open_tree, mount_setattr, move_mount, prctl, landlock_restrict_self) on strings and
+    // a rule set made before the fork; it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            child.run()?;
+            rules::restrict_self(&ruleset)
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse() {
+        assert_eq!(Mode::parse("read-only"), Ok(Mode::ReadOnly));
+        assert_eq!(Mode::parse("off"), Ok(Mode::Off));
+        assert_eq!(Mode::parse("workspace-write").map(Mode::word), Ok("workspace-write"));
+        assert!(Mode::parse("loose").is_err());
+    }
+}

@@ -1,0 +1,277 @@
+//! The Landlock rule set a contained command gets: reads granted on everything but the
+//! user's secrets and the unreadable paths, writes on the project, the temp directory and
+//! the writable directories (minus the protected and unreadable paths), TCP refused unless
+//! the network is allowed. Built in elelem once and kept (`cached`): a command only
+//! restricts itself with the kept rule set's descriptor (`restrict_self`, in its child). The
+//! kept set is rebuilt when the settings or the project change, or when a directory that
+//! had to be split into its entries (`cover`) changed since.
+
+use super::{Mode, Settings, PROTECTED, SECRETS};
+use landlock::{
+    Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
+    ABI,
+};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+/// The places to grant so that everything under `roots` is covered except `holes` (and
+/// whatever lies under them). Landlock grants by allow-list and a grant on a directory
+/// covers its whole subtree, so an ancestor of a hole is not granted itself: each of its
+/// entries is, except the holes. The price: an ancestor of a hole gets no right of its own
+/// (its listing cannot be read, no new entry can be created in it).
+pub fn cover(roots: &[PathBuf], holes: &[PathBuf]) -> Vec<PathBuf> {
+    cover_split(roots, holes, &mut Vec::new())
+}
+
+/// `cover`, and the directories it split (whose later changes make the grants stale).
+fn cover_split(roots: &[PathBuf], holes: &[PathBuf], split: &mut Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for root in roots {
+        cover_one(root, holes, &mut out, split);
+    }
+    out
+}
+
+fn cover_one(path: &Path, holes: &[PathBuf], out: &mut Vec<PathBuf>, split: &mut Vec<PathBuf>) {
+    if holes.iter().any(|h| path.starts_with(h)) {
+        return;
+    }
+    if !holes.iter().any(|h| h.starts_with(path)) {
+        out.push(path.to_path_buf());
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else { return };
+    split.push(path.to_path_buf());
+    for entry in entries.flatten() {
+        cover_one(&entry.path(), holes, out, split);
+    }
+}
+
+/// The user's secrets and the settings' unreadable paths.
+fn unreadable(settings: &Settings) -> Vec<PathBuf> {
+    let home = home();
+    let mut paths: Vec<PathBuf> = home.iter().flat_map(|h| SECRETS.iter().map(move |s| h.join(s))).collect();
+    paths.extend(settings.unreadable.iter().map(|p| p.canonicalize().unwrap_or_else(|_| p.clone())));
+    paths
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+}
+
+fn temp_dir() -> PathBuf {
+    std::env::temp_dir().canonicalize().unwrap_or_else(|_| std::env::temp_dir())
+}
+
+/// Where a contained command may write in workspace-write mode (before holes): the
+/// project, the temp directory and the settings' writable directories.
+pub fn writable_roots(project: &Path, settings: &Settings) -> Vec<PathBuf> {
+    let mut roots = vec![project.to_path_buf(), temp_dir()];
+    roots.extend(settings.writable.iter().map(|p| p.canonicalize().unwrap_or_else(|_| p.clone())));
+    roots
+}
+
+/// The grants for `settings` with `project` as the writable root: (read-only places,
+/// read-write places), and the directories split on the way. `sealed`: the project's
+/// protected paths are mounted read-only in the child, so the project is granted whole
+/// (less its unreadable paths); otherwise they are holes of the grant.
+pub fn grants(settings: &Settings, project: &Path, sealed: bool) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
+    let mut split = Vec::new();
+    let secrets = unreadable(settings);
+    let reads = cover_split(&[PathBuf::from("/")], &secrets, &mut split);
+    if settings.mode != Mode::WorkspaceWrite {
+        return (reads, Vec::new(), split);
+    }
+    let home = home();
+    let protected: Vec<PathBuf> = PROTECTED.iter().map(|p| project.join(p)).collect();
+    let mut project_holes = secrets.clone();
+    if !sealed {
+        project_holes.extend(protected.iter().cloned());
+    }
+    let mut writes = cover_split(&[project.to_path_buf()], &project_holes, &mut split);
+    // Elsewhere (temp, writable directories) the project's and the user's protected paths
+    // are holes; so is the home directory when it lies in the temp directory (the project
+    // is granted on its own).
+    let mut holes = secrets;
+    holes.extend(protected);
+    let mut temp_holes = Vec::new();
+    if let Some(home) = &home {
+        holes.push(home.join(".agents"));
+        if home.starts_with(temp_dir()) && !project.starts_with(home) {
+            temp_holes.push(home.clone());
+        }
+    }
+    let mut others = writable_roots(project, settings).into_iter().skip(1);
+    let temp: Vec<PathBuf> = others.next().into_iter().collect();
+    temp_holes.extend(holes.iter().cloned());
+    writes.extend(cover_split(&temp, &temp_holes, &mut split));
+    // A directory the user listed is writable even inside a home that lies in the temp
+    // directory.
+    writes.extend(cover_split(&others.collect::<Vec<_>>(), &holes, &mut split));
+    (reads, writes, split)
+}
+
+/// A built rule set and what it was built for.
+struct Kept {
+    key: (Settings, PathBuf, bool),
+    /// The split directories and their modification times when it was built.
+    stamps: Vec<(PathBuf, Option<SystemTime>)>,
+    ruleset: Arc<OwnedFd>,
+}
+
+static KEPT: Mutex<Option<Kept>> = Mutex::new(None);
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The rule set for `settings` and `project`, built once and kept while nothing it depends
+/// on changed.
+pub fn cached(settings: &Settings, project: &Path, sealed: bool) -> anyhow::Result<Arc<OwnedFd>> {
+    let key = (settings.clone(), project.to_path_buf(), sealed);
+    let mut kept = KEPT.lock().map_err(|_| anyhow::anyhow!("the sandbox's rule set cache is poisoned"))?;
+    if let Some(kept) = kept.as_ref() {
+        if kept.key == key && kept.stamps.iter().all(|(dir, when)| modified(dir) == *when) {
+            return Ok(Arc::clone(&kept.ruleset));
+        }
+    }
+    let (reads, writes, split) = grants(settings, project, sealed);
+    let stamps = split.into_iter().map(|dir| (dir.clone(), modified(&dir))).collect();
+    let ruleset = Arc::new(build(settings, &reads, &writes)?);
+    *kept = Some(Kept { key, stamps, ruleset: Arc::clone(&ruleset) });
+    Ok(ruleset)
+}
+
+/// The Landlock rule set granting `reads` and `writes`, TCP refused unless the network is
+/// on, signals and abstract sockets scoped to the sandbox where the kernel has it (ABI 6).
+fn build(settings: &Settings, reads: &[PathBuf], writes: &[PathBuf]) -> anyhow::Result<OwnedFd> {
+    let abi = ABI::V4;
+    let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi))?;
+    if !settings.network {
+        ruleset = ruleset.handle_access(AccessNet::from_all(abi))?.scope(Scope::from_all(ABI::V6))?;
+    } else {
+        ruleset = ruleset.scope(Scope::Signal)?;
+    }
+    let mut ruleset = ruleset.create()?;
+    for path in reads {
+        ruleset = add(ruleset, path, AccessFs::from_read(abi))?;
+    }
+    // Devices common tools write to.
+    for dev in ["/dev/null", "/dev/zero", "/dev/tty", "/dev/full", "/dev/pts", "/dev/shm"] {
+        ruleset = add(ruleset, Path::new(dev), AccessFs::from_all(abi))?;
+    }
+    for path in writes {
+        ruleset = add(ruleset, path, AccessFs::from_all(abi))?;
+    }
+    Option::<OwnedFd>::from(ruleset).ok_or_else(|| anyhow::anyhow!("this kernel has no Landlock"))
+}
+
+/// Grants `access` on `path` (only the file rights when it is not a directory).
+fn add(ruleset: RulesetCreated, path: &Path, access: landlock::BitFlags<AccessFs>) -> anyhow::Result<RulesetCreated> {
+    let Ok(fd) = PathFd::new(path) else { return Ok(ruleset) };
+    let access = if path.is_dir() { access } else { access & AccessFs::from_file(ABI::V4) };
+    Ok(ruleset.add_rule(PathBeneath::new(fd, access))?)
+}
+
+/// In the child (between fork and exec): no new privileges, then the rule set. Only
+/// system calls.
+pub fn restrict_self(ruleset: &OwnedFd) -> std::io::Result<()> {
+    // SAFETY: prctl and landlock_restrict_self take integers; the descriptor is open (the
+    // child has a copy of elelem's, and `ruleset` keeps elelem's open).
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cover_skips_holes_and_splits_their_ancestors() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        for d in [".agents", ".git/hooks", "src"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join(".git/config"), "").unwrap();
+        std::fs::write(root.join(".git/HEAD"), "").unwrap();
+        let holes: Vec<PathBuf> = PROTECTED.iter().map(|p| root.join(p)).collect();
+        let mut got = cover(std::slice::from_ref(&root), &holes);
+        got.sort();
+        assert_eq!(got, vec![root.join(".git/HEAD"), root.join("src")]);
+        assert_eq!(cover(std::slice::from_ref(&root), &[]), vec![root.clone()]);
+        assert!(cover(std::slice::from_ref(&root), std::slice::from_ref(&root)).is_empty());
+    }
+
+    fn settings(mode: Mode) -> Settings {
+        Settings { mode, network: false, writable: Vec::new(), unreadable: Vec::new(), asked: true }
+    }
+
+    /// The path rules as a table: what is granted where, sealed or not.
+    #[test]
+    fn grants_follow_the_path_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("project");
+        for d in [".agents", ".git/hooks", "src", "private"] {
+            std::fs::create_dir_all(project.join(d)).unwrap();
+        }
+        std::fs::write(project.join(".git/config"), "").unwrap();
+        let extra = root.join("extra");
+        std::fs::create_dir_all(extra.join("keep")).unwrap();
+
+        // Sealed: the project whole.
+        let (_, writes, _) = grants(&settings(Mode::WorkspaceWrite), &project, true);
+        assert!(writes.contains(&project), "{writes:?}");
+        // Not sealed: split around the protected paths.
+        let (_, writes, _) = grants(&settings(Mode::WorkspaceWrite), &project, false);
+        assert!(!writes.contains(&project));
+        assert!(writes.contains(&project.join("src")));
+        assert!(!writes.iter().any(|w| w.starts_with(project.join(".agents"))));
+        // Read-only: no writes at all.
+        let (reads, writes, _) = grants(&settings(Mode::ReadOnly), &project, true);
+        assert!(writes.is_empty());
+        assert!(reads.iter().any(|r| project.starts_with(r)));
+        // A denied path inside the project is neither readable nor writable; a writable
+        // directory is granted.
+        let mut with_rules = settings(Mode::WorkspaceWrite);
+        with_rules.unreadable.push(project.join("private"));
+        with_rules.writable.push(extra.clone());
+        let (reads, writes, split) = grants(&with_rules, &project, true);
+        for granted in reads.iter().chain(&writes) {
+            assert!(!granted.starts_with(project.join("private")), "{granted:?}");
+            assert!(!project.join("private").starts_with(granted), "{granted:?}");
+        }
+        assert!(writes.contains(&extra), "{writes:?}");
+        assert!(writes.contains(&project.join("src")));
+        assert!(split.contains(&project));
+    }
+
+    #[test]
+    fn the_kept_rule_set_is_reused_until_a_split_directory_changes() {
+        if super::super::kernel_abi() < 4 {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let mut s = settings(Mode::WorkspaceWrite);
+        s.unreadable.push(project.join("hidden"));
+        std::fs::create_dir_all(project.join("hidden")).unwrap();
+        let first = cached(&s, &project, true).unwrap();
+        let again = cached(&s, &project, true).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::create_dir_all(project.join("new")).unwrap();
+        let rebuilt = cached(&s, &project, true).unwrap();
+        assert!(!Arc::ptr_eq(&first, &rebuilt));
+    }
+}

@@ -1,0 +1,294 @@
+//! The project's protected paths, kept read-only for a contained command by mounts in its
+//! own mount namespace (Landlock alone cannot: it grants by allow-list, so letting a command
+//! create files at the project's top level would also let it write `.agents/`).
+//!
+//! `plan` lists the mounts: each protected path that exists (`.agents/`, `.git/hooks/`,
+//! `.git/config`, `.git/modules/`, or `.git` when it is a file) is sealed, a read-only bind
+//! mount onto itself; each of its ancestors whose parent the command may write is pinned, a
+//! read-write bind mount onto itself, so it cannot be renamed away and replaced (a mount
+//! point cannot be renamed, removed or replaced by a rename). `prepare` creates an empty
+//! `.agents/` (and `.git/hooks/`, an empty `.git/config` in a repository) first, so that
+//! there is something to seal and the command cannot create one. `ChildSteps` runs in the child between fork and exec:
+//! new namespaces, the mounts (`open_tree` + `mount_setattr` + `move_mount`), then `chdir`
+//! again so the working directory is seen through them. Once the child is restricted by
+//! Landlock it may no longer mount or unmount anything.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// One bind mount of a path onto itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seal {
+    pub path: PathBuf,
+    /// Read-only (a protected path), or read-write (an ancestor pinned in place).
+    pub read_only: bool,
+}
+
+/// Creates what must exist to be sealed: `.agents/` in the project, `.git/hooks/` and an
+/// empty `.git/config` in a repository's `.git/` directory. Nothing else is touched.
+pub fn prepare(project: &Path) -> io::Result<()> {
+    let agents = project.join(".agents");
+    if std::fs::symlink_metadata(&agents).is_err() {
+        std::fs::create_dir(&agents)?;
+    }
+    let git = project.join(".git");
+    let hooks = git.join("hooks");
+    let config = git.join("config");
+    if std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir()) {
+        if std::fs::symlink_metadata(&hooks).is_err() {
+            std::fs::create_dir(&hooks)?;
+        }
+        if std::fs::symlink_metadata(&config).is_err() {
+            std::fs::File::create(&config)?;
+        }
+    }
+    Ok(())
+}
+
+/// The paths under `project` to seal: the protected ones that exist.
+fn protected(project: &Path) -> Vec<PathBuf> {
+    let git = project.join(".git");
+    let mut paths = vec![project.join(".agents")];
+    match std::fs::symlink_metadata(&git) {
+        Ok(meta) if meta.is_dir() => {
+            paths.extend(["hooks", "config", "modules"].iter().map(|name| git.join(name)));
+        }
+        // A worktree's or submodule's `.git` file says where the repository is.
+        Ok(_) => paths.push(git),
+        Err(_) => {}
+    }
+    paths
+}
+
+/// The mounts that keep the protected paths of `project` (canonical) read-only for a
+/// command that may write under `writable`: seals and pins, shallowest first. A protected
+/// path that is a symlink cannot be kept (the link itself could be replaced): an error.
+pub fn plan(project: &Path, writable: &[PathBuf]) -> Result<Vec<Seal>, String> {
+    let mut seals: Vec<Seal> = Vec::new();
+    let is_writable = |dir: &Path| writable.iter().any(|w| dir.starts_with(w));
+    for path in protected(project) {
+        match std::fs::symlink_metadata(&path) {
+            Err(_) => continue,
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(format!(
+                    "{} is a symbolic link, which the sandbox cannot keep read-only; replace it with the directory \
+                     or file it points to, or run with --sandbox off",
+                    path.display()
+                ))
+            }
+            Ok(_) => {}
+        }
+        for ancestor in path.ancestors().skip(1) {
+            let pinned = ancestor.parent().is_some_and(is_writable);
+            if pinned && !seals.iter().any(|s| s.path == ancestor) {
+                seals.push(Seal { path: ancestor.to_path_buf(), read_only: false });
+            }
+        }
+        seals.push(Seal { path, read_only: true });
+    }
+    seals.sort_by_key(|s| (s.path.components().count(), s.read_only));
+    Ok(seals)
+}
+
+const OPEN_TREE_CLONE: u32 = 1;
+const AT_RECURSIVE: u32 = 0x8000;
+const MOVE_MOUNT_F_EMPTY_PATH: u32 = 0x4;
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+
+/// `struct mount_attr` of `mount_setattr(2)`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// What the child does before Landlock: everything prepared in elelem, so that the child
+/// only makes system calls.
+pub struct ChildSteps {
+    /// unshare(2) flags; 0 when namespaces cannot be had here.
+    unshare: libc::c_int,
+    mounts: Vec<(CString, bool)>,
+    /// Where to `chdir` once the mounts are in place.
+    cwd: Option<CString>,
+}
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+}
+
+impl ChildSteps {
+    /// `namespaces`: whether this machine lets elelem's children make user and mount
+    /// namespaces (`namespaces_work`); without, only a network namespace is tried and
+    /// `seals` must be empty.
+    pub fn new(seals: &[Seal], namespaces: bool, network: bool, cwd: Option<&Path>) -> io::Result<Self> {
+        let net = if network { 0 } else { libc::CLONE_NEWNET };
+        let unshare = match (namespaces, network) {
+            (true, _) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS | net,
+            (false, true) => 0,
+            (false, false) => libc::CLONE_NEWUSER | net,
+        };
+        let mounts = seals.iter().map(|s| Ok((c_path(&s.path)?, s.read_only))).collect::<io::Result<_>>()?;
+        let cwd = cwd.map(c_path).transpose()?;
+        Ok(ChildSteps { unshare, mounts, cwd })
+    }
+
+    /// In the child: the namespaces, the mounts, the working directory again.
+    pub fn run(&self) -> io::Result<()> {
+        if self.unshare != 0 {
+            // SAFETY: unshare takes flags only.
+            let failed = unsafe { libc::unshare(self.unshare) } != 0;
+            // Without mounts to make, a refused namespace is not fatal: Landlock's TCP
+            // rules still refuse the network.
+            if failed && !self.mounts.is_empty() {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        for (path, read_only) in &self.mounts {
+            bind_onto_itself(path, *read_only)?;
+        }
+        if let Some(cwd) = &self.cwd {
+            // SAFETY: chdir reads a NUL-terminated string made before the fork.
+            if unsafe { libc::chdir(cwd.as_ptr()) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Mounts a copy of the mount at `path` onto `path` (read-only when asked). System calls
+/// only.
+fn bind_onto_itself(path: &CString, read_only: bool) -> io::Result<()> {
+    let empty = c"";
+    // SAFETY: the calls read NUL-terminated strings and a `MountAttr` that outlive them;
+    // the descriptor is closed on every path.
+    unsafe {
+        let flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as u32 | libc::AT_SYMLINK_NOFOLLOW as u32 | AT_RECURSIVE;
+        let fd = libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, path.as_ptr(), flags);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let fd = fd as libc::c_int;
+        let mut result = 0;
+        if read_only {
+            let attr = MountAttr { attr_set: MOUNT_ATTR_RDONLY, attr_clr: 0, propagation: 0, userns_fd: 0 };
+            let at = libc::AT_EMPTY_PATH as u32 | AT_RECURSIVE;
+            result = libc::syscall(
+                libc::SYS_mount_setattr,
+                fd,
+                empty.as_ptr(),
+                at,
+                &attr as *const MountAttr,
+                std::mem::size_of::<MountAttr>(),
+            );
+        }
+        if result == 0 {
+            result = libc::syscall(
+                libc::SYS_move_mount,
+                fd,
+                empty.as_ptr(),
+                libc::AT_FDCWD,
+                path.as_ptr(),
+                MOVE_MOUNT_F_EMPTY_PATH,
+            );
+        }
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if result != 0 {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// Whether elelem's children can make a user and a mount namespace and mount in it here
+/// (asked once, by starting `bash -c :` that way): without, the protected paths are kept by
+/// Landlock alone and the project's top level gets no new entries.
+pub fn namespaces_work() -> bool {
+    static WORKS: OnceLock<bool> = OnceLock::new();
+    *WORKS.get_or_init(|| {
+        let Ok(probe) = ChildSteps::new(&[Seal { path: std::env::temp_dir(), read_only: true }], true, true, None)
+        else {
+            return false;
+        };
+        let mut cmd = std::process::Command::new("bash");
+        cmd.args(["-c", ":"]).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure only makes system calls on data made before the fork.
+        unsafe {
+            cmd.pre_exec(move || probe.run());
+        }
+        cmd.status().is_ok_and(|s| s.success())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seal(path: PathBuf) -> Seal {
+        Seal { path, read_only: true }
+    }
+
+    fn pin(path: PathBuf) -> Seal {
+        Seal { path, read_only: false }
+    }
+
+    /// The plan as a table: which paths are sealed and pinned, for a project whose parent
+    /// is writable or not, a repository or not, a worktree's `.git` file.
+    #[test]
+    fn the_plan_seals_protected_paths_and_pins_their_ancestors() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let repo = root.join("repo");
+        for d in [".agents", ".git/hooks", "src"] {
+            std::fs::create_dir_all(repo.join(d)).unwrap();
+        }
+        std::fs::write(repo.join(".git/config"), "").unwrap();
+        let git = repo.join(".git");
+        assert_eq!(
+            plan(&repo, std::slice::from_ref(&repo)).unwrap(),
+            vec![pin(git.clone()), seal(repo.join(".agents")), seal(git.join("hooks")), seal(git.join("config"))]
+        );
+        // The project's parent is writable (a project in the temp directory): the project
+        // is pinned too.
+        assert_eq!(plan(&repo, &[repo.clone(), root.clone()]).unwrap()[..2], [pin(repo.clone()), pin(git.clone())]);
+
+        let worktree = root.join("worktree");
+        std::fs::create_dir_all(worktree.join(".agents")).unwrap();
+        std::fs::write(worktree.join(".git"), "gitdir: /elsewhere\n").unwrap();
+        assert_eq!(
+            plan(&worktree, std::slice::from_ref(&worktree)).unwrap(),
+            vec![seal(worktree.join(".agents")), seal(worktree.join(".git"))]
+        );
+
+        let plain = root.join("plain");
+        std::fs::create_dir_all(&plain).unwrap();
+        assert_eq!(plan(&plain, std::slice::from_ref(&plain)).unwrap(), vec![]);
+        prepare(&plain).unwrap();
+        assert_eq!(plan(&plain, std::slice::from_ref(&plain)).unwrap(), vec![seal(plain.join(".agents"))]);
+
+        let linked = root.join("linked");
+        std::fs::create_dir_all(&linked).unwrap();
+        std::os::unix::fs::symlink(&plain, linked.join(".agents")).unwrap();
+        assert!(plan(&linked, std::slice::from_ref(&linked)).unwrap_err().contains("symbolic link"));
+    }
+
+    #[test]
+    fn prepare_creates_agents_hooks_and_config_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        prepare(dir.path()).unwrap();
+        assert!(dir.path().join(".agents").is_dir());
+        assert!(dir.path().join(".git/hooks").is_dir());
+        assert_eq!(std::fs::read(dir.path().join(".git/config")).unwrap(), b"");
+        std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+        prepare(dir.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join(".git/config")).unwrap(), "[core]\n", "kept");
+    }
+}
