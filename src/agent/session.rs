@@ -269,7 +269,17 @@ impl Session {
                     format!("Summary of the conversation so far (compacted at the user's request):\n\n{summary}");
                 self.conversation_mut().replace_all(vec![crate::protocol::Message::user(text)]);
                 let after = self.agent.transcript().estimated_tokens();
-                output.emit(AgentEvent::Info(format!("Compacted: ~{before} → ~{after} tokens.")));
+                // The whole conversation changed: a prompt cache keeps only the system prompt and tools.
+                let rewritten: u64 = self
+                    .conversation()
+                    .messages()
+                    .iter()
+                    .map(|m| crate::protocol::models::estimate_tokens(&m.text()) + 4)
+                    .sum();
+                output.emit(AgentEvent::Info(format!(
+                    "Compacted: ~{before} → ~{after} tokens. The next request sends the ~{rewritten} tokens \
+                     of the new conversation uncached (a prompt cache keeps the system prompt and tools)."
+                )));
                 self.publish_context();
             }
             Ok(_) => output.emit(AgentEvent::Error("compact: the model returned an empty summary".into())),

@@ -367,6 +367,7 @@ fn context_delete_edit_clear_undo_and_compact() {
     assert!(stdout.contains("  2. user: edited two\n  3. assistant: second reply"), "{stdout}");
     assert!(stdout.contains("Conversation restored (2 messages)."), "{stdout}");
     assert!(stdout.contains("Compacted: ~"), "{stdout}");
+    assert!(stdout.contains("tokens of the new conversation uncached"), "{stdout}");
     assert!(
         stdout.contains("  2. user: Summary of the conversation so far (compacted at the user's request): …"),
         "{stdout}"

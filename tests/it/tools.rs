@@ -411,6 +411,15 @@ async fn assert_no_process_left(marker: &str) {
     }
 }
 
+/// Waits (up to 10 s, polling) until both sleeps of the command marked `marker` run.
+async fn wait_for_both_sleeps(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while marked_processes(marker).len() < 2 {
+        assert!(Instant::now() < deadline, "both sleeps are running (bash may have exec-ed the last one)");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn marker(name: &str) -> String {
     format!("ELELEM_TEST_MARK={name}_{}_{}", std::process::id(), Instant::now().elapsed().as_nanos())
 }
@@ -421,8 +430,7 @@ async fn timeout_kills_the_whole_process_group() {
     let command = format!("export {mark}; echo started; sleep 1000 & sleep 1000");
     let started = Instant::now();
     let running = tokio::spawn(async move { run("execute", json!({"command": command, "timeout_secs": 1})).await });
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(marked_processes(&mark).len() >= 2, "both sleeps are running (bash may have exec-ed the last one)");
+    wait_for_both_sleeps(&mark).await;
     let result = running.await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(
@@ -440,8 +448,7 @@ async fn cancel_kills_the_whole_process_group() {
     let ctx = ToolContext::new("c", cancel.clone(), None);
     let running =
         tokio::spawn(async move { toolbox().run("execute", json!({"command": command}), ctx).await.to_value() });
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(marked_processes(&mark).len() >= 2, "both sleeps are running (bash may have exec-ed the last one)");
+    wait_for_both_sleeps(&mark).await;
     cancel.cancel();
     let result = tokio::time::timeout(Duration::from_secs(5), running).await.unwrap().unwrap();
     assert_eq!(
