@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
 /// What the model answers: content blocks (`text` or `tool_use`).
@@ -140,7 +140,7 @@ pub fn without_marks(value: &Value) -> Value {
 }
 
 async fn serve(mut socket: TcpStream, recorded: Arc<Mutex<Vec<Vec<u8>>>>, play: Play) {
-    let Some(body) = read_body(&mut socket).await else { return };
+    let Some((_, body)) = crate::support::read_raw(&mut socket).await else { return };
     let parsed: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     recorded.lock().unwrap().push(body);
     let blocks = play(&parsed);
@@ -152,37 +152,6 @@ async fn serve(mut socket: TcpStream, recorded: Arc<Mutex<Vec<Vec<u8>>>>, play: 
     let _ = socket.write_all(head.as_bytes()).await;
     let _ = socket.write_all(payload.as_bytes()).await;
     let _ = socket.shutdown().await;
-}
-
-async fn read_body(socket: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut data = Vec::new();
-    let mut buf = [0u8; 16 * 1024];
-    let head_end = loop {
-        let n = socket.read(&mut buf).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        data.extend_from_slice(&buf[..n]);
-        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-    };
-    let head = String::from_utf8_lossy(&data[..head_end]).to_lowercase();
-    let length: usize = head
-        .split("\r\n")
-        .filter_map(|l| l.split_once(':'))
-        .find(|(n, _)| n.trim() == "content-length")
-        .and_then(|(_, v)| v.trim().parse().ok())
-        .unwrap_or(0);
-    let mut body = data[head_end + 4..].to_vec();
-    while body.len() < length {
-        let n = socket.read(&mut buf).await.ok()?;
-        if n == 0 {
-            break;
-        }
-        body.extend_from_slice(&buf[..n]);
-    }
-    Some(body)
 }
 
 fn sse(blocks: &[Value]) -> String {

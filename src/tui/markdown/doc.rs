@@ -30,7 +30,7 @@ use super::open::block::OpenBlock;
 use super::open::code::OpenCode;
 use super::open::whole::LayoutArgs;
 use super::{render_block, CodeMode, RenderOptions};
-use crate::tui::text::settle::{settle, Items};
+use crate::tui::text::settle::{row_after, settle, Items};
 
 /// Finished blocks that arrive (or need measuring again after a width change) with no more
 /// source than this between two measurements are laid out at once; more, and they get an
@@ -370,13 +370,7 @@ impl Items for Blocks<'_> {
         let estimated = block.rendered.is_none();
         let was = self.0.rows_of(i);
         let now = if estimated { self.0.exact_rows_of(i) } else { was };
-        if row >= was {
-            now + (row - was)
-        } else if estimated {
-            row.min(now.saturating_sub(1))
-        } else {
-            row
-        }
+        row_after(row, was, now, estimated)
     }
 }
 

@@ -47,6 +47,19 @@ pub fn settle(items: &mut impl Items, row: usize, before: usize, after: usize) -
     items.start(i) + offset
 }
 
+/// Where row `row` of an item is once the item went from `was` rows to `now`: a row at or
+/// past its end stays as far past the end; a row inside an item whose height was an estimate
+/// keeps its offset as far as the item now reaches.
+pub fn row_after(row: usize, was: usize, now: usize, estimated: bool) -> usize {
+    if row >= was {
+        now + (row - was)
+    } else if estimated {
+        row.min(now.saturating_sub(1))
+    } else {
+        row
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,13 +107,7 @@ mod tests {
             let estimated = !self.laid_out[i];
             self.laid_out[i] = true;
             let now = self.rows(i);
-            if row >= was {
-                now + (row - was)
-            } else if estimated {
-                row.min(now.saturating_sub(1))
-            } else {
-                row
-            }
+            row_after(row, was, now, estimated)
         }
     }
 

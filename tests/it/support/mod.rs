@@ -239,9 +239,10 @@ async fn serve(
     }
 }
 
-async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
+/// One HTTP request off `socket`: its head (request line and headers) and its body as sent.
+pub async fn read_raw(socket: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut data = Vec::new();
-    let mut buf = [0u8; 4096];
+    let mut buf = [0u8; 16 * 1024];
     let head_end = loop {
         let n = socket.read(&mut buf).await.ok()?;
         if n == 0 {
@@ -253,13 +254,12 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
         }
     };
     let head = String::from_utf8_lossy(&data[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next()?.split(' ');
-    let (method, path) = (first.next()?.to_string(), first.next()?.to_string());
-    let headers: Vec<(String, String)> =
-        lines.filter_map(|l| l.split_once(':')).map(|(n, v)| (n.trim().to_lowercase(), v.trim().to_string())).collect();
-    let length: usize =
-        headers.iter().find(|(n, _)| n == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+    let length: usize = head
+        .split("\r\n")
+        .filter_map(|l| l.split_once(':'))
+        .find(|(n, _)| n.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .unwrap_or(0);
     let mut body = data[head_end + 4..].to_vec();
     while body.len() < length {
         let n = socket.read(&mut buf).await.ok()?;
@@ -268,6 +268,16 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
         }
         body.extend_from_slice(&buf[..n]);
     }
+    Some((head, body))
+}
+
+async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
+    let (head, body) = read_raw(socket).await?;
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split(' ');
+    let (method, path) = (first.next()?.to_string(), first.next()?.to_string());
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(':')).map(|(n, v)| (n.trim().to_lowercase(), v.trim().to_string())).collect();
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
     Some(Recorded { method, path, headers, body })
 }
