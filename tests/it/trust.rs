@@ -194,11 +194,14 @@ fn the_tui_trust_question_answers_yes_no_not_now_and_remembers_no() {
     assert!(screen.contains("[1] yes, trust it") && screen.contains("[2] no, do not ask again"), "{screen}");
     assert!(!screen.contains("tell it why") && !screen.contains("[4]"), "{screen}");
     term.send("4"); // not an answer here: it is typing, and goes to the prompt
-    std::thread::sleep(Duration::from_millis(1300));
+    term.wait_for("typing goes to the prompt");
     assert!(term.contents().contains("Trust this project's .agents/?"), "4 answered: {}", term.contents());
+    std::thread::sleep(Duration::from_millis(1300)); // a pause: the next digit is an answer
     term.send("3"); // not now: nothing remembered
     term.wait_for("untrusted for now");
     assert!(!store.exists());
+    // The 4 was typing: it is in the prompt, not lost to the dialog.
+    term.wait_until(|screen| screen.lines().any(|line| line.trim_matches(|c| c == '│' || c == ' ') == "4"));
     drop(term);
 
     let term = Terminal::start(&dirs.project, &dirs.home, &[]);
@@ -214,6 +217,8 @@ fn the_tui_trust_question_answers_yes_no_not_now_and_remembers_no() {
 
     let term = Terminal::start(&dirs.project, &dirs.home, &[]);
     term.wait_for("Ask elelem");
-    std::thread::sleep(Duration::from_millis(800));
+    // A command answered shows the session started, past the point where it would ask.
+    term.send("/permissions\r");
+    term.wait_for("execute");
     assert!(!term.contents().contains("Trust this project"), "{}", term.contents());
 }
