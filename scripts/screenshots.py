@@ -173,7 +173,9 @@ def main():
         env.update({"TERM": "xterm-256color", "ELELEM_STUB_SCRIPT": script, "HOME": tmp,
                     "XDG_DATA_HOME": os.path.join(tmp, "data"),
                     "OLLAMA_HOST": "http://127.0.0.1:9", "COLORTERM": "truecolor"})
-        app = App(binary, ROOT, env)
+        # Contained by the sandbox (the default), execute would run without asking: the
+        # approval dialog is shown with the sandbox off, as where the kernel has none.
+        app = App(binary, ROOT, dict(env, ELELEM_SANDBOX="off"))
         app.wait_for("Ask elelem")
         app.send("how does the agent loop work?\r")
         app.wait_for("Allow execute?")
@@ -230,7 +232,8 @@ def approval_diff(binary, tmp, env, out):
 def at_completion(binary, env, out):
     """The `@` file picker over this repository's own files."""
     app = App(binary, ROOT, env)
-    app.wait_for("? for help")  # the session is ready and the files are being listed
+    app.wait_for("Ask elelem")
+    app.pump(1.0)  # the session is ready and the files are being listed
     app.send("explain @tui/co")
     app.wait_for("files ·")
     app.pump(0.5)
