@@ -8,24 +8,6 @@ use serde_json::json;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn marked_processes(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let pid = entry.file_name().to_string_lossy().into_owned();
-        if !pid.chars().all(|c| c.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
-        if String::from_utf8_lossy(&environ).contains(marker) {
-            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-            if stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()) != Some("Z") {
-                found.push(format!("{pid}: {stat}"));
-            }
-        }
-    }
-    found
-}
-
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
@@ -83,10 +65,10 @@ fn ask_on_sigterm_kills_the_running_command_and_its_background_jobs() {
     let mark = format!("ELELEM_SIGNAL_TEST_{}", std::process::id());
     let command = format!("export {mark}=1; sleep 1000 & sleep 1000");
     let mut child = spawn(dir.path(), &["ask", "--yolo", "go"], &command, Stdio::null());
-    wait_until("both sleeps", || marked_processes(&mark).len() >= 2);
+    wait_until("both sleeps", || crate::support::marked_processes(&mark).len() >= 2);
     signal(&child, libc::SIGTERM);
     assert_eq!(exit_code(&mut child), Some(143));
-    wait_until("no process left", || marked_processes(&mark).is_empty());
+    wait_until("no process left", || crate::support::marked_processes(&mark).is_empty());
 }
 
 #[test]
@@ -97,10 +79,10 @@ fn line_mode_on_sighup_kills_the_running_command() {
     let mut child = spawn(dir.path(), &["chat", "--plain", "--yolo"], &command, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     std::io::Write::write_all(&mut stdin, b"go\n").unwrap();
-    wait_until("the sleep", || !marked_processes(&mark).is_empty());
+    wait_until("the sleep", || !crate::support::marked_processes(&mark).is_empty());
     signal(&child, libc::SIGHUP);
     assert_eq!(exit_code(&mut child), Some(129));
-    wait_until("no process left", || marked_processes(&mark).is_empty());
+    wait_until("no process left", || crate::support::marked_processes(&mark).is_empty());
     drop(stdin);
 }
 
@@ -113,10 +95,10 @@ fn a_background_job_outlives_its_command_but_not_elelem() {
     let mut child = spawn(dir.path(), &["chat", "--plain", "--yolo", "--sandbox", "off"], &command, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     std::io::Write::write_all(&mut stdin, b"go\n").unwrap();
-    wait_until("the background sleep", || !marked_processes(&mark).is_empty());
+    wait_until("the background sleep", || !crate::support::marked_processes(&mark).is_empty());
     drop(stdin); // end of input: elelem exits
     assert_eq!(exit_code(&mut child), Some(0));
-    wait_until("no process left", || marked_processes(&mark).is_empty());
+    wait_until("no process left", || crate::support::marked_processes(&mark).is_empty());
 }
 
 #[test]
@@ -125,10 +107,10 @@ fn ask_on_sigquit_kills_the_running_command_and_exits_131() {
     let mark = format!("ELELEM_SIGNAL_TEST_QUIT_{}", std::process::id());
     let command = format!("export {mark}=1; sleep 1000 & sleep 1000");
     let mut child = spawn(dir.path(), &["ask", "--yolo", "go"], &command, Stdio::null());
-    wait_until("both sleeps", || marked_processes(&mark).len() >= 2);
+    wait_until("both sleeps", || crate::support::marked_processes(&mark).len() >= 2);
     signal(&child, libc::SIGQUIT);
     assert_eq!(exit_code(&mut child), Some(131));
-    wait_until("no process left", || marked_processes(&mark).is_empty());
+    wait_until("no process left", || crate::support::marked_processes(&mark).is_empty());
 }
 
 #[test]
@@ -139,9 +121,9 @@ fn line_mode_on_sigquit_kills_the_running_command_and_exits_131() {
     let mut child = spawn(dir.path(), &["chat", "--plain", "--yolo"], &command, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     std::io::Write::write_all(&mut stdin, b"go\n").unwrap();
-    wait_until("the sleep", || !marked_processes(&mark).is_empty());
+    wait_until("the sleep", || !crate::support::marked_processes(&mark).is_empty());
     signal(&child, libc::SIGQUIT);
     assert_eq!(exit_code(&mut child), Some(131));
-    wait_until("no process left", || marked_processes(&mark).is_empty());
+    wait_until("no process left", || crate::support::marked_processes(&mark).is_empty());
     drop(stdin);
 }

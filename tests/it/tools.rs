@@ -379,30 +379,11 @@ async fn execute_streams_output_live() {
     assert_eq!(chunks, vec!["one\n", "two\n"], "each piece arrives as it is printed");
 }
 
-fn marked_processes(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let pid = entry.file_name().to_string_lossy().into_owned();
-        if !pid.chars().all(|c| c.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
-        if String::from_utf8_lossy(&environ).contains(marker) {
-            let status = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-            // A zombie has already died; it only waits to be reaped.
-            if status.split_whitespace().nth(2).is_none_or(|s| s != "Z") {
-                found.push(format!("{pid}: {status}"));
-            }
-        }
-    }
-    found
-}
-
 /// Waits up to two seconds for every process carrying `marker` to be gone.
 async fn assert_no_process_left(marker: &str) {
     let deadline = Instant::now() + Duration::from_secs(2);
     loop {
-        let left = marked_processes(marker);
+        let left = crate::support::marked_processes(marker);
         if left.is_empty() {
             return;
         }
@@ -414,7 +395,7 @@ async fn assert_no_process_left(marker: &str) {
 /// Waits (up to 10 s, polling) until both sleeps of the command marked `marker` run.
 async fn wait_for_both_sleeps(marker: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while marked_processes(marker).len() < 2 {
+    while crate::support::marked_processes(marker).len() < 2 {
         assert!(Instant::now() < deadline, "both sleeps are running (bash may have exec-ed the last one)");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
