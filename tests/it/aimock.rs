@@ -67,8 +67,7 @@ impl Aimock {
     }
 
     async fn journal(&self) -> Vec<Value> {
-        // reqwest is built without a crypto provider (Cargo.toml); elelem installs ring.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        elelem::providers::http::use_ring_tls();
         let text = reqwest::get(format!("{}/__aimock/journal", self.url)).await.unwrap().text().await.unwrap();
         serde_json::from_str(&text).unwrap()
     }

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 struct Run {
     dir: tempfile::TempDir,
@@ -33,18 +33,8 @@ impl Run {
         stdin: &str,
         env: &std::collections::HashMap<&str, &str>,
     ) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
-        cmd.envs(env.iter());
-        cmd.args(args)
-            .current_dir(self.dir.path())
-            .env("HOME", self.dir.path())
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ELELEM_STUB_SCRIPT")
-            .env("OLLAMA_HOST", "http://127.0.0.1:9")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let mut cmd = crate::support::home::elelem(self.dir.path(), self.dir.path());
+        cmd.envs(env.iter()).args(args);
         if let Some(script) = script {
             cmd.env("ELELEM_STUB_SCRIPT", script);
         }

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::home::elelem;
+
 /// A temporary home with `~/.agents/plugins` and a project.
 struct Env {
     _root: tempfile::TempDir,
@@ -32,20 +34,15 @@ impl Env {
     fn command(&self, args: &[&str], script: Value) -> Command {
         let script_path = self.home.join("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
+        let mut cmd = elelem(&self.project, &self.home);
         cmd.args(args)
-            .current_dir(&self.project)
-            .env("HOME", &self.home)
             .env("XDG_DATA_HOME", &self.home)
             .env("ELELEM_STUB_SCRIPT", &script_path)
             .env_remove("ELELEM_LUA_TIMEOUT_MS")
-            .env("OLLAMA_HOST", "http://127.0.0.1:9")
             // 20,000 tool definitions are more than any model's window (elelem would refuse
             // to send them); the stub has no real window, and these tests are about plugins.
             .env("ELELEM_CONTEXT_WINDOW", "100000000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stdin(Stdio::null());
         cmd
     }
 

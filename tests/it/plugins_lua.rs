@@ -2,11 +2,12 @@
 //! with plugin files in a temporary home and project, driven by stub scripts (and a local
 //! OpenAI-compatible server for a declared provider).
 
+use crate::support::home::elelem;
 use crate::support::{Reply, Server};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::Arc;
 
 /// A temporary home (with `~/.agents/plugins`) and project.
@@ -38,18 +39,8 @@ impl Env {
     fn command(&self, args: &[&str], script: Value) -> Command {
         let script_path = self.home.join("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
-        cmd.args(args)
-            .current_dir(&self.project)
-            .env("HOME", &self.home)
-            .env("ELELEM_STUB_SCRIPT", &script_path)
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ELELEM_LUA_TIMEOUT_MS")
-            .env("OLLAMA_HOST", "http://127.0.0.1:9")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let mut cmd = elelem(&self.project, &self.home);
+        cmd.args(args).env("ELELEM_STUB_SCRIPT", &script_path).env_remove("ELELEM_LUA_TIMEOUT_MS");
         cmd
     }
 

@@ -6,24 +6,14 @@
 use crate::support::{Reply, Server};
 use serde_json::json;
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// ESC ] 52 (clipboard), ESC ] 0 (title), ESC [ 2J (clear) and a C1 CSI.
 const HOSTILE: &str = "over\u{1b}]52;c;cHduZWQ=\u{7}loaded\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m";
 
 fn run(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)], stdin: &str) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_DATA_HOME", dir.join("data"))
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ELELEM_STUB_SCRIPT")
-        .env("OLLAMA_HOST", "http://127.0.0.1:9")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = crate::support::home::elelem(dir, dir);
+    cmd.args(args).env("XDG_DATA_HOME", dir.join("data"));
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -10,60 +10,31 @@ use serde_json::json;
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-struct Home {
-    dir: tempfile::TempDir,
+use crate::support::home::{reply as support_reply, Home};
+
+/// The shared temporary home, with the runs these tests make.
+trait Runs {
+    fn replying(&self, args: &[&str], reply: &str) -> Command;
+    fn run(&self, args: &[&str], reply: &str) -> Output;
+    fn first_session(&self) -> String;
 }
 
-impl Home {
-    fn new() -> Home {
-        Home { dir: tempfile::tempdir().unwrap() }
-    }
-
-    fn sessions_dir(&self) -> PathBuf {
-        self.dir.path().join("data/elelem/sessions")
-    }
-
-    fn session_files(&self) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> =
-            std::fs::read_dir(self.sessions_dir()).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-        files.sort();
-        files
-    }
-
-    /// A stub script that answers every model call with `text`.
-    fn script(&self, text: &str) -> PathBuf {
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = self.dir.path().join(format!("script-{n}.json"));
-        let steps = json!([{"events": [{"type": "saying", "text": text}]}]);
-        std::fs::write(&path, steps.to_string()).unwrap();
-        path
-    }
-
-    fn command(&self, args: &[&str], reply: &str) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
-        cmd.args(args)
-            .current_dir(self.dir.path())
-            .env("HOME", self.dir.path())
-            .env("XDG_DATA_HOME", self.dir.path().join("data"))
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env("OLLAMA_HOST", "http://127.0.0.1:9")
-            .env("ELELEM_STUB_SCRIPT", self.script(reply))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+impl Runs for Home {
+    /// `elelem ARGS` with a stub that answers `reply`; stdin empty.
+    fn replying(&self, args: &[&str], reply: &str) -> Command {
+        let mut cmd = Home::command(self, args, &self.script(support_reply(reply)));
+        cmd.stdin(Stdio::null());
         cmd
     }
 
     /// Runs to the end, or fails the test if that takes over 30 s (a hang).
     fn run(&self, args: &[&str], reply: &str) -> Output {
-        finish(self.command(args, reply).spawn().unwrap())
+        finish(self.replying(args, reply).spawn().unwrap())
     }
 
     /// A first session (by `ask`), and its id.
@@ -184,7 +155,7 @@ fn sessions_prints_no_terminal_escapes_from_a_session_file() {
 fn a_file_size_limit_stops_the_recording_with_one_warning_and_the_reply_is_shown() {
     let home = Home::new();
     let reply = "every word of a long reply ".repeat(4000); // 108 KB
-    let mut cmd = home.command(&["ask", "write a lot"], &reply);
+    let mut cmd = home.replying(&["ask", "write a lot"], &reply);
     // SAFETY: setrlimit only, between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
@@ -215,7 +186,7 @@ fn two_processes_never_record_into_one_session() {
     let id = home.first_session();
     let path = home.sessions_dir().join(format!("{id}.jsonl"));
     let mut first =
-        home.command(&["chat", "--plain", "--resume", &id], "from the first").stdin(Stdio::piped()).spawn().unwrap();
+        home.replying(&["chat", "--plain", "--resume", &id], "from the first").stdin(Stdio::piped()).spawn().unwrap();
     let seen = Arc::new(Mutex::new(String::new()));
     let mut stdout = first.stdout.take().unwrap();
     let shared = seen.clone();
@@ -271,7 +242,7 @@ fn a_line_cut_short_does_not_swallow_the_next_record() {
     let broken: Vec<&str> =
         recorded.lines().filter(|l| serde_json::from_str::<serde_json::Value>(l).is_err()).collect();
     assert_eq!(broken, [r#"{"type":"saying","text":"cut sh"#], "{recorded}");
-    let mut chat = home.command(&["chat", "--plain", "-c"], "").stdin(Stdio::piped()).spawn().unwrap();
+    let mut chat = home.replying(&["chat", "--plain", "-c"], "").stdin(Stdio::piped()).spawn().unwrap();
     chat.stdin.take().unwrap().write_all(b"/context\n").unwrap();
     let shown = text(&finish(chat).stdout);
     assert!(shown.contains("user: first question") && shown.contains("user: again"), "{shown}");

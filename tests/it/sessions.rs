@@ -6,70 +6,30 @@
 use serde_json::json;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-struct Home {
-    dir: tempfile::TempDir,
+use crate::support::home::{reply, Home};
+
+/// The shared temporary home, with a run that writes `stdin` and waits for the end.
+trait Runs {
+    fn run(&self, args: &[&str], script: &Path, stdin: &str) -> Output;
 }
 
-impl Home {
-    fn new() -> Home {
-        Home { dir: tempfile::tempdir().unwrap() }
-    }
-
-    fn sessions_dir(&self) -> PathBuf {
-        self.dir.path().join("data/elelem/sessions")
-    }
-
-    fn session_files(&self) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> =
-            std::fs::read_dir(self.sessions_dir()).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-        files.sort();
-        files
-    }
-
-    fn script(&self, steps: serde_json::Value) -> PathBuf {
-        let path = self.dir.path().join(format!("script-{}.json", rand_suffix()));
-        std::fs::write(&path, steps.to_string()).unwrap();
-        path
-    }
-
-    fn command(&self, args: &[&str], script: &Path) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_elelem"));
-        cmd.args(args)
-            .current_dir(self.dir.path())
-            .env("HOME", self.dir.path())
-            .env("XDG_DATA_HOME", self.dir.path().join("data"))
-            .env("ANTHROPIC_API_KEY_UNUSED", "sk-ant-never-written-0123456789")
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env("OLLAMA_HOST", "http://127.0.0.1:9")
-            .env("ELELEM_STUB_SCRIPT", script)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        cmd
-    }
-
+impl Runs for Home {
     fn run(&self, args: &[&str], script: &Path, stdin: &str) -> Output {
-        let mut child = self.command(args, script).spawn().unwrap();
+        let mut cmd = self.command(args, script);
+        // A key in the environment that must never reach a session file.
+        cmd.env("ANTHROPIC_API_KEY_UNUSED", "sk-ant-never-written-0123456789");
+        let mut child = cmd.spawn().unwrap();
         child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
         child.wait_with_output().unwrap()
     }
 }
 
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
-}
-
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn reply(text: &str) -> serde_json::Value {
-    json!([{"events": [{"type": "saying", "text": text}]}])
 }
 
 #[test]

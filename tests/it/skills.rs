@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 /// `root/proj` (a git project, untrusted) with `pkg/` to run in, and `root/home`.
 struct Setup {
@@ -34,18 +34,10 @@ impl Setup {
     fn elelem(&self, args: &[&str], script: Value, stdin: &str) -> Output {
         let script_path = self.path("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_elelem"))
+        let mut child = crate::support::home::elelem(&self.path("proj/pkg"), &self.path("home"))
             .args(args)
-            .current_dir(self.path("proj/pkg"))
-            .env("HOME", self.path("home"))
             .env("XDG_DATA_HOME", self.path("home/.local/share"))
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env("OLLAMA_HOST", "http://127.0.0.1:9")
             .env("ELELEM_STUB_SCRIPT", &script_path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();

@@ -6,7 +6,6 @@
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 /// A temp HOME holding the project (`project/`), a place outside it (`outside/`) and the
 /// data directory.
@@ -35,17 +34,12 @@ impl Setup {
     fn chat(&self, args: &[&str], script: Value, stdin: &str) -> String {
         let script_path = self.dir.path().join("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_elelem"))
+        let mut child = crate::support::home::elelem(&self.dir.path().join("project"), self.dir.path())
             .arg("chat")
             .arg("--plain")
             .args(args)
-            .current_dir(self.dir.path().join("project"))
-            .env("HOME", self.dir.path())
             .env("XDG_DATA_HOME", self.dir.path().join("data"))
             .env("ELELEM_STUB_SCRIPT", &script_path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();

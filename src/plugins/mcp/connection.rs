@@ -186,8 +186,7 @@ async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) 
             Ok((service, Some((process, child))))
         }
         Transport::Http { url, headers } => {
-            // reqwest 0.13 (rmcp's) is built without a crypto provider; ours is ring.
-            let _ = rustls::crypto::ring::default_provider().install_default();
+            crate::providers::http::use_ring_tls();
             let mut custom = std::collections::HashMap::new();
             for (key, value) in headers {
                 let key = http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header {key:?}: {e}"))?;

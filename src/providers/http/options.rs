@@ -45,8 +45,7 @@ impl HttpOptions {
 
     /// A client with these timeouts (there is no overall timeout: replies can be long).
     pub(crate) fn client(&self) -> Result<reqwest::Client, ProviderError> {
-        // reqwest is built without a crypto provider (Cargo.toml): rustls' ring, once per process.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        super::use_ring_tls();
         reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("elelem/", env!("CARGO_PKG_VERSION")))

@@ -2,6 +2,8 @@
 //! scripted reply (chunked, cut at awkward byte positions), and every request is recorded.
 #![allow(dead_code)]
 
+pub mod home;
+
 use elelem::agent::output::RecordingOutput;
 use elelem::agent::system_prompt::SystemPrompt;
 use elelem::agent::{Agent, Transcript};
