@@ -23,6 +23,7 @@ pub mod sanitize;
 pub mod sessions;
 pub mod signals;
 pub mod startup;
+pub mod tls;
 pub mod tool_outcome;
 pub mod tools;
 pub mod tui;

@@ -119,6 +119,8 @@ pub struct Tool {
     command_arg: Option<String>,
     /// The arguments that name files or directories (permissions check where they point).
     path_args: Vec<String>,
+    /// The argument that holds a URL (permission rules match its host).
+    url_arg: Option<String>,
     summary: Option<Summarizer>,
     preview: Option<Previewer>,
     handler: Handler,
@@ -155,6 +157,7 @@ impl Tool {
             read_only: false,
             command_arg: None,
             path_args: Vec::new(),
+            url_arg: None,
             summary: None,
             preview: None,
             handler: Arc::new(move |args, ctx| handler(args, ctx).boxed()),
@@ -195,6 +198,16 @@ impl Tool {
     /// permission rules with command prefixes apply to it.
     pub fn runs_commands(mut self, arg: &str) -> Self {
         self.command_arg = Some(arg.to_string());
+        if self.summary.is_none() {
+            self = self.summarized_by(arg);
+        }
+        self
+    }
+
+    /// Declares that argument `arg` holds a URL: the summary shows it, and permission rules
+    /// with host patterns (`"docs.rs"`, `"*.python.org"`) apply to its host.
+    pub fn reaches_urls(mut self, arg: &str) -> Self {
+        self.url_arg = Some(arg.to_string());
         if self.summary.is_none() {
             self = self.summarized_by(arg);
         }
@@ -244,6 +257,14 @@ impl Tool {
     }
 
     /// The shell command a call would run, for tools that run commands.
+    /// The host a call reaches (`docs.rs`, `127.0.0.1:8080` when a port is given), which
+    /// permission rules for the tool match; `Some("")` when the URL has none.
+    pub fn url_host(&self, args: &Value) -> Option<String> {
+        let url = args.get(self.url_arg.as_deref()?).and_then(Value::as_str).unwrap_or_default();
+        let parsed = reqwest::Url::parse(url.trim()).ok();
+        Some(parsed.map(|u| host_of(&u)).unwrap_or_default())
+    }
+
     pub fn shell_command<'a>(&self, args: &'a Value) -> Option<&'a str> {
         self.command_arg.as_deref().map(|arg| args.get(arg).and_then(Value::as_str).unwrap_or_default())
     }
@@ -266,6 +287,11 @@ impl Tool {
     /// Whether permission rules with command prefixes apply to this tool.
     pub fn takes_commands(&self) -> bool {
         self.command_arg.is_some()
+    }
+
+    /// Whether permission rules for this tool hold host patterns (`reaches_urls`).
+    pub fn takes_hosts(&self) -> bool {
+        self.url_arg.is_some()
     }
 
     /// What a call would do: the tool's own preview, else the command (for tools that run
@@ -320,6 +346,15 @@ fn validation_message(validator: &jsonschema::Validator, args: &Value) -> Option
         .collect();
     parts.extend(other);
     (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// A URL's host as permission rules see it: lower case, with the port when one is written.
+pub fn host_of(url: &reqwest::Url) -> String {
+    let host = url.host_str().unwrap_or_default().trim_end_matches('.').to_ascii_lowercase();
+    match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host,
+    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod run_command;
 pub mod sandbox;
 pub mod secret_env;
 pub mod shell;
+pub mod web_fetch;
 pub mod write;
 
 use crate::agent::paths;
@@ -28,7 +29,16 @@ pub struct BuiltinTools;
 
 /// Every built-in tool, in the order the model sees them.
 pub fn all() -> Vec<Tool> {
-    vec![read::tool(), write::tool(), edit::tool(), execute::tool(), glob::tool(), grep::tool(), list::tool()]
+    vec![
+        read::tool(),
+        write::tool(),
+        edit::tool(),
+        execute::tool(),
+        glob::tool(),
+        grep::tool(),
+        list::tool(),
+        web_fetch::tool(),
+    ]
 }
 
 impl Plugin for BuiltinTools {

@@ -67,7 +67,7 @@ impl Aimock {
     }
 
     async fn journal(&self) -> Vec<Value> {
-        elelem::providers::http::use_ring_tls();
+        elelem::tls::use_ring();
         let text = reqwest::get(format!("{}/__aimock/journal", self.url)).await.unwrap().text().await.unwrap();
         serde_json::from_str(&text).unwrap()
     }

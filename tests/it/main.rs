@@ -52,3 +52,4 @@ mod tui_keys;
 mod tui_pty;
 mod tui_snapshots;
 mod undo_attacks;
+mod web_fetch;

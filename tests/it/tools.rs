@@ -539,7 +539,7 @@ async fn list_draws_a_tree_to_a_depth_without_ignored_entries() {
 #[test]
 fn common_names_resolve_to_the_tools() {
     let toolbox = toolbox();
-    assert_eq!(toolbox.names(), vec!["read", "write", "edit", "execute", "glob", "grep", "list"]);
+    assert_eq!(toolbox.names(), vec!["read", "write", "edit", "execute", "glob", "grep", "list", "web_fetch"]);
     for (alias, tool) in [
         ("bash", "execute"),
         ("sh", "execute"),
@@ -547,6 +547,7 @@ fn common_names_resolve_to_the_tools() {
         ("open", "read"),
         ("cat", "read"),
         ("ls", "list"),
+        ("fetch", "web_fetch"),
         ("search", "grep"),
         ("str_replace", "edit"),
     ] {

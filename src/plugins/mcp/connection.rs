@@ -186,7 +186,7 @@ async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) 
             Ok((service, Some((process, child))))
         }
         Transport::Http { url, headers } => {
-            crate::providers::http::use_ring_tls();
+            crate::tls::use_ring();
             let mut custom = std::collections::HashMap::new();
             for (key, value) in headers {
                 let key = http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header {key:?}: {e}"))?;

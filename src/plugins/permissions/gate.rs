@@ -9,7 +9,7 @@
 //! `--allow TOOL` and "always" answer the tool's own `ask` inside the project.
 
 use super::paths::{Place, Places};
-use super::rules::{Permissions, Policy, Rule};
+use super::rules::{Permissions, Policy, Rule, Subject};
 use super::sandbox::{SandboxState, OPT_OUT_ARGUMENT};
 use super::shell::ParsedCommand;
 use crate::agent::input::{Approval, ApprovalRequest, Approver};
@@ -41,7 +41,9 @@ impl Gate {
     pub async fn check(&self, call: HookCall) -> Result<(), String> {
         let name = call.name();
         let parsed = call.tool.shell_command(&call.args).map(ParsedCommand::parse);
-        let judgement = self.permissions.decide(name, call.tool.read_only, parsed.as_ref());
+        let host = call.tool.url_host(&call.args);
+        let subject = parsed.as_ref().map(Subject::Command).or(host.as_deref().map(Subject::Host));
+        let judgement = self.permissions.decide(name, call.tool.read_only, subject);
         if judgement.policy == Policy::Deny {
             return Err(format!("Permission denied: {name}"));
         }
@@ -100,7 +102,12 @@ impl Gate {
         if self.yolo {
             return Ok(());
         }
-        let always = self.always.lock().map(|a| a.contains(name)).unwrap_or(false);
+        // "Always" for a tool that reaches URLs holds for the host it was given for.
+        let always_key = match &host {
+            Some(host) => format!("{name} {host}"),
+            None => name.to_string(),
+        };
+        let always = self.always.lock().map(|a| a.contains(&always_key)).unwrap_or(false);
         let allowed = always || self.allowed.contains(name) || self.runs_contained(name);
         if outside.is_none() && protected.is_none() && !unreadable && !opts_out && allowed {
             return Ok(());
@@ -146,7 +153,7 @@ impl Gate {
             Approval::Yes => Ok(()),
             Approval::Always => {
                 if let Ok(mut always) = self.always.lock() {
-                    always.insert(name.to_string());
+                    always.insert(always_key);
                 }
                 Ok(())
             }
@@ -219,30 +226,31 @@ impl Gate {
         }
         let always = self.always.lock().map(|a| a.clone()).unwrap_or_default();
         for tool in toolbox.tools() {
-            let (read_only, tool) = (tool.read_only, tool.name.as_str());
-            let policy = match self.permissions.decide(tool, read_only, None).policy {
+            let read_only = tool.read_only;
+            let name = tool.name.as_str();
+            let policy = match self.permissions.decide(name, read_only, None).policy {
                 Policy::Deny => "deny".to_string(),
                 Policy::Allow => "allow".to_string(),
                 Policy::Ask if self.yolo => "allow (--yolo)".to_string(),
-                Policy::Ask if self.allowed.contains(tool) => format!("allow (--allow {tool})"),
-                Policy::Ask if self.runs_contained(tool) => "allow (contained by the sandbox)".to_string(),
-                Policy::Ask if always.contains(tool) => "allow (you said always)".to_string(),
+                Policy::Ask if self.allowed.contains(name) => format!("allow (--allow {name})"),
+                Policy::Ask if self.runs_contained(name) => "allow (contained by the sandbox)".to_string(),
+                Policy::Ask if always.contains(name) => "allow (you said always)".to_string(),
+                Policy::Ask if always.iter().any(|key| key.starts_with(&format!("{name} "))) => {
+                    let hosts: Vec<&str> = always.iter().filter_map(|k| k.strip_prefix(&format!("{name} "))).collect();
+                    format!("ask (you said always for {})", hosts.join(", "))
+                }
                 Policy::Ask if self.headless => "deny (ask mode cannot ask)".to_string(),
                 Policy::Ask => "ask".to_string(),
             };
-            out.push_str(&format!("{tool:<10} {policy}\n"));
+            out.push_str(&format!("{name:<10} {policy}\n"));
             let layers = [(&self.permissions.user, ""), (&self.permissions.project, " (project)")];
             for (set, whose) in layers {
-                if let Some(Rule::Commands(rules)) = set.rules.get(tool) {
+                if let Some(Rule::Commands(rules)) = set.rules.get(tool.name.as_str()) {
+                    let what = if tool.takes_hosts() { "hosts" } else { "commands starting" };
                     for (prefix, policy) in &rules.prefixes {
                         let ignored = !whose.is_empty() && !self.permissions.trusted && *policy == Policy::Allow;
                         let note = if ignored { " (project, not trusted: ignored)" } else { whose };
-                        out.push_str(&format!(
-                            "{:<10}   {} commands starting `{}`{note}\n",
-                            "",
-                            policy.word(),
-                            prefix.join(" ")
-                        ));
+                        out.push_str(&format!("{:<10}   {} {what} `{}`{note}\n", "", policy.word(), prefix.join(" ")));
                     }
                 }
             }

@@ -74,6 +74,15 @@ impl CommandRules {
         Judgement { policy, uncertain: uncertain && policy != Policy::Deny }
     }
 
+    /// The rules' verdict on a host a call reaches (`docs.rs`, `127.0.0.1:8080`): each rule
+    /// is a host (any port), a host with its port, `*.example.org` (the domain and its
+    /// subdomains) or `*`; the strictest matching rule wins, else the default.
+    pub fn judge_host(&self, host: &str, fallback: Policy) -> Judgement {
+        let matching = self.prefixes.iter().filter(|(words, _)| words.len() == 1 && host_matches(&words[0], host));
+        let policy = matching.map(|(_, policy)| *policy).max().unwrap_or(self.default.unwrap_or(fallback));
+        Judgement { policy, uncertain: false }
+    }
+
     /// The policy of one simple command (`None`: a transparent shell no rule named) and
     /// whether a deny or ask rule might match it.
     fn simple(&self, simple: &SimpleCommand, default: Policy) -> (Option<Policy>, bool) {
@@ -123,6 +132,25 @@ fn matches(prefix: &[String], words: &[Word]) -> Match {
     Match::Yes
 }
 
+/// Whether host rule `pattern` covers `host` (see `CommandRules::judge_host`).
+fn host_matches(pattern: &str, host: &str) -> bool {
+    let pattern = pattern.trim().trim_end_matches('.').to_ascii_lowercase();
+    if host.is_empty() {
+        return false;
+    }
+    if pattern == "*" || pattern == host {
+        return true;
+    }
+    let name = match host.find(']') {
+        Some(end) => &host[..=end],
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    match pattern.strip_prefix("*.") {
+        Some(domain) => name == domain || name.ends_with(&format!(".{domain}")),
+        None => pattern == name,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +160,31 @@ mod tests {
             prefixes: prefixes.iter().map(|(p, policy)| (CommandRules::prefix_words(p), *policy)).collect(),
             default: None,
         }
+    }
+
+    #[test]
+    fn host_rules_match_a_host_its_port_and_subdomains_strictest_first() {
+        let rules = CommandRules {
+            prefixes: vec![
+                (vec!["docs.rs".into()], Policy::Allow),
+                (vec!["*.python.org".into()], Policy::Allow),
+                (vec!["127.0.0.1:8080".into()], Policy::Allow),
+                (vec!["evil.python.org".into()], Policy::Deny),
+            ],
+            default: None,
+        };
+        let policy = |host: &str| rules.judge_host(host, Policy::Ask).policy;
+        assert_eq!(policy("docs.rs"), Policy::Allow);
+        assert_eq!(policy("docs.rs:443"), Policy::Allow, "a host rule covers any port");
+        assert_eq!(policy("notdocs.rs"), Policy::Ask);
+        assert_eq!(policy("docs.rs.evil.com"), Policy::Ask);
+        assert_eq!(policy("python.org"), Policy::Allow);
+        assert_eq!(policy("docs.python.org"), Policy::Allow);
+        assert_eq!(policy("evilpython.org"), Policy::Ask);
+        assert_eq!(policy("evil.python.org"), Policy::Deny, "deny wins over a wildcard allow");
+        assert_eq!(policy("127.0.0.1:8080"), Policy::Allow);
+        assert_eq!(policy("127.0.0.1:8081"), Policy::Ask, "a rule with a port covers that port");
+        assert_eq!(policy(""), Policy::Ask, "no host: the default");
     }
 
     fn judge(rules: &CommandRules, command: &str) -> Judgement {

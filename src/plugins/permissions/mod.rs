@@ -24,7 +24,7 @@ mod wrappers;
 pub use gate::Gate;
 pub use matcher::{CommandRules, Judgement};
 pub use paths::{resolve, PathRules, Place, Places};
-pub use rules::{Permissions, PermissionsError, Policy, Rule, RuleSet};
+pub use rules::{Permissions, PermissionsError, Policy, Rule, RuleSet, Subject};
 pub use sandbox::{SandboxEntry, SandboxLink, SandboxState, OPT_OUT_ARGUMENT};
 pub use shell::{ParsedCommand, SimpleCommand};
 pub use wrappers::{Reading, Word};

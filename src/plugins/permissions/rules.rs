@@ -41,12 +41,20 @@ impl Policy {
     }
 }
 
+/// What a call's rules are matched against: the command it runs, or the host it reaches.
+#[derive(Clone, Copy, Debug)]
+pub enum Subject<'a> {
+    Command(&'a ParsedCommand),
+    Host(&'a str),
+}
+
 /// One tool's entry in a permissions file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Rule {
     /// `"execute": "ask"`.
     Fixed(Policy),
-    /// `"execute": {"allow": ["cargo test"], "deny": ["rm"], "default": "ask"}`.
+    /// `"execute": {"allow": ["cargo test"], "deny": ["rm"], "default": "ask"}`; for a tool
+    /// that reaches URLs the same shape holds host patterns (`{"allow": ["docs.rs"]}`).
     Commands(CommandRules),
 }
 
@@ -127,16 +135,17 @@ impl RuleSet {
         }
         canonical.extend(direct);
         self.rules = canonical;
-        let runners: Vec<&str> =
-            toolbox.tools().iter().filter(|t| t.takes_commands()).map(|t| t.name.as_str()).collect();
+        let takers: Vec<&str> =
+            toolbox.tools().iter().filter(|t| t.takes_commands() || t.takes_hosts()).map(|t| t.name.as_str()).collect();
         for (name, rule) in &self.rules {
-            let takes_commands = toolbox.get(name).is_some_and(|t| t.takes_commands());
-            if matches!(rule, Rule::Commands(_)) && !takes_commands && name != "*" {
+            let takes_lists = toolbox.get(name).is_some_and(|t| t.takes_commands() || t.takes_hosts());
+            if matches!(rule, Rule::Commands(_)) && !takes_lists && name != "*" {
                 return Err(PermissionsError::Invalid {
                     path: self.source.clone(),
                     message: format!(
-                        "{name:?}: only tools that run shell commands ({}) take command prefixes; use \"allow\", \"deny\" or \"ask\"",
-                        runners.join(", ")
+                        "{name:?}: only tools that run shell commands or reach URLs ({}) take lists of commands or \
+                         hosts; use \"allow\", \"deny\" or \"ask\"",
+                        takers.join(", ")
                     ),
                 });
             }
@@ -149,11 +158,12 @@ impl RuleSet {
     }
 
     /// This file's verdict on a call, or `None` when it has no rule for the tool.
-    fn judge(&self, tool: &str, fallback: Policy, command: Option<&ParsedCommand>) -> Option<Judgement> {
+    fn judge(&self, tool: &str, fallback: Policy, subject: Option<Subject>) -> Option<Judgement> {
         Some(match self.rule(tool)? {
             Rule::Fixed(policy) => Judgement { policy: *policy, uncertain: false },
-            Rule::Commands(rules) => match command {
-                Some(command) => rules.judge(command, fallback),
+            Rule::Commands(rules) => match subject {
+                Some(Subject::Command(command)) => rules.judge(command, fallback),
+                Some(Subject::Host(host)) => rules.judge_host(host, fallback),
                 None => Judgement { policy: rules.default.unwrap_or(fallback), uncertain: false },
             },
         })
@@ -193,10 +203,10 @@ impl Permissions {
     /// The verdict on a call to `tool` (canonical name): `read_only` tools are allowed and
     /// others asked about unless a rule says otherwise; `command` is what a tool that
     /// runs shell commands would run.
-    pub fn decide(&self, tool: &str, read_only: bool, command: Option<&ParsedCommand>) -> Judgement {
+    pub fn decide(&self, tool: &str, read_only: bool, subject: Option<Subject>) -> Judgement {
         let fallback = if read_only { Policy::Allow } else { Policy::Ask };
-        let user = self.user.judge(tool, fallback, command).unwrap_or(Judgement { policy: fallback, uncertain: false });
-        let Some(project) = self.project.judge(tool, fallback, command) else { return user };
+        let user = self.user.judge(tool, fallback, subject).unwrap_or(Judgement { policy: fallback, uncertain: false });
+        let Some(project) = self.project.judge(tool, fallback, subject) else { return user };
         if self.trusted {
             // The user's deny always wins, even a deny that only might match.
             return match user {

@@ -18,7 +18,7 @@ fn both(user: &str, project: &str, trusted: bool) -> Permissions {
 
 fn policy(p: &Permissions, tool: &str, read_only: bool, command: Option<&str>) -> Policy {
     let parsed = command.map(ParsedCommand::parse);
-    p.decide(tool, read_only, parsed.as_ref()).policy
+    p.decide(tool, read_only, parsed.as_ref().map(Subject::Command)).policy
 }
 
 #[test]
@@ -71,7 +71,7 @@ fn a_trusted_project_loosens_but_the_users_deny_wins() {
     assert_eq!(policy(&p, "run", false, Some("ls")), Policy::Allow);
     assert_eq!(policy(&p, "run", false, Some("ls && git push")), Policy::Deny);
     assert_eq!(policy(&p, "change", false, None), Policy::Allow);
-    let judged = p.decide("run", false, Some(&ParsedCommand::parse("git $X")));
+    let judged = p.decide("run", false, Some(Subject::Command(&ParsedCommand::parse("git $X"))));
     assert_eq!(judged, Judgement { policy: Policy::Ask, uncertain: true }, "a deny that might match still wins");
     let p = both(r#"{"run": "deny"}"#, r#"{"run": "allow"}"#, true);
     assert_eq!(policy(&p, "run", false, Some("touch PWNED")), Policy::Deny);
@@ -122,7 +122,7 @@ fn command_prefixes_only_for_tools_that_run_commands() {
     let mut p = RuleSet::parse(r#"{"look": {"allow": ["x"]}}"#, Path::new("/x/p.json"), Path::new("/"), None).unwrap();
     assert_eq!(
         p.canonicalize(&toolbox).unwrap_err().to_string(),
-        r#"invalid permissions file /x/p.json: "look": only tools that run shell commands (run) take command prefixes; use "allow", "deny" or "ask""#
+        r#"invalid permissions file /x/p.json: "look": only tools that run shell commands or reach URLs (run) take lists of commands or hosts; use "allow", "deny" or "ask""#
     );
     let mut set = RuleSet::parse(r#"{"sh": {"deny": ["rm"]}}"#, Path::new("/x/p.json"), Path::new("/"), None).unwrap();
     set.canonicalize(&toolbox).unwrap();

@@ -45,7 +45,7 @@ impl HttpOptions {
 
     /// A client with these timeouts (there is no overall timeout: replies can be long).
     pub(crate) fn client(&self) -> Result<reqwest::Client, ProviderError> {
-        super::use_ring_tls();
+        crate::tls::use_ring();
         reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("elelem/", env!("CARGO_PKG_VERSION")))
