@@ -23,6 +23,12 @@ struct Cli {
     global: Global,
 }
 
+/// `--effort`'s value.
+fn parse_effort(text: &str) -> Result<elelem::protocol::Effort, String> {
+    use elelem::protocol::Effort;
+    Effort::parse(text).ok_or_else(|| format!("expected {}", Effort::WORDS))
+}
+
 /// Flags accepted anywhere on the command line: `elelem --yolo` is `elelem chat --yolo`.
 #[derive(Args, Clone)]
 struct Global {
@@ -35,6 +41,10 @@ struct Global {
     /// Extended-thinking budget in tokens, where the provider supports it
     #[arg(long, global = true, value_name = "TOKENS", env = "ELELEM_THINKING")]
     thinking: Option<u32>,
+    /// Reasoning effort: low, medium or high (OpenAI reasoning_effort, Anthropic's thinking
+    /// budget, Ollama think)
+    #[arg(long, global = true, value_name = "LEVEL", env = "ELELEM_EFFORT", value_parser = parse_effort)]
+    effort: Option<elelem::protocol::Effort>,
     #[command(flatten)]
     permissions: PermissionFlags,
     #[command(flatten)]
@@ -144,6 +154,7 @@ fn main() -> ExitCode {
         provider: global.provider.clone(),
         model: global.model.clone(),
         thinking_budget: global.thinking,
+        effort: global.effort,
         allow: global.permissions.allow.clone(),
         yolo: global.permissions.yolo,
         max_steps: global.max_steps.map(|n| n as usize),

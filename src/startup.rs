@@ -40,6 +40,8 @@ pub struct Options {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub thinking_budget: Option<u32>,
+    /// `--effort`: how hard a reasoning model should think.
+    pub effort: Option<crate::protocol::Effort>,
     /// Tools allowed without asking (`--allow TOOL`, repeatable).
     pub allow: Vec<String>,
     /// Allow every tool call without asking (`--yolo`); front ends show it.
@@ -164,13 +166,14 @@ fn wire(endpoint: &Endpoint, settings: &ProviderSettings) -> Result<Arc<dyn Prov
             let mut config = OpenAiConfig::new(base.unwrap_or(openai::DEFAULT_BASE_URL), key.as_deref(), &model);
             config.http = http;
             config.cache_key = config.cache_key_from_env()?;
+            config.effort = settings.effort;
             Arc::new(OpenAiProvider::new(config)?)
         }
         Wire::Anthropic => {
             let key = endpoint.key().ok_or_else(|| endpoint.missing_key())?;
             let model = model.unwrap_or_else(|| anthropic::DEFAULT_MODEL.into());
             let mut config = AnthropicConfig::new(base.unwrap_or(anthropic::DEFAULT_BASE_URL), &key, &model);
-            config.thinking_budget = settings.thinking_budget;
+            config.thinking_budget = anthropic::thinking_budget(settings);
             config.http = http;
             config.cache = PromptCache::from_env().map_err(ProviderError::Config)?;
             Arc::new(AnthropicProvider::new(config)?)
@@ -179,6 +182,7 @@ fn wire(endpoint: &Endpoint, settings: &ProviderSettings) -> Result<Arc<dyn Prov
             let model = model.unwrap_or_else(|| ollama::DEFAULT_MODEL.into());
             let mut config = OllamaConfig::new(base.unwrap_or(ollama::DEFAULT_HOST), &model);
             config.think = settings.thinking_budget.is_some_and(|b| b > 0);
+            config.effort = settings.effort;
             config.http = http;
             Arc::new(OllamaProvider::new(config)?)
         }
@@ -193,7 +197,11 @@ pub fn build_session(
     approver: Arc<dyn Approver>,
 ) -> anyhow::Result<Session> {
     let providers = crate::providers::builtin()?;
-    let settings = ProviderSettings { model: options.model.clone(), thinking_budget: options.thinking_budget };
+    let settings = ProviderSettings {
+        model: options.model.clone(),
+        thinking_budget: options.thinking_budget,
+        effort: options.effort,
+    };
     let name = options.provider.clone().unwrap_or_else(crate::providers::default_name);
     // A name no built-in has may be declared by a plugin file: start on the stub and look
     // again once the files ran (ARCHITECTURE.md, "The objects").

@@ -2,7 +2,7 @@
 //! /model, /reload. Each shows its answer through the session's output.
 
 use crate::agent::{Flow, Plugin, Session};
-use crate::protocol::ProviderSettings;
+use crate::protocol::{Effort, ProviderSettings};
 use std::fmt::Write as _;
 
 pub struct BuiltinCommands;
@@ -36,6 +36,7 @@ impl Plugin for BuiltinCommands {
         c.add("tools", "", "the tools the model can call", tools);
         c.add("provider", "[name]", "list providers, or switch to one", provider);
         c.add("model", "[name]", "list models, or switch to one", model);
+        c.add("effort", "[low|medium|high|off]", "how hard the model thinks (reasoning effort)", effort);
         c.add("reload", "", "run the setup blocks (plugins) again", reload);
         c.add("init", "", "draft an AGENTS.md for this project (a normal turn)", init);
         c.add(
@@ -117,6 +118,35 @@ fn model(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     let settings = ProviderSettings { model: Some(args.to_string()), ..session.settings().clone() };
     session.switch_provider(&name, settings)?;
     session.show(format!("Model: {}", session.provider().model()));
+    Ok(Flow::Continue)
+}
+
+/// `/effort`: shows the reasoning effort, or sets it for the next requests (`off`: the
+/// provider's default, nothing sent).
+fn effort(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
+    let args = args.trim();
+    if args.is_empty() {
+        session.show(match session.settings().effort {
+            Some(effort) => format!("Effort: {}", effort.word()),
+            None => {
+                format!("Effort: the model's default (set one with /effort {})", Effort::WORDS.replace(" or ", "|"))
+            }
+        });
+        return Ok(Flow::Continue);
+    }
+    let effort = match args {
+        "off" | "default" => None,
+        word => Some(
+            Effort::parse(word).ok_or_else(|| anyhow::anyhow!("unknown effort {word:?}: {} or off", Effort::WORDS))?,
+        ),
+    };
+    let name = session.provider().name().to_string();
+    let settings = ProviderSettings { effort, ..session.settings().clone() };
+    session.switch_provider(&name, settings)?;
+    session.show(match effort {
+        Some(effort) => format!("Effort: {} for the next requests", effort.word()),
+        None => "Effort: the model's default for the next requests".to_string(),
+    });
     Ok(Flow::Continue)
 }
 

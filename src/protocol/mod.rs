@@ -11,6 +11,7 @@ pub mod tool;
 
 pub use message::{Message, Role, ThinkingBlock, ToolCall};
 pub use provider::{
-    EventStream, Provider, ProviderError, ProviderEvent, ProviderFactory, ProviderSettings, Providers, Request, Usage,
+    Effort, EventStream, Provider, ProviderError, ProviderEvent, ProviderFactory, ProviderSettings, Providers, Request,
+    Usage,
 };
 pub use tool::{ToolResult, ToolSpec};

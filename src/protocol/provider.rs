@@ -120,6 +120,38 @@ pub struct ProviderSettings {
     pub model: Option<String>,
     /// Extended-thinking budget in tokens, where the provider supports it.
     pub thinking_budget: Option<u32>,
+    /// How hard a reasoning model should think (`--effort`, `/effort`).
+    pub effort: Option<Effort>,
+}
+
+/// How hard a reasoning model should think, which each provider maps to its own knob:
+/// OpenAI's `reasoning_effort`, Anthropic's thinking budget, Ollama's `think`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effort {
+    Low,
+    Medium,
+    High,
+}
+
+impl Effort {
+    pub const WORDS: &'static str = "low, medium or high";
+
+    pub fn parse(text: &str) -> Option<Effort> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "low" => Some(Effort::Low),
+            "medium" => Some(Effort::Medium),
+            "high" => Some(Effort::High),
+            _ => None,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+        }
+    }
 }
 
 pub type ProviderFactory = Arc<dyn Fn(&ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> + Send + Sync>;

@@ -10,7 +10,8 @@ use super::http::HttpOptions;
 use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
 use crate::protocol::{
-    EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
+    Effort, EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall,
+    Usage,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -59,11 +60,20 @@ impl AnthropicConfig {
         let env = ENV.read(settings, DEFAULT_MODEL);
         let key = env.key.ok_or_else(|| ProviderError::Config("anthropic: ANTHROPIC_API_KEY is not set".into()))?;
         let mut config = AnthropicConfig::new(env.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL), &key, &env.model);
-        config.wire.thinking_budget = settings.thinking_budget;
+        config.wire.thinking_budget = thinking_budget(settings);
         config.http = HttpOptions::from_env()?;
         config.wire.cache = PromptCache::from_env().map_err(ProviderError::Config)?;
         Ok(config)
     }
+}
+
+/// The thinking budget `settings` ask for: `--thinking N` as given, else one per effort.
+pub fn thinking_budget(settings: &ProviderSettings) -> Option<u32> {
+    settings.thinking_budget.or(settings.effort.map(|effort| match effort {
+        Effort::Low => 2_048,
+        Effort::Medium => 8_192,
+        Effort::High => 24_576,
+    }))
 }
 
 pub struct AnthropicProvider {

@@ -11,7 +11,8 @@ use super::frame::{Frame, Framing};
 use super::http::HttpOptions;
 use super::parser::{self, Fault, WireParser};
 use crate::protocol::{
-    EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
+    Effort, EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall,
+    Usage,
 };
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -33,6 +34,8 @@ const ENV: EnvNames = EnvNames { key: None, base_url: "OLLAMA_HOST", model: "OLL
 pub struct OllamaOptions {
     /// Send `think: true`.
     pub think: bool,
+    /// Send `think` as the effort's word (`"high"`), which Ollama takes in place of `true`.
+    pub effort: Option<Effort>,
 }
 
 /// Everything an Ollama provider needs (`base_url` is `http://host:port`, without
@@ -50,6 +53,7 @@ impl OllamaConfig {
         let env = ENV.read(settings, DEFAULT_MODEL);
         let mut config = OllamaConfig::new(env.base_url.as_deref().unwrap_or(DEFAULT_HOST), &env.model);
         config.wire.think = settings.thinking_budget.is_some_and(|b| b > 0);
+        config.wire.effort = settings.effort;
         config.http = HttpOptions::from_env()?;
         Ok(config)
     }
@@ -136,7 +140,9 @@ impl OllamaProvider {
                 .collect();
             body["tools"] = Value::Array(tools);
         }
-        if self.config.wire.think {
+        if let Some(effort) = self.config.wire.effort {
+            body["think"] = json!(effort.word());
+        } else if self.config.wire.think {
             body["think"] = json!(true);
         }
         body

@@ -12,7 +12,8 @@ use super::http::HttpOptions;
 use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
 use crate::protocol::{
-    EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall, Usage,
+    Effort, EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall,
+    Usage,
 };
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -43,6 +44,9 @@ pub struct OpenAiOptions {
     /// api.openai.com by default, to other servers only with `ELELEM_PROMPT_CACHE_KEY=on`
     /// (some reject fields they do not know); never with `ELELEM_CACHE_TTL=off`.
     pub cache_key: Option<String>,
+    /// Sent as `reasoning_effort` (`--effort`); nothing when unset, so models that take no
+    /// such field are not sent one.
+    pub effort: Option<Effort>,
 }
 
 /// Everything an OpenAI provider needs (`base_url` up to and including `/v1`; the key is
@@ -75,6 +79,7 @@ impl OpenAiConfig {
         let mut config = OpenAiConfig::new(base, env.key.as_deref(), &env.model);
         config.http = HttpOptions::from_env()?;
         config.wire.cache_key = config.cache_key_from_env()?;
+        config.wire.effort = settings.effort;
         Ok(config)
     }
 }
@@ -100,6 +105,9 @@ impl OpenAiProvider {
         });
         if let Some(key) = &self.config.wire.cache_key {
             body["prompt_cache_key"] = json!(key);
+        }
+        if let Some(effort) = self.config.wire.effort {
+            body["reasoning_effort"] = json!(effort.word());
         }
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request

@@ -12,6 +12,7 @@ mod auto_compact;
 mod cache_props;
 mod cli;
 mod context_window;
+mod effort;
 mod kernel;
 mod kernel_extensions;
 mod layers;
