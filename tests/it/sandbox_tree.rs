@@ -5,7 +5,8 @@
 //! ends — is removed once the command's processes have all ended, and the result says so;
 //! `.agents/` in every folder from the working directory up to the project root and the
 //! `.git/` of a repository nested in the project are protected like the root's; `/sandbox`
-//! in the line REPL shows the sandbox and switches its mode for the session.
+//! in the line REPL shows the sandbox and switches its mode for the session; a timeout
+//! kills a contained command's whole tree.
 
 use super::sandbox::{supported, Run};
 use serde_json::json;
@@ -149,4 +150,22 @@ fn the_sandbox_command_shows_and_switches_the_mode() {
     assert!(after.contains("Sandbox for execute: off"), "{all}");
     assert!(!after.contains("contained by the sandbox"), "{all}");
     assert!(after.contains("unknown sandbox mode \"loose\""), "{all}");
+}
+
+/// A contained command that times out is killed with everything it started, a `setsid`
+/// daemon and a double-forked orphan too (they live in its PID namespace).
+#[test]
+fn a_contained_commands_timeout_kills_its_whole_tree() {
+    if !supported() {
+        return;
+    }
+    let run = Run::new();
+    let mark = format!("ELELEM_TEST_MARK=sandbox_timeout_{}", std::process::id());
+    let command = format!(
+        "export {mark}; setsid sleep 1000 >/dev/null 2>&1 & (setsid sleep 1000 >/dev/null 2>&1 &); echo started; sleep 1000"
+    );
+    let result = run.execute_with(&[], json!({"command": command, "timeout_secs": 1}));
+    assert_eq!(result["error"], "timed out after 1s; the command and its children were killed", "{result}");
+    assert_eq!(result["content"], "started\n", "{result}");
+    assert_eq!(super::support::marked_processes(&mark), Vec::<String>::new());
 }
