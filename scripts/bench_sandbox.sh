@@ -3,8 +3,8 @@
 # script makes N `execute` calls of `true`, one per model step, timed with the sandbox off
 # (`--sandbox off --allow execute`) and on (the default, workspace-write); prints the wall
 # time per command of each and the difference. The rule set is built once per session, so
-# the difference is the per-command part: namespaces, mounts, restriction, and ending the
-# command's leftover jobs. ROUNDS runs of each, interleaved (off, on, off, on, ...) so a
+# the difference is the per-command part: namespaces, mounts, restriction (the child is
+# started by clone(CLONE_VM|CLONE_VFORK), and its leftover jobs end with its PID namespace). ROUNDS runs of each, interleaved (off, on, off, on, ...) so a
 # busy machine weighs on both alike; prints the median and the spread (min-max).
 #
 #   scripts/bench_sandbox.sh [N=100] [ROUNDS=5] [ELELEM=target/debug/elelem]
