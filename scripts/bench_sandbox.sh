@@ -3,13 +3,15 @@
 # script makes N `execute` calls of `true`, one per model step, timed with the sandbox off
 # (`--sandbox off --allow execute`) and on (the default, workspace-write); prints the wall
 # time per command of each and the difference. The rule set is built once per session, so
-# the difference is the per-command part: namespaces, mounts, restriction, and ending the
-# command's leftover jobs.
+# the difference is the per-command part: namespaces, mounts, restriction (the child is
+# started by clone(CLONE_VM|CLONE_VFORK), and its leftover jobs end with its PID namespace). ROUNDS runs of each, interleaved (off, on, off, on, ...) so a
+# busy machine weighs on both alike; prints the median and the spread (min-max).
 #
-#   scripts/bench_sandbox.sh [N=100] [ELELEM=target/debug/elelem]
+#   scripts/bench_sandbox.sh [N=100] [ROUNDS=5] [ELELEM=target/debug/elelem]
 set -euo pipefail
 
 N="${1:-100}"
+ROUNDS="${2:-5}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ELELEM="$(realpath "${ELELEM:-$ROOT/target/debug/elelem}")"
 [ -x "$ELELEM" ] || { echo "no elelem binary at $ELELEM (cargo build first)" >&2; exit 1; }
@@ -36,13 +38,21 @@ run() {
     echo $(( (end - start) / 1000 ))
 }
 
-off=$(run --sandbox off --allow execute)
-on=$(run)
-off2=$(run --sandbox off --allow execute)
-on2=$(run)
-off=$(( off < off2 ? off : off2 ))
-on=$(( on < on2 ? on : on2 ))
-printf 'commands: %d\n' "$N"
-printf 'sandbox off: %d.%03d ms per command\n' $((off / N / 1000)) $((off / N % 1000))
-printf 'sandbox on:  %d.%03d ms per command\n' $((on / N / 1000)) $((on / N % 1000))
-printf 'difference:  %d.%03d ms per command\n' $(((on - off) / N / 1000)) $(((on - off) / N % 1000))
+offs=()
+ons=()
+for _ in $(seq "$ROUNDS"); do
+    offs+=("$(run --sandbox off --allow execute)")
+    ons+=("$(run)")
+done
+# Median, min and max per command (µs totals in, ms per command out).
+stats() {
+    printf '%s\n' "$@" | sort -n | awk -v n="$N" '{ v[NR] = $1 } END {
+        m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.3f ms (min %.3f, max %.3f)", m / n / 1000, v[1] / n / 1000, v[NR] / n / 1000 }'
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+printf 'commands: %d, rounds: %d (interleaved)\n' "$N" "$ROUNDS"
+printf 'sandbox off: %s per command\n' "$(stats "${offs[@]}")"
+printf 'sandbox on:  %s per command\n' "$(stats "${ons[@]}")"
+awk -v on="$(median "${ons[@]}")" -v off="$(median "${offs[@]}")" -v n="$N" \
+    'BEGIN { printf "difference of the medians: %.3f ms per command\n", (on - off) / n / 1000 }'

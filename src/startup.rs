@@ -19,6 +19,7 @@ use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::md_commands::MarkdownCommands;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::plugins::redact::RedactPlugin;
+use crate::plugins::sandbox_command::SandboxCommand;
 use crate::plugins::skills::SkillsPlugin;
 use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
 use crate::protocol::{Provider, ProviderError, ProviderSettings};
@@ -118,6 +119,7 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
         Arc::new(CostPlugin::new(home())),
         Arc::new(checkpoints),
         Arc::new(RedactPlugin::new(secrets)),
+        Arc::new(SandboxCommand::new(crate::tools::sandbox::describe, crate::tools::sandbox::switch)),
     ]
 }
 

@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod md_commands;
 pub mod permissions;
 pub mod redact;
+pub mod sandbox_command;
 pub mod shared_dirs;
 pub mod skills;
 pub mod transcript_export;

@@ -53,8 +53,10 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         run_command::Ending::Exited(status) => Some(status),
         _ => None,
     };
-    if let Some(note) = sandbox::failure_note(status, &finished.content).filter(|_| contained) {
-        json["sandbox"] = Value::String(note);
+    let refused = sandbox::failure_note(status, &finished.content).filter(|_| contained);
+    let notes: Vec<String> = finished.sandbox.iter().cloned().chain(refused).collect();
+    if !notes.is_empty() {
+        json["sandbox"] = Value::String(notes.join(" "));
     }
     Ok(json)
 }

@@ -2,7 +2,8 @@
 //! process group of its own, without secret-bearing variables (`secret_env`), its merged
 //! stdout and stderr streamed live and kept capped (head and tail, `capped`). The command
 //! and its whole process tree (`process_groups`) are killed on timeout, on cancel, past an
-//! output limit, or if the call is dropped, so no process is left behind.
+//! output limit, or if the call is dropped, so no process is left behind. A contained
+//! command is started by the sandbox (`sandbox::start`), whose PID namespace ends its tree.
 
 use super::capped::CappedText;
 use super::process_groups::GroupGuard;
@@ -51,6 +52,8 @@ pub enum Ending {
 pub struct Finished {
     pub ending: Ending,
     pub content: String,
+    /// What the sandbox undid after a contained command (`sandbox::Started::settle`).
+    pub sandbox: Option<String>,
 }
 
 impl Finished {
@@ -71,6 +74,36 @@ impl Finished {
     }
 }
 
+/// The running command: a `Command`'s child in its own process group (killed with its tree
+/// by the guard), or a contained one (`sandbox::start`: killed with its PID namespace).
+enum Running {
+    Plain(tokio::process::Child, GroupGuard),
+    Contained(super::sandbox::Started),
+}
+
+impl Running {
+    async fn wait(&mut self) -> std::io::Result<i32> {
+        match self {
+            Running::Plain(child, _) => child.wait().await.map(exit_code),
+            Running::Contained(started) => started.wait().await,
+        }
+    }
+
+    /// Kills the command's whole tree and waits for the command.
+    async fn kill(&mut self) {
+        match self {
+            Running::Plain(child, killer) => {
+                killer.kill();
+                let _ = child.wait().await;
+            }
+            Running::Contained(started) => {
+                started.kill();
+                let _ = started.wait().await;
+            }
+        }
+    }
+}
+
 /// Runs `command` with `bash -c` (in `cwd` when given) until it ends or a limit stops it.
 /// `contained`: run it in the sandbox (`sandbox::mode`): `execute` is while the sandbox is
 /// active, `!command` never is.
@@ -82,31 +115,20 @@ pub async fn run(
     contained: bool,
 ) -> anyhow::Result<Finished> {
     let (reader, writer) = std::io::pipe()?;
-    let mut cmd = tokio::process::Command::new("bash");
-    cmd.arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone()?)
-        .stderr(writer)
-        .process_group(0)
-        .kill_on_drop(true);
-    if let Some(cwd) = cwd {
-        cmd.current_dir(cwd);
-    }
-    for name in SecretPolicy::from_env().removed_names() {
-        cmd.env_remove(name);
-    }
+    let removed = SecretPolicy::from_env().removed_names();
+    let mut running = None;
     if contained {
         let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
-        super::sandbox::contain(&mut cmd, &project, cwd)?;
+        let writer = OwnedFd::from(writer.try_clone()?);
+        running = super::sandbox::start(command, &project, cwd, &removed, &writer)?.map(Running::Contained);
     }
-    let spawned = cmd.spawn();
-    drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive
-    let mut child = spawned.map_err(|e| match contained {
-        true => anyhow::anyhow!("cannot start bash in the sandbox: {e}"),
-        false => anyhow::anyhow!("cannot start bash: {e}"),
-    })?;
-    let mut killer = GroupGuard::new(child.id().and_then(|id| i32::try_from(id).ok()));
+    let mut running = match running {
+        Some(running) => {
+            drop(writer); // our copy of the pipe's write end, so EOF can arrive
+            running
+        }
+        None => spawn_plain(command, cwd, &removed, writer, contained)?,
+    };
     let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
 
     let mut output = CappedText::new(limits.keep);
@@ -128,14 +150,13 @@ pub async fn run(
                     }
                 }
             },
-            status = child.wait() => break Ending::Exited(exit_code(status?)),
+            status = running.wait() => break Ending::Exited(status?),
             _ = &mut deadline => break Ending::TimedOut,
             _ = ctx.cancel.cancelled() => break Ending::Cancelled,
         }
     };
     if !matches!(ending, Ending::Exited(_)) {
-        killer.kill();
-        let _ = child.wait().await;
+        running.kill().await;
     }
     // Collect what is still in the pipe, without waiting on background jobs for long (nor
     // past the output limit).
@@ -151,13 +172,58 @@ pub async fn run(
         }
     };
     let _ = tokio::time::timeout(DRAIN_GRACE, drain).await;
-    if matches!(ending, Ending::Exited(_)) && !contained {
-        // The command finished; background jobs it started may keep running until elelem
-        // exits. A contained command's jobs end with it: they live in its namespaces, where
-        // the protected paths would no longer be kept if someone replaced them outside.
-        killer.detach();
+    let sandbox = match running {
+        Running::Plain(_, killer) if matches!(ending, Ending::Exited(_)) && !contained => {
+            // The command finished; background jobs it started may keep running until
+            // elelem exits. A contained command's jobs end with it: they live in its
+            // namespaces, where the protected paths would no longer be kept if someone
+            // replaced them outside.
+            killer.detach();
+            None
+        }
+        // Dropped: the tree is killed.
+        Running::Plain(..) => None,
+        // Its PID namespace ended with it: nothing of it runs any more.
+        Running::Contained(mut started) => started.settle(),
+    };
+    Ok(Finished { ending, content: output.finish(), sandbox })
+}
+
+/// Starts `bash -c command` as a `Command`'s child in a process group of its own
+/// (contained by `sandbox::contain` when the machine gives no user namespaces).
+fn spawn_plain(
+    command: &str,
+    cwd: Option<&str>,
+    removed: &[std::ffi::OsString],
+    writer: std::io::PipeWriter,
+    contained: bool,
+) -> anyhow::Result<Running> {
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c")
+        .arg(command)
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
     }
-    Ok(Finished { ending, content: output.finish() })
+    for name in removed {
+        cmd.env_remove(name);
+    }
+    if contained {
+        let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
+        super::sandbox::contain(&mut cmd, &project, cwd)?;
+    }
+    let spawned = cmd.spawn();
+    drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive
+    let child = spawned.map_err(|e| match contained {
+        true => anyhow::anyhow!("cannot start bash in the sandbox: {e}"),
+        false => anyhow::anyhow!("cannot start bash: {e}"),
+    })?;
+    let killer = GroupGuard::new(child.id().and_then(|id| i32::try_from(id).ok()));
+    Ok(Running::Plain(child, killer))
 }
 
 fn exit_code(status: std::process::ExitStatus) -> i32 {

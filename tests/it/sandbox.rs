@@ -2,7 +2,7 @@
 //! default `execute`'s child runs in the kernel sandbox (Landlock, new user, mount and
 //! network namespaces). It writes inside the project, at its top level too, but not outside
 //! it, nor the project's `.agents/`, `.git/hooks/` and `.git/config` (whatever it tries:
-//! creating, renaming, linking); it cannot read `~/.ssh`, nor connect to a TCP port;
+//! creating, renaming, linking; see also `sandbox_tree.rs`); it cannot read `~/.ssh`, nor connect to a TCP port;
 //! `~/.agents/permissions.json` may add writable directories, unreadable ones and the
 //! network; `--sandbox off` opts out, and a call may ask to run outside (refused in `ask`).
 
@@ -123,15 +123,16 @@ fn a_command_cannot_write_agents_or_git_hooks() {
         return;
     }
     let run = Run::new();
-    for command in ["echo '{}' > .agents/permissions.json", "echo evil > .git/hooks/pre-commit", "echo x > .git/config"]
-    {
+    for command in ["echo '{}' > .agents/permissions.json", "echo evil > .git/hooks/pre-commit"] {
         let result = run.execute(&[], command);
         assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{command}: {result}");
     }
     assert!(!run.project().join(".agents/permissions.json").exists());
     assert!(!run.project().join(".git/hooks/pre-commit").exists());
-    // elelem made an empty one to seal (a missing `.git/config` could otherwise be created).
-    assert_eq!(std::fs::read_to_string(run.project().join(".git/config")).unwrap(), "");
+    // A missing `.git/config` is not made by elelem: one the command creates is removed.
+    let result = run.execute(&[], "echo x > .git/config");
+    assert!(result["sandbox"].as_str().is_some_and(|n| n.contains(".git/config")), "{result}");
+    assert!(!run.project().join(".git/config").exists());
 }
 
 #[test]
@@ -230,8 +231,8 @@ fn a_command_cannot_get_around_the_protected_paths() {
     assert!(!mounts.contains(&*run.project().to_string_lossy()), "{mounts}");
 }
 
-/// A project without `.agents/`: elelem makes an empty one to seal, so a command cannot
-/// create it.
+/// A project without `.agents/`: a command may make one, but it is removed once the
+/// command has ended, and the result says so (elelem writes nothing to the tree to seal).
 #[test]
 fn a_missing_agents_directory_cannot_be_created() {
     if !supported() {
@@ -240,8 +241,8 @@ fn a_missing_agents_directory_cannot_be_created() {
     let run = Run::new();
     std::fs::remove_dir(run.project().join(".agents")).unwrap();
     let result = run.execute(&[], "mkdir -p .agents && echo '{}' > .agents/permissions.json");
-    assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{result}");
-    assert!(!run.project().join(".agents/permissions.json").exists());
+    assert!(result["sandbox"].as_str().is_some_and(|n| n.starts_with("blocked by the sandbox")), "{result}");
+    assert!(!run.project().join(".agents").exists());
 }
 
 #[test]

@@ -1,20 +1,28 @@
 //! The kernel sandbox for `execute`'s child (issue 29): the mode (`--sandbox`,
 //! `ELELEM_SANDBOX`, else `sandbox.mode` in `~/.agents/permissions.json`, else
 //! `workspace-write` where the kernel has Landlock ABI 4), the settings the permission files
-//! add (writable directories, unreadable ones, network), and `contain`, which prepares a
-//! command's child: in the child, between fork and exec (`pre_exec`), a new user, mount and
-//! (unless the network is allowed) network namespace, the project's protected paths mounted
-//! read-only (`seals.rs`), then the Landlock rule set built and cached in elelem
-//! (`rules.rs`). elelem itself is never restricted, nor `!command`.
+//! add (writable directories, unreadable ones, network), and `start` (`launch.rs`), which
+//! starts a command's child contained: cloned without copying elelem (`spawn.rs`) into a new
+//! user, mount, PID and (unless the network is allowed) network namespace, the protected
+//! paths mounted read-only (`seals.rs`), the Landlock rule set built and cached in elelem
+//! (`rules.rs`); protected paths that did not exist are looked at once it ended
+//! (`watch.rs`). Without user namespaces, `contain` restricts a `Command`'s child in
+//! `pre_exec` instead. elelem itself is never restricted, nor `!command`.
 
+mod launch;
+mod report;
 mod rules;
 mod seals;
+mod spawn;
+mod watch;
 
+pub use launch::{contain, start, Started};
+pub use report::{describe, switch};
 pub use rules::cover;
-pub use seals::{plan, Seal};
+pub use seals::{plan, protected, Seal};
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::path::PathBuf;
+use std::sync::RwLock;
 
 /// What a contained command may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -144,6 +152,31 @@ pub fn link(
 
 /// Applies the permission files' settings (at setup and `/reload`).
 pub fn apply(file: &FileSettings) {
+    with_config(|config| {
+        let mode = config.flag_mode.or(file.mode);
+        config.settings = Settings {
+            mode: mode.unwrap_or(config.default),
+            network: config.flag_network || file.network,
+            writable: file.writable.clone(),
+            unreadable: config.data.iter().chain(&file.unreadable).cloned().collect(),
+            asked: mode.is_some(),
+        };
+    });
+}
+
+/// Sets the mode for the rest of this run, as the user asked (`/sandbox MODE`): it wins
+/// over the files like the command line, also after `/reload`.
+pub fn set_mode(mode: Mode) {
+    with_config(|config| {
+        config.flag_mode = Some(mode);
+        config.settings.mode = mode;
+        config.settings.asked = true;
+    });
+}
+
+/// Runs `change` on the configuration (made from `ELELEM_SANDBOX` when nobody configured
+/// the sandbox: an embedder, a test).
+fn with_config(change: impl FnOnce(&mut Config)) {
     if let Ok(mut config) = CONFIG.write() {
         let config = config.get_or_insert_with(|| {
             let settings = Settings::unconfigured();
@@ -155,14 +188,7 @@ pub fn apply(file: &FileSettings) {
                 settings,
             }
         });
-        let mode = config.flag_mode.or(file.mode);
-        config.settings = Settings {
-            mode: mode.unwrap_or(config.default),
-            network: config.flag_network || file.network,
-            writable: file.writable.clone(),
-            unreadable: config.data.iter().chain(&file.unreadable).cloned().collect(),
-            asked: mode.is_some(),
-        };
+        change(config);
     }
 }
 
@@ -275,40 +301,6 @@ pub const SECRETS: &[&str] = &[
 /// run of elelem or git executes (the permissions gate's `paths::PROTECTED` asks about the
 /// file tools' writes there).
 pub const PROTECTED: &[&str] = &[".agents", ".git/hooks", ".git/config"];
-
-/// Restricts `cmd`'s child to the sandbox, with `project` as the writable root and `cwd`
-/// (relative to the project) its working directory. Fails (and the command is not run) when
-/// the sandbox cannot be set up.
-pub fn contain(cmd: &mut tokio::process::Command, project: &Path, cwd: Option<&str>) -> anyhow::Result<()> {
-    if !active() {
-        return Ok(());
-    }
-    let settings = settings();
-    let project = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
-    let namespaces = seals::namespaces_work();
-    let seals = if namespaces && settings.mode == Mode::WorkspaceWrite {
-        seals::prepare(&project).map_err(|e| anyhow::anyhow!("cannot set up the sandbox: {e}"))?;
-        let writable = rules::writable_roots(&project, &settings);
-        seals::plan(&project, &writable).map_err(|e| anyhow::anyhow!("cannot set up the sandbox: {e}"))?
-    } else {
-        Vec::new()
-    };
-    let ruleset = rules::cached(&settings, &project, namespaces)
-        .map_err(|e| anyhow::anyhow!("cannot build the sandbox's rule set: {e}"))?;
-    let dir = cwd.map_or_else(|| project.clone(), |cwd| project.join(cwd));
-    let child = seals::ChildSteps::new(&seals, namespaces, settings.network, Some(&dir))?;
-    let ruleset = Arc::clone(&ruleset);
-    // SAFETY: between fork and exec the closure only makes system calls (unshare,
-    // open_tree, mount_setattr, move_mount, prctl, landlock_restrict_self) on strings and
-    // a rule set made before the fork; it allocates nothing.
-    unsafe {
-        cmd.pre_exec(move || {
-            child.run()?;
-            rules::restrict_self(&ruleset)
-        });
-    }
-    Ok(())
-}
 
 #[cfg(test)]
 mod tests {

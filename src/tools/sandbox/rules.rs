@@ -6,7 +6,7 @@
 //! kept set is rebuilt when the settings or the project change, or when a directory that
 //! had to be split into its entries (`cover`) changed since.
 
-use super::{Mode, Settings, PROTECTED, SECRETS};
+use super::{Mode, Settings, SECRETS};
 use landlock::{
     Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
     ABI,
@@ -74,10 +74,15 @@ pub fn writable_roots(project: &Path, settings: &Settings) -> Vec<PathBuf> {
 }
 
 /// The grants for `settings` with `project` as the writable root: (read-only places,
-/// read-write places), and the directories split on the way. `sealed`: the project's
-/// protected paths are mounted read-only in the child, so the project is granted whole
+/// read-write places), and the directories split on the way. `sealed`: the `protected`
+/// paths are mounted read-only in the child, so the project is granted whole
 /// (less its unreadable paths); otherwise they are holes of the grant.
-pub fn grants(settings: &Settings, project: &Path, sealed: bool) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
+pub fn grants(
+    settings: &Settings,
+    project: &Path,
+    protected: &[PathBuf],
+    sealed: bool,
+) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
     let mut split = Vec::new();
     let secrets = unreadable(settings);
     let reads = cover_split(&[PathBuf::from("/")], &secrets, &mut split);
@@ -85,7 +90,7 @@ pub fn grants(settings: &Settings, project: &Path, sealed: bool) -> (Vec<PathBuf
         return (reads, Vec::new(), split);
     }
     let home = home();
-    let protected: Vec<PathBuf> = PROTECTED.iter().map(|p| project.join(p)).collect();
+    let protected = protected.to_vec();
     let mut project_holes = secrets.clone();
     if !sealed {
         project_holes.extend(protected.iter().cloned());
@@ -115,7 +120,7 @@ pub fn grants(settings: &Settings, project: &Path, sealed: bool) -> (Vec<PathBuf
 
 /// A built rule set and what it was built for.
 struct Kept {
-    key: (Settings, PathBuf, bool),
+    key: (Settings, PathBuf, Vec<PathBuf>, bool),
     /// The split directories and their modification times when it was built.
     stamps: Vec<(PathBuf, Option<SystemTime>)>,
     ruleset: Arc<OwnedFd>,
@@ -129,15 +134,22 @@ fn modified(path: &Path) -> Option<SystemTime> {
 
 /// The rule set for `settings` and `project`, built once and kept while nothing it depends
 /// on changed.
-pub fn cached(settings: &Settings, project: &Path, sealed: bool) -> anyhow::Result<Arc<OwnedFd>> {
-    let key = (settings.clone(), project.to_path_buf(), sealed);
+pub fn cached(
+    settings: &Settings,
+    project: &Path,
+    protected: &[PathBuf],
+    sealed: bool,
+) -> anyhow::Result<Arc<OwnedFd>> {
+    // Sealed, the protected paths only matter outside the project (the same for every
+    // working directory but for nested `.agents/`, which lie in the project).
+    let key = (settings.clone(), project.to_path_buf(), if sealed { Vec::new() } else { protected.to_vec() }, sealed);
     let mut kept = KEPT.lock().map_err(|_| anyhow::anyhow!("the sandbox's rule set cache is poisoned"))?;
     if let Some(kept) = kept.as_ref() {
         if kept.key == key && kept.stamps.iter().all(|(dir, when)| modified(dir) == *when) {
             return Ok(Arc::clone(&kept.ruleset));
         }
     }
-    let (reads, writes, split) = grants(settings, project, sealed);
+    let (reads, writes, split) = grants(settings, project, protected, sealed);
     let stamps = split.into_iter().map(|dir| (dir.clone(), modified(&dir))).collect();
     let ruleset = Arc::new(build(settings, &reads, &writes)?);
     *kept = Some(Kept { key, stamps, ruleset: Arc::clone(&ruleset) });
@@ -178,13 +190,17 @@ fn add(ruleset: RulesetCreated, path: &Path, access: landlock::BitFlags<AccessFs
 /// In the child (between fork and exec): no new privileges, then the rule set. Only
 /// system calls.
 pub fn restrict_self(ruleset: &OwnedFd) -> std::io::Result<()> {
-    // SAFETY: prctl and landlock_restrict_self take integers; the descriptor is open (the
-    // child has a copy of elelem's, and `ruleset` keeps elelem's open).
+    restrict_fd(ruleset.as_raw_fd())
+}
+
+/// `restrict_self` on the rule set's raw descriptor (open in the child).
+pub fn restrict_fd(ruleset: std::os::fd::RawFd) -> std::io::Result<()> {
+    // SAFETY: prctl and landlock_restrict_self take integers.
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        if libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) != 0 {
+        if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
             return Err(std::io::Error::last_os_error());
         }
     }
@@ -193,6 +209,7 @@ pub fn restrict_self(ruleset: &OwnedFd) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::PROTECTED;
     use super::*;
 
     #[test]
@@ -210,6 +227,10 @@ mod tests {
         assert_eq!(got, vec![root.join(".git/HEAD"), root.join("src")]);
         assert_eq!(cover(std::slice::from_ref(&root), &[]), vec![root.clone()]);
         assert!(cover(std::slice::from_ref(&root), std::slice::from_ref(&root)).is_empty());
+    }
+
+    fn protected(project: &Path) -> Vec<PathBuf> {
+        PROTECTED.iter().map(|p| project.join(p)).collect()
     }
 
     fn settings(mode: Mode) -> Settings {
@@ -230,15 +251,15 @@ mod tests {
         std::fs::create_dir_all(extra.join("keep")).unwrap();
 
         // Sealed: the project whole.
-        let (_, writes, _) = grants(&settings(Mode::WorkspaceWrite), &project, true);
+        let (_, writes, _) = grants(&settings(Mode::WorkspaceWrite), &project, &protected(&project), true);
         assert!(writes.contains(&project), "{writes:?}");
         // Not sealed: split around the protected paths.
-        let (_, writes, _) = grants(&settings(Mode::WorkspaceWrite), &project, false);
+        let (_, writes, _) = grants(&settings(Mode::WorkspaceWrite), &project, &protected(&project), false);
         assert!(!writes.contains(&project));
         assert!(writes.contains(&project.join("src")));
         assert!(!writes.iter().any(|w| w.starts_with(project.join(".agents"))));
         // Read-only: no writes at all.
-        let (reads, writes, _) = grants(&settings(Mode::ReadOnly), &project, true);
+        let (reads, writes, _) = grants(&settings(Mode::ReadOnly), &project, &protected(&project), true);
         assert!(writes.is_empty());
         assert!(reads.iter().any(|r| project.starts_with(r)));
         // A denied path inside the project is neither readable nor writable; a writable
@@ -246,7 +267,7 @@ mod tests {
         let mut with_rules = settings(Mode::WorkspaceWrite);
         with_rules.unreadable.push(project.join("private"));
         with_rules.writable.push(extra.clone());
-        let (reads, writes, split) = grants(&with_rules, &project, true);
+        let (reads, writes, split) = grants(&with_rules, &project, &protected(&project), true);
         for granted in reads.iter().chain(&writes) {
             assert!(!granted.starts_with(project.join("private")), "{granted:?}");
             assert!(!project.join("private").starts_with(granted), "{granted:?}");
@@ -266,12 +287,12 @@ mod tests {
         let mut s = settings(Mode::WorkspaceWrite);
         s.unreadable.push(project.join("hidden"));
         std::fs::create_dir_all(project.join("hidden")).unwrap();
-        let first = cached(&s, &project, true).unwrap();
-        let again = cached(&s, &project, true).unwrap();
+        let first = cached(&s, &project, &[], true).unwrap();
+        let again = cached(&s, &project, &[], true).unwrap();
         assert!(Arc::ptr_eq(&first, &again));
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::create_dir_all(project.join("new")).unwrap();
-        let rebuilt = cached(&s, &project, true).unwrap();
+        let rebuilt = cached(&s, &project, &[], true).unwrap();
         assert!(!Arc::ptr_eq(&first, &rebuilt));
     }
 }

@@ -1,17 +1,20 @@
-//! The project's protected paths, kept read-only for a contained command by mounts in its
-//! own mount namespace (Landlock alone cannot: it grants by allow-list, so letting a command
-//! create files at the project's top level would also let it write `.agents/`).
+//! The protected paths, kept read-only for a contained command by mounts in its own mount
+//! namespace (Landlock alone cannot: it grants by allow-list, so letting a command create
+//! files at the project's top level would also let it write `.agents/`).
 //!
-//! `plan` lists the mounts: each protected path that exists (`.agents/`, `.git/hooks/`,
-//! `.git/config`, `.git/modules/`, or `.git` when it is a file) is sealed, a read-only bind
-//! mount onto itself; each of its ancestors whose parent the command may write is pinned, a
-//! read-write bind mount onto itself, so it cannot be renamed away and replaced (a mount
-//! point cannot be renamed, removed or replaced by a rename). `prepare` creates an empty
-//! `.agents/` (and `.git/hooks/`, an empty `.git/config` in a repository) first, so that
-//! there is something to seal and the command cannot create one. `ChildSteps` runs in the child between fork and exec:
-//! new namespaces, the mounts (`open_tree` + `mount_setattr` + `move_mount`), then `chdir`
-//! again so the working directory is seen through them. Once the child is restricted by
-//! Landlock it may no longer mount or unmount anything.
+//! `protected` lists them for a command's working directory: `.agents/` in every directory
+//! from there up to the project root, and the `.git/hooks/`, `.git/config`, `.git/modules/`
+//! (or `.git` when it is a file) of every repository on that way. `plan` lists the mounts:
+//! each protected path that exists is sealed, a read-only bind mount onto itself; each of
+//! its ancestors whose parent the command may write is pinned, a read-write bind mount onto
+//! itself, so it cannot be renamed away and replaced (a mount point cannot be renamed,
+//! removed or replaced by a rename). A protected path that does not exist cannot be sealed
+//! and nothing is written to the user's tree to make one: `missing` lists those, which the
+//! sandbox looks at again once the command's processes have all ended (`watch.rs`).
+//! `ChildSteps` runs in the child between fork and exec: new namespaces (or the clone made
+//! them, `spawn.rs`), the mounts (`open_tree` + `mount_setattr` + `move_mount`), then
+//! `chdir` again so the working directory is seen through them. Once the child is
+//! restricted by Landlock it may no longer mount or unmount anything.
 
 use std::ffi::CString;
 use std::io;
@@ -27,49 +30,44 @@ pub struct Seal {
     pub read_only: bool,
 }
 
-/// Creates what must exist to be sealed: `.agents/` in the project, `.git/hooks/` and an
-/// empty `.git/config` in a repository's `.git/` directory. Nothing else is touched.
-pub fn prepare(project: &Path) -> io::Result<()> {
-    let agents = project.join(".agents");
-    if std::fs::symlink_metadata(&agents).is_err() {
-        std::fs::create_dir(&agents)?;
-    }
-    let git = project.join(".git");
-    let hooks = git.join("hooks");
-    let config = git.join("config");
-    if std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir()) {
-        if std::fs::symlink_metadata(&hooks).is_err() {
-            std::fs::create_dir(&hooks)?;
+/// The protected paths for a command run in `dir` (both canonical; `dir` inside
+/// `project`, else the project's root): `.agents` in every directory from `dir` up to the
+/// project root (elelem reads skills and commands there), and in each of them that holds a
+/// repository, its `.git/hooks`, `.git/config` and `.git/modules` (or `.git` itself when it
+/// is a file: a worktree's or submodule's pointer). Whether they exist or not.
+pub fn protected(project: &Path, dir: &Path) -> Vec<PathBuf> {
+    let dir = if dir.starts_with(project) { dir } else { project };
+    let mut paths = Vec::new();
+    for folder in dir.ancestors().take_while(|d| d.starts_with(project)) {
+        paths.push(folder.join(".agents"));
+        let git = folder.join(".git");
+        match std::fs::symlink_metadata(&git) {
+            Ok(meta) if meta.is_dir() => paths.extend(["hooks", "config", "modules"].iter().map(|n| git.join(n))),
+            Ok(_) => paths.push(git),
+            Err(_) => {}
         }
-        if std::fs::symlink_metadata(&config).is_err() {
-            std::fs::File::create(&config)?;
-        }
-    }
-    Ok(())
-}
-
-/// The paths under `project` to seal: the protected ones that exist.
-fn protected(project: &Path) -> Vec<PathBuf> {
-    let git = project.join(".git");
-    let mut paths = vec![project.join(".agents")];
-    match std::fs::symlink_metadata(&git) {
-        Ok(meta) if meta.is_dir() => {
-            paths.extend(["hooks", "config", "modules"].iter().map(|name| git.join(name)));
-        }
-        // A worktree's or submodule's `.git` file says where the repository is.
-        Ok(_) => paths.push(git),
-        Err(_) => {}
     }
     paths
 }
 
-/// The mounts that keep the protected paths of `project` (canonical) read-only for a
-/// command that may write under `writable`: seals and pins, shallowest first. A protected
+/// The protected paths that do not exist and that a command could create (not
+/// `.git/modules`, which `git submodule` makes): they cannot be sealed, so they are looked
+/// at again once the command's processes have all ended (`Watch`).
+pub fn missing(protected: &[PathBuf]) -> Vec<PathBuf> {
+    protected
+        .iter()
+        .filter(|p| !p.ends_with(".git/modules") && std::fs::symlink_metadata(p).is_err())
+        .cloned()
+        .collect()
+}
+
+/// The mounts that keep the `protected` paths (`protected`) read-only for a command that
+/// may write under `writable`: seals and pins, shallowest first. A protected
 /// path that is a symlink cannot be kept (the link itself could be replaced): an error.
-pub fn plan(project: &Path, writable: &[PathBuf]) -> Result<Vec<Seal>, String> {
+pub fn plan(protected: &[PathBuf], writable: &[PathBuf]) -> Result<Vec<Seal>, String> {
     let mut seals: Vec<Seal> = Vec::new();
     let is_writable = |dir: &Path| writable.iter().any(|w| dir.starts_with(w));
-    for path in protected(project) {
+    for path in protected.iter().cloned() {
         match std::fs::symlink_metadata(&path) {
             Err(_) => continue,
             Ok(meta) if meta.file_type().is_symlink() => {
@@ -148,9 +146,21 @@ impl ChildSteps {
                 return Err(io::Error::last_os_error());
             }
         }
+        self.mount()?;
+        self.chdir()
+    }
+
+    /// In the child, in its own mount namespace: the seals and pins.
+    pub fn mount(&self) -> io::Result<()> {
         for (path, read_only) in &self.mounts {
             bind_onto_itself(path, *read_only)?;
         }
+        Ok(())
+    }
+
+    /// In the child: `chdir` to the working directory (again, to see it through the
+    /// mounts).
+    pub fn chdir(&self) -> io::Result<()> {
         if let Some(cwd) = &self.cwd {
             // SAFETY: chdir reads a NUL-terminated string made before the fork.
             if unsafe { libc::chdir(cwd.as_ptr()) } != 0 {
@@ -251,44 +261,66 @@ mod tests {
         }
         std::fs::write(repo.join(".git/config"), "").unwrap();
         let git = repo.join(".git");
+        let at_root = protected(&repo, &repo);
         assert_eq!(
-            plan(&repo, std::slice::from_ref(&repo)).unwrap(),
+            plan(&at_root, std::slice::from_ref(&repo)).unwrap(),
             vec![pin(git.clone()), seal(repo.join(".agents")), seal(git.join("hooks")), seal(git.join("config"))]
         );
         // The project's parent is writable (a project in the temp directory): the project
         // is pinned too.
-        assert_eq!(plan(&repo, &[repo.clone(), root.clone()]).unwrap()[..2], [pin(repo.clone()), pin(git.clone())]);
+        assert_eq!(plan(&at_root, &[repo.clone(), root.clone()]).unwrap()[..2], [pin(repo.clone()), pin(git.clone())]);
 
         let worktree = root.join("worktree");
         std::fs::create_dir_all(worktree.join(".agents")).unwrap();
         std::fs::write(worktree.join(".git"), "gitdir: /elsewhere\n").unwrap();
         assert_eq!(
-            plan(&worktree, std::slice::from_ref(&worktree)).unwrap(),
+            plan(&protected(&worktree, &worktree), std::slice::from_ref(&worktree)).unwrap(),
             vec![seal(worktree.join(".agents")), seal(worktree.join(".git"))]
         );
 
         let plain = root.join("plain");
         std::fs::create_dir_all(&plain).unwrap();
-        assert_eq!(plan(&plain, std::slice::from_ref(&plain)).unwrap(), vec![]);
-        prepare(&plain).unwrap();
-        assert_eq!(plan(&plain, std::slice::from_ref(&plain)).unwrap(), vec![seal(plain.join(".agents"))]);
+        assert_eq!(plan(&protected(&plain, &plain), std::slice::from_ref(&plain)).unwrap(), vec![]);
+        assert_eq!(missing(&protected(&plain, &plain)), vec![plain.join(".agents")]);
 
         let linked = root.join("linked");
         std::fs::create_dir_all(&linked).unwrap();
         std::os::unix::fs::symlink(&plain, linked.join(".agents")).unwrap();
-        assert!(plan(&linked, std::slice::from_ref(&linked)).unwrap_err().contains("symbolic link"));
+        assert!(plan(&protected(&linked, &linked), std::slice::from_ref(&linked))
+            .unwrap_err()
+            .contains("symbolic link"));
     }
 
+    /// From a folder below the root: `.agents` on every level up to the root, the `.git`
+    /// of each repository on the way; nothing above the project, nothing for a folder
+    /// outside it but the root's.
     #[test]
-    fn prepare_creates_agents_hooks_and_config_only() {
+    fn protected_paths_run_from_the_working_directory_up_to_the_project_root() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-        prepare(dir.path()).unwrap();
-        assert!(dir.path().join(".agents").is_dir());
-        assert!(dir.path().join(".git/hooks").is_dir());
-        assert_eq!(std::fs::read(dir.path().join(".git/config")).unwrap(), b"");
-        std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
-        prepare(dir.path()).unwrap();
-        assert_eq!(std::fs::read_to_string(dir.path().join(".git/config")).unwrap(), "[core]\n", "kept");
+        let project = dir.path().canonicalize().unwrap().join("p");
+        for d in [".git/hooks", "sub/.git", "sub/deep"] {
+            std::fs::create_dir_all(project.join(d)).unwrap();
+        }
+        let deep = project.join("sub/deep");
+        let (sub, git, subgit) = (project.join("sub"), project.join(".git"), project.join("sub/.git"));
+        assert_eq!(
+            protected(&project, &deep),
+            vec![
+                deep.join(".agents"),
+                sub.join(".agents"),
+                subgit.join("hooks"),
+                subgit.join("config"),
+                subgit.join("modules"),
+                project.join(".agents"),
+                git.join("hooks"),
+                git.join("config"),
+                git.join("modules"),
+            ]
+        );
+        assert_eq!(protected(&project, dir.path()), protected(&project, &project));
+        let all = protected(&project, &deep);
+        let gaps = missing(&all);
+        assert!(!gaps.contains(&git.join("hooks")) && gaps.contains(&git.join("config")), "{gaps:?}");
+        assert!(!gaps.iter().any(|p| p.ends_with("modules")), "{gaps:?}");
     }
 }

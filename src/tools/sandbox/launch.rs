@@ -1,0 +1,128 @@
+//! Starting one contained command: what is prepared in elelem for it (the protected paths
+//! for its working directory, the mounts, the kept rule set, argument and environment
+//! strings), then `spawn.rs`'s clone where this machine gives user namespaces, else a
+//! `pre_exec` on the caller's `Command` (`contain`, Landlock and a network namespace only).
+
+use super::spawn::{self, Contained, Request};
+use super::watch::Watch;
+use super::{rules, seals, Mode, Settings};
+use std::ffi::OsString;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What every contained command of a run in `dir` gets.
+struct Setup {
+    settings: Settings,
+    namespaces: bool,
+    seals: Vec<seals::Seal>,
+    missing: Vec<PathBuf>,
+    ruleset: Arc<OwnedFd>,
+    dir: PathBuf,
+}
+
+fn setup(project: &Path, cwd: Option<&str>) -> anyhow::Result<Setup> {
+    let settings = super::settings();
+    let project = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
+    let dir = cwd.map_or_else(|| project.clone(), |cwd| project.join(cwd));
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let namespaces = seals::namespaces_work();
+    let protected = seals::protected(&project, &dir);
+    let (seals, missing) = if namespaces && settings.mode == Mode::WorkspaceWrite {
+        let writable = rules::writable_roots(&project, &settings);
+        let plan = seals::plan(&protected, &writable).map_err(|e| anyhow::anyhow!("cannot set up the sandbox: {e}"))?;
+        (plan, seals::missing(&protected))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let ruleset = rules::cached(&settings, &project, &protected, namespaces)
+        .map_err(|e| anyhow::anyhow!("cannot build the sandbox's rule set: {e}"))?;
+    Ok(Setup { settings, namespaces, seals, missing, ruleset, dir })
+}
+
+/// A contained command that runs: its process (the first of its own PID namespace) and the
+/// protected paths to look at once it has ended.
+pub struct Started {
+    child: Contained,
+    watch: Watch,
+}
+
+impl Started {
+    pub fn pid(&self) -> i32 {
+        self.child.pid()
+    }
+
+    /// Waits for the command to exit; its status. Its PID namespace, and so every process
+    /// it started, is gone by then.
+    pub async fn wait(&mut self) -> std::io::Result<i32> {
+        self.child.wait().await
+    }
+
+    /// Kills the command and every process it started.
+    pub fn kill(&mut self) {
+        self.child.kill();
+    }
+
+    /// Once it has ended: removes the protected paths it created; the note for the model.
+    pub fn settle(&mut self) -> Option<String> {
+        self.watch.settle()
+    }
+}
+
+/// Starts `bash -c command` contained, in `cwd` (relative to `project`), its stdout and
+/// stderr on `output`, without the variables named in `removed`. `None` when this machine
+/// gives no user namespaces: the caller runs it through `contain` instead.
+pub fn start(
+    command: &str,
+    project: &Path,
+    cwd: Option<&str>,
+    removed: &[OsString],
+    output: &OwnedFd,
+) -> anyhow::Result<Option<Started>> {
+    let setup = setup(project, cwd)?;
+    if !setup.namespaces {
+        return Ok(None);
+    }
+    let steps = seals::ChildSteps::new(&setup.seals, false, true, Some(&setup.dir))?;
+    let bash = spawn::find_program("bash").ok_or_else(|| anyhow::anyhow!("cannot find bash on PATH"))?;
+    let envp = std::env::vars_os()
+        .filter(|(name, _)| !removed.contains(name))
+        .map(|(name, value)| {
+            let mut pair = name;
+            pair.push("=");
+            pair.push(value);
+            spawn::c_string(&pair)
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let request = Request {
+        program: spawn::c_string(bash.as_os_str())?,
+        argv: vec![c"bash".into(), c"-c".into(), spawn::c_string(std::ffi::OsStr::from_bytes(command.as_bytes()))?],
+        envp,
+        output: output.as_raw_fd(),
+        steps: &steps,
+        ruleset: setup.ruleset.as_raw_fd(),
+        no_network: !setup.settings.network,
+    };
+    let child = spawn::spawn(&request).map_err(|e| anyhow::anyhow!("cannot start bash in the sandbox: {e}"))?;
+    Ok(Some(Started { child, watch: Watch::new(setup.missing) }))
+}
+
+/// Restricts `cmd`'s child to the sandbox without namespaces of its own making (this
+/// machine gives none, `start` said so): Landlock, with the protected paths as holes of
+/// the grant, and a network namespace when one can be had.
+pub fn contain(cmd: &mut tokio::process::Command, project: &Path, cwd: Option<&str>) -> anyhow::Result<()> {
+    let setup = setup(project, cwd)?;
+    let child = seals::ChildSteps::new(&setup.seals, setup.namespaces, setup.settings.network, Some(&setup.dir))?;
+    let ruleset = Arc::clone(&setup.ruleset);
+    // SAFETY: between fork and exec the closure only makes system calls (unshare, chdir,
+    // prctl, landlock_restrict_self) on strings and a rule set made before the fork; it
+    // allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            child.run()?;
+            rules::restrict_self(&ruleset)
+        });
+    }
+    Ok(())
+}
