@@ -6,12 +6,14 @@ mod support;
 
 mod agent_batching;
 mod agent_before_line;
+mod agents_md;
 mod aimock;
 mod ask_trickle;
 mod auto_compact;
 mod cache_props;
 mod cli;
 mod context_window;
+mod hooks;
 mod kernel;
 mod kernel_extensions;
 mod layers;

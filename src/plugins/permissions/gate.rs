@@ -6,13 +6,16 @@
 //! outside the project (not under an allowed directory) is asked about even for an
 //! allowed tool; only `--yolo` runs it unasked. A command the parser could not read is
 //! asked about, and refused under `--yolo` or headless when the tool has deny rules.
-//! `--allow TOOL` and "always" answer the tool's own `ask` inside the project.
+//! `--allow TOOL` and "always" answer the tool's own `ask` inside the project. A hook's
+//! "allow" (`PreApproval`) counts as `--yolo` for its call, its "ask" asks whatever else
+//! would have let the call run.
 
 use super::paths::{Place, Places};
 use super::rules::{Permissions, Policy, Rule};
 use super::sandbox::{SandboxState, OPT_OUT_ARGUMENT};
 use super::shell::ParsedCommand;
 use crate::agent::input::{Approval, ApprovalRequest, Approver};
+use crate::agent::tool::PreApproval;
 use crate::agent::paths::{canonical, lexical, resolve};
 use crate::agent::toolbox::{HookCall, Toolbox};
 use std::collections::HashSet;
@@ -42,6 +45,14 @@ impl Gate {
         let name = call.name();
         let parsed = call.tool.shell_command(&call.args).map(ParsedCommand::parse);
         let judgement = self.permissions.decide(name, call.tool.read_only, parsed.as_ref());
+        // A hook's say (`PreApproval`): "allow" is `--yolo` for this call, "ask" puts it
+        // to the user however it would have run; neither lifts a deny.
+        let (hook_allows, hook_asks) = match call.context.pre_approval() {
+            Some(PreApproval::Allow(_)) => (true, None),
+            Some(PreApproval::Ask(reason)) => (false, Some(reason.as_str())),
+            None => (false, None),
+        };
+        let yolo = self.yolo || hook_allows;
         if judgement.policy == Policy::Deny {
             return Err(format!("Permission denied: {name}"));
         }
@@ -64,10 +75,11 @@ impl Gate {
                 Place::Inside | Place::Allowed => {}
             }
         }
-        if judgement.policy == Policy::Allow && outside.is_none() && (protected.is_none() || self.yolo) {
+        let unasked = hook_asks.is_none();
+        if judgement.policy == Policy::Allow && outside.is_none() && (protected.is_none() || yolo) && unasked {
             return Ok(());
         }
-        if let Some(path) = protected.as_ref().filter(|_| self.headless && !self.yolo) {
+        if let Some(path) = protected.as_ref().filter(|_| self.headless && !yolo) {
             return Err(format!(
                 "Permission denied: {name} {}: the project's .agents/, .git/hooks/ and .git/config decide what the \
                  next run of elelem or git executes, so changing them is always asked about, and ask mode cannot \
@@ -76,7 +88,7 @@ impl Gate {
             ));
         }
         let unreadable = judgement.uncertain && self.permissions.has_deny(name);
-        if unreadable && (self.yolo || self.headless) {
+        if unreadable && (yolo || self.headless) {
             let why = parsed
                 .as_ref()
                 .and_then(|p| p.unreadable.clone())
@@ -97,12 +109,12 @@ impl Gate {
                  --sandbox off --allow {name}"
             ));
         }
-        if self.yolo {
+        if yolo && unasked {
             return Ok(());
         }
         let always = self.always.lock().map(|a| a.contains(name)).unwrap_or(false);
         let allowed = always || self.allowed.contains(name) || self.runs_contained(name);
-        if outside.is_none() && protected.is_none() && !unreadable && !opts_out && allowed {
+        if outside.is_none() && protected.is_none() && !unreadable && !opts_out && allowed && unasked {
             return Ok(());
         }
         if self.headless {
@@ -127,6 +139,9 @@ impl Gate {
         if let Some(path) = &protected {
             preview.text =
                 format!("{} decides what the next run of elelem or git executes\n{}", path.display(), preview.text);
+        }
+        if let Some(reason) = hook_asks {
+            preview.text = format!("A hook asks you about this call: {reason}\n{}", preview.text);
         }
         if let Some(line) = self.containment_line(&call, opts_out) {
             preview.text = format!("{line}\n{}", preview.text);
