@@ -14,10 +14,10 @@ use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::checkpoints::{Checkpoints, Journal};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
-use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
-use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::hooks::run::{CommandRunner, Ran, Script};
 use crate::plugins::hooks::HooksPlugin;
+use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
+use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::md_commands::MarkdownCommands;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::plugins::redact::RedactPlugin;
@@ -120,7 +120,7 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
         Arc::new(crate::plugins::nested_agents::NestedAgents::new()),
         Arc::new(CostPlugin::new(home())),
         Arc::new(checkpoints),
-        Arc::new(HooksPlugin::new(home(), hooks_cwd, hooks_trust, hook_runner())),
+        Arc::new(HooksPlugin::new(home(), hooks_cwd, hooks_trust, hook_runner(), crate::tools::CLAUDE_CODE_NAMES)),
         Arc::new(RedactPlugin::new(secrets)),
     ]
 }
@@ -136,10 +136,11 @@ fn hook_runner() -> CommandRunner {
             let context = crate::agent::ToolContext::new("hook", cancel, None);
             let cwd = script.cwd.to_string_lossy().into_owned();
             let finished = run_command::run(&script.text, Some(&cwd), &limits, &context, false).await?;
-            Ok(match finished.ending {
+            let ran = match finished.ending {
                 Ending::Exited(status) => Ran::Exited { status, stdout: finished.content },
                 _ => Ran::Stopped(finished.to_json(&limits)["error"].as_str().unwrap_or("stopped").to_string()),
-            })
+            };
+            Ok::<Ran, anyhow::Error>(ran)
         })
     })
 }

@@ -50,7 +50,11 @@ pub fn files_for(cwd: &Path) -> Vec<PathBuf> {
     if !files.is_empty() {
         return files;
     }
-    FALLBACK_FILES.iter().find_map(|name| cwd.ancestors().map(|d| d.join(name)).find(|p| p.is_file())).into_iter().collect()
+    FALLBACK_FILES
+        .iter()
+        .find_map(|name| cwd.ancestors().map(|d| d.join(name)).find(|p| p.is_file()))
+        .into_iter()
+        .collect()
 }
 
 /// The folders strictly between the working directory's chain and `file`: those from the
@@ -136,7 +140,8 @@ mod tests {
         let files = files_for(&root.join("a/b"));
         assert_eq!(files, [root.join("AGENTS.md"), root.join("a/AGENTS.override.md"), root.join("a/b/AGENTS.md")]);
         let text = render(&root.join("a/b"));
-        let (r, a, b) = (text.find("\n\nroot\n").unwrap(), text.find("a override").unwrap(), text.find("\n\nb\n").unwrap());
+        let (r, a, b) =
+            (text.find("\n\nroot\n").unwrap(), text.find("a override").unwrap(), text.find("\n\nb\n").unwrap());
         assert!(r < a && a < b, "{text}");
         assert!(!text.contains("claude"), "{text}");
         assert_eq!(files_between(&root.join("a/b"), &root.join("side/x.rs")), [root.join("side/AGENTS.md")]);

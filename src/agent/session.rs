@@ -72,7 +72,12 @@ pub trait Plugin: Send + Sync {
     /// Runs when a turn ended with a reply (`again`: the turn was itself sent on by a
     /// plugin); `Some(text)` sends the turn on with that text as the next prompt (at most
     /// `MAX_STOP_CONTINUES` times in a row). By default, `None`.
-    fn on_stop<'a>(&'a self, reply: &'a str, again: bool, cancel: &'a CancellationToken) -> BoxFuture<'a, Option<String>> {
+    fn on_stop<'a>(
+        &'a self,
+        reply: &'a str,
+        again: bool,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Option<String>> {
         let _ = (reply, again, cancel);
         Box::pin(async { None })
     }

@@ -289,7 +289,9 @@ impl Toolbox {
                     approval = prepared.approval.or(approval);
                 }
                 Ok(Err(HookStop::Refuse(refusal))) => return Err(ToolResult::failure(refusal)),
-                Ok(Err(HookStop::Fail(message))) | Err(message) => return Err(failure_with(message, &tool.name, &args)),
+                Ok(Err(HookStop::Fail(message))) | Err(message) => {
+                    return Err(failure_with(message, &tool.name, &args))
+                }
             }
         }
         Ok((args, context.with_pre_approval(approval)))

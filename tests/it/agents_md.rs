@@ -104,7 +104,8 @@ fn a_read_in_a_subfolder_brings_its_agents_md_in_once() {
     assert!(system.contains("ROOT-RULES") && !system.contains("SUB-RULES"), "the system prompt stays put: {system}");
     let text = context.to_string();
     assert_eq!(text.matches("SUB-RULES").count(), 1, "once: {text}");
-    let second_prompt = context.as_array().unwrap().iter().find(|m| m["content"].as_str().is_some_and(|c| c.contains("look again")));
+    let second_prompt =
+        context.as_array().unwrap().iter().find(|m| m["content"].as_str().is_some_and(|c| c.contains("look again")));
     let second_prompt = second_prompt.expect(&text)["content"].as_str().unwrap();
     assert!(second_prompt.find("SUB-RULES") < second_prompt.find("look again"), "a note before the next prompt");
     let later = &stdout[stdout.rfind("> /context json\n").unwrap()..];

@@ -94,7 +94,8 @@ fn result_of(out: &str) -> Value {
 fn a_pre_tool_use_hook_on_bash_that_exits_2_blocks_execute() {
     let s = Setup::new();
     s.user_hook("PreToolUse", "Bash", "cat > \"$T/stdin.json\"; echo 'no commands today' >&2; exit 2", 30);
-    let out = s.elelem(&["ask", "--json", "--yolo", "go"], calling("execute", json!({"command": "touch \"$T/ran\""})), "");
+    let out =
+        s.elelem(&["ask", "--json", "--yolo", "go"], calling("execute", json!({"command": "touch \"$T/ran\""})), "");
     let result = result_of(&out);
     assert_eq!(result["ok"], false, "{out}");
     let error = result["error"].as_str().unwrap();
@@ -105,14 +106,21 @@ fn a_pre_tool_use_hook_on_bash_that_exits_2_blocks_execute() {
     assert_eq!(input["hook_event_name"], "PreToolUse");
     assert_eq!(input["tool_input"]["command"], "touch \"$T/ran\"");
     assert!(input["session_id"].as_str().is_some_and(|id| !id.is_empty()), "{input}");
-    assert!(out.contains("PreToolUse: cat > \\\"$T/stdin.json\\\"; echo 'no commands today' >&2; exit 2 → blocked"), "{out}");
+    assert!(
+        out.contains("PreToolUse: cat > \\\"$T/stdin.json\\\"; echo 'no commands today' >&2; exit 2 → blocked"),
+        "{out}"
+    );
 }
 
 #[test]
 fn permission_decisions_deny_allow_and_ask() {
     let s = Setup::new();
     let say = |json: Value| format!("echo '{json}'");
-    let decision = |d: &str| say(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": d, "permissionDecisionReason": format!("reason {d}")}}));
+    let decision = |d: &str| {
+        say(
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": d, "permissionDecisionReason": format!("reason {d}")}}),
+        )
+    };
 
     // deny: the reason is the result.
     s.user_hook("PreToolUse", "Read", &decision("deny"), 30);
@@ -179,8 +187,10 @@ fn user_prompt_submit_can_refuse_a_prompt() {
 #[test]
 fn stop_sends_the_turn_on_and_session_start_adds_context() {
     let s = Setup::new();
-    let stop = r#"grep -q '"stop_hook_active":true' && exit 0; echo '{"decision": "block", "reason": "run the tests"}'"#;
-    let start = r#"echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "SESSION-CONTEXT"}}'"#;
+    let stop =
+        r#"grep -q '"stop_hook_active":true' && exit 0; echo '{"decision": "block", "reason": "run the tests"}'"#;
+    let start =
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "SESSION-CONTEXT"}}'"#;
     let file = json!({"hooks": {
         "Stop": [{"hooks": [{"type": "command", "command": stop}]}],
         "SessionStart": [{"hooks": [{"type": "command", "command": start}]}]

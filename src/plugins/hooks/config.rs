@@ -44,22 +44,14 @@ impl Event {
     }
 }
 
-/// Claude Code's names for elelem's built-in tools.
-const CLAUDE_NAMES: &[(&str, &[&str])] = &[
-    ("execute", &["Bash"]),
-    ("read", &["Read"]),
-    ("write", &["Write"]),
-    ("edit", &["Edit", "MultiEdit"]),
-    ("glob", &["Glob"]),
-    ("grep", &["Grep"]),
-    ("list", &["LS"]),
-    ("web_fetch", &["WebFetch"]),
-];
+/// Claude Code's names for elelem's tools: (elelem's name, Claude Code's names), from the
+/// tools' registration (`startup` hands it over; this layer names no tool).
+pub type NameMap = &'static [(&'static str, &'static [&'static str])];
 
 /// The names a tool is known by to a matcher, Claude Code's first: its Claude names, an
 /// `mcp__…` alias (an MCP tool's), then its own name.
-pub fn names_of(name: &str, aliases: &[String]) -> Vec<String> {
-    let claude = CLAUDE_NAMES.iter().filter(|(ours, _)| *ours == name).flat_map(|(_, theirs)| theirs.iter());
+pub fn names_of(map: NameMap, name: &str, aliases: &[String]) -> Vec<String> {
+    let claude = map.iter().filter(|(ours, _)| *ours == name).flat_map(|(_, theirs)| theirs.iter());
     let mcp = aliases.iter().filter(|a| a.starts_with("mcp__"));
     claude.map(|n| n.to_string()).chain(mcp.cloned()).chain([name.to_string()]).collect()
 }
@@ -201,6 +193,8 @@ pub fn load_into(path: &Path, hooks: &mut Hooks) -> Result<(), ConfigError> {
 mod tests {
     use super::*;
 
+    const MAP: NameMap = &[("execute", &["Bash"]), ("edit", &["Edit", "MultiEdit"]), ("read", &["Read"])];
+
     fn load(text: &str) -> Result<Hooks, ConfigError> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("hooks.json");
@@ -221,11 +215,11 @@ mod tests {
         assert_eq!(pre.len(), 2);
         assert_eq!(pre[0].timeout, Duration::from_secs(5));
         assert_eq!(pre[1].timeout, DEFAULT_TIMEOUT);
-        assert_eq!(pre[0].matching(&names_of("execute", &[])), Some("Bash"));
-        assert_eq!(pre[0].matching(&names_of("edit", &[])), Some("Edit"));
-        assert_eq!(pre[0].matching(&names_of("read", &[])), None);
-        assert_eq!(pre[1].matching(&names_of("read", &[])), Some("Read"));
-        assert_eq!(pre[1].matching(&names_of("srv_look", &["mcp__srv__look".into()])), Some("mcp__srv__look"));
+        assert_eq!(pre[0].matching(&names_of(MAP, "execute", &[])), Some("Bash"));
+        assert_eq!(pre[0].matching(&names_of(MAP, "edit", &[])), Some("Edit"));
+        assert_eq!(pre[0].matching(&names_of(MAP, "read", &[])), None);
+        assert_eq!(pre[1].matching(&names_of(MAP, "read", &[])), Some("Read"));
+        assert_eq!(pre[1].matching(&names_of(MAP, "srv_look", &["mcp__srv__look".into()])), Some("mcp__srv__look"));
         assert_eq!(hooks.notices.len(), 2, "{:?}", hooks.notices);
         assert!(hooks.for_event(Event::Stop).is_empty());
     }

@@ -24,7 +24,7 @@ use crate::agent::output::{AgentEvent, Output};
 use crate::agent::{HookStop, NextLine, Plugin, PreApproval, Prepared, PromptCheck, Session};
 use crate::plugins::trust::{project_root, ProjectTrust};
 use crate::protocol::{ToolCall, ToolResult};
-use config::{names_of, Event, Hook, Hooks};
+use config::{names_of, Event, Hook, Hooks, NameMap};
 use futures::future::BoxFuture;
 use run::{CommandRunner, Outcome};
 use serde_json::{json, Map, Value};
@@ -48,6 +48,7 @@ struct Shared {
     cwd: PathBuf,
     trust: ProjectTrust,
     runner: CommandRunner,
+    names: NameMap,
     session_id: String,
     hooks: Mutex<Arc<Hooks>>,
     output: Mutex<Option<Arc<dyn Output>>>,
@@ -57,8 +58,14 @@ struct Shared {
 
 impl HooksPlugin {
     /// Hooks from `home`'s `.agents/hooks.json` and (when `trust` says so) the project's
-    /// around `cwd`, run through `runner`.
-    pub fn new(home: Option<PathBuf>, cwd: PathBuf, trust: ProjectTrust, runner: CommandRunner) -> Self {
+    /// around `cwd`, run through `runner`; `names`: Claude Code's names for the tools.
+    pub fn new(
+        home: Option<PathBuf>,
+        cwd: PathBuf,
+        trust: ProjectTrust,
+        runner: CommandRunner,
+        names: NameMap,
+    ) -> Self {
         let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
         let session_id = format!("elelem-{secs}-{}", std::process::id());
         let shared = Shared {
@@ -66,6 +73,7 @@ impl HooksPlugin {
             cwd,
             trust,
             runner,
+            names,
             session_id,
             hooks: Mutex::default(),
             output: Mutex::default(),
@@ -124,7 +132,7 @@ impl Plugin for HooksPlugin {
             session.toolbox_mut().prepare(move |call| {
                 let shared = shared.clone();
                 async move {
-                    let names = names_of(call.name(), &call.tool.aliases);
+                    let names = names_of(shared.names, call.name(), &call.tool.aliases);
                     shared.pre_tool_use(&names, call.args, &call.context.cancel).await
                 }
             });
@@ -134,7 +142,7 @@ impl Plugin for HooksPlugin {
             session.toolbox_mut().after(None, move |call, result| {
                 let shared = shared.clone();
                 async move {
-                    let names = names_of(call.name(), &call.tool.aliases);
+                    let names = names_of(shared.names, call.name(), &call.tool.aliases);
                     Ok(shared.post_tool_use(&names, &call.args, result, &call.context.cancel).await)
                 }
             });
@@ -163,7 +171,8 @@ impl Plugin for HooksPlugin {
     fn on_prompt<'a>(&'a self, prompt: &'a str, cancel: &'a CancellationToken) -> BoxFuture<'a, PromptCheck> {
         Box::pin(async move {
             let mut added = Vec::new();
-            for (hook, outcome) in self.shared.fire(Event::UserPromptSubmit, None, json!({"prompt": prompt}), cancel).await
+            for (hook, outcome) in
+                self.shared.fire(Event::UserPromptSubmit, None, json!({"prompt": prompt}), cancel).await
             {
                 if let Some(reason) = outcome.blocked() {
                     return PromptCheck::Refuse(format!(
@@ -177,7 +186,12 @@ impl Plugin for HooksPlugin {
         })
     }
 
-    fn on_stop<'a>(&'a self, _reply: &'a str, again: bool, cancel: &'a CancellationToken) -> BoxFuture<'a, Option<String>> {
+    fn on_stop<'a>(
+        &'a self,
+        _reply: &'a str,
+        again: bool,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Option<String>> {
         Box::pin(async move {
             let fields = json!({"stop_hook_active": again});
             for (hook, outcome) in self.shared.fire(Event::Stop, None, fields, cancel).await {
@@ -260,7 +274,12 @@ impl Shared {
 
     /// `PreToolUse`: a refusal, or the arguments to go on with and the hooks' say on
     /// approval ("ask" wins over "allow").
-    async fn pre_tool_use(&self, names: &[String], args: Value, cancel: &CancellationToken) -> Result<Prepared, HookStop> {
+    async fn pre_tool_use(
+        &self,
+        names: &[String],
+        args: Value,
+        cancel: &CancellationToken,
+    ) -> Result<Prepared, HookStop> {
         let mut prepared = Prepared::default();
         let hooks = self.hooks.lock().map(|h| h.clone()).unwrap_or_default();
         let mut args = args;

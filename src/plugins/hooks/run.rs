@@ -34,7 +34,8 @@ pub enum Ran {
 }
 
 /// Runs a script (wired by `startup` to the tools' command runner).
-pub type CommandRunner = Arc<dyn Fn(Script, CancellationToken) -> BoxFuture<'static, anyhow::Result<Ran>> + Send + Sync>;
+pub type CommandRunner =
+    Arc<dyn Fn(Script, CancellationToken) -> BoxFuture<'static, anyhow::Result<Ran>> + Send + Sync>;
 
 /// What a hook said.
 #[derive(Clone, Debug, PartialEq)]
