@@ -106,10 +106,12 @@ fn a_pre_tool_use_hook_on_bash_that_exits_2_blocks_execute() {
     assert_eq!(input["hook_event_name"], "PreToolUse");
     assert_eq!(input["tool_input"]["command"], "touch \"$T/ran\"");
     assert!(input["session_id"].as_str().is_some_and(|id| !id.is_empty()), "{input}");
-    assert!(
-        out.contains("PreToolUse: cat > \\\"$T/stdin.json\\\"; echo 'no commands today' >&2; exit 2 → blocked"),
-        "{out}"
-    );
+    let row = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "result" && v["name"] == "hook")
+        .unwrap_or_else(|| panic!("the hook's row: {out}"));
+    assert!(row["result"]["error"].as_str().unwrap().contains("blocked: no commands today"), "{row}");
 }
 
 #[test]
@@ -181,6 +183,7 @@ fn user_prompt_submit_can_refuse_a_prompt() {
     let script = json!([{"events": [{"type": "saying", "text": "REPLIED"}]}]);
     let out = s.elelem(&["chat", "--plain"], script, "my secret is 42\nhello\n");
     assert!(out.contains("prompt not sent") && out.contains("no secrets in prompts"), "{out}");
+    assert!(out.contains("hook UserPromptSubmit: grep -q secret") && out.contains("→ blocked"), "{out}");
     assert_eq!(out.matches("REPLIED").count(), 1, "only the second prompt reached the model: {out}");
 }
 
