@@ -58,12 +58,19 @@ pub fn files_for(cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// The folders strictly between the working directory's chain and `file`: those from the
-/// project root down to `file`'s folder that are not the working directory or one of its
+/// project root down to `file`'s folder (or `file` itself, a folder) that are not the working directory or one of its
 /// ancestors, and that have their own instruction file. Root first.
 pub fn files_between(cwd: &Path, file: &Path) -> Vec<PathBuf> {
     let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     let root = project_root(&cwd);
-    let Some(folder) = file.parent() else { return Vec::new() };
+    // A walking tool's path is a folder: its own file counts.
+    let folder = match file.is_dir() {
+        true => file,
+        false => match file.parent() {
+            Some(parent) => parent,
+            None => return Vec::new(),
+        },
+    };
     if !folder.starts_with(&root) {
         return Vec::new();
     }
@@ -146,6 +153,7 @@ mod tests {
         assert!(!text.contains("claude"), "{text}");
         assert_eq!(files_between(&root.join("a/b"), &root.join("side/x.rs")), [root.join("side/AGENTS.md")]);
         assert!(files_between(&root.join("a/b"), &root.join("a/b/c/x.rs")).is_empty());
+        assert_eq!(files_between(&root.join("a/b"), &root.join("side")), [root.join("side/AGENTS.md")]);
         assert!(files_between(&root.join("a/b"), Path::new("/etc/passwd")).is_empty());
     }
 
