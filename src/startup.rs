@@ -14,6 +14,8 @@ use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::checkpoints::{Checkpoints, Journal};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
+use crate::plugins::hooks::run::{CommandRunner, Ran, Script};
+use crate::plugins::hooks::HooksPlugin;
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::md_commands::MarkdownCommands;
@@ -106,6 +108,8 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
     // TRUST: the project's MCP servers start only when the project is trusted.
     let project = std::env::current_dir().unwrap_or_default();
     let commands_trust = project_trust(options, &project);
+    // TRUST: the project's hooks run only when the project is trusted.
+    let (hooks_cwd, hooks_trust) = (project.clone(), project_trust(options, &project));
     let mcp =
         McpSettings { trust: project_trust(options, &project), headless: options.headless, home: home(), project };
     vec![
@@ -116,11 +120,33 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
         // Skills and Markdown commands are instructions, not code: a project's load untrusted.
         Arc::new(SkillsPlugin::new(home())),
         Arc::new(MarkdownCommands::new(home(), commands_trust)),
+        Arc::new(crate::plugins::nested_agents::NestedAgents::new()),
         Arc::new(CostPlugin::new(home())),
         Arc::new(checkpoints),
+        Arc::new(HooksPlugin::new(home(), hooks_cwd, hooks_trust, hook_runner(), crate::tools::CLAUDE_CODE_NAMES)),
         Arc::new(RedactPlugin::new(secrets)),
         Arc::new(SandboxCommand::new(crate::tools::sandbox::describe, crate::tools::sandbox::switch)),
     ]
+}
+
+/// Runs a hook's script through the tools' command runner (own process group, secret
+/// variables removed, output bounded, the tree killed at its timeout), not contained:
+/// hooks are the user's own commands.
+fn hook_runner() -> CommandRunner {
+    Arc::new(|script: Script, cancel| {
+        Box::pin(async move {
+            use crate::tools::run_command::{self, Ending, Limits};
+            let limits = Limits { timeout: script.timeout, keep: 64 * 1024, max_output: 1024 * 1024 };
+            let context = crate::agent::ToolContext::new("hook", cancel, None);
+            let cwd = script.cwd.to_string_lossy().into_owned();
+            let finished = run_command::run(&script.text, Some(&cwd), &limits, &context, false).await?;
+            let ran = match finished.ending {
+                Ending::Exited(status) => Ran::Exited { status, stdout: finished.content },
+                _ => Ran::Stopped(finished.to_json(&limits)["error"].as_str().unwrap_or("stopped").to_string()),
+            };
+            Ok::<Ran, anyhow::Error>(ran)
+        })
+    })
 }
 
 /// Whether the project around `cwd` is trusted: `--trust`, or remembered in the trust

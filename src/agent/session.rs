@@ -36,6 +36,18 @@ pub enum NextLine {
     Command,
 }
 
+/// What a plugin says about a prompt before its turn runs (`Plugin::on_prompt`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PromptCheck {
+    /// Send it, with this text added after it (if any).
+    Go(Option<String>),
+    /// Do not send it: the user is shown why, and no turn runs.
+    Refuse(String),
+}
+
+/// How many times in a row plugins may send a turn on after it ended (`Plugin::on_stop`).
+pub const MAX_STOP_CONTINUES: usize = 8;
+
 /// A plugin: a name, a setup block run against the `Session` (ARCHITECTURE.md, "The
 /// objects": plugins' setup blocks receive the session), and a hook run before each line.
 /// Built-ins and plugin files register through this same trait.
@@ -50,6 +62,24 @@ pub trait Plugin: Send + Sync {
     fn before_line<'a>(&'a self, session: &'a mut Session, next: NextLine) -> BoxFuture<'a, ()> {
         let _ = (session, next);
         Box::pin(async {})
+    }
+    /// Runs for each prompt the user sends, before mentioned files are attached: it may
+    /// add text after the prompt or refuse it. By default, `Go(None)`.
+    fn on_prompt<'a>(&'a self, prompt: &'a str, cancel: &'a CancellationToken) -> BoxFuture<'a, PromptCheck> {
+        let _ = (prompt, cancel);
+        Box::pin(async { PromptCheck::Go(None) })
+    }
+    /// Runs when a turn ended with a reply (`again`: the turn was itself sent on by a
+    /// plugin); `Some(text)` sends the turn on with that text as the next prompt (at most
+    /// `MAX_STOP_CONTINUES` times in a row). By default, `None`.
+    fn on_stop<'a>(
+        &'a self,
+        reply: &'a str,
+        again: bool,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Option<String>> {
+        let _ = (reply, again, cancel);
+        Box::pin(async { None })
     }
 }
 
@@ -203,6 +233,12 @@ impl Session {
         self.agent.transcript().system_prompt.cwd().to_path_buf()
     }
 
+    /// Adds a note for the next prompt to carry, before it (like a `!command`'s), so what
+    /// it says stays in the conversation from then on.
+    pub(crate) fn add_note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+
     /// Shows text (command output).
     pub fn show(&self, text: impl Into<String>) {
         self.agent.output().emit(AgentEvent::Info(text.into()));
@@ -213,12 +249,51 @@ impl Session {
     /// toolbox's before hooks as a path a tool would read (`mentions`).
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
         self.before_line(NextLine::Turn).await;
+        let mut added = Vec::new();
+        for plugin in self.plugins.clone() {
+            match catch(plugin.on_prompt(prompt, &cancel)).await {
+                Ok(PromptCheck::Go(text)) => added.extend(text),
+                Ok(PromptCheck::Refuse(reason)) => {
+                    self.agent.output().emit(AgentEvent::Error(reason));
+                    return TurnOutcome { reply: String::new(), end: super::output::TurnEnd::Failed };
+                }
+                Err(panic) => self.agent.output().emit(AgentEvent::Error(panic)),
+            }
+        }
+        let mut outcome = self.agent_turn(prompt, &added, cancel.clone()).await;
+        let mut again = 0;
+        while outcome.end == super::output::TurnEnd::Done && again < MAX_STOP_CONTINUES && !cancel.is_cancelled() {
+            let mut next = None;
+            for plugin in self.plugins.clone() {
+                match catch(plugin.on_stop(&outcome.reply, again > 0, &cancel)).await {
+                    Ok(Some(text)) => {
+                        next = Some(text);
+                        break;
+                    }
+                    Ok(None) => {}
+                    Err(panic) => self.agent.output().emit(AgentEvent::Error(panic)),
+                }
+            }
+            let Some(next) = next else { break };
+            again += 1;
+            outcome = self.agent.turn(&next, cancel.clone()).await;
+        }
+        outcome
+    }
+
+    /// The turn itself: mentioned files attached after the prompt, then `added` (what
+    /// plugins added), with the notes of `!command` runs before it.
+    async fn agent_turn(&mut self, prompt: &str, added: &[String], cancel: CancellationToken) -> TurnOutcome {
         let prompt = match prompt.contains('@') {
             true => {
                 let cwd = self.agent.transcript().system_prompt.cwd().to_path_buf();
                 super::mentions::attach(prompt, &cwd, self.agent.toolbox(), &cancel, self.agent.output()).await
             }
             false => prompt.to_string(),
+        };
+        let prompt = match added.is_empty() {
+            true => prompt,
+            false => format!("{prompt}\n\n{}", added.join("\n\n")),
         };
         if self.notes.is_empty() {
             return self.agent.turn(&prompt, cancel).await;

@@ -1,7 +1,7 @@
 //! The system prompt: a template from `assets/` filled with the working directory,
-//! platform, date, git branch and the project's instructions: the nearest `AGENTS.md`, or,
-//! in a project without one, the nearest `CLAUDE.md` or `.github/copilot-instructions.md`
-//! (the files other agents read). Rendered fresh on every model call, so edits or a branch
+//! platform, date, git branch and the project's instructions: every `AGENTS.md` from the
+//! project root down to the working directory (`instructions.rs`: overrides, stand-ins,
+//! size bounds). Rendered fresh on every model call, so edits or a branch
 //! switch take effect at once. Plugins may add named sections after the instructions
 //! (`set_section`, e.g. the list of skills); they are replaced, never appended twice.
 
@@ -48,10 +48,7 @@ impl SystemPrompt {
 
     pub fn render(&self) -> String {
         let git = git_branch(&self.cwd).map(|b| format!("Git branch: {b}\n")).unwrap_or_default();
-        let agents = project_instructions(&self.cwd)
-            .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
-            .map(|(path, text)| format!("\nProject instructions from {}:\n\n{}\n", path.display(), text.trim_end()))
-            .unwrap_or_default();
+        let agents = super::instructions::render(&self.cwd);
         let text = self
             .template
             .replace("{{cwd}}", &self.cwd.display().to_string())
@@ -68,20 +65,6 @@ impl SystemPrompt {
         }
         text
     }
-}
-
-/// Instruction files in the order they are looked for: `AGENTS.md` first, anywhere up the
-/// tree; the others only when no `AGENTS.md` exists.
-const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"];
-
-/// The project's instructions: the nearest `AGENTS.md`, else the nearest `CLAUDE.md`, else
-/// the nearest `.github/copilot-instructions.md`.
-pub fn project_instructions(dir: &Path) -> Option<PathBuf> {
-    INSTRUCTION_FILES.iter().find_map(|name| nearest(dir, name))
-}
-
-fn nearest(dir: &Path, name: &str) -> Option<PathBuf> {
-    dir.ancestors().map(|d| d.join(name)).find(|p| p.is_file())
 }
 
 /// The current branch, read from `.git/HEAD` of the enclosing repository (no subprocess).

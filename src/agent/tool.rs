@@ -27,11 +27,39 @@ pub struct ToolContext {
     output: Option<Arc<dyn Output>>,
     /// The call's path arguments as the toolbox resolved them, before any hook ran.
     paths: Arc<[ResolvedPath]>,
+    /// What a prepare hook said about permission for this call (`Toolbox::prepare`).
+    pre_approval: Option<PreApproval>,
+}
+
+/// A prepare hook's say on whether a call needs the user's approval; the permission gate
+/// reads it (`ToolContext::pre_approval`). Neither answer lifts a deny rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PreApproval {
+    /// Run without asking, as `--yolo` would (with this reason).
+    Allow(String),
+    /// Put the call to the user even where it would run unasked (with this reason).
+    Ask(String),
 }
 
 impl ToolContext {
     pub fn new(call_id: impl Into<String>, cancel: CancellationToken, output: Option<Arc<dyn Output>>) -> Self {
-        ToolContext { call_id: call_id.into(), cancel, output, paths: Arc::new([]) }
+        ToolContext { call_id: call_id.into(), cancel, output, paths: Arc::new([]), pre_approval: None }
+    }
+
+    /// This context with a prepare hook's say on permission.
+    pub fn with_pre_approval(mut self, approval: Option<PreApproval>) -> Self {
+        self.pre_approval = approval;
+        self
+    }
+
+    /// What a prepare hook said about permission for this call, if anything.
+    pub fn pre_approval(&self) -> Option<&PreApproval> {
+        self.pre_approval.as_ref()
+    }
+
+    /// Who shows this call's events (none outside a turn).
+    pub fn output(&self) -> Option<&Arc<dyn Output>> {
+        self.output.as_ref()
     }
 
     /// This context with the call's resolved path arguments.

@@ -1,13 +1,14 @@
 //! The `Toolbox`: tools the model can call, their aliases, and before/after hooks.
 //!
 //! Runs one call as ARCHITECTURE.md ("A tool call") says: resolve the name, validate the arguments
-//! (each schema is compiled once: see `tool.rs`), run global then per-tool before
+//! (each schema is compiled once: see `tool.rs`), run the prepare hooks (which may
+//! change the arguments or have a say on approval), then global then per-tool before
 //! hooks, the handler, then after hooks, and wrap the result into a `ToolResult`. Failures
 //! and panics anywhere in that chain become a result; nothing here can take the agent down.
 
 use super::caught::catch;
 use super::paths::{self, ResolvedPath};
-use super::tool::{Tool, ToolContext};
+use super::tool::{PreApproval, Tool, ToolContext};
 use crate::protocol::{ToolResult, ToolSpec};
 use futures::future::BoxFuture;
 use futures::FutureExt;
@@ -42,6 +43,19 @@ pub enum HookStop {
     Fail(String),
 }
 
+/// What a prepare hook returns for a call it lets through.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prepared {
+    /// Arguments to run the call with instead of the model's (validated again).
+    pub args: Option<Value>,
+    /// A say on whether the call needs the user's approval (the gate reads it).
+    pub approval: Option<PreApproval>,
+}
+
+/// A prepare hook: runs first, once the arguments are valid; may refuse the call, change
+/// its arguments or have a say on its approval (`Prepared`).
+pub type PrepareHook = Arc<dyn Fn(HookCall) -> BoxFuture<'static, Result<Prepared, HookStop>> + Send + Sync>;
+
 /// A before hook: `Ok(())` lets the call through, `Err(stop)` refuses it or fails it.
 pub type BeforeHook = Arc<dyn Fn(HookCall) -> BoxFuture<'static, Result<(), HookStop>> + Send + Sync>;
 /// An after hook: receives the result so far and returns the result to keep.
@@ -52,6 +66,7 @@ pub type AfterHook = Arc<dyn Fn(HookCall, Value) -> BoxFuture<'static, anyhow::R
 pub struct Toolbox {
     tools: Vec<Arc<Tool>>,
     index: HashMap<String, usize>,
+    prepare: Vec<PrepareHook>,
     before: Vec<(Option<String>, BeforeHook)>,
     after: Vec<(Option<String>, AfterHook)>,
 }
@@ -138,6 +153,16 @@ impl Toolbox {
         }
     }
 
+    /// A prepare hook for every tool: run in the order added, before the before hooks,
+    /// each seeing the arguments the one before left (`Prepared`).
+    pub fn prepare<F, Fut>(&mut self, hook: F)
+    where
+        F: Fn(HookCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Prepared, HookStop>> + Send + 'static,
+    {
+        self.prepare.push(Arc::new(move |c| hook(c).boxed()));
+    }
+
     /// A before hook for every tool (`None`) or for one tool by canonical name;
     /// `Err(message)` refuses the call.
     pub fn before<F, Fut>(&mut self, tool: Option<&str>, hook: F)
@@ -210,6 +235,10 @@ impl Toolbox {
         if let Err(message) = tool.validate(&args) {
             return ToolResult::failure(message);
         }
+        let (args, context) = match self.prepared(&tool, args, context).await {
+            Ok(prepared) => prepared,
+            Err(result) => return result,
+        };
         let context = context.with_paths(resolve_paths(&tool, &args));
         let call = HookCall { tool: tool.clone(), args: args.clone(), context: context.clone() };
         let fail = |message: String| failure_with(message, &tool.name, &args);
@@ -235,6 +264,37 @@ impl Toolbox {
             };
         }
         ToolResult::from_value(result)
+    }
+
+    /// Runs the prepare hooks: the arguments to go on with (validated again when one
+    /// changed them) and the context with their say on approval (a later hook's wins), or
+    /// the result that ends the call.
+    async fn prepared(
+        &self,
+        tool: &Arc<Tool>,
+        mut args: Value,
+        context: ToolContext,
+    ) -> Result<(Value, ToolContext), ToolResult> {
+        let mut approval = None;
+        for hook in &self.prepare {
+            let call = HookCall { tool: tool.clone(), args: args.clone(), context: context.clone() };
+            match catch(hook(call)).await {
+                Ok(Ok(prepared)) => {
+                    if let Some(changed) = prepared.args {
+                        tool.validate(&changed).map_err(|e| {
+                            ToolResult::failure(format!("a hook changed the arguments into invalid ones: {e}"))
+                        })?;
+                        args = changed;
+                    }
+                    approval = prepared.approval.or(approval);
+                }
+                Ok(Err(HookStop::Refuse(refusal))) => return Err(ToolResult::failure(refusal)),
+                Ok(Err(HookStop::Fail(message))) | Err(message) => {
+                    return Err(failure_with(message, &tool.name, &args))
+                }
+            }
+        }
+        Ok((args, context.with_pre_approval(approval)))
     }
 
     /// Runs the before hooks (the global ones — the permissions gate among them — then

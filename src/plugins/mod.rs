@@ -1,6 +1,7 @@
 //! The built-in plugins that are not tools: the slash commands, the permissions gate, file
 //! checkpoints with `/undo`, the redaction of secrets from tool results, Agent Skills and
-//! Markdown slash commands (files other agents read), plus the
+//! Markdown slash commands (files other agents read), the `AGENTS.md` of folders the model
+//! opens files in, hooks in Claude Code's format, plus the
 //! project trust they (and plugin files and MCP servers) consult. Each plugin is a kernel `Plugin` (a setup block run
 //! against the `Session`); `startup.rs` lists them.
 
@@ -9,9 +10,11 @@ pub mod commands;
 pub mod context_commands;
 pub mod cost;
 pub mod front_matter;
+pub mod hooks;
 pub mod lua;
 pub mod mcp;
 pub mod md_commands;
+pub mod nested_agents;
 pub mod permissions;
 pub mod redact;
 pub mod sandbox_command;

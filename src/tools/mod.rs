@@ -27,6 +27,19 @@ use std::path::{Path, PathBuf};
 
 pub struct BuiltinTools;
 
+/// Claude Code's names for these tools (and for a `web_fetch` a plugin may add), which
+/// hooks written for it match (`plugins/hooks/`, handed over by `startup`).
+pub const CLAUDE_CODE_NAMES: &[(&str, &[&str])] = &[
+    ("execute", &["Bash"]),
+    ("read", &["Read"]),
+    ("write", &["Write"]),
+    ("edit", &["Edit", "MultiEdit"]),
+    ("glob", &["Glob"]),
+    ("grep", &["Grep"]),
+    ("list", &["LS"]),
+    ("web_fetch", &["WebFetch"]),
+];
+
 /// Every built-in tool, in the order the model sees them.
 pub fn all() -> Vec<Tool> {
     vec![

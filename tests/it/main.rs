@@ -6,6 +6,7 @@ mod support;
 
 mod agent_batching;
 mod agent_before_line;
+mod agents_md;
 mod aimock;
 mod ask_trickle;
 mod auto_compact;
@@ -13,6 +14,7 @@ mod cache_props;
 mod cli;
 mod context_window;
 mod effort;
+mod hooks;
 mod kernel;
 mod kernel_extensions;
 mod layers;

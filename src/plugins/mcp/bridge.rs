@@ -34,7 +34,10 @@ pub fn kernel_tool(servers: &Arc<Servers>, server: &str, tool: &McpTool, name: &
         let (servers, server, remote) = (servers.clone(), server_name.clone(), remote.clone());
         async move { call(&servers, &server, &remote, args, ctx).await }
     };
-    let mut kernel = Tool::new(name, &description, schema, handler)?.with_summary(first_string);
+    // Claude Code's name for it, which hooks' matchers use (`plugins/hooks/config.rs`).
+    let claude_name = format!("mcp__{server}__{}", tool.name);
+    let mut kernel =
+        Tool::new(name, &description, schema, handler)?.with_summary(first_string).with_aliases(&[&claude_name]);
     if tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true) {
         kernel = kernel.read_only();
     }

@@ -6,7 +6,9 @@
 //! outside the project (not under an allowed directory) is asked about even for an
 //! allowed tool; only `--yolo` runs it unasked. A command the parser could not read is
 //! asked about, and refused under `--yolo` or headless when the tool has deny rules.
-//! `--allow TOOL` and "always" answer the tool's own `ask` inside the project.
+//! `--allow TOOL` and "always" answer the tool's own `ask` inside the project. A hook's
+//! "allow" (`PreApproval`) counts as `--yolo` for its call, its "ask" asks whatever else
+//! would have let the call run.
 
 use super::paths::{Place, Places};
 use super::rules::{Permissions, Policy, Rule, Subject};
@@ -14,6 +16,7 @@ use super::sandbox::{SandboxState, OPT_OUT_ARGUMENT};
 use super::shell::ParsedCommand;
 use crate::agent::input::{Approval, ApprovalRequest, Approver};
 use crate::agent::paths::{canonical, lexical, resolve};
+use crate::agent::tool::PreApproval;
 use crate::agent::toolbox::{HookCall, Toolbox};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -44,6 +47,14 @@ impl Gate {
         let host = call.tool.url_host(&call.args);
         let subject = parsed.as_ref().map(Subject::Command).or(host.as_deref().map(Subject::Host));
         let judgement = self.permissions.decide(name, call.tool.read_only, subject);
+        // A hook's say (`PreApproval`): "allow" is `--yolo` for this call, "ask" puts it
+        // to the user however it would have run; neither lifts a deny.
+        let (hook_allows, hook_asks) = match call.context.pre_approval() {
+            Some(PreApproval::Allow(_)) => (true, None),
+            Some(PreApproval::Ask(reason)) => (false, Some(reason.as_str())),
+            None => (false, None),
+        };
+        let yolo = self.yolo || hook_allows;
         if judgement.policy == Policy::Deny {
             return Err(format!("Permission denied: {name}"));
         }
@@ -66,10 +77,11 @@ impl Gate {
                 Place::Inside | Place::Allowed => {}
             }
         }
-        if judgement.policy == Policy::Allow && outside.is_none() && (protected.is_none() || self.yolo) {
+        let unasked = hook_asks.is_none();
+        if judgement.policy == Policy::Allow && outside.is_none() && (protected.is_none() || yolo) && unasked {
             return Ok(());
         }
-        if let Some(path) = protected.as_ref().filter(|_| self.headless && !self.yolo) {
+        if let Some(path) = protected.as_ref().filter(|_| self.headless && !yolo) {
             return Err(format!(
                 "Permission denied: {name} {}: the project's .agents/, .git/hooks/ and .git/config decide what the \
                  next run of elelem or git executes, so changing them is always asked about, and ask mode cannot \
@@ -78,7 +90,7 @@ impl Gate {
             ));
         }
         let unreadable = judgement.uncertain && self.permissions.has_deny(name);
-        if unreadable && (self.yolo || self.headless) {
+        if unreadable && (yolo || self.headless) {
             let why = parsed
                 .as_ref()
                 .and_then(|p| p.unreadable.clone())
@@ -99,7 +111,7 @@ impl Gate {
                  --sandbox off --allow {name}"
             ));
         }
-        if self.yolo {
+        if yolo && unasked {
             return Ok(());
         }
         // "Always" for a tool that reaches URLs holds for the host it was given for.
@@ -109,7 +121,7 @@ impl Gate {
         };
         let always = self.always.lock().map(|a| a.contains(&always_key)).unwrap_or(false);
         let allowed = always || self.allowed.contains(name) || self.runs_contained(name);
-        if outside.is_none() && protected.is_none() && !unreadable && !opts_out && allowed {
+        if outside.is_none() && protected.is_none() && !unreadable && !opts_out && allowed && unasked {
             return Ok(());
         }
         if self.headless {
@@ -134,6 +146,9 @@ impl Gate {
         if let Some(path) = &protected {
             preview.text =
                 format!("{} decides what the next run of elelem or git executes\n{}", path.display(), preview.text);
+        }
+        if let Some(reason) = hook_asks {
+            preview.text = format!("A hook asks you about this call: {reason}\n{}", preview.text);
         }
         if let Some(line) = self.containment_line(&call, opts_out) {
             preview.text = format!("{line}\n{}", preview.text);

@@ -1,0 +1,243 @@
+//! Hooks in Claude Code's format through the real binary, the stub model calling tools from
+//! a script: a `PreToolUse` hook with matcher `Bash` that exits 2 blocks `execute` (the
+//! model reads its stderr; the hook got `tool_name` and `tool_input` on stdin), its
+//! `permissionDecision` deny / allow / ask and `updatedInput`; `PostToolUse` with
+//! `tool_response` and `additionalContext`; `UserPromptSubmit` blocking a prompt; `Stop`
+//! sending the turn on; `SessionStart` context; a hook past its timeout; a bad file; project
+//! hooks in an untrusted project.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// `root/proj` (a git project, untrusted) to run in, and `root/home`.
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["proj/.git", "home/.agents"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        Setup { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_default()
+    }
+
+    /// `~/.agents/hooks.json` with one event's one hook.
+    fn user_hook(&self, event: &str, matcher: &str, command: &str, timeout: u64) {
+        self.write("home/.agents/hooks.json", &hooks(event, matcher, command, timeout).to_string());
+    }
+
+    /// Runs elelem in `proj`; stdout and stderr together.
+    fn elelem(&self, args: &[&str], script: Value, stdin: &str) -> String {
+        let script_path = self.path("script.json");
+        std::fs::write(&script_path, script.to_string()).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_elelem"))
+            .args(args)
+            .current_dir(self.path("proj"))
+            .env("HOME", self.path("home"))
+            .env("XDG_DATA_HOME", self.path("home/.local/share"))
+            .env("T", self.dir.path())
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env("OLLAMA_HOST", "http://127.0.0.1:9")
+            .env("ELELEM_STUB_SCRIPT", &script_path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    }
+}
+
+fn hooks(event: &str, matcher: &str, command: &str, timeout: u64) -> Value {
+    json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]}})
+}
+
+/// A script: one response calling `name` with `arguments`, then a reply.
+fn calling(name: &str, arguments: Value) -> Value {
+    json!([
+        {"events": [{"type": "doing", "id": "c1", "name": name, "arguments": arguments}]},
+        {"events": [{"type": "saying", "text": "done"}]}
+    ])
+}
+
+/// The result line `ask --json` printed for call `c1`.
+fn result_of(out: &str) -> Value {
+    out.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "result" && v["id"] == "c1")
+        .unwrap_or_else(|| panic!("no result for c1: {out}"))["result"]
+        .clone()
+}
+
+#[test]
+fn a_pre_tool_use_hook_on_bash_that_exits_2_blocks_execute() {
+    let s = Setup::new();
+    s.user_hook("PreToolUse", "Bash", "cat > \"$T/stdin.json\"; echo 'no commands today' >&2; exit 2", 30);
+    let out =
+        s.elelem(&["ask", "--json", "--yolo", "go"], calling("execute", json!({"command": "touch \"$T/ran\""})), "");
+    let result = result_of(&out);
+    assert_eq!(result["ok"], false, "{out}");
+    let error = result["error"].as_str().unwrap();
+    assert!(error.contains("no commands today") && error.contains("PreToolUse"), "{error}");
+    assert!(!s.path("ran").exists(), "the command did not run");
+    let input: Value = serde_json::from_str(&s.read("stdin.json")).unwrap();
+    assert_eq!(input["tool_name"], "Bash");
+    assert_eq!(input["hook_event_name"], "PreToolUse");
+    assert_eq!(input["tool_input"]["command"], "touch \"$T/ran\"");
+    assert!(input["session_id"].as_str().is_some_and(|id| !id.is_empty()), "{input}");
+    let row = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "result" && v["name"] == "hook")
+        .unwrap_or_else(|| panic!("the hook's row: {out}"));
+    assert!(row["result"]["error"].as_str().unwrap().contains("blocked: no commands today"), "{row}");
+}
+
+#[test]
+fn permission_decisions_deny_allow_and_ask() {
+    let s = Setup::new();
+    let say = |json: Value| format!("echo '{json}'");
+    let decision = |d: &str| {
+        say(
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": d, "permissionDecisionReason": format!("reason {d}")}}),
+        )
+    };
+
+    // deny: the reason is the result.
+    s.user_hook("PreToolUse", "Read", &decision("deny"), 30);
+    s.write("proj/a.txt", "hello");
+    let out = s.elelem(&["ask", "--json", "go"], calling("read", json!({"path": "a.txt"})), "");
+    assert!(result_of(&out)["error"].as_str().unwrap().contains("reason deny"), "{out}");
+
+    // allow: a write that ask mode would refuse runs.
+    s.user_hook("PreToolUse", "Write", &decision("allow"), 30);
+    let out = s.elelem(&["ask", "--json", "go"], calling("write", json!({"path": "b.txt", "content": "x"})), "");
+    assert_eq!(result_of(&out)["ok"], true, "{out}");
+    assert_eq!(s.read("proj/b.txt"), "x");
+
+    // ...but never over a deny rule.
+    s.write("home/.agents/permissions.json", r#"{"write": "deny"}"#);
+    let out = s.elelem(&["ask", "--json", "go"], calling("write", json!({"path": "c.txt", "content": "x"})), "");
+    assert!(result_of(&out)["error"].as_str().unwrap().contains("Permission denied"), "{out}");
+    std::fs::remove_file(s.path("home/.agents/permissions.json")).unwrap();
+
+    // ask: a read that runs unasked goes to the user, whom ask mode cannot ask.
+    s.user_hook("PreToolUse", "Read", &decision("ask"), 30);
+    let out = s.elelem(&["ask", "--json", "go"], calling("read", json!({"path": "a.txt"})), "");
+    assert!(result_of(&out)["error"].as_str().unwrap().contains("needs approval"), "{out}");
+}
+
+#[test]
+fn updated_input_changes_the_command() {
+    let s = Setup::new();
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "echo CHANGED-BY-HOOK"}}});
+    s.user_hook("PreToolUse", "Bash", &format!("echo '{answer}'"), 30);
+    let out = s.elelem(&["ask", "--json", "--yolo", "go"], calling("execute", json!({"command": "echo original"})), "");
+    let result = result_of(&out);
+    assert!(result["content"].as_str().unwrap().contains("CHANGED-BY-HOOK"), "{out}");
+}
+
+#[test]
+fn post_tool_use_gets_the_response_and_adds_context() {
+    let s = Setup::new();
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "POST-CONTEXT"}});
+    s.user_hook("PostToolUse", "Read|Grep", &format!("cat > \"$T/post.json\"; echo '{answer}'"), 30);
+    s.write("proj/a.txt", "FILE-BODY");
+    let out = s.elelem(&["ask", "--json", "go"], calling("read", json!({"path": "a.txt"})), "");
+    assert_eq!(result_of(&out)["hook_context"], "POST-CONTEXT", "{out}");
+    let input: Value = serde_json::from_str(&s.read("post.json")).unwrap();
+    assert_eq!(input["tool_name"], "Read");
+    assert!(input["tool_response"].to_string().contains("FILE-BODY"), "{input}");
+}
+
+#[test]
+fn user_prompt_submit_can_refuse_a_prompt() {
+    let s = Setup::new();
+    s.user_hook(
+        "UserPromptSubmit",
+        "",
+        "grep -q secret \"/dev/stdin\" && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0",
+        30,
+    );
+    let script = json!([{"events": [{"type": "saying", "text": "REPLIED"}]}]);
+    let out = s.elelem(&["chat", "--plain"], script, "my secret is 42\nhello\n");
+    assert!(out.contains("prompt not sent") && out.contains("no secrets in prompts"), "{out}");
+    assert!(out.contains("hook UserPromptSubmit: grep -q secret") && out.contains("→ blocked"), "{out}");
+    assert_eq!(out.matches("REPLIED").count(), 1, "only the second prompt reached the model: {out}");
+}
+
+#[test]
+fn stop_sends_the_turn_on_and_session_start_adds_context() {
+    let s = Setup::new();
+    let stop =
+        r#"grep -q '"stop_hook_active":true' && exit 0; echo '{"decision": "block", "reason": "run the tests"}'"#;
+    let start =
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "SESSION-CONTEXT"}}'"#;
+    let file = json!({"hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": stop}]}],
+        "SessionStart": [{"hooks": [{"type": "command", "command": start}]}]
+    }});
+    s.write("home/.agents/hooks.json", &file.to_string());
+    let script =
+        json!([{"events": [{"type": "saying", "text": "FIRST"}]}, {"events": [{"type": "saying", "text": "SECOND"}]}]);
+    let out = s.elelem(&["chat", "--plain"], script, "hi\n/context json\n");
+    assert!(out.contains("FIRST") && out.contains("SECOND"), "{out}");
+    let context = &out[out.find("> /context json").expect(&out)..];
+    assert!(context.contains("SESSION-CONTEXT"), "{context}");
+    assert!(context.contains("asks you to go on: run the tests"), "{context}");
+}
+
+#[test]
+fn a_hook_past_its_timeout_is_killed_and_reported() {
+    let s = Setup::new();
+    s.user_hook("PreToolUse", "*", "sleep 30", 1);
+    s.write("proj/a.txt", "hello");
+    let started = std::time::Instant::now();
+    let out = s.elelem(&["ask", "--json", "go"], calling("read", json!({"path": "a.txt"})), "");
+    assert!(started.elapsed() < std::time::Duration::from_secs(25), "{out}");
+    assert!(out.contains("timed out after 1s"), "{out}");
+    assert_eq!(result_of(&out)["ok"], true, "a failed hook is a warning; the call goes on: {out}");
+}
+
+#[test]
+fn a_bad_file_is_named_and_the_session_goes_on() {
+    let s = Setup::new();
+    s.write("home/.agents/hooks.json", "{\"hooks\": {\n  \"PreToolUse\": [}\n}");
+    let out = s.elelem(&["chat", "--plain"], json!([{"events": [{"type": "saying", "text": "REPLIED"}]}]), "hi\n");
+    let file = s.path("home/.agents/hooks.json");
+    assert!(out.contains(&format!("{}: ", file.display())) && out.contains("line 2 column"), "{out}");
+    assert!(out.contains("REPLIED"), "{out}");
+}
+
+#[test]
+fn project_hooks_run_only_in_a_trusted_project() {
+    let s = Setup::new();
+    s.write("proj/.agents/hooks.json", &hooks("PreToolUse", "Read", "echo PROJECT-HOOK >&2; exit 2", 30).to_string());
+    s.write("proj/a.txt", "hello");
+    let out = s.elelem(&["ask", "--json", "go"], calling("read", json!({"path": "a.txt"})), "");
+    assert_eq!(result_of(&out)["ok"], true, "{out}");
+    assert!(out.contains("are not run: the project is not trusted"), "{out}");
+    let out = s.elelem(&["ask", "--json", "--trust", "go"], calling("read", json!({"path": "a.txt"})), "");
+    assert!(result_of(&out)["error"].as_str().unwrap().contains("PROJECT-HOOK"), "{out}");
+}
