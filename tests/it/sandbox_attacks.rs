@@ -98,6 +98,10 @@ fn the_file_tools_always_ask_before_changing_protected_paths() {
         json!({"path": ".agents/permissions.json", "content": "{\"execute\": \"allow\"}"}),
         json!({"path": ".git/hooks/pre-commit", "content": "evil"}),
         json!({"path": ".git/config", "content": "[core] hooksPath = /tmp"}),
+        // Nested: what elelem run from `sub/` would read, and a repository inside the project.
+        json!({"path": "sub/.agents/plugins/x.lua", "content": "evil"}),
+        json!({"path": "vendor/lib/.git/hooks/post-checkout", "content": "evil"}),
+        json!({"path": "vendor/lib/.git/config", "content": "[core] fsmonitor = evil"}),
     ];
     for arguments in &writes {
         let result = run.call(&["--allow", "write"], "write", arguments.clone());
@@ -109,6 +113,7 @@ fn the_file_tools_always_ask_before_changing_protected_paths() {
     assert!(result["error"].as_str().is_some_and(|e| e.contains("always asked about")), "{result}");
     assert!(!run.project().join(".agents/permissions.json").exists());
     assert!(!run.project().join(".git/hooks/pre-commit").exists());
+    assert!(!run.project().join("sub/.agents").exists() && !run.project().join("vendor/lib/.git").exists());
     assert_eq!(std::fs::read_to_string(run.project().join(".git/config")).unwrap(), "[core]\n");
     // Elsewhere in the project `--allow write` is enough; `--yolo` writes there too.
     let result = run.call(&["--allow", "write"], "write", json!({"path": "agents.txt", "content": "x"}));

@@ -40,10 +40,6 @@ impl PathRules {
     }
 }
 
-/// The paths inside a project that a tool changing files always asks about (and a
-/// contained command may not write).
-pub const PROTECTED: &[&str] = &[".agents", ".git/hooks", ".git/config"];
-
 /// Where one path argument points, for the gate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Place {
@@ -72,10 +68,28 @@ impl Places {
         self.place_of(resolve(path, &self.cwd, self.home.as_deref()), allow, deny)
     }
 
-    /// The project's protected place holding `resolved`, if any: `.agents/`, `.git/hooks/`
-    /// or `.git/config`, which decide what the next run of elelem or git executes.
+    /// The project's protected place holding `resolved`, if any: an `.agents/` folder, or a
+    /// git directory's `hooks/`, `config` or `modules/`, at the project's root or in any folder
+    /// below it (elelem run from a subfolder reads the `.agents/` on its way up; git runs the
+    /// hooks of the repository it is in, a nested one or a submodule too), which decide what
+    /// the next run of elelem or git executes.
     pub fn protected(&self, resolved: &Path) -> Option<&'static str> {
-        PROTECTED.iter().copied().find(|p| resolved.starts_with(self.root.join(p)))
+        let inside = resolved.strip_prefix(&self.root).ok()?;
+        let names: Vec<&std::ffi::OsStr> = inside.iter().collect();
+        for (i, name) in names.iter().enumerate() {
+            if *name == ".agents" {
+                return Some(".agents");
+            }
+            if *name == ".git" {
+                match names.get(i + 1).and_then(|n| n.to_str()) {
+                    Some("hooks") => return Some(".git/hooks"),
+                    Some("config") => return Some(".git/config"),
+                    Some("modules") => return Some(".git/modules"),
+                    _ => {}
+                }
+            }
+        }
+        None
     }
 
     /// Where an already resolved path is.
@@ -99,6 +113,26 @@ mod tests {
     fn places(dir: &Path) -> Places {
         let root = canonical(&dir.join("project"));
         Places { cwd: root.clone(), root, home: Some(canonical(&dir.join("home"))) }
+    }
+
+    #[test]
+    fn protected_places_are_found_at_any_depth_of_the_project() {
+        let places = Places { cwd: "/p".into(), root: "/p".into(), home: None };
+        for path in [
+            "/p/.agents/plugins/x.lua",
+            "/p/.agents",
+            "/p/sub/deep/.agents/permissions.json",
+            "/p/.git/hooks/pre-commit",
+            "/p/.git/config",
+            "/p/vendor/lib/.git/hooks/post-checkout",
+            "/p/vendor/lib/.git/config",
+            "/p/.git/modules/lib/hooks/pre-commit",
+        ] {
+            assert!(places.protected(Path::new(path)).is_some(), "{path}");
+        }
+        for path in ["/p/src/main.rs", "/p/.git/HEAD", "/p/docs/agents.md", "/p/.gitignore", "/other/.agents/x"] {
+            assert!(places.protected(Path::new(path)).is_none(), "{path}");
+        }
     }
 
     fn setup() -> tempfile::TempDir {

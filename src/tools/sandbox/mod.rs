@@ -298,8 +298,8 @@ pub const SECRETS: &[&str] = &[
 ];
 
 /// Paths inside the project a contained command may not write: they decide what the next
-/// run of elelem or git executes (the permissions gate's `paths::PROTECTED` asks about the
-/// file tools' writes there).
+/// run of elelem or git executes (the permissions gate's `Places::protected` asks about the
+/// file tools' writes there, at any depth of the project).
 pub const PROTECTED: &[&str] = &[".agents", ".git/hooks", ".git/config"];
 
 #[cfg(test)]
