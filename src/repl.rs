@@ -251,6 +251,14 @@ impl PlainOutput {
                 enter(Section::None, state);
                 state.text.push_str(&format!("{}\n", sanitize(&text)));
             }
+            AgentEvent::Plan(plan) => {
+                enter(Section::None, state);
+                let (done, all) = plan.progress();
+                state.text.push_str(&format!("{}\n", self.paint(DIM, &format!("plan ({done}/{all} done):"))));
+                for line in plan.lines() {
+                    state.text.push_str(&format!("  {}\n", sanitize(&line)));
+                }
+            }
             AgentEvent::Warning(text) => {
                 enter(Section::None, state);
                 state.text.push_str(&format!("{}\n", self.paint(RED, &format!("warning: {}", sanitize(&text)))));

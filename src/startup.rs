@@ -355,6 +355,9 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
         for event in replayed.events {
             plain_output.emit(event);
         }
+    } else if let Some(plan) = replayed.events.into_iter().rfind(|e| matches!(e, crate::agent::AgentEvent::Plan(_))) {
+        // Without the history, the model's newest plan still comes back.
+        plain_output.emit(plan);
     }
     let conversation = session.conversation_mut();
     conversation.clear();

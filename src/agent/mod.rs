@@ -17,6 +17,7 @@ pub mod no_follow;
 pub mod observed;
 pub mod output;
 pub mod paths;
+pub mod plan;
 pub mod plugin;
 pub mod ready;
 pub mod repeats;

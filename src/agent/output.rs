@@ -131,6 +131,8 @@ pub enum AgentEvent {
     Cleared,
     /// Put this text on the user's clipboard (`/copy`); a terminal front end writes OSC 52.
     Clipboard(String),
+    /// The model's plan changed (the whole plan; it replaces the one before).
+    Plan(super::plan::Plan),
     /// The session asks the front end to quit.
     Exit,
 }

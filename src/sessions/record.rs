@@ -315,6 +315,10 @@ impl Output for Recorder {
                     state.flush_pending();
                     state.write_line(&json!({"type": "cleared"}));
                 }
+                AgentEvent::Plan(plan) => {
+                    state.flush_pending();
+                    state.write_line(&json!({"type": "plan", "plan": plan}));
+                }
                 _ => {}
             }
             untold = state.untold.take();

@@ -129,6 +129,8 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
     let mut turns: VecDeque<Vec<Line>> = VecDeque::new();
     let mut hidden = 0;
     let mut shown = Shown::default();
+    // Only the newest plan is shown again, after the turns, whichever turn set it.
+    let mut plan: Option<Line> = None;
     let mut buf = Vec::new();
     let mut n = 0;
     loop {
@@ -152,6 +154,7 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
         match kind_of(line) {
             Some("messages" | "session") => parse_and_apply(&mut replayed, &mut shown, path, (n, line)),
             Some(kind) if FILE_RECORDS.contains(&kind) => parse_and_apply(&mut replayed, &mut shown, path, (n, line)),
+            Some("plan") => plan = Some((n, line.to_string())),
             Some("prompt") => {
                 replayed.turns += 1;
                 turns.push_back(vec![(n, line.to_string())]);
@@ -164,7 +167,7 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
         }
     }
     shown.hidden = hidden;
-    for (n, line) in preamble.into_iter().chain(turns.into_iter().flatten()) {
+    for (n, line) in preamble.into_iter().chain(turns.into_iter().flatten()).chain(plan) {
         parse_and_apply(&mut replayed, &mut shown, path, (n, &line));
     }
     let (events, hidden) = shown.finish();
@@ -224,6 +227,7 @@ fn apply(replayed: &mut Replayed, shown: &mut Shown, mut record: Value) -> Resul
         }
         "error" => shown.push(AgentEvent::Error(take_text(&mut record, "message")?)),
         "cleared" => shown.push(AgentEvent::Cleared),
+        "plan" => shown.push(AgentEvent::Plan(parse(&mut record, "plan")?)),
         kind if FILE_RECORDS.contains(&kind) => replayed.files.push(record),
         "messages" => {
             let keep = record.get("keep").and_then(Value::as_u64).ok_or("no \"keep\"")? as usize;

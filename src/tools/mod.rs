@@ -11,6 +11,7 @@ pub mod glob;
 pub mod grep;
 pub mod list;
 pub mod nearest;
+pub mod plan;
 pub mod process_groups;
 pub mod read;
 pub mod regular;
@@ -27,8 +28,7 @@ use std::path::{Path, PathBuf};
 
 pub struct BuiltinTools;
 
-/// Claude Code's names for these tools (and for a `web_fetch` a plugin may add), which
-/// hooks written for it match (`plugins/hooks/`, handed over by `startup`).
+/// Claude Code's names for these tools, which hooks written for it match (`plugins/hooks/`, handed over by `startup`).
 pub const CLAUDE_CODE_NAMES: &[(&str, &[&str])] = &[
     ("execute", &["Bash"]),
     ("read", &["Read"]),
@@ -38,6 +38,7 @@ pub const CLAUDE_CODE_NAMES: &[(&str, &[&str])] = &[
     ("grep", &["Grep"]),
     ("list", &["LS"]),
     ("web_fetch", &["WebFetch"]),
+    ("plan", &["TodoWrite"]),
 ];
 
 /// Every built-in tool, in the order the model sees them.
@@ -51,6 +52,7 @@ pub fn all() -> Vec<Tool> {
         grep::tool(),
         list::tool(),
         web_fetch::tool(),
+        plan::tool(),
     ]
 }
 

@@ -482,6 +482,7 @@ impl App {
             AgentEvent::Cleared => self.history.clear(),
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
+            AgentEvent::Plan(_) => {}
         }
     }
 }

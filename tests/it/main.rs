@@ -27,6 +27,7 @@ mod model_server;
 mod path_attacks;
 mod paths;
 mod permissions;
+mod plan;
 mod plugin_safety;
 mod plugins_lua;
 mod processes;

@@ -539,7 +539,7 @@ async fn list_draws_a_tree_to_a_depth_without_ignored_entries() {
 #[test]
 fn common_names_resolve_to_the_tools() {
     let toolbox = toolbox();
-    assert_eq!(toolbox.names(), vec!["read", "write", "edit", "execute", "glob", "grep", "list", "web_fetch"]);
+    assert_eq!(toolbox.names(), vec!["read", "write", "edit", "execute", "glob", "grep", "list", "web_fetch", "plan"]);
     for (alias, tool) in [
         ("bash", "execute"),
         ("sh", "execute"),
@@ -548,6 +548,7 @@ fn common_names_resolve_to_the_tools() {
         ("cat", "read"),
         ("ls", "list"),
         ("fetch", "web_fetch"),
+        ("todo_write", "plan"),
         ("search", "grep"),
         ("str_replace", "edit"),
     ] {
