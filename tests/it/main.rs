@@ -48,6 +48,7 @@ mod tool_safety;
 mod tools;
 mod trust;
 mod tui_composer;
+mod tui_first_screen;
 mod tui_keys;
 mod tui_pty;
 mod tui_snapshots;

@@ -838,3 +838,59 @@ fn an_unknown_theme_flag_is_refused_with_the_choices() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("light, dark or auto"), "{err}");
 }
+
+/// Waits until the screen passes `test`, and returns that screen.
+fn wait_for_screen(tui: &Tui, what: &str, test: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        let screen = tui.contents();
+        if test(&screen) {
+            return screen;
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    panic!("timed out waiting for {what}; screen:\n{}", tui.contents());
+}
+
+/// Issue 30: a running command's latest lines show under its line in the conversation
+/// while it runs (not only in the tool log), and its final tail when it ends.
+#[test]
+fn a_running_command_shows_its_latest_lines_under_its_line_in_the_conversation() {
+    let command = "for i in 1 2 3; do echo line$i; sleep 1; done";
+    let steps = json!([
+        {"events": [{"type": "doing", "id": "c1", "name": "execute", "arguments": {"command": command}}]},
+        {"events": [{"type": "saying", "text": "all done"}]}
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut tui = Tui::launch(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, steps, 40, 120, &[], &["--yolo"]);
+    tui.wait_for("Ask elelem");
+    tui.send("go\r");
+    // The conversation's rows start with its border; a command's output sits under a gutter.
+    let in_conversation = |screen: &str, text: &str| screen.lines().any(|l| l.starts_with(&format!("│  │ {text}")));
+    let screen = wait_for_screen(&tui, "line2 in the conversation", |s| in_conversation(s, "line2"));
+    assert!(in_conversation(&screen, "line1"), "{screen}");
+    assert!(screen.lines().any(|l| l.starts_with("│⋯ #1 execute for i in")), "still running:\n{screen}");
+    let screen = wait_for_screen(&tui, "the reply", |s| s.contains("all done"));
+    assert!(screen.lines().any(|l| l.starts_with("│+ #1 execute")), "{screen}");
+    assert!(in_conversation(&screen, "line3"), "the final tail:\n{screen}");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// Issue 30: the first screen says what was found (the demo provider, and why), and on quit
+/// after a turn the normal screen says how to resume.
+#[test]
+fn the_first_screen_welcomes_and_quitting_after_a_turn_says_how_to_resume() {
+    let steps = json!([{"events": [{"type": "saying", "text": "hello back"}]}]);
+    let mut tui = Tui::start(steps, 40, 120, &[]);
+    tui.wait_for("No API key found");
+    tui.wait_for("Things to try");
+    tui.send("hello\r");
+    tui.wait_for("hello back");
+    assert!(!tui.contents().contains("Things to try"), "the prompt took the welcome away:\n{}", tui.contents());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+    let screen = tui.contents();
+    assert!(screen.contains("elelem --continue") && screen.contains("elelem --resume "), "{screen}");
+}

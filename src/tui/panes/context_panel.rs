@@ -7,6 +7,7 @@
 use crate::agent::output::ContextSnapshot;
 use crate::sanitize::sanitize;
 use crate::tui::intent::{Intent, Scrolled};
+use crate::tui::text::hints::KEEP_HINT;
 use crate::tui::text::rows::Scroll;
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::wrap;
@@ -96,6 +97,8 @@ impl ContextPanel {
                 }
                 lines.extend(wrap(&sanitize(body.trim_start()), width, theme.dim(), "  ", "  ", theme.dim()));
             }
+            lines.push(Line::default());
+            lines.extend(wrap(KEEP_HINT, width, theme.dim(), "", "", theme.dim()));
             lines.push(Line::default());
             lines.push(header(format!("tools ({})", s.tools.len()), tools_tokens(s)));
             for tool in &s.tools {

@@ -31,6 +31,10 @@ pub enum CellKind {
     Info(String),
     Error(String),
     Notice(String),
+    /// The first screen's welcome (`welcome.rs`), until the first prompt.
+    Welcome(Vec<String>),
+    /// A cell taken off the screen (the welcome after the first prompt): no rows.
+    Gone,
 }
 
 pub struct HistoryCell {
@@ -141,7 +145,9 @@ impl HistoryCell {
         let fresh = matches!(&self.cache, Some((w, _)) if *w == width);
         if !fresh {
             let mut lines = self.render(width, theme);
-            lines.push(Line::default());
+            if !matches!(self.kind, CellKind::Gone) {
+                lines.push(Line::default());
+            }
             self.cache = Some((width, lines));
         }
         self.cache.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
@@ -159,6 +165,10 @@ impl HistoryCell {
             CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),
+            CellKind::Welcome(lines) => {
+                lines.iter().flat_map(|line| wrap(line, width, theme.text(), "", "    ", theme.text())).collect()
+            }
+            CellKind::Gone => Vec::new(),
         }
     }
 }

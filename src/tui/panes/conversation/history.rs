@@ -46,6 +46,8 @@ pub struct History {
     drawn: Option<(u16, Theme)>,
     /// The pane's frame as last drawn.
     frame: PaneFrame,
+    /// The welcome's cell, until the first prompt takes it away.
+    welcome: Option<usize>,
 }
 
 impl History {
@@ -72,13 +74,36 @@ impl History {
         i
     }
 
+    /// Shows the first screen's welcome (`welcome.rs`) when nothing was said yet.
+    pub fn welcome(&mut self, lines: Vec<String>) {
+        if !self.has_prompt() && self.welcome.is_none() {
+            self.welcome = Some(self.push(CellKind::Welcome(lines)));
+        }
+    }
+
+    /// A prompt was sent (or came back with a resumed session).
+    pub fn has_prompt(&self) -> bool {
+        self.cells.iter().any(|c| matches!(c.kind, CellKind::User(_) | CellKind::PastedPrompt { .. }))
+    }
+
+    /// The first prompt takes the welcome away.
+    fn dismiss_welcome(&mut self) {
+        if let Some(i) = self.welcome.take() {
+            self.cells[i].kind = CellKind::Gone;
+            self.cells[i].touch();
+            self.changed(i);
+        }
+    }
+
     pub fn user(&mut self, text: &str) {
+        self.dismiss_welcome();
         self.close();
         self.push(CellKind::User(text.to_string()));
     }
 
     /// A prompt holding long pastes: `shown` has their placeholders, `full` all of it.
     pub fn user_pasted(&mut self, shown: &str, full: &str) {
+        self.dismiss_welcome();
         self.close();
         self.push(CellKind::PastedPrompt { shown: shown.to_string(), full: full.to_string(), expanded: false });
     }
@@ -124,12 +149,15 @@ impl History {
         self.tools.insert(id.to_string(), i);
     }
 
-    /// The call streamed output while it ran: it is a command, whose tail is shown.
-    pub fn tool_streamed(&mut self, id: &str) {
-        if let Some(CellKind::Tool(line)) = self.tools.get(id).and_then(|&i| self.cells.get_mut(i)).map(|c| &mut c.kind)
-        {
-            line.streamed = true;
+    /// A chunk of a running call's output: it is a command, whose last lines show under
+    /// its line until it ends.
+    pub fn tool_output(&mut self, id: &str, chunk: &str) {
+        let Some(&i) = self.tools.get(id) else { return };
+        if let Some(CellKind::Tool(line)) = self.cells.get_mut(i).map(|c| &mut c.kind) {
+            line.stream(chunk);
         }
+        self.cells[i].touch();
+        self.changed(i);
     }
 
     pub fn tool_finished(&mut self, id: &str, result: &ToolResult) {
