@@ -347,10 +347,12 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
         let _ = conversation.push(message);
     }
     plain_output.emit(crate::agent::AgentEvent::Info(format!(
-        "Resumed session {} ({} turns, {} messages kept).",
+        "Resumed session {} ({} turn{}, {} message{} kept).",
         file.id,
         replayed.turns,
-        session.conversation().len()
+        if replayed.turns == 1 { "" } else { "s" },
+        session.conversation().len(),
+        if session.conversation().len() == 1 { "" } else { "s" }
     )));
 }
 

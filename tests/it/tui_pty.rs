@@ -533,6 +533,7 @@ fn continue_shows_the_resumed_session_in_the_conversation_and_tool_log() {
     let mut again = Tui::start_in(dir, json!([]), 30, 110, &["--continue"]);
     again.wait_for("Resumed session");
     let screen = again.contents();
+    assert!(screen.contains("(1 turn, "), "one turn, not `1 turns`:\n{screen}");
     assert!(screen.contains("what is this project?"), "{screen}");
     assert!(screen.contains("All good."), "{screen}");
     assert!(screen.contains("read README.md"), "{screen}");
@@ -548,7 +549,7 @@ fn copy_puts_the_last_reply_on_the_clipboard_through_osc52() {
     tui.send("hello\r");
     tui.wait_for("copy me");
     tui.send("/copy\r");
-    tui.wait_for("Copied 1 lines");
+    tui.wait_for("Copied 1 line to the clipboard");
     let copied = tui.screen.lock().unwrap().callbacks().1.clone();
     assert_eq!(copied, vec![b"Y29weSBtZQ==".to_vec()], "base64 of the reply");
 }
