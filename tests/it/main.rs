@@ -51,5 +51,6 @@ mod tui_composer;
 mod tui_first_screen;
 mod tui_keys;
 mod tui_pty;
+mod tui_rough_edges;
 mod tui_snapshots;
 mod undo_attacks;

@@ -221,6 +221,16 @@ impl History {
     /// nothing selected, starts from what is on screen. `false` when there is none that way.
     pub fn select_step(&mut self, delta: isize) -> bool {
         let selectable = |cell: &HistoryCell| cell.selectable();
+        let view = self.view_rows.max(1);
+        let top = self.scroll.resolve(self.index.total(), view);
+        let rows_of = |index: &RowIndex, i: usize| (index.start_of(i), index.start_of(i + 1));
+        // A selection scrolled out of sight (Home, the wheel) is not where the user looks.
+        if let Some(i) = self.selected {
+            let (start, end) = rows_of(&self.index, i);
+            if start >= top + view || end <= top {
+                self.selected = None;
+            }
+        }
         let found = match (self.selected, delta < 0) {
             (Some(i), true) => self.cells[..i.min(self.cells.len())].iter().rposition(selectable),
             (Some(i), false) => self.cells.iter().skip(i + 1).position(selectable).map(|p| p + i + 1),
@@ -235,7 +245,17 @@ impl History {
                 }
             }
         };
-        match found {
+        // Only a cell on screen or on the next row is selected; one further away is
+        // scrolled towards a row at a time (Home then Down moves one row, not to the bottom).
+        let near = |i: usize| {
+            let (start, end) = rows_of(&self.index, i);
+            if delta < 0 {
+                end >= top
+            } else {
+                start <= top + view
+            }
+        };
+        match found.filter(|&i| near(i)) {
             Some(i) => {
                 self.selected = Some(i);
                 self.reveal(i);
