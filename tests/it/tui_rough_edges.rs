@@ -56,3 +56,33 @@ fn the_context_panels_title_fits_its_border() {
         assert!(screen.contains("% of 200k"), "the share is shown at {width}x{height}:\n{screen}");
     }
 }
+
+fn long_paste() -> String {
+    (1..=500).map(|i| format!("pasted line {i}\n")).collect()
+}
+
+/// A 500-line paste is a chip in the prompt; recalled with Up it is a chip again (and sent
+/// whole), not 500 lines in the editor.
+#[test]
+fn a_long_paste_recalled_with_up_is_a_chip_again() {
+    let mut app = app();
+    app.handle_paste(&long_paste());
+    assert_eq!(app.composer().text(), "[pasted 500 lines]");
+    let sent = app.handle_key(key(KeyCode::Enter));
+    assert_eq!(sent, vec![elelem::tui::app::Action::Submit(long_paste())]);
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(app.composer().text(), "[pasted 500 lines]", "recalled as a chip");
+    assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![elelem::tui::app::Action::Submit(long_paste())]);
+}
+
+/// A resumed session's long prompt (it comes back as text, without the paste) shows as a
+/// chip in the conversation, Space on it shows it whole.
+#[test]
+fn a_long_prompt_of_a_resumed_session_shows_as_a_chip() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: long_paste() });
+    app.handle_agent(AgentEvent::saying("noted"));
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    let screen = text(&frame(&mut app, 80, 24));
+    assert!(screen.contains("› [pasted 500 lines]") && !screen.contains("pasted line 2"), "{screen}");
+}

@@ -11,6 +11,7 @@ use crate::tui::intent::{Intent, Scrolled};
 use crate::tui::markdown::{MarkdownDoc, RenderOptions};
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
 use crate::tui::panes::conversation::tool_line::ToolLine;
+use crate::tui::text::hints::{paste_chip, PASTE_LINES};
 use crate::tui::text::rows::{RowIndex, Scroll};
 use crate::tui::text::settle::{settle, Items};
 use crate::tui::text::theme::{PaneFrame, Theme};
@@ -95,7 +96,12 @@ impl History {
         }
     }
 
+    /// A prompt; a long one (a resumed session's paste) shows as a chip, expanded with Space.
     pub fn user(&mut self, text: &str) {
+        let lines = text.lines().count();
+        if lines > PASTE_LINES {
+            return self.user_pasted(&paste_chip(lines), text);
+        }
         self.dismiss_welcome();
         self.close();
         self.push(CellKind::User(text.to_string()));
