@@ -50,6 +50,7 @@ mod trust;
 mod tui_composer;
 mod tui_first_screen;
 mod tui_keys;
+mod tui_line_repl;
 mod tui_pty;
 mod tui_rough_edges;
 mod tui_snapshots;

@@ -86,3 +86,15 @@ fn a_long_prompt_of_a_resumed_session_shows_as_a_chip() {
     let screen = text(&frame(&mut app, 80, 24));
     assert!(screen.contains("› [pasted 500 lines]") && !screen.contains("pasted line 2"), "{screen}");
 }
+
+/// `/tools` output (an Info) wraps each line under its own indent, never back to column 0.
+#[test]
+fn command_output_wraps_under_its_indent() {
+    let mut app = app();
+    let about = "a description long enough to wrap at eighty columns, and then some more words";
+    app.handle_agent(AgentEvent::Info(format!("read — Read a text file. {about}\n    path (string) {about}")));
+    let screen = text(&frame(&mut app, 80, 24));
+    insta::assert_snapshot!("tools_output_wraps_80x24", screen);
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains("more words") || l.contains("and then")).collect();
+    assert!(rows.iter().all(|l| l.starts_with("│  ")), "{screen}");
+}

@@ -162,7 +162,7 @@ impl HistoryCell {
             }
             CellKind::Reply(_) | CellKind::Thinking { .. } => Vec::new(),
             CellKind::Tool(line) => line.render(width, theme),
-            CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
+            CellKind::Info(text) => indented(text, width, theme),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),
             CellKind::Welcome(lines) => {
@@ -171,6 +171,19 @@ impl HistoryCell {
             CellKind::Gone => Vec::new(),
         }
     }
+}
+
+/// Command output (`/tools`, `/permissions`): each line wrapped under its own indent and
+/// two more, so a long description never runs back to column 0.
+fn indented(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    text.split('\n')
+        .flat_map(|line| {
+            let body = line.trim_start_matches(' ');
+            let indent = " ".repeat(line.len() - body.len());
+            let rest = format!("{indent}  ");
+            wrap(body, width, theme.text(), &indent, &rest, Style::default())
+        })
+        .collect()
 }
 
 #[cfg(test)]
