@@ -66,7 +66,10 @@ fn a_running_command_shows_its_last_lines_then_its_final_tail() {
     let mut app = app();
     let command = json!({"command": "./build.sh"});
     app.handle_agent(AgentEvent::TurnStarted { prompt: "build it".into() });
-    app.handle_agent(AgentEvent::ToolStarted { call: call("b1", "execute", command.clone()), summary: "./build.sh".into() });
+    app.handle_agent(AgentEvent::ToolStarted {
+        call: call("b1", "execute", command.clone()),
+        summary: "./build.sh".into(),
+    });
     for i in 1..=7 {
         app.handle_agent(output("b1", &format!("step {i} of 9\n")));
     }

@@ -23,7 +23,10 @@ fn home_then_down_in_the_conversation_moves_one_row() {
     }
     let read = call("r1", "read", json!({"path": "README.md"}));
     app.handle_agent(AgentEvent::ToolStarted { call: read.clone(), summary: "README.md".into() });
-    app.handle_agent(AgentEvent::ToolFinished { call: read, result: json!({"content": "x", "path": "README.md"}).into() });
+    app.handle_agent(AgentEvent::ToolFinished {
+        call: read,
+        result: json!({"content": "x", "path": "README.md"}).into(),
+    });
     frame(&mut app, 80, 24);
     app.set_focus(Focus::Conversation);
     app.handle_key(key(KeyCode::Home));
@@ -97,4 +100,21 @@ fn command_output_wraps_under_its_indent() {
     insta::assert_snapshot!("tools_output_wraps_80x24", screen);
     let rows: Vec<&str> = screen.lines().filter(|l| l.contains("more words") || l.contains("and then")).collect();
     assert!(rows.iter().all(|l| l.starts_with("│  ")), "{screen}");
+}
+
+/// A reply interrupted in the middle of a table row leaves no bare `|` on a line of its own.
+#[test]
+fn an_interrupted_table_leaves_no_bare_pipe() {
+    for tail in ["|", "| 3", "| 3 |", "| 3 | 4"] {
+        let mut app = app();
+        app.handle_agent(AgentEvent::TurnStarted { prompt: "a table".into() });
+        app.handle_agent(AgentEvent::saying(format!("| a | b |\n|---|---|\n| 1 | 2 |\n{tail}")));
+        let streaming = text(&frame(&mut app, 80, 24));
+        app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
+        let screen = text(&frame(&mut app, 80, 24));
+        for shown in [&streaming, &screen] {
+            let bare = shown.lines().any(|l| l.trim_start_matches('│').trim_end_matches([' ', '│']).trim() == "|");
+            assert!(!bare, "after {tail:?}:\n{shown}");
+        }
+    }
 }

@@ -22,7 +22,13 @@ const EXCERPT_LINES: usize = 20;
 const GUTTER: &str = "  │ ";
 
 /// The expanded view of call `name` with `args`, and its result once it has one.
-pub fn detail_lines(name: &str, args: &Value, result: Option<&ToolResult>, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+pub fn detail_lines(
+    name: &str,
+    args: &Value,
+    result: Option<&ToolResult>,
+    width: u16,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let mut out = Detail { lines: Vec::new(), width, theme };
     let value = result.map(ToolResult::to_value);
     let text_of = |key: &str| value.as_ref().and_then(|v| v.get(key)).and_then(Value::as_str);
@@ -166,7 +172,11 @@ mod tests {
     fn shown(name: &str, args: Value, result: Value) -> String {
         let result = ToolResult::from_value(result);
         let lines = detail_lines(name, &args, Some(&result), 80, &Theme::new(false));
-        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>()).collect::<Vec<_>>().join("\n")
+        lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     #[test]
