@@ -52,7 +52,7 @@ fn the_first_prompt_takes_the_welcome_away() {
     app.handle_agent(AgentEvent::TurnStarted { prompt: "hello there".into() });
     let screen = text(&frame(&mut app, 80, 24));
     assert!(screen.contains("› hello there"), "{screen}");
-    assert!(!screen.contains("No API key found") && !screen.contains("Things to try"), "{screen}");
+    assert!(!screen.contains("No API key found") && !screen.contains("Try: explain"), "{screen}");
 }
 
 fn output(id: &str, chunk: &str) -> AgentEvent {

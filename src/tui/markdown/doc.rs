@@ -217,7 +217,7 @@ impl MarkdownDoc {
         }
         self.tops.resize(n + 1, 0);
         let start = self.scanner.open_start();
-        let end = self.source.len();
+        let end = start + shown_len(self.source.get(start..).unwrap_or(""));
         let stale = self.open.as_ref().is_none_or(|o| o.rendered.width != width || o.start != start || o.end != end);
         if stale {
             let text = self.source.get(start..end).unwrap_or("");
@@ -416,5 +416,21 @@ mod tests {
         doc.push_str("words");
         assert_eq!(doc.height(40), 3);
         assert_eq!(doc.blocks[0].rendered.as_ref().map(|r| r.lines.as_ptr()), before);
+    }
+}
+
+/// How much of the open tail to show: all of it, except a table row still arriving (an
+/// unfinished last line under a table row that starts with `|` and does not yet end with
+/// one, or is a lone `|`): it shows once it is whole, so a reply cut off there (interrupted)
+/// leaves no bare `|`. A last row without its line end (a reply's last) still shows.
+fn shown_len(tail: &str) -> usize {
+    let Some(last_break) = tail.rfind('\n') else { return tail.len() };
+    let (before, last) = tail.split_at(last_break + 1);
+    let in_table = before.lines().next_back().is_some_and(|l| l.trim_start().starts_with('|'));
+    let row = last.trim();
+    if in_table && row.starts_with('|') && (row == "|" || !row.ends_with('|')) {
+        before.len()
+    } else {
+        tail.len()
     }
 }

@@ -166,7 +166,7 @@ impl HistoryCell {
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),
             CellKind::Welcome(lines) => {
-                lines.iter().flat_map(|line| wrap(line, width, theme.text(), "", "    ", theme.text())).collect()
+                lines.iter().flat_map(|line| wrap(line, width, theme.text(), "", "  ", theme.text())).collect()
             }
             CellKind::Gone => Vec::new(),
         }

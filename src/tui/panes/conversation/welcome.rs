@@ -24,12 +24,14 @@ impl Welcome {
         path.strip_prefix(cwd).unwrap_or(path).display().to_string()
     }
 
-    /// The welcome's lines, the first the provider.
+    /// The welcome's lines, the provider first. Short: it shares the first screen with the
+    /// banner and the mouse hint at 80x24.
     pub fn lines(&self) -> Vec<String> {
-        let provider = match (self.provider.as_str(), self.asked) {
-            ("stub", false) => "No API key found: this is the built-in demo provider (scripted replies). Set \
-                                ANTHROPIC_API_KEY or OPENAI_API_KEY, or start Ollama, for a real model."
-                .to_string(),
+        let mut lines = match (self.provider.as_str(), self.asked) {
+            ("stub", false) => vec![
+                "No API key found: this is the built-in demo provider (scripted replies).".to_string(),
+                "Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or start Ollama) for a real model.".to_string(),
+            ],
             (name, asked) => {
                 let why = match name {
                     _ if asked => "as asked",
@@ -38,30 +40,20 @@ impl Welcome {
                     "ollama" => "Ollama answered",
                     _ => "a plugin file's default",
                 };
-                format!("Provider: {name} · {} ({why}).", self.model)
+                vec![format!("Provider: {name} · {} ({why}).", self.model)]
             }
         };
         let instructions = match &self.instructions {
-            Some(file) => format!("Instructions: {file} loaded."),
-            None => "Instructions: no AGENTS.md found (put the project's conventions there).".to_string(),
+            Some(file) => format!("{file} loaded"),
+            None => "no AGENTS.md".to_string(),
         };
-        let configured = format!(
-            "Configured: {} · {}.",
+        lines.push(format!(
+            "{instructions} · {} · {}",
             plural(self.plugin_files, "plugin file"),
             plural(self.mcp_servers, "MCP server")
-        );
-        vec![
-            provider,
-            instructions,
-            configured,
-            String::new(),
-            "Things to try:".to_string(),
-            "  explain this project            ask anything about the code".to_string(),
-            "  @ to attach a file              e.g. @README.md summarize this".to_string(),
-            "  !git status                     run a command yourself; the model sees its output".to_string(),
-            String::new(),
-            crate::tui::text::hints::KEEP_HINT.to_string(),
-        ]
+        ));
+        lines.push("Try: explain this project  ·  @README.md what is in it?  ·  !git status".to_string());
+        lines
     }
 }
 
@@ -82,10 +74,10 @@ mod tests {
     fn the_demo_provider_says_why_and_how_to_set_a_key() {
         let welcome = Welcome { provider: "stub".into(), model: "stub-demo".into(), ..Welcome::default() };
         let lines = welcome.lines();
-        assert!(lines[0].contains("No API key found") && lines[0].contains("ANTHROPIC_API_KEY"), "{lines:?}");
-        assert!(lines[2].contains("no plugin files · no MCP servers"), "{lines:?}");
+        assert!(lines[0].contains("No API key found") && lines[1].contains("ANTHROPIC_API_KEY"), "{lines:?}");
+        assert_eq!(lines[2], "no AGENTS.md · no plugin files · no MCP servers");
         let chosen = Welcome { provider: "openai".into(), model: "gpt".into(), mcp_servers: 1, ..welcome };
         assert_eq!(chosen.lines()[0], "Provider: openai · gpt (OPENAI_API_KEY is set).");
-        assert!(chosen.lines()[2].contains("1 MCP server."));
+        assert!(chosen.lines()[1].ends_with("1 MCP server"));
     }
 }
