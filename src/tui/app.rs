@@ -475,6 +475,9 @@ impl App {
             }
             AgentEvent::TurnFinished { end, .. } => {
                 self.turn_finished();
+                if end == TurnEnd::Interrupted {
+                    self.history.interrupted();
+                }
                 self.history.close();
                 if end == TurnEnd::Interrupted {
                     self.history.push(CellKind::Notice("⏹ interrupted".into()));

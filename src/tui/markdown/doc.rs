@@ -129,6 +129,22 @@ impl MarkdownDoc {
         self.blocks.extend(done.into_iter().map(|range| Block { range, rendered: None, rows: 0 }));
     }
 
+    /// The reply was cut off (interrupted): a table row still arriving at its end (an
+    /// unfinished last line under a table row, starting with `|`) is dropped, so no bare
+    /// `|` is left. Only the open tail changes; it is laid out again.
+    pub fn cut_unfinished_row(&mut self) {
+        let start = self.scanner.open_start();
+        let tail = self.source.get(start..).unwrap_or("");
+        let Some(last_break) = tail.rfind('\n') else { return };
+        let (before, last) = tail.split_at(last_break + 1);
+        let in_table = before.lines().next_back().is_some_and(|l| l.trim_start().starts_with('|'));
+        let row = last.trim();
+        if in_table && row.starts_with('|') && (row == "|" || !row.ends_with('|')) {
+            self.source.truncate(start + before.len());
+            self.open = None;
+        }
+    }
+
     /// Number of lines at `width`, counting estimated heights for blocks not laid out yet.
     pub fn height(&mut self, width: u16) -> usize {
         self.layout(width);
@@ -217,7 +233,7 @@ impl MarkdownDoc {
         }
         self.tops.resize(n + 1, 0);
         let start = self.scanner.open_start();
-        let end = start + shown_len(self.source.get(start..).unwrap_or(""));
+        let end = self.source.len();
         let stale = self.open.as_ref().is_none_or(|o| o.rendered.width != width || o.start != start || o.end != end);
         if stale {
             let text = self.source.get(start..end).unwrap_or("");
@@ -419,18 +435,3 @@ mod tests {
     }
 }
 
-/// How much of the open tail to show: all of it, except a table row still arriving (an
-/// unfinished last line under a table row that starts with `|` and does not yet end with
-/// one, or is a lone `|`): it shows once it is whole, so a reply cut off there (interrupted)
-/// leaves no bare `|`. A last row without its line end (a reply's last) still shows.
-fn shown_len(tail: &str) -> usize {
-    let Some(last_break) = tail.rfind('\n') else { return tail.len() };
-    let (before, last) = tail.split_at(last_break + 1);
-    let in_table = before.lines().next_back().is_some_and(|l| l.trim_start().starts_with('|'));
-    let row = last.trim();
-    if in_table && row.starts_with('|') && (row == "|" || !row.ends_with('|')) {
-        before.len()
-    } else {
-        tail.len()
-    }
-}

@@ -75,6 +75,13 @@ impl HistoryCell {
         }
     }
 
+    /// A reply cut off by an interrupt: an unfinished table row at its end goes.
+    pub fn cut_unfinished_row(&mut self) {
+        if let CellKind::Reply(doc) = &mut self.kind {
+            doc.cut_unfinished_row();
+        }
+    }
+
     /// Up/Down in the conversation stop at this cell (a tool line).
     pub fn selectable(&self) -> bool {
         matches!(self.kind, CellKind::Tool(_) | CellKind::PastedPrompt { .. })

@@ -176,6 +176,15 @@ impl History {
         }
     }
 
+    /// The turn was interrupted: the reply it cut off loses an unfinished table row.
+    pub fn interrupted(&mut self) {
+        if let Some(i) = self.open_reply {
+            self.cells[i].cut_unfinished_row();
+            self.changed(i);
+        }
+        self.close();
+    }
+
     /// Ends the streaming response: the next delta starts new cells.
     pub fn close(&mut self) {
         if let Some(t) = self.open_thinking.take() {
