@@ -434,4 +434,3 @@ mod tests {
         assert_eq!(doc.blocks[0].rendered.as_ref().map(|r| r.lines.as_ptr()), before);
     }
 }
-
