@@ -151,6 +151,13 @@ pub fn configured(options: &Options, cwd: &Path) -> Configured {
     Configured { plugin_files: folders.scan().files.len(), mcp_servers: mcp.servers.len() }
 }
 
+/// The values of this process's secret variables (read once): what a front end masks in a
+/// command's output while it streams (the result itself is masked by the tool).
+pub fn secret_values() -> &'static [String] {
+    static VALUES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    VALUES.get_or_init(|| SecretPolicy::from_env().secret_values())
+}
+
 /// The id of the newest session recorded in `cwd`: the one `--continue` would pick up.
 pub fn latest_session_id(cwd: &Path) -> Option<String> {
     crate::sessions::Store::default_location()?.latest_in(cwd).map(|info| info.file.id)

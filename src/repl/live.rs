@@ -33,7 +33,7 @@ impl Running {
         self.streamed = true;
         let mut lines = Vec::new();
         let (printed, skipped) = (&mut self.printed, &mut self.skipped);
-        self.tail.push_lines(chunk, |line| {
+        self.tail.push_lines(chunk, crate::startup::secret_values(), |line| {
             if *printed < STREAM_CAP {
                 *printed += 1;
                 lines.push(line.to_string());
@@ -50,7 +50,7 @@ impl Running {
         if !self.streamed || self.skipped > 0 {
             return None;
         }
-        let pending = self.tail.shown();
+        let pending = self.tail.shown(crate::startup::secret_values());
         let ended_line = self.tail.earlier() + pending.len() == self.printed;
         Some(pending.last().filter(|_| !ended_line).cloned())
     }

@@ -406,7 +406,7 @@ fn bang_runs_a_shell_command_as_the_user_and_the_next_prompt_carries_it() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(
-            "+ #1 ! echo from-the-shell; exit 3\nx #1 ! echo from-the-shell; exit 3 · exit 3\n  │ from-the-shell\n"
+            "+ #1 ! echo from-the-shell; exit 3\n  │ from-the-shell\nx #1 ! echo from-the-shell; exit 3 · exit 3\n"
         ),
         "{stdout}"
     );

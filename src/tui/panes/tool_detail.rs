@@ -21,14 +21,9 @@ const EXCERPT_LINES: usize = 20;
 /// The gutter in front of output, file and diff lines.
 const GUTTER: &str = "  │ ";
 
-/// The expanded view of call `name` with `args`, and its result once it has one.
-pub fn detail_lines(
-    name: &str,
-    args: &Value,
-    result: Option<&ToolResult>,
-    width: u16,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
+/// The expanded view of a call with `args`, and its result once it has one (a call with a
+/// path and a content result, a read, shows an excerpt).
+pub fn detail_lines(args: &Value, result: Option<&ToolResult>, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = Detail { lines: Vec::new(), width, theme };
     let value = result.map(ToolResult::to_value);
     let text_of = |key: &str| value.as_ref().and_then(|v| v.get(key)).and_then(Value::as_str);
@@ -79,7 +74,7 @@ pub fn detail_lines(
             out.heading(key);
             out.diff(diff);
         }
-    } else if name == "read" {
+    } else if path.is_some() {
         if let Some(content) = content {
             out.excerpt(content);
         }
@@ -169,9 +164,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn shown(name: &str, args: Value, result: Value) -> String {
+    fn shown(args: Value, result: Value) -> String {
         let result = ToolResult::from_value(result);
-        let lines = detail_lines(name, &args, Some(&result), 80, &Theme::new(false));
+        let lines = detail_lines(&args, Some(&result), 80, &Theme::new(false));
         lines
             .iter()
             .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
@@ -181,7 +176,7 @@ mod tests {
 
     #[test]
     fn a_command_shows_command_status_and_output_never_ok_true() {
-        let text = shown("execute", json!({"command": "make"}), json!({"exit_status": 1, "content": "FAIL\n"}));
+        let text = shown(json!({"command": "make"}), json!({"exit_status": 1, "content": "FAIL\n"}));
         assert_eq!(text, "  command: make\n  exit status: 1\n  output:\n  │ FAIL");
         assert!(!text.contains("ok"));
     }
@@ -189,7 +184,7 @@ mod tests {
     #[test]
     fn a_read_shows_its_path_and_an_excerpt() {
         let content: String = (1..=30).map(|i| format!("{i:>6}\tline {i}\n")).collect();
-        let text = shown("read", json!({"path": "a.rs"}), json!({"content": content, "path": "a.rs"}));
+        let text = shown(json!({"path": "a.rs"}), json!({"content": content, "path": "a.rs"}));
         assert!(text.starts_with("  path: a.rs\n  │"), "{text}");
         assert!(text.contains("line 20") && !text.contains("line 21") && text.ends_with("… 10 more lines"), "{text}");
     }
@@ -197,9 +192,9 @@ mod tests {
     #[test]
     fn an_edit_shows_the_diff_and_a_failure_its_error() {
         let diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n";
-        let text = shown("edit", json!({"path": "x", "old": "old", "new": "new"}), json!({"diff": diff}));
+        let text = shown(json!({"path": "x", "old": "old", "new": "new"}), json!({"diff": diff}));
         assert!(text.contains("  path: x") && text.contains("+new"), "{text}");
-        let failed = shown("write", json!({"path": "y"}), json!({"error": "permission denied"}));
+        let failed = shown(json!({"path": "y"}), json!({"error": "permission denied"}));
         assert!(failed.contains("failed: permission denied"), "{failed}");
     }
 }

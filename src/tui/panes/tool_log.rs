@@ -5,6 +5,8 @@
 
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
+use crate::startup::secret_values;
+use crate::tool_outcome::live::mask_secrets;
 use crate::tool_outcome::{exit_status, outcome};
 use crate::tui::intent::{Intent, Scrolled};
 use crate::tui::panes::tool_detail::detail_lines;
@@ -74,7 +76,7 @@ impl ToolRow {
 
     fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
         if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
-            let lines = detail_lines(&self.name, &self.args, self.result.as_ref(), width, theme);
+            let lines = detail_lines(&self.args, self.result.as_ref(), width, theme);
             self.detail = Some((width, lines));
         }
         self.detail.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
@@ -114,7 +116,10 @@ impl ToolRow {
         let mut out = vec![self.head_line(width, theme, selected, now)];
         for live in self.live_lines() {
             out.push(Line::from(Span::styled(
-                truncate(&format!("  │ {}", sanitize(live)), usize::from(width)),
+                truncate(
+                    &format!("  │ {}", mask_secrets(sanitize(live).into_owned(), secret_values())),
+                    usize::from(width),
+                ),
                 theme.dim(),
             )));
         }

@@ -68,7 +68,7 @@ impl ToolLine {
     /// A chunk of the running command's output.
     pub fn stream(&mut self, chunk: &str) {
         self.streamed = true;
-        self.live.get_or_insert_default().push(chunk);
+        self.live.get_or_insert_default().push(chunk, crate::startup::secret_values());
     }
 
     /// Whether there is more output than the tail shows.
@@ -100,7 +100,7 @@ impl ToolLine {
             if live.earlier() > 0 {
                 lines.push(dim_line(&format!("  ⋮ {} earlier lines", live.earlier()), width, theme));
             }
-            for line in live.shown() {
+            for line in live.shown(crate::startup::secret_values()) {
                 lines.extend(output_rows(&line, width, theme));
             }
         }
