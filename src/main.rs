@@ -247,11 +247,12 @@ fn sessions_table(sessions: &[elelem::sessions::SessionInfo]) -> String {
         let prompt: String = sanitize(&s.first_prompt).chars().take(50).collect();
         let turns = if s.truncated { format!("{}+", s.turns) } else { s.turns.to_string() };
         out.push_str(&format!(
-            "{:>3}. {}  {}  {:>4} turns  {:>8}  {:>18}  {}  {}\n",
+            "{:>3}. {}  {}  {:>4} {}  {:>8}  {:>18}  {}  {}\n",
             i + 1,
             sanitize_visible(&s.file.id),
             elelem::agent::system_prompt::date_time(s.started),
             turns,
+            if s.turns == 1 && !s.truncated { "turn " } else { "turns" },
             human_size(s.bytes),
             tokens(&s.usage),
             sanitize_visible(&s.cwd),

@@ -1,6 +1,9 @@
 //! The line-mode `Repl` (`elelem chat --plain`, or when stdin/stdout is not a terminal):
 //! reads lines from an `Input`, dispatches each one, and prints what the agent shows
-//! through `PlainOutput`. Ctrl-C cancels a running turn, never the process.
+//! through `PlainOutput`. Ctrl-C cancels a running turn, never the process. A running
+//! command's output is printed line by line as it comes (`live.rs`).
+
+mod live;
 
 use crate::agent::input::{Approval, ApprovalRequest, Approver, Input, NEVER_ASK_AGAIN};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
@@ -44,9 +47,9 @@ struct State {
     /// The thinking text printed so far ends a line (the next piece gets the prefix).
     thinking_line_start: bool,
     /// Tool calls of this session so far (they are numbered as in the TUI), and each
-    /// running call's line and whether it streamed output.
+    /// running call (its line, and its output as printed so far).
     calls: usize,
-    running: std::collections::HashMap<String, (String, bool)>,
+    running: std::collections::HashMap<String, live::Running>,
     /// When the running turn started, and its tokens so far.
     turn_started: Option<std::time::Instant>,
     turn_usage: crate::protocol::Usage,
@@ -151,11 +154,19 @@ impl PlainOutput {
 
     /// A finished call: marked again when it failed, then the tail of a command's output.
     fn finished(&self, call: &crate::protocol::ToolCall, result: &crate::protocol::ToolResult, state: &mut State) {
-        let (label, streamed) = state.running.remove(&call.id).unwrap_or_default();
+        let running = state.running.remove(&call.id).unwrap_or_default();
+        let (label, streamed) = (&running.label, running.streamed);
         let outcome = outcome(result);
         if outcome.failed {
             let reason = outcome.reason.map(|r| format!(" · {r}")).unwrap_or_default();
             state.text.push_str(&format!("{}\n", self.paint(RED, &format!("x {label}{reason}"))));
+        }
+        if let Some(pending) = running.finish() {
+            // Every line was printed as it came; only one without a line end is left.
+            if let Some(line) = pending {
+                state.text.push_str(&format!("{}\n", self.paint(DIM, &format!("  │ {line}"))));
+            }
+            return;
         }
         let Some(output) = command_output(result, streamed) else { return };
         let output = sanitize(output.trim_end());
@@ -213,9 +224,18 @@ impl PlainOutput {
                     state.text.push_str(&sanitize(&text));
                 }
             },
-            AgentEvent::Delta(Delta::ToolOutput { id, .. }) => {
-                if let Some((_, streamed)) = state.running.get_mut(&id) {
-                    *streamed = true;
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {
+                let others = state.running.len() > 1;
+                if let Some(running) = state.running.get_mut(&id) {
+                    // With calls running side by side, each line says whose it is.
+                    let whose = if others { format!("#{} ", running.number) } else { String::new() };
+                    let lines = running.chunk(&chunk);
+                    if !lines.is_empty() {
+                        enter(Section::None, state);
+                    }
+                    for line in lines {
+                        state.text.push_str(&format!("{}\n", self.paint(DIM, &format!("  {whose}│ {line}"))));
+                    }
                 }
             }
             AgentEvent::ToolStarted { call, summary } => {
@@ -230,7 +250,7 @@ impl PlainOutput {
                 let label = format!("#{} {} {}", state.calls, sanitize_visible(&call.name), cut(&summary, 120));
                 let label = label.trim_end().to_string();
                 state.text.push_str(&format!("{} {}\n", self.paint(GREEN, "+"), label));
-                state.running.insert(call.id, (label, false));
+                state.running.insert(call.id, live::Running::new(label, state.calls));
             }
             AgentEvent::ToolFinished { call, result } => {
                 enter(Section::None, state);

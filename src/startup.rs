@@ -165,6 +165,34 @@ fn home() -> Option<std::path::PathBuf> {
     std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from)
 }
 
+/// What the user set up for this project, as the TUI's first screen tells it: plugin files
+/// that load and MCP servers that start (the project's only when it is trusted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Configured {
+    pub plugin_files: usize,
+    pub mcp_servers: usize,
+}
+
+pub fn configured(options: &Options, cwd: &Path) -> Configured {
+    let trust = project_trust(options, cwd);
+    let trusted = trust.is_trusted();
+    let folders = crate::plugins::lua::loader::Folders::with_trust(home().as_deref(), cwd, trust);
+    let mcp = crate::plugins::mcp::config::load(home().as_deref(), cwd, trusted);
+    Configured { plugin_files: folders.scan().files.len(), mcp_servers: mcp.servers.len() }
+}
+
+/// The values of this process's secret variables (read once): what a front end masks in a
+/// command's output while it streams (the result itself is masked by the tool).
+pub fn secret_values() -> &'static [String] {
+    static VALUES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    VALUES.get_or_init(|| SecretPolicy::from_env().secret_values())
+}
+
+/// The id of the newest session recorded in `cwd`: the one `--continue` would pick up.
+pub fn latest_session_id(cwd: &Path) -> Option<String> {
+    crate::sessions::Store::default_location()?.latest_in(cwd).map(|info| info.file.id)
+}
+
 /// The plugin that loads `~/.agents/plugins/*.lua` and, in a trusted project,
 /// `.agents/plugins/*.lua`.
 pub fn plugin_files(options: &Options, cwd: &Path) -> Arc<dyn Plugin> {
@@ -365,10 +393,12 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
         let _ = conversation.push(message);
     }
     plain_output.emit(crate::agent::AgentEvent::Info(format!(
-        "Resumed session {} ({} turns, {} messages kept).",
+        "Resumed session {} ({} turn{}, {} message{} kept).",
         file.id,
         replayed.turns,
-        session.conversation().len()
+        if replayed.turns == 1 { "" } else { "s" },
+        session.conversation().len(),
+        if session.conversation().len() == 1 { "" } else { "s" }
     )));
 }
 

@@ -2,6 +2,9 @@
 //! command that exited non-zero), the short reason shown on its line (`exit 1`, the first
 //! line of the error), and the command output whose tail is shown under it. The TUI's
 //! conversation lines and tool log and the line REPL all ask here, so they always agree.
+//! While a command runs, `live` keeps the bounded tail of what it printed so far.
+
+pub mod live;
 
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize_visible;

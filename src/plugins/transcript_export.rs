@@ -29,7 +29,8 @@ pub fn copy(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     .to_string();
     let lines = text.lines().count();
     session.output().emit(AgentEvent::Clipboard(text));
-    session.show(format!("Copied {lines} lines to the clipboard (OSC 52)."));
+    let plural = if lines == 1 { "" } else { "s" };
+    session.show(format!("Copied {lines} line{plural} to the clipboard (OSC 52)."));
     Ok(Flow::Continue)
 }
 

@@ -144,6 +144,7 @@ impl App {
         if self.mouse {
             self.history.push(CellKind::Notice(SELECT_TEXT.into()));
         }
+        self.history.welcome(ready.welcome.lines());
     }
 
     /// Runs the app on `clock` (tests use a `ManualClock`); set before any tool runs.
@@ -444,7 +445,7 @@ impl App {
                 self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }
             AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {
-                self.history.tool_streamed(&id);
+                self.history.tool_output(&id, &chunk);
                 self.tools.output(&id, &chunk);
             }
             AgentEvent::ToolFinished { call, result } => {
@@ -474,6 +475,9 @@ impl App {
             }
             AgentEvent::TurnFinished { end, .. } => {
                 self.turn_finished();
+                if end == TurnEnd::Interrupted {
+                    self.history.interrupted();
+                }
                 self.history.close();
                 if end == TurnEnd::Interrupted {
                     self.history.push(CellKind::Notice("⏹ interrupted".into()));

@@ -21,6 +21,7 @@ pub mod wrap;
 
 use crate::signals::{Stop, Stops};
 use crate::startup::{banner, build_session, Options};
+use crate::tui::panes::conversation::welcome::Welcome;
 use app::{Action, App};
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
@@ -109,12 +110,24 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     }
     let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops).await;
     app.interrupt();
+    let resumable = app.history_mut().has_prompt();
     drop(line_tx);
     agent.abort();
     drop(term);
     drop(guard);
     crate::startup::shutdown();
+    if resumable && result.is_ok() {
+        print_resume_hint();
+    }
     result.map(|stop| stop.map(Stop::exit_status))
+}
+
+/// On the normal screen, once the app is gone: how to come back to this session.
+fn print_resume_hint() {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if let Some(id) = crate::startup::latest_session_id(&cwd) {
+        println!("Resume this session with `elelem --continue` (or `elelem --resume {id}`).");
+    }
 }
 
 /// Commands the UI itself answers.
@@ -134,10 +147,11 @@ async fn start_session(
     let trust = crate::startup::trust_question(&options);
     let built = tokio::task::spawn_blocking(move || {
         let session = build_session(&options, output, Box::new(ChannelInput(line_rx)), approver)?;
-        Ok::<_, anyhow::Error>((session, prompt_history::load()))
+        let welcome = welcome(&options, &session);
+        Ok::<_, anyhow::Error>((session, prompt_history::load(), welcome))
     })
     .await;
-    let (mut session, history) = match built {
+    let (mut session, history, welcome) = match built {
         Ok(Ok(built)) => built,
         Ok(Err(error)) => {
             let _ = ui_tx.send(UiMessage::Failed(error));
@@ -158,6 +172,7 @@ async fn start_session(
         model: session.provider().model().to_string(),
         commands,
         history,
+        welcome,
     };
     session.set_editor(editor);
     let _ = ui_tx.send(UiMessage::Ready(Box::new(ready)));
@@ -166,6 +181,21 @@ async fn start_session(
         question.ask(&mut session).await;
     }
     session.run().await;
+}
+
+/// What the first screen's welcome says about this start.
+fn welcome(options: &Options, session: &crate::agent::session::Session) -> Welcome {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let configured = crate::startup::configured(options, &cwd);
+    Welcome {
+        provider: session.provider().name().to_string(),
+        model: session.provider().model().to_string(),
+        asked: options.provider.is_some(),
+        instructions: crate::agent::system_prompt::project_instructions(&cwd)
+            .map(|path| Welcome::instructions_at(&path, &cwd)),
+        plugin_files: configured.plugin_files,
+        mcp_servers: configured.mcp_servers,
+    }
 }
 
 async fn event_loop(

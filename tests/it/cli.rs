@@ -396,7 +396,7 @@ fn bang_runs_a_shell_command_as_the_user_and_the_next_prompt_carries_it() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(
-            "+ #1 ! echo from-the-shell; exit 3\nx #1 ! echo from-the-shell; exit 3 · exit 3\n  │ from-the-shell\n"
+            "+ #1 ! echo from-the-shell; exit 3\n  │ from-the-shell\nx #1 ! echo from-the-shell; exit 3 · exit 3\n"
         ),
         "{stdout}"
     );
@@ -477,10 +477,9 @@ fn line_mode_sets_thinking_apart_shows_tool_tails_and_failures_and_each_turns_to
     let expected = "> run the check\n\
                     ┊ First I look.\n\
                     ┊ Then I run it.\n\
-                    + #1 execute seq 1 10; exit 2\n\
-                    x #1 execute seq 1 10; exit 2 · exit 2\n  \
-                    ⋮ 7 earlier lines\n  \
-                    │ 8\n  │ 9\n  │ 10\n\
+                    + #1 execute seq 1 10; exit 2\n  \
+                    │ 1\n  │ 2\n  │ 3\n  │ 4\n  │ 5\n  │ 6\n  │ 7\n  │ 8\n  │ 9\n  │ 10\n\
+                    x #1 execute seq 1 10; exit 2 · exit 2\n\
                     It failed with status 2.\n\
                     turn ↑2.5k ↓52 · ";
     assert!(stdout.contains(expected), "{stdout}");

@@ -390,7 +390,7 @@ fn enter_on_a_tool_line_in_the_conversation_opens_its_details() {
     assert_eq!(app.focus(), Focus::Tools);
     assert_eq!(app.tools().selected_id(), Some("c2"));
     let screen = draw(&mut app);
-    assert!(screen.contains("arguments:") && screen.contains("out 2"), "{screen}");
+    assert!(screen.contains("command: step 2") && screen.contains("out 2"), "{screen}");
 }
 
 #[test]

@@ -208,7 +208,7 @@ fn chat_shows_reply_tool_row_thinking_and_context_panel() {
     assert!(screen.contains("+ #1 read README.md"), "{screen}");
     assert!(screen.contains("Pty demo"), "{screen}");
     tui.send("\x0f"); // Ctrl+O
-    tui.wait_for("tokens next call");
+    tui.wait_for("┌ context · ~"); // its title, as long as fits
     tui.wait_for("system prompt");
     tui.send("\x04"); // Ctrl+D
     assert!(tui.wait_exit().success());
@@ -533,6 +533,7 @@ fn continue_shows_the_resumed_session_in_the_conversation_and_tool_log() {
     let mut again = Tui::start_in(dir, json!([]), 30, 110, &["--continue"]);
     again.wait_for("Resumed session");
     let screen = again.contents();
+    assert!(screen.contains("(1 turn, "), "one turn, not `1 turns`:\n{screen}");
     assert!(screen.contains("what is this project?"), "{screen}");
     assert!(screen.contains("All good."), "{screen}");
     assert!(screen.contains("read README.md"), "{screen}");
@@ -548,7 +549,7 @@ fn copy_puts_the_last_reply_on_the_clipboard_through_osc52() {
     tui.send("hello\r");
     tui.wait_for("copy me");
     tui.send("/copy\r");
-    tui.wait_for("Copied 1 lines");
+    tui.wait_for("Copied 1 line to the clipboard");
     let copied = tui.screen.lock().unwrap().callbacks().1.clone();
     assert_eq!(copied, vec![b"Y29weSBtZQ==".to_vec()], "base64 of the reply");
 }
@@ -665,7 +666,7 @@ fn resume_without_an_id_opens_a_picker_and_the_chosen_session_comes_back() {
     picker.wait_for("Resume which session? [1-2]");
     let screen = picker.contents();
     let row = screen.lines().find(|l| l.contains("the older question")).expect("the older session is listed");
-    assert!(row.contains("1 turns") && row.contains(&cwd), "turns and directory: {row}");
+    assert!(row.contains("1 turn ") && row.contains(&cwd), "turns and directory: {row}");
     let date = row.split_whitespace().nth(2).unwrap_or_default();
     assert!(date.len() == 10 && date.as_bytes()[4] == b'-', "a date: {row}");
     let number = row.trim().split('.').next().unwrap().to_string();
@@ -837,4 +838,60 @@ fn an_unknown_theme_flag_is_refused_with_the_choices() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("light, dark or auto"), "{err}");
+}
+
+/// Waits until the screen passes `test`, and returns that screen.
+fn wait_for_screen(tui: &Tui, what: &str, test: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        let screen = tui.contents();
+        if test(&screen) {
+            return screen;
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    panic!("timed out waiting for {what}; screen:\n{}", tui.contents());
+}
+
+/// Issue 30: a running command's latest lines show under its line in the conversation
+/// while it runs (not only in the tool log), and its final tail when it ends.
+#[test]
+fn a_running_command_shows_its_latest_lines_under_its_line_in_the_conversation() {
+    let command = "for i in 1 2 3; do echo line$i; sleep 1; done";
+    let steps = json!([
+        {"events": [{"type": "doing", "id": "c1", "name": "execute", "arguments": {"command": command}}]},
+        {"events": [{"type": "saying", "text": "all done"}]}
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut tui = Tui::launch(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, steps, 40, 120, &[], &["--yolo"]);
+    tui.wait_for("Ask elelem");
+    tui.send("go\r");
+    // The conversation's rows start with its border; a command's output sits under a gutter.
+    let in_conversation = |screen: &str, text: &str| screen.lines().any(|l| l.starts_with(&format!("│  │ {text}")));
+    let screen = wait_for_screen(&tui, "line2 in the conversation", |s| in_conversation(s, "line2"));
+    assert!(in_conversation(&screen, "line1"), "{screen}");
+    assert!(screen.lines().any(|l| l.starts_with("│⋯ #1 execute for i in")), "still running:\n{screen}");
+    let screen = wait_for_screen(&tui, "the reply", |s| s.contains("all done"));
+    assert!(screen.lines().any(|l| l.starts_with("│+ #1 execute")), "{screen}");
+    assert!(in_conversation(&screen, "line3"), "the final tail:\n{screen}");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// Issue 30: the first screen says what was found (the demo provider, and why), and on quit
+/// after a turn the normal screen says how to resume.
+#[test]
+fn the_first_screen_welcomes_and_quitting_after_a_turn_says_how_to_resume() {
+    let steps = json!([{"events": [{"type": "saying", "text": "hello back"}]}]);
+    let mut tui = Tui::start(steps, 40, 120, &[]);
+    tui.wait_for("No API key found");
+    tui.wait_for("Try: explain this project");
+    tui.send("hello\r");
+    tui.wait_for("hello back");
+    assert!(!tui.contents().contains("Try: explain"), "the prompt took the welcome away:\n{}", tui.contents());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+    let screen = tui.contents();
+    assert!(screen.contains("elelem --continue") && screen.contains("elelem --resume "), "{screen}");
 }

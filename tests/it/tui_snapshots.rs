@@ -18,7 +18,7 @@ use ratatui::Terminal;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-fn app() -> App {
+pub(crate) fn app() -> App {
     let commands = vec![
         ("/clear".to_string(), "forget the conversation".to_string()),
         ("/context".to_string(), "what the model sees".to_string()),
@@ -37,7 +37,7 @@ fn summary(args: &serde_json::Value) -> String {
     ["path", "command"].iter().find_map(|k| args[*k].as_str()).map_or_else(|| args.to_string(), str::to_string)
 }
 
-fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
+pub(crate) fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
     ToolCall { id: id.into(), name: name.into(), arguments: args }
 }
 
@@ -93,14 +93,14 @@ fn context() -> ContextSnapshot {
     }
 }
 
-fn frame(app: &mut App, width: u16, height: u16) -> Buffer {
+pub(crate) fn frame(app: &mut App, width: u16, height: u16) -> Buffer {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     let now = Instant::now();
     terminal.draw(|f| app.render(f.area(), f.buffer_mut(), now)).unwrap();
     terminal.backend().buffer().clone()
 }
 
-fn text(buf: &Buffer) -> String {
+pub(crate) fn text(buf: &Buffer) -> String {
     let area = buf.area;
     (0..area.height)
         .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol()).collect::<String>().trim_end().to_string())
@@ -114,7 +114,7 @@ fn styled(buf: &Buffer, area: Rect) -> String {
 }
 
 /// `styled`, and with `backgrounds` the cells' background colours too (`bg:…`).
-fn styled_with(buf: &Buffer, area: Rect, backgrounds: bool) -> String {
+pub(crate) fn styled_with(buf: &Buffer, area: Rect, backgrounds: bool) -> String {
     let mut out = String::new();
     for y in area.y..area.y + area.height {
         let mut current = String::new();
@@ -479,7 +479,7 @@ fn clear_asks_first_and_esc_keeps_the_conversation() {
 }
 
 /// The app in the light palette (for a light terminal background), as `app()`.
-fn light_app() -> App {
+pub(crate) fn light_app() -> App {
     let mut app = App::new(Theme::light(true), "stub", "stub-demo", Vec::new(), vec![]);
     app.history_mut().push(elelem::tui::panes::conversation::cells::CellKind::Notice(
         "elelem v0.1.0 · stub · stub-demo · ? for help".into(),

@@ -129,6 +129,22 @@ impl MarkdownDoc {
         self.blocks.extend(done.into_iter().map(|range| Block { range, rendered: None, rows: 0 }));
     }
 
+    /// The reply was cut off (interrupted): a table row still arriving at its end (an
+    /// unfinished last line under a table row, starting with `|`) is dropped, so no bare
+    /// `|` is left. Only the open tail changes; it is laid out again.
+    pub fn cut_unfinished_row(&mut self) {
+        let start = self.scanner.open_start();
+        let tail = self.source.get(start..).unwrap_or("");
+        let Some(last_break) = tail.rfind('\n') else { return };
+        let (before, last) = tail.split_at(last_break + 1);
+        let in_table = before.lines().next_back().is_some_and(|l| l.trim_start().starts_with('|'));
+        let row = last.trim();
+        if in_table && row.starts_with('|') && (row == "|" || !row.ends_with('|')) {
+            self.source.truncate(start + before.len());
+            self.open = None;
+        }
+    }
+
     /// Number of lines at `width`, counting estimated heights for blocks not laid out yet.
     pub fn height(&mut self, width: u16) -> usize {
         self.layout(width);

@@ -7,6 +7,7 @@
 use crate::agent::output::ContextSnapshot;
 use crate::sanitize::sanitize;
 use crate::tui::intent::{Intent, Scrolled};
+use crate::tui::text::hints::KEEP_HINT;
 use crate::tui::text::rows::Scroll;
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::wrap;
@@ -97,6 +98,8 @@ impl ContextPanel {
                 lines.extend(wrap(&sanitize(body.trim_start()), width, theme.dim(), "  ", "  ", theme.dim()));
             }
             lines.push(Line::default());
+            lines.extend(wrap(KEEP_HINT, width, theme.dim(), "", "", theme.dim()));
+            lines.push(Line::default());
             lines.push(header(format!("tools ({})", s.tools.len()), tools_tokens(s)));
             for tool in &s.tools {
                 let first = tool.description.split(". ").next().unwrap_or("");
@@ -143,16 +146,30 @@ impl ContextPanel {
         Intent::Handled
     }
 
+    /// The pane's title, as long as fits on its top border between the corners: a narrow
+    /// pane gets a shorter one rather than a cut one (`1% of┐`).
+    fn title(&self, width: u16) -> String {
+        let tokens = short_count(self.total);
+        let mut titles = Vec::new();
+        if let Some(window) = self.snapshot.window.filter(|w| *w > 0) {
+            let percent = (self.total as u64 * 100).div_ceil(window);
+            let window = short_count(window as usize);
+            titles.push(format!("context · ~{tokens} tokens next call · {percent}% of {window}"));
+            titles.push(format!("context · ~{tokens} tok · {percent}% of {window}"));
+            titles.push(format!("~{tokens} · {percent}% of {window}"));
+            titles.push(format!("{percent}%"));
+        } else {
+            titles.push(format!("context · ~{tokens} tokens next call"));
+            titles.push(format!("context · ~{tokens} tok"));
+            titles.push(format!("~{tokens}"));
+        }
+        let room = usize::from(width).saturating_sub(4); // the corners and a space each side
+        let last = titles.pop().unwrap_or_default();
+        titles.into_iter().find(|t| unicode_width::UnicodeWidthStr::width(t.as_str()) <= room).unwrap_or(last)
+    }
+
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
-        let title = match self.snapshot.window {
-            Some(window) if window > 0 => format!(
-                "context · ~{} tokens next call · {}% of {}",
-                short_count(self.total),
-                (self.total as u64 * 100).div_ceil(window),
-                short_count(window as usize)
-            ),
-            _ => format!("context · ~{} tokens next call", short_count(self.total)),
-        };
+        let title = self.title(area.width);
         let inner = theme.draw_pane(area, buf, &title, focused);
         if inner.width == 0 || inner.height == 0 {
             return;
@@ -184,6 +201,17 @@ fn tools_tokens(s: &ContextSnapshot) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_title_is_never_cut_it_gets_shorter() {
+        let mut panel = ContextPanel::default();
+        panel.snapshot.window = Some(200_000);
+        panel.total = 1_234;
+        assert_eq!(panel.title(60), "context · ~1.2k tokens next call · 1% of 200k");
+        assert_eq!(panel.title(40), "context · ~1.2k tok · 1% of 200k");
+        assert_eq!(panel.title(24), "~1.2k · 1% of 200k");
+        assert_eq!(panel.title(10), "1%");
+    }
 
     #[test]
     fn counts_are_short() {

@@ -1,17 +1,19 @@
 //! The tool log pane: one row per tool call across the whole session (`+ read README.md`,
 //! `x execute cargo test`, `foo?` for unknown tools), live while running (spinner, elapsed
-//! time, the last lines of streamed output), selectable and expandable to show the
-//! arguments and the full result JSON.
+//! time, the last lines of streamed output), selectable and expandable to show the call
+//! laid out by kind (`tool_detail.rs`).
 
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
+use crate::startup::secret_values;
+use crate::tool_outcome::live::mask_secrets;
 use crate::tool_outcome::{exit_status, outcome};
 use crate::tui::intent::{Intent, Scrolled};
+use crate::tui::panes::tool_detail::detail_lines;
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
-use crate::tui::text::diff::{diff_lines, is_diff};
 use crate::tui::text::rows::{RowIndex, Scroll};
 use crate::tui::text::theme::{PaneFrame, Theme};
-use crate::tui::wrap::{truncate, wrap};
+use crate::tui::wrap::truncate;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -25,8 +27,6 @@ use unicode_width::UnicodeWidthStr;
 const OUTPUT_TAIL: usize = 4096;
 /// Live output lines shown under a running call.
 const LIVE_LINES: usize = 3;
-/// Detail lines shown at most for an expanded call.
-const DETAIL_CAP: usize = 400;
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
 pub struct ToolRow {
@@ -76,23 +76,7 @@ impl ToolRow {
 
     fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
         if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
-            let mut text = format!("arguments:\n{}", fields(&self.args));
-            let result = self.result.as_ref().map(ToolResult::to_value);
-            match &result {
-                Some(result) => text.push_str(&format!("\nresult:\n{}", fields(result))),
-                None => text.push_str("\n(running)"),
-            }
-            let mut lines = wrap(&sanitize(&text), width, theme.dim(), "  ", "  ", theme.dim());
-            // Diffs come last, in colour.
-            for (key, diff) in result.as_ref().and_then(Value::as_object).into_iter().flatten().filter_map(diff_field) {
-                lines.extend(wrap(&format!("{key}:"), width, theme.dim(), "  ", "  ", theme.dim()));
-                lines.extend(diff_lines(&sanitize(diff), width, theme, "  │ "));
-            }
-            if lines.len() > DETAIL_CAP {
-                let more = lines.len() - DETAIL_CAP;
-                lines.truncate(DETAIL_CAP);
-                lines.push(Line::from(Span::styled(format!("  … {more} more lines"), theme.dim())));
-            }
+            let lines = detail_lines(&self.args, self.result.as_ref(), width, theme);
             self.detail = Some((width, lines));
         }
         self.detail.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
@@ -132,7 +116,10 @@ impl ToolRow {
         let mut out = vec![self.head_line(width, theme, selected, now)];
         for live in self.live_lines() {
             out.push(Line::from(Span::styled(
-                truncate(&format!("  │ {}", sanitize(live)), usize::from(width)),
+                truncate(
+                    &format!("  │ {}", mask_secrets(sanitize(live).into_owned(), secret_values())),
+                    usize::from(width),
+                ),
                 theme.dim(),
             )));
         }
@@ -141,36 +128,6 @@ impl ToolRow {
         }
         out
     }
-}
-
-/// A field holding a unified diff.
-fn diff_field<'a>((key, value): (&'a String, &'a Value)) -> Option<(&'a String, &'a str)> {
-    value.as_str().filter(|text| is_diff(text)).map(|text| (key, text))
-}
-
-/// A JSON object as readable lines: one `key: value` per field, with multi-line strings
-/// (file contents, command output) shown as text blocks rather than escaped JSON. Diffs
-/// are left out: the caller shows them in colour.
-fn fields(value: &Value) -> String {
-    let Some(object) = value.as_object() else {
-        return serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
-    };
-    let mut out = String::new();
-    for (key, value) in object {
-        if diff_field((key, value)).is_some() {
-            continue;
-        }
-        match value {
-            Value::String(text) if text.contains('\n') => {
-                out.push_str(&format!("{key}:\n"));
-                for line in text.trim_end_matches('\n').lines() {
-                    out.push_str(&format!("  │ {line}\n"));
-                }
-            }
-            other => out.push_str(&format!("{key}: {other}\n")),
-        }
-    }
-    out.trim_end().to_string()
 }
 
 /// A call's summary as one safe line.

@@ -4,6 +4,7 @@
 //! (`tests/it/readme_keys.rs` fails when they differ).
 
 use crate::tui::intent::Intent;
+use crate::tui::text::hints::KEEP_HINT;
 use crate::tui::text::rows::Scroll;
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::wrap;
@@ -60,6 +61,9 @@ pub fn help_lines(commands: &[(String, String)], width: u16, theme: &Theme) -> V
     for (name, what) in commands {
         lines.extend(entry(name, what, name_width, width, theme));
     }
+    lines.push(Line::default());
+    lines.push(Line::from(Span::styled("Context", theme.accent())));
+    lines.extend(wrap(KEEP_HINT, width, theme.text(), "  ", "  ", theme.text()));
     lines
 }
 

@@ -29,6 +29,8 @@ pub struct Ready {
     pub model: String,
     pub commands: Vec<(String, String)>,
     pub history: Vec<String>,
+    /// What the first screen's welcome says.
+    pub welcome: crate::tui::panes::conversation::welcome::Welcome,
 }
 
 pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);

@@ -31,6 +31,10 @@ pub enum CellKind {
     Info(String),
     Error(String),
     Notice(String),
+    /// The first screen's welcome (`welcome.rs`), until the first prompt.
+    Welcome(Vec<String>),
+    /// A cell taken off the screen (the welcome after the first prompt): no rows.
+    Gone,
 }
 
 pub struct HistoryCell {
@@ -68,6 +72,13 @@ impl HistoryCell {
     pub fn push_reply(&mut self, delta: &str) {
         if let CellKind::Reply(doc) = &mut self.kind {
             doc.push_str(delta);
+        }
+    }
+
+    /// A reply cut off by an interrupt: an unfinished table row at its end goes.
+    pub fn cut_unfinished_row(&mut self) {
+        if let CellKind::Reply(doc) = &mut self.kind {
+            doc.cut_unfinished_row();
         }
     }
 
@@ -141,7 +152,9 @@ impl HistoryCell {
         let fresh = matches!(&self.cache, Some((w, _)) if *w == width);
         if !fresh {
             let mut lines = self.render(width, theme);
-            lines.push(Line::default());
+            if !matches!(self.kind, CellKind::Gone) {
+                lines.push(Line::default());
+            }
             self.cache = Some((width, lines));
         }
         self.cache.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
@@ -156,11 +169,28 @@ impl HistoryCell {
             }
             CellKind::Reply(_) | CellKind::Thinking { .. } => Vec::new(),
             CellKind::Tool(line) => line.render(width, theme),
-            CellKind::Info(text) => wrap(text, width, theme.text(), "", "", Style::default()),
+            CellKind::Info(text) => indented(text, width, theme),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),
+            CellKind::Welcome(lines) => {
+                lines.iter().flat_map(|line| wrap(line, width, theme.text(), "", "  ", theme.text())).collect()
+            }
+            CellKind::Gone => Vec::new(),
         }
     }
+}
+
+/// Command output (`/tools`, `/permissions`): each line wrapped under its own indent and
+/// two more, so a long description never runs back to column 0.
+fn indented(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    text.split('\n')
+        .flat_map(|line| {
+            let body = line.trim_start_matches(' ');
+            let indent = " ".repeat(line.len() - body.len());
+            let rest = format!("{indent}  ");
+            wrap(body, width, theme.text(), &indent, &rest, Style::default())
+        })
+        .collect()
 }
 
 #[cfg(test)]

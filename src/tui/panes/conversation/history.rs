@@ -11,6 +11,7 @@ use crate::tui::intent::{Intent, Scrolled};
 use crate::tui::markdown::{MarkdownDoc, RenderOptions};
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
 use crate::tui::panes::conversation::tool_line::ToolLine;
+use crate::tui::text::hints::{paste_chip, PASTE_LINES};
 use crate::tui::text::rows::{RowIndex, Scroll};
 use crate::tui::text::settle::{settle, Items};
 use crate::tui::text::theme::{PaneFrame, Theme};
@@ -46,6 +47,8 @@ pub struct History {
     drawn: Option<(u16, Theme)>,
     /// The pane's frame as last drawn.
     frame: PaneFrame,
+    /// The welcome's cell, until the first prompt takes it away.
+    welcome: Option<usize>,
 }
 
 impl History {
@@ -72,13 +75,41 @@ impl History {
         i
     }
 
+    /// Shows the first screen's welcome (`welcome.rs`) when nothing was said yet.
+    pub fn welcome(&mut self, lines: Vec<String>) {
+        if !self.has_prompt() && self.welcome.is_none() {
+            self.welcome = Some(self.push(CellKind::Welcome(lines)));
+        }
+    }
+
+    /// A prompt was sent (or came back with a resumed session).
+    pub fn has_prompt(&self) -> bool {
+        self.cells.iter().any(|c| matches!(c.kind, CellKind::User(_) | CellKind::PastedPrompt { .. }))
+    }
+
+    /// The first prompt takes the welcome away.
+    fn dismiss_welcome(&mut self) {
+        if let Some(i) = self.welcome.take() {
+            self.cells[i].kind = CellKind::Gone;
+            self.cells[i].touch();
+            self.changed(i);
+        }
+    }
+
+    /// A prompt; a long one (a resumed session's paste) shows as a chip, expanded with Space.
     pub fn user(&mut self, text: &str) {
+        let lines = text.lines().count();
+        if lines > PASTE_LINES {
+            return self.user_pasted(&paste_chip(lines), text);
+        }
+        self.dismiss_welcome();
         self.close();
         self.push(CellKind::User(text.to_string()));
     }
 
     /// A prompt holding long pastes: `shown` has their placeholders, `full` all of it.
     pub fn user_pasted(&mut self, shown: &str, full: &str) {
+        self.dismiss_welcome();
         self.close();
         self.push(CellKind::PastedPrompt { shown: shown.to_string(), full: full.to_string(), expanded: false });
     }
@@ -124,12 +155,15 @@ impl History {
         self.tools.insert(id.to_string(), i);
     }
 
-    /// The call streamed output while it ran: it is a command, whose tail is shown.
-    pub fn tool_streamed(&mut self, id: &str) {
-        if let Some(CellKind::Tool(line)) = self.tools.get(id).and_then(|&i| self.cells.get_mut(i)).map(|c| &mut c.kind)
-        {
-            line.streamed = true;
+    /// A chunk of a running call's output: it is a command, whose last lines show under
+    /// its line until it ends.
+    pub fn tool_output(&mut self, id: &str, chunk: &str) {
+        let Some(&i) = self.tools.get(id) else { return };
+        if let Some(CellKind::Tool(line)) = self.cells.get_mut(i).map(|c| &mut c.kind) {
+            line.stream(chunk);
         }
+        self.cells[i].touch();
+        self.changed(i);
     }
 
     pub fn tool_finished(&mut self, id: &str, result: &ToolResult) {
@@ -140,6 +174,15 @@ impl History {
             self.cells[i].touch();
             self.changed(i);
         }
+    }
+
+    /// The turn was interrupted: the reply it cut off loses an unfinished table row.
+    pub fn interrupted(&mut self) {
+        if let Some(i) = self.open_reply {
+            self.cells[i].cut_unfinished_row();
+            self.changed(i);
+        }
+        self.close();
     }
 
     /// Ends the streaming response: the next delta starts new cells.
@@ -193,6 +236,16 @@ impl History {
     /// nothing selected, starts from what is on screen. `false` when there is none that way.
     pub fn select_step(&mut self, delta: isize) -> bool {
         let selectable = |cell: &HistoryCell| cell.selectable();
+        let view = self.view_rows.max(1);
+        let top = self.scroll.resolve(self.index.total(), view);
+        let rows_of = |index: &RowIndex, i: usize| (index.start_of(i), index.start_of(i + 1));
+        // A selection scrolled out of sight (Home, the wheel) is not where the user looks.
+        if let Some(i) = self.selected {
+            let (start, end) = rows_of(&self.index, i);
+            if start >= top + view || end <= top {
+                self.selected = None;
+            }
+        }
         let found = match (self.selected, delta < 0) {
             (Some(i), true) => self.cells[..i.min(self.cells.len())].iter().rposition(selectable),
             (Some(i), false) => self.cells.iter().skip(i + 1).position(selectable).map(|p| p + i + 1),
@@ -207,7 +260,17 @@ impl History {
                 }
             }
         };
-        match found {
+        // Only a cell on screen or on the next row is selected; one further away is
+        // scrolled towards a row at a time (Home then Down moves one row, not to the bottom).
+        let near = |i: usize| {
+            let (start, end) = rows_of(&self.index, i);
+            if delta < 0 {
+                end >= top
+            } else {
+                start <= top + view
+            }
+        };
+        match found.filter(|&i| near(i)) {
             Some(i) => {
                 self.selected = Some(i);
                 self.reveal(i);

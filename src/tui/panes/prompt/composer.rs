@@ -15,8 +15,7 @@ use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 /// Most rows the editor grows to before it scrolls.
 const MAX_ROWS: u16 = 8;
-/// A paste of more lines than this shows as `[pasted N lines]`.
-pub const PASTE_LINES: usize = 10;
+pub use crate::tui::text::hints::PASTE_LINES;
 
 pub struct Composer {
     textarea: TextArea<'static>,
@@ -140,7 +139,7 @@ impl Composer {
             self.textarea.insert_str(text);
             return;
         }
-        let mut placeholder = format!("[pasted {lines} lines]");
+        let mut placeholder = crate::tui::text::hints::paste_chip(lines);
         let mut n = 1;
         while self.text().contains(&placeholder) || self.pastes.iter().any(|(p, _)| *p == placeholder) {
             n += 1;
@@ -193,9 +192,20 @@ impl Composer {
         };
         self.recall = Some(i);
         let text = self.history[i].clone();
-        self.set_text(&text);
+        self.show_recalled(&text);
         self.textarea.move_cursor(CursorMove::Top);
         true
+    }
+
+    /// A recalled prompt in the editor: a long one as a paste chip again (sent whole), not
+    /// hundreds of lines. The draft's pastes are kept for when it comes back.
+    fn show_recalled(&mut self, text: &str) {
+        if text.lines().count() > PASTE_LINES {
+            self.reset();
+            self.paste(text);
+        } else {
+            self.set_text(text);
+        }
     }
 
     /// Moves forward in history when the cursor is on the last line.
@@ -207,7 +217,7 @@ impl Composer {
         if i + 1 < self.history.len() {
             self.recall = Some(i + 1);
             let text = self.history[i + 1].clone();
-            self.set_text(&text);
+            self.show_recalled(&text);
         } else {
             self.recall = None;
             let draft = std::mem::take(&mut self.draft);
