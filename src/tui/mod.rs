@@ -191,8 +191,15 @@ fn welcome(options: &Options, session: &crate::agent::session::Session) -> Welco
         provider: session.provider().name().to_string(),
         model: session.provider().model().to_string(),
         asked: options.provider.is_some(),
-        instructions: crate::agent::system_prompt::project_instructions(&cwd)
-            .map(|path| Welcome::instructions_at(&path, &cwd)),
+        instructions: {
+            // Named from the working directory as the files are found (links resolved).
+            let base = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
+            let files: Vec<String> = crate::agent::instructions::files_for(&cwd)
+                .iter()
+                .map(|path| Welcome::instructions_at(path, &base))
+                .collect();
+            (!files.is_empty()).then(|| files.join(", "))
+        },
         plugin_files: configured.plugin_files,
         mcp_servers: configured.mcp_servers,
     }

@@ -6,7 +6,6 @@
 
 use crate::permissions_support::*;
 use serde_json::{json, Value};
-use std::time::Duration;
 
 fn touch_pwned() -> Value {
     doing(&[("t1", "execute", json!({"command": "touch PWNED"}))])
@@ -172,7 +171,8 @@ fn the_tui_asks_in_its_approval_dialog() {
     let term = Terminal::start(&dirs.project, &dirs.home, &[]);
     term.wait_for("Trust this project's .agents/?");
     term.wait_for("permissions.json");
-    std::thread::sleep(Duration::from_millis(600)); // the dialog ignores keys typed ahead
+    // The dialog ignores keys typed ahead; it shows its answers once it takes them.
+    term.wait_for("[1] yes, trust it");
     term.send("1");
     let store = dirs.home.join(".local/share/elelem/trusted.json");
     term.wait_until(|_| store.exists());
@@ -196,7 +196,8 @@ fn the_tui_trust_question_answers_yes_no_not_now_and_remembers_no() {
     term.send("4"); // not an answer here: it is typing, and goes to the prompt
     term.wait_for("typing goes to the prompt");
     assert!(term.contents().contains("Trust this project's .agents/?"), "4 answered: {}", term.contents());
-    std::thread::sleep(Duration::from_millis(1300)); // a pause: the next digit is an answer
+    // A pause: the dialog shows its answers again once the next digit is an answer.
+    term.wait_for("[3] not now");
     term.send("3"); // not now: nothing remembered
     term.wait_for("untrusted for now");
     assert!(!store.exists());
@@ -206,7 +207,7 @@ fn the_tui_trust_question_answers_yes_no_not_now_and_remembers_no() {
 
     let term = Terminal::start(&dirs.project, &dirs.home, &[]);
     term.wait_for("Trust this project's .agents/?"); // asked again
-    std::thread::sleep(Duration::from_millis(1300));
+    term.wait_for("[2] no, do not ask again");
     term.send("2");
     term.wait_for("not asked again");
     term.wait_until(|_| store.exists());
