@@ -7,6 +7,7 @@
 //! out, which keeps it testable with `TestBackend`. Its fields are private: the event loop
 //! and the tests go through its methods.
 
+use super::panes::plan::PlanStrip;
 use crate::agent::input::{Approval, ApprovalRequest};
 use crate::agent::output::{AgentEvent, Delta, TurnEnd};
 use crate::tui::panes::context_panel::ContextPanel;
@@ -53,6 +54,8 @@ pub struct App {
     pub(super) context: ContextPanel,
     pub(super) composer: Composer,
     pub(super) status: Status,
+    /// The model's newest plan, pinned above the prompt.
+    pub(super) plan: PlanStrip,
     /// The `@` file picker over the working directory's files.
     pub(super) files: FilePicker,
     /// Ctrl+R's history search, while open.
@@ -108,6 +111,7 @@ impl App {
         App {
             theme,
             history: History::themed(theme),
+            plan: PlanStrip::default(),
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),
@@ -335,8 +339,14 @@ impl App {
             return;
         }
         let composer_h = self.composer.height().min(area.height.saturating_sub(6));
-        let [main, composer, status] =
-            Layout::vertical([Constraint::Min(3), Constraint::Length(composer_h), Constraint::Length(1)]).areas(area);
+        let plan_h = self.plan.height(area.height.saturating_sub(composer_h + 1));
+        let [main, plan, composer, status] = Layout::vertical([
+            Constraint::Min(3),
+            Constraint::Length(plan_h),
+            Constraint::Length(composer_h),
+            Constraint::Length(1),
+        ])
+        .areas(area);
         let rects = self.regions.lay_out(main, composer, area.height);
         let theme = self.theme;
         let title = if self.esc_interrupts() { "conversation · Esc interrupts" } else { "conversation" };
@@ -352,6 +362,7 @@ impl App {
             Clear.render(context, buf);
             self.context.render(context, buf, &theme, self.focus == Focus::Context);
         }
+        self.plan.render(plan, buf, &theme);
         let queued = self.status.queued();
         let prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
         self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
@@ -486,7 +497,7 @@ impl App {
             AgentEvent::Cleared => self.history.clear(),
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
-            AgentEvent::Plan(_) => {}
+            AgentEvent::Plan(plan) => self.plan.set(plan),
         }
     }
 }

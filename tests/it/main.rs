@@ -56,6 +56,7 @@ mod tui_composer;
 mod tui_first_screen;
 mod tui_keys;
 mod tui_line_repl;
+mod tui_plan;
 mod tui_pty;
 mod tui_rough_edges;
 mod tui_snapshots;

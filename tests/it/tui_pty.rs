@@ -895,3 +895,31 @@ fn the_first_screen_welcomes_and_quitting_after_a_turn_says_how_to_resume() {
     let screen = tui.contents();
     assert!(screen.contains("elelem --continue") && screen.contains("elelem --resume "), "{screen}");
 }
+
+/// Issue 31: a plan the model set stays on screen, pinned above the prompt, after a reply of
+/// 80 paragraphs has scrolled the conversation past it.
+#[test]
+fn a_plan_stays_on_screen_after_a_long_reply() {
+    let steps: Vec<Value> =
+        [("Read the code", "completed"), ("Fix the bug", "in_progress"), ("Run the tests", "pending")]
+            .iter()
+            .map(|(step, status)| json!({"step": step, "status": status}))
+            .collect();
+    let reply: String = (1..=80).map(|i| format!("Paragraph number {i}.\n\n")).collect();
+    let script = json!([
+        {"events": [{"type": "doing", "id": "p1", "name": "plan", "arguments": {"steps": steps}}]},
+        {"events": [{"type": "saying", "text": reply}]}
+    ]);
+    let mut tui = Tui::start(script, 40, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("fix it\r");
+    tui.wait_for("Paragraph number 80.");
+    let screen = tui.contents();
+    assert!(!screen.contains("Paragraph number 1."), "the reply scrolled: {screen}");
+    for step in ["✓ Read the code", "▸ Fix the bug", "○ Run the tests", "plan 1/3"] {
+        assert!(screen.contains(step), "{step} missing:\n{screen}");
+    }
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
