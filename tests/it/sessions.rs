@@ -183,3 +183,24 @@ fn sessions_show_each_sessions_tokens_and_the_share_read_from_cache() {
     let text = std::fs::read_to_string(file.path()).unwrap();
     assert!(text.contains(r#""cache_read_tokens":96000"#) && text.contains(r#""cache_write_tokens":20000"#), "{text}");
 }
+
+/// Issue 30: `/undo` puts the files back and the next prompt tells the model so, so the
+/// conversation no longer claims the change stands.
+#[test]
+fn undo_leaves_a_note_the_model_reads_with_the_next_prompt() {
+    let home = Home::new();
+    let target = home.dir.path().join("a.txt");
+    std::fs::write(&target, "original\n").unwrap();
+    let script = home.script(json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "a.txt", "content": "changed\n"}}]},
+        {"events": [{"type": "saying", "text": "Fixed a.txt."}]},
+        {"events": [{"type": "saying", "text": "ok"}]}
+    ]));
+    let out = home.run(&["chat", "--plain", "--yolo"], &script, "fix a\n/undo\nwhat now?\n/context json\n");
+    let text = stdout(&out);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "original\n");
+    assert!(text.contains("a.txt: restored") && text.contains("The model is told with your next prompt"), "{text}");
+    // `/context json` after the next prompt: the note went with it, before it.
+    let sent = &text[text.find("[The user ran /undo. Undid the file changes of turn 1").expect("the note was sent")..];
+    assert!(sent.contains("what now?"), "{text}");
+}

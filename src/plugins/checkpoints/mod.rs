@@ -66,11 +66,19 @@ impl Checkpoints {
         call.context.resolved_paths().iter().map(|p| p.real.clone()).collect()
     }
 
-    /// `/undo [N] [--force]`, `/undo --list`.
+    /// `/undo [N] [--force]`, `/undo --list`. An undo also leaves a note for the model,
+    /// carried by the next prompt, so the conversation no longer says the changes stand.
     fn command(&self, session: &mut Session, args: &str) -> anyhow::Result<Flow> {
         let text = match undo::parse(args)? {
             undo::Request::List => self.with(|s| undo::list(s, &self.cwd)),
-            undo::Request::Undo { from, force } => self.with(|s| undo::undo(s, from, force, &self.cwd))?,
+            undo::Request::Undo { from, force } => {
+                let text = self.with(|s| undo::undo(s, from, force, &self.cwd))?;
+                session.add_note(format!(
+                    "[The user ran /undo. {text}\nWhat those turns changed in these files is gone: read them again \
+                     before relying on them.]"
+                ));
+                format!("{text}\n(The model is told with your next prompt.)")
+            }
         };
         session.show(text);
         Ok(Flow::Continue)
