@@ -3,54 +3,27 @@
 //! `AGENTS.override.md` takes its place; a read in `proj/sub/` brings `proj/sub/AGENTS.md`
 //! into the conversation once, without touching the system prompt.
 
+use crate::support::home::Tree;
 use serde_json::{json, Value};
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
 
 /// `root/proj` (a git project) with `pkg/` to run in, and `root/home`.
-struct Setup {
-    dir: tempfile::TempDir,
+struct Setup(Tree);
+
+impl std::ops::Deref for Setup {
+    type Target = Tree;
+    fn deref(&self) -> &Tree {
+        &self.0
+    }
 }
 
 impl Setup {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        for sub in ["proj/.git", "proj/pkg", "home"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        }
-        Setup { dir }
+        Setup(Tree::with(&["proj/.git", "proj/pkg", "home"]))
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.path(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
+    /// `chat --plain` in `proj/pkg`; its stdout, after checking it ended well.
     fn chat(&self, script: Value, stdin: &str) -> String {
-        let script_path = self.path("script.json");
-        std::fs::write(&script_path, script.to_string()).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_elelem"))
-            .args(["chat", "--plain"])
-            .current_dir(self.path("proj/pkg"))
-            .env("HOME", self.path("home"))
-            .env("XDG_DATA_HOME", self.path("home/.local/share"))
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env("OLLAMA_HOST", "http://127.0.0.1:9")
-            .env("ELELEM_STUB_SCRIPT", &script_path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        let out: Output = child.wait_with_output().unwrap();
+        let out = self.run("proj/pkg", &["chat", "--plain"], &script, stdin, &[]);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
         stdout

@@ -6,37 +6,22 @@
 //! sending the turn on; `SessionStart` context; a hook past its timeout; a bad file; project
 //! hooks in an untrusted project.
 
+use crate::support::home::Tree;
 use serde_json::{json, Value};
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 /// `root/proj` (a git project, untrusted) to run in, and `root/home`.
-struct Setup {
-    dir: tempfile::TempDir,
+struct Setup(Tree);
+
+impl std::ops::Deref for Setup {
+    type Target = Tree;
+    fn deref(&self) -> &Tree {
+        &self.0
+    }
 }
 
 impl Setup {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        for sub in ["proj/.git", "home/.agents"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        }
-        Setup { dir }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.path(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel)).unwrap_or_default()
+        Setup(Tree::with(&["proj/.git", "home/.agents"]))
     }
 
     /// `~/.agents/hooks.json` with one event's one hook.
@@ -44,27 +29,9 @@ impl Setup {
         self.write("home/.agents/hooks.json", &hooks(event, matcher, command, timeout).to_string());
     }
 
-    /// Runs elelem in `proj`; stdout and stderr together.
+    /// Runs elelem in `proj` (the tree's root in `$T`); stdout and stderr together.
     fn elelem(&self, args: &[&str], script: Value, stdin: &str) -> String {
-        let script_path = self.path("script.json");
-        std::fs::write(&script_path, script.to_string()).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_elelem"))
-            .args(args)
-            .current_dir(self.path("proj"))
-            .env("HOME", self.path("home"))
-            .env("XDG_DATA_HOME", self.path("home/.local/share"))
-            .env("T", self.dir.path())
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env("OLLAMA_HOST", "http://127.0.0.1:9")
-            .env("ELELEM_STUB_SCRIPT", &script_path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = self.run("proj", args, &script, stdin, &[("T", self.dir.path())]);
         format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
     }
 }

@@ -2,46 +2,28 @@
 //! folders (`.agents/`, `.claude/`), an untrusted project, bad front matter, a FIFO where a
 //! file should be, and the `skill` tool called by a scripted model.
 
+use crate::support::home::Tree;
 use serde_json::{json, Value};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// `root/proj` (a git project, untrusted) with `pkg/` to run in, and `root/home`.
-struct Setup {
-    dir: tempfile::TempDir,
+struct Setup(Tree);
+
+impl std::ops::Deref for Setup {
+    type Target = Tree;
+    fn deref(&self) -> &Tree {
+        &self.0
+    }
 }
 
 impl Setup {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("proj/.git")).unwrap();
-        std::fs::create_dir_all(dir.path().join("proj/pkg")).unwrap();
-        std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        Setup { dir }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.path(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        Setup(Tree::with(&["proj/.git", "proj/pkg", "home"]))
     }
 
     fn elelem(&self, args: &[&str], script: Value, stdin: &str) -> Output {
-        let script_path = self.path("script.json");
-        std::fs::write(&script_path, script.to_string()).unwrap();
-        let mut child = crate::support::home::elelem(&self.path("proj/pkg"), &self.path("home"))
-            .args(args)
-            .env("XDG_DATA_HOME", self.path("home/.local/share"))
-            .env("ELELEM_STUB_SCRIPT", &script_path)
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
+        self.run("proj/pkg", args, &script, stdin, &[])
     }
 }
 
