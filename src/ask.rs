@@ -145,32 +145,46 @@ impl Output for JsonOutput {
         }
         self.with(Lines::close);
         let value = match event {
-            AgentEvent::ToolStarted { call, .. } => {
-                json!({"type": "doing", "id": call.id, "name": call.name, "arguments": call.arguments})
-            }
-            AgentEvent::ToolFinished { call, result } => {
-                json!({"type": "result", "id": call.id, "name": call.name, "result": result.to_value()})
-            }
-            AgentEvent::Usage(u) => json!({
-                "type": "usage", "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-                "cache_read_tokens": u.cache_read_tokens, "cache_write_tokens": u.cache_write_tokens
-            }),
-            AgentEvent::Retrying { attempt, max, delay, reason } => json!({
-                "type": "retrying", "attempt": attempt, "max": max,
-                "delay_ms": delay.as_millis() as u64, "reason": reason
-            }),
-            AgentEvent::Error(message) => json!({"type": "error", "message": message}),
-            AgentEvent::Warning(message) => json!({"type": "warning", "message": message}),
-            AgentEvent::Info(text) => json!({"type": "info", "text": text}),
-            AgentEvent::Plan(plan) => json!({"type": "plan", "steps": plan.steps, "explanation": plan.explanation}),
             AgentEvent::TurnFinished { reply, end } => {
                 // Written as it is: a long reply is not copied into a JSON tree.
                 return self.with(|lines| lines.reply(&reply, end == TurnEnd::Interrupted));
             }
-            _ => return,
+            other => match json_of(other) {
+                Some(value) => value,
+                None => return,
+            },
         };
         self.line(&value);
     }
+}
+
+/// An event as one `ask --json` line (`None`: not written); a sub-agent's events nest under
+/// the call that ran it.
+fn json_of(event: AgentEvent) -> Option<serde_json::Value> {
+    Some(match event {
+        AgentEvent::SubAgent { call_id, event } => {
+            json!({"type": "sub_agent", "call_id": call_id, "event": json_of(*event)?})
+        }
+        AgentEvent::ToolStarted { call, .. } => {
+            json!({"type": "doing", "id": call.id, "name": call.name, "arguments": call.arguments})
+        }
+        AgentEvent::ToolFinished { call, result } => {
+            json!({"type": "result", "id": call.id, "name": call.name, "result": result.to_value()})
+        }
+        AgentEvent::Usage(u) => json!({
+            "type": "usage", "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
+            "cache_read_tokens": u.cache_read_tokens, "cache_write_tokens": u.cache_write_tokens
+        }),
+        AgentEvent::Retrying { attempt, max, delay, reason } => json!({
+            "type": "retrying", "attempt": attempt, "max": max,
+            "delay_ms": delay.as_millis() as u64, "reason": reason
+        }),
+        AgentEvent::Error(message) => json!({"type": "error", "message": message}),
+        AgentEvent::Warning(message) => json!({"type": "warning", "message": message}),
+        AgentEvent::Info(text) => json!({"type": "info", "text": text}),
+        AgentEvent::Plan(plan) => json!({"type": "plan", "steps": plan.steps, "explanation": plan.explanation}),
+        _ => return None,
+    })
 }
 
 /// The prompt with piped stdin appended as a fenced block.

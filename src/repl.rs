@@ -257,6 +257,16 @@ impl PlainOutput {
                 self.finished(&call, &result, state);
             }
             AgentEvent::Usage(usage) => state.turn_usage.add(&usage),
+            AgentEvent::SubAgent { event, .. } => match *event {
+                AgentEvent::ToolStarted { call, summary } => {
+                    enter(Section::None, state);
+                    let summary = sanitize_visible(&summary).replace('\n', " ⏎ ");
+                    let label = format!("  ↳ {} {}", sanitize_visible(&call.name), cut(&summary, 120));
+                    state.text.push_str(&format!("{}\n", self.paint(DIM, label.trim_end())));
+                }
+                AgentEvent::Usage(usage) => state.turn_usage.add(&usage),
+                _ => {}
+            },
             AgentEvent::Retrying { attempt, max, delay, reason } => {
                 enter(Section::None, state);
                 let line =

@@ -6,6 +6,8 @@
 //! cancelled turn drops the stream, cancels running tools and saves a trace (the reply shown
 //! so far and which tool calls ran, `interrupted`). A turn makes at most `max_steps` model
 //! calls: a model that keeps asking for tools is stopped there, like a provider failure.
+//! Consecutive calls that may run concurrently run together (`batch.rs`), results in call
+//! order; a tool that runs agents gets a `SubAgent` (`sub_agent.rs`) in its context.
 //!
 //! The agent reads a provider's events as they come and shows them; whatever paces them
 //! is a `StreamAdapter` composed from outside (`crate::pacing`, set by `startup`).
@@ -13,6 +15,7 @@
 use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 use super::ready::{ready_next, Ready};
 use super::repeats;
+use super::sub_agent::SubAgent;
 use super::tool::ToolContext;
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
@@ -204,12 +207,16 @@ impl Agent {
             assistant.thinking = response.thinking;
             assistant.tool_calls = response.calls.clone();
             scratch.push(assistant);
-            let count = response.calls.len();
+            let calls = response.calls;
             let mut published: Option<std::time::Instant> = None;
-            for (n, call) in response.calls.into_iter().enumerate() {
-                let result = self.run_tool(&call, &cancel, &scratch).await;
-                scratch.push(Message::tool_result(&call, result));
-                if n + 1 == count || published.is_none_or(|at| at.elapsed() >= CONTEXT_EVERY) {
+            for batch in super::batch::batches(&calls, &self.toolbox) {
+                let last = batch.end == calls.len();
+                let runs = calls[batch.clone()].iter().map(|call| self.run_tool(call, &cancel, &scratch));
+                let results = futures::future::join_all(runs).await;
+                for (call, result) in calls[batch].iter().zip(results) {
+                    scratch.push(Message::tool_result(call, result));
+                }
+                if last || published.is_none_or(|at| at.elapsed() >= CONTEXT_EVERY) {
                     self.output.emit(AgentEvent::Context(self.context_with(&scratch)));
                     published = Some(std::time::Instant::now());
                 }
@@ -354,7 +361,10 @@ impl Agent {
         let shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
         let summary = self.toolbox.summarize(&call.name, &call.arguments);
         self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
-        let context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()));
+        let mut context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()));
+        if self.toolbox.get(&call.name).is_some_and(|tool| tool.spawns_agents()) {
+            context = context.with_sub_agent(SubAgent::for_call(self, &call.id, self.max_steps, self.adapter.clone()));
+        }
         let run = self.toolbox.run(&call.name, call.arguments.clone(), context);
         tokio::pin!(run);
         let result = tokio::select! {

@@ -4,6 +4,7 @@
 
 #[allow(clippy::module_inception)]
 pub mod agent;
+pub mod batch;
 pub mod caught;
 pub mod commands;
 pub mod compaction;
@@ -23,6 +24,7 @@ pub mod ready;
 pub mod repeats;
 pub mod session;
 pub mod shell_escape;
+pub mod sub_agent;
 pub mod system_prompt;
 pub mod tool;
 pub mod toolbox;
@@ -38,6 +40,7 @@ pub use observed::Observer;
 pub use output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 pub use plugin::{Plugin, SetupBlock};
 pub use session::{Commands, NextLine, PromptCheck, Session};
+pub use sub_agent::{SubAgent, SubReport};
 pub use tool::{PreApproval, Preview, PreviewKind, Tool, ToolContext, ToolboxError};
 pub use toolbox::{HookCall, HookStop, Prepared, Toolbox};
 pub use transcript::Transcript;

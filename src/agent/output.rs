@@ -133,6 +133,12 @@ pub enum AgentEvent {
     Clipboard(String),
     /// The model's plan changed (the whole plan; it replaces the one before).
     Plan(super::plan::Plan),
+    /// Something a sub-agent run by call `call_id` showed (`agent/sub_agent.rs`): its tool
+    /// calls, usage, warnings and errors; front ends nest it under that call.
+    SubAgent {
+        call_id: String,
+        event: Box<AgentEvent>,
+    },
     /// The session asks the front end to quit.
     Exit,
 }
@@ -145,6 +151,14 @@ impl AgentEvent {
     /// Reasoning text, as a delta.
     pub fn thinking(text: impl Into<String>) -> Self {
         AgentEvent::Delta(Delta::Thinking(text.into()))
+    }
+    /// The tokens this event bills, the agent's own or a sub-agent's (cost totals count both).
+    pub fn billed_usage(&self) -> Option<&Usage> {
+        match self {
+            AgentEvent::Usage(usage) => Some(usage),
+            AgentEvent::SubAgent { event, .. } => event.billed_usage(),
+            _ => None,
+        }
     }
 }
 

@@ -29,6 +29,8 @@ pub struct ToolContext {
     paths: Arc<[ResolvedPath]>,
     /// What a prepare hook said about permission for this call (`Toolbox::prepare`).
     pre_approval: Option<PreApproval>,
+    /// How to run a sub-agent, for a tool that declares `runs_agents` (`agent/sub_agent.rs`).
+    sub_agent: Option<super::sub_agent::SubAgent>,
 }
 
 /// A prepare hook's say on whether a call needs the user's approval; the permission gate
@@ -43,7 +45,14 @@ pub enum PreApproval {
 
 impl ToolContext {
     pub fn new(call_id: impl Into<String>, cancel: CancellationToken, output: Option<Arc<dyn Output>>) -> Self {
-        ToolContext { call_id: call_id.into(), cancel, output, paths: Arc::new([]), pre_approval: None }
+        ToolContext {
+            call_id: call_id.into(),
+            cancel,
+            output,
+            paths: Arc::new([]),
+            pre_approval: None,
+            sub_agent: None,
+        }
     }
 
     /// This context with a prepare hook's say on permission.
@@ -55,6 +64,19 @@ impl ToolContext {
     /// What a prepare hook said about permission for this call, if anything.
     pub fn pre_approval(&self) -> Option<&PreApproval> {
         self.pre_approval.as_ref()
+    }
+
+    /// This context with a way to run a sub-agent (given by the agent to tools that
+    /// declare `runs_agents`).
+    pub fn with_sub_agent(mut self, sub_agent: super::sub_agent::SubAgent) -> Self {
+        self.sub_agent = Some(sub_agent);
+        self
+    }
+
+    /// How this call may run a sub-agent: `None` outside a turn, for a tool that does not
+    /// declare `runs_agents`, and inside a sub-agent (no recursion).
+    pub fn sub_agent(&self) -> Option<&super::sub_agent::SubAgent> {
+        self.sub_agent.as_ref()
     }
 
     /// Who shows this call's events (none outside a turn).
@@ -143,6 +165,11 @@ pub struct Tool {
     pub aliases: Vec<String>,
     /// Only looks, never changes anything: allowed without asking by default.
     pub read_only: bool,
+    /// May run at the same time as the other such calls of one model response (besides
+    /// read-only tools, which always may).
+    concurrent: bool,
+    /// Runs a sub-agent through its `ToolContext`: never offered inside a sub-agent.
+    runs_agents: bool,
     /// The argument that holds a shell command (permission rules match it).
     command_arg: Option<String>,
     /// The arguments that name files or directories (permissions check where they point).
@@ -183,6 +210,8 @@ impl Tool {
             parameters,
             aliases: Vec::new(),
             read_only: false,
+            concurrent: false,
+            runs_agents: false,
             command_arg: None,
             path_args: Vec::new(),
             url_arg: None,
@@ -208,6 +237,31 @@ impl Tool {
     pub fn read_only(mut self) -> Self {
         self.read_only = true;
         self
+    }
+
+    /// Declares that calls of this tool may run at the same time as the other calls of a
+    /// response that may (read-only tools always may).
+    pub fn concurrent(mut self) -> Self {
+        self.concurrent = true;
+        self
+    }
+
+    /// Whether a call may run together with the other such calls of its response.
+    pub fn runs_concurrently(&self) -> bool {
+        self.read_only || self.concurrent
+    }
+
+    /// Declares that the tool runs a sub-agent: its calls get a `SubAgent` in their context
+    /// and run concurrently, and a sub-agent's toolbox leaves the tool out.
+    pub fn runs_agents(mut self) -> Self {
+        self.runs_agents = true;
+        self.concurrent = true;
+        self
+    }
+
+    /// Whether the tool runs sub-agents (`runs_agents`).
+    pub fn spawns_agents(&self) -> bool {
+        self.runs_agents
     }
 
     /// Summarises a call by one string argument (`path`, `pattern`).

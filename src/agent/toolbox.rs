@@ -5,6 +5,8 @@
 //! change the arguments or have a say on approval), then global then per-tool before
 //! hooks, the handler, then after hooks, and wrap the result into a `ToolResult`. Failures
 //! and panics anywhere in that chain become a result; nothing here can take the agent down.
+//! Calls may run at the same time (`agent/batch.rs`, sub-agents); their hooks up to the
+//! handler run one call at a time (`admission`), so approvals are asked one at a time.
 
 use super::caught::catch;
 use super::paths::{self, ResolvedPath};
@@ -69,6 +71,10 @@ pub struct Toolbox {
     prepare: Vec<PrepareHook>,
     before: Vec<(Option<String>, BeforeHook)>,
     after: Vec<(Option<String>, AfterHook)>,
+    /// Held while a call's prepare and before hooks run, so calls running at the same time
+    /// (a batch, sub-agents) are admitted — and the user asked about them — one at a time,
+    /// in the order they came. Shared by the toolboxes cloned from this one.
+    admission: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Toolbox {
@@ -235,6 +241,7 @@ impl Toolbox {
         if let Err(message) = tool.validate(&args) {
             return ToolResult::failure(message);
         }
+        let admitted = self.admission.lock().await;
         let (args, context) = match self.prepared(&tool, args, context).await {
             Ok(prepared) => prepared,
             Err(result) => return result,
@@ -251,6 +258,7 @@ impl Toolbox {
                 Err(panic) => return fail(panic),
             }
         }
+        drop(admitted);
         let mut result = match catch((tool.handler())(args.clone(), context)).await {
             Ok(Ok(value)) => value,
             Ok(Err(error)) => return fail(format!("{error:#}")),

@@ -19,6 +19,7 @@ pub mod run_command;
 pub mod sandbox;
 pub mod secret_env;
 pub mod shell;
+pub mod task;
 pub mod web_fetch;
 pub mod write;
 
@@ -39,6 +40,7 @@ pub const CLAUDE_CODE_NAMES: &[(&str, &[&str])] = &[
     ("list", &["LS"]),
     ("web_fetch", &["WebFetch"]),
     ("plan", &["TodoWrite"]),
+    ("task", &["Task"]),
 ];
 
 /// Every built-in tool, in the order the model sees them.
@@ -53,6 +55,7 @@ pub fn all() -> Vec<Tool> {
         list::tool(),
         web_fetch::tool(),
         plan::tool(),
+        task::tool(),
     ]
 }
 

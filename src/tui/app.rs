@@ -498,6 +498,16 @@ impl App {
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
             AgentEvent::Plan(plan) => self.plan.set(plan),
+            AgentEvent::SubAgent { call_id, event } => {
+                // Its tokens count in the totals; its calls nest under its row in the tool log.
+                if let Some(usage) = event.billed_usage() {
+                    self.status.add_sub_usage(usage);
+                }
+                if let AgentEvent::Warning(text) = event.as_ref() {
+                    self.notify(format!("sub-agent: {text}"));
+                }
+                self.tools.sub_agent(&call_id, *event);
+            }
         }
     }
 }

@@ -43,18 +43,18 @@ impl Plugin for CostPlugin {
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         self.totals.lock().model = session.provider().model().to_string();
         let totals = self.totals.clone();
-        let wanted = |event: &AgentEvent| matches!(event, AgentEvent::Usage(_) | AgentEvent::ProviderChanged { .. });
+        // A sub-agent's usage (`AgentEvent::SubAgent`) is billed like the agent's own.
+        let wanted =
+            |event: &AgentEvent| event.billed_usage().is_some() || matches!(event, AgentEvent::ProviderChanged { .. });
         session.observe_only(
             wanted,
             Arc::new(move |event: &AgentEvent| {
                 let mut totals = totals.lock();
-                match event {
-                    AgentEvent::Usage(usage) => {
-                        let model = totals.model.clone();
-                        totals.by_model.entry(model).or_default().add(usage);
-                    }
-                    AgentEvent::ProviderChanged { model, .. } => totals.model = model.clone(),
-                    _ => {}
+                if let AgentEvent::ProviderChanged { model, .. } = event {
+                    totals.model = model.clone();
+                } else if let Some(usage) = event.billed_usage() {
+                    let model = totals.model.clone();
+                    totals.by_model.entry(model).or_default().add(usage);
                 }
             }),
         );

@@ -157,6 +157,14 @@ impl Status {
         self.last_call = usage;
     }
 
+    /// A sub-agent's tokens: counted in the turn's and the session's totals, not as the
+    /// last call (whose cache share the line shows).
+    pub fn add_sub_usage(&mut self, usage: &Usage) {
+        for total in [&mut self.usage, &mut self.turn_usage] {
+            total.add(usage);
+        }
+    }
+
     pub fn notify(&mut self, text: impl Into<String>) {
         self.notice = Some((text.into(), Instant::now() + Duration::from_secs(4)));
         self.notice_of_turn = false;

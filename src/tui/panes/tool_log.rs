@@ -1,7 +1,9 @@
 //! The tool log pane: one row per tool call across the whole session (`+ read README.md`,
 //! `x execute cargo test`, `foo?` for unknown tools), live while running (spinner, elapsed
 //! time, the last lines of streamed output), selectable and expandable to show the call
-//! laid out by kind (`tool_detail.rs`).
+//! laid out by kind (`tool_detail.rs`). A call that runs a sub-agent shows the child's calls
+//! nested under it (`sub_calls.rs`: the last few while it runs, all when expanded) and its
+//! token count.
 
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
@@ -9,6 +11,7 @@ use crate::startup::secret_values;
 use crate::tool_outcome::live::mask_secrets;
 use crate::tool_outcome::{exit_status, outcome};
 use crate::tui::intent::{Intent, Scrolled};
+use crate::tui::panes::sub_calls::SubCalls;
 use crate::tui::panes::tool_detail::detail_lines;
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
 use crate::tui::text::rows::{RowIndex, Scroll};
@@ -47,6 +50,8 @@ pub struct ToolRow {
     output: String,
     pub expanded: bool,
     detail: Option<(u16, Vec<Line<'static>>)>,
+    /// What a sub-agent run by this call showed, if any.
+    sub: Option<SubCalls>,
 }
 
 impl ToolRow {
@@ -71,7 +76,18 @@ impl ToolRow {
     }
 
     fn height(&mut self, width: u16, theme: &Theme) -> usize {
-        1 + self.live_lines().len() + if self.expanded { self.detail(width, theme).len() } else { 0 }
+        let nested = self.nested(width, theme).len();
+        1 + self.live_lines().len() + nested + if self.expanded { self.detail(width, theme).len() } else { 0 }
+    }
+
+    /// A sub-agent's calls under the row: all of them when expanded, the last few while
+    /// running, none otherwise.
+    fn nested(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        match &self.sub {
+            Some(sub) if self.expanded => sub.lines(width, theme, None),
+            Some(sub) if self.result.is_none() => sub.lines(width, theme, Some(LIVE_LINES)),
+            _ => Vec::new(),
+        }
     }
 
     fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
@@ -94,6 +110,9 @@ impl ToolRow {
             Some(_) => " waiting for approval".to_string(),
             None => format!(" {:.1}s", elapsed.as_secs_f64()),
         };
+        if let Some(tokens) = self.sub.as_ref().and_then(SubCalls::tokens) {
+            right = format!(" {tokens} ·{right}");
+        }
         if let Some(code) = self.result.as_ref().and_then(exit_status).filter(|c| *c != 0) {
             right = format!(" exit {code}{right}");
         }
@@ -123,6 +142,7 @@ impl ToolRow {
                 theme.dim(),
             )));
         }
+        out.extend(self.nested(width, theme));
         if self.expanded {
             out.extend(self.detail(width, theme).iter().cloned());
         }
@@ -196,6 +216,7 @@ impl ToolLog {
             output: String::new(),
             expanded: false,
             detail: None,
+            sub: None,
         });
         let i = self.rows.len() - 1;
         self.by_id.insert(id.to_string(), i);
@@ -219,6 +240,15 @@ impl ToolLog {
                 row.output.drain(..cut);
             }
             self.index.invalidate(i);
+        }
+    }
+
+    /// Something the sub-agent run by call `id` showed (its calls, its tokens).
+    pub fn sub_agent(&mut self, id: &str, event: crate::agent::AgentEvent) {
+        if let Some(&i) = self.by_id.get(id) {
+            if self.rows[i].sub.get_or_insert_with(SubCalls::default).take(event) {
+                self.index.invalidate(i);
+            }
         }
     }
 

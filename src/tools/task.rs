@@ -1,0 +1,48 @@
+//! The `task` tool: hands a piece of work to a sub-agent — the same model and tools (less
+//! this one), a fresh context, the same permissions, sandbox and hooks, the turn's step
+//! limit — and returns only its final reply. The child's own tool traffic stays in its
+//! context, so a big search does not fill the parent's window. Several `task` calls of one
+//! response run at the same time (`Tool::runs_agents`).
+
+use crate::agent::output::TurnEnd;
+use crate::agent::{Tool, ToolContext};
+use serde_json::{json, Value};
+
+pub fn tool() -> Tool {
+    Tool::builtin(
+        "task",
+        "Hand a self-contained piece of work (a search across many files, a question to \
+         investigate) to a sub-agent with a fresh context and the same tools. Only its final \
+         reply comes back, so say in the prompt exactly what to report. Several task calls in \
+         one response run at the same time.",
+        json!({
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "minLength": 1, "description": "a few words saying what the sub-agent does"},
+                "prompt": {"type": "string", "minLength": 1, "description": "the whole task: the sub-agent sees nothing else of this conversation"}
+            },
+            "required": ["description", "prompt"],
+            "additionalProperties": false
+        }),
+        run,
+    )
+    .with_aliases(&["Task"])
+    .runs_agents()
+    .summarized_by("description")
+}
+
+async fn run(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
+    let prompt = super::str_arg(&args, "prompt")?;
+    let Some(sub_agent) = ctx.sub_agent() else {
+        return Ok(json!({"error": "no sub-agent can run here (a sub-agent cannot start another)"}));
+    };
+    let report = sub_agent.run(prompt, ctx.cancel.clone()).await;
+    let tokens = report.usage.input_tokens + report.usage.output_tokens;
+    Ok(match report.end {
+        TurnEnd::Done => json!({"content": report.reply, "tokens": tokens}),
+        TurnEnd::Failed => {
+            json!({"error": format!("the sub-agent failed: {}", report.reply.trim_start_matches("Error: ")), "tokens": tokens})
+        }
+        TurnEnd::Interrupted => json!({"error": "interrupted", "tokens": tokens}),
+    })
+}
