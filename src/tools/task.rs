@@ -28,6 +28,9 @@ pub fn tool() -> Tool {
     )
     .with_aliases(&["Task"])
     .runs_agents()
+    // Changes nothing itself, so it runs without asking: every call its sub-agent makes
+    // goes through the same permissions gate.
+    .read_only()
     .summarized_by("description")
 }
 
