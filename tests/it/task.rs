@@ -277,3 +277,75 @@ async fn an_interrupt_stops_a_running_sub_agent_with_the_turn() {
     });
     assert!(nested, "the child's call reached the output tagged with the parent call");
 }
+
+#[tokio::test]
+async fn hooks_of_calls_running_together_run_one_call_at_a_time() {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut toolbox = Toolbox::new();
+    for name in ["look", "peek"] {
+        let tool = Tool::new(name, "", json!({"type": "object"}), |_: Value, _: ToolContext| async { Ok(json!({})) });
+        toolbox.add(tool.unwrap().read_only());
+    }
+    let seen = log.clone();
+    toolbox.before(None, move |call| {
+        let seen = seen.clone();
+        async move {
+            let id = call.context.call_id.clone();
+            seen.lock().unwrap().push(format!("enter {id}"));
+            for _ in 0..5 {
+                tokio::task::yield_now().await;
+            }
+            seen.lock().unwrap().push(format!("leave {id}"));
+            Ok(())
+        }
+    });
+    let provider = Arc::new(Played(
+        Box::new(|request: &Request| match results(request).is_empty() {
+            true => vec![doing("c1", "look", json!({})), doing("c2", "peek", json!({}))],
+            false => vec![ProviderEvent::Saying("done".into())],
+        }),
+        Mutex::default(),
+    ));
+    let (mut agent, _) = agent(provider, toolbox);
+    agent.turn("go", CancellationToken::new()).await;
+    assert_eq!(*log.lock().unwrap(), ["enter c1", "leave c1", "enter c2", "leave c2"]);
+}
+
+#[tokio::test]
+async fn ask_json_writes_a_sub_agents_calls_nested_under_the_task() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("notes.txt"), "hello\n").unwrap();
+    let server = ModelServer::start(|body: &Value| match (offers_task(body), results_this_turn(body)) {
+        (true, 0) => vec![tool_use("toolu_task", "task", json!({"description": "d", "prompt": "read the notes"}))],
+        (true, _) => vec![text("parent done")],
+        (false, 0) => vec![tool_use("toolu_child_read", "read", json!({"path": "notes.txt"}))],
+        (false, _) => vec![text("child done")],
+    })
+    .await;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["ask", "--json", "-p", "anthropic", "go"])
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("ANTHROPIC_BASE_URL", &server.url)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .env("ELELEM_RETRY_ATTEMPTS", "1")
+        .env_remove("ELELEM_STUB_SCRIPT")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let nested: Vec<&Value> = lines.iter().filter(|l| l["type"] == "sub_agent").collect();
+    assert!(
+        nested
+            .iter()
+            .any(|l| l["call_id"] == "toolu_task" && l["event"]["type"] == "doing" && l["event"]["name"] == "read"),
+        "{lines:#?}"
+    );
+    let task_result = lines.iter().find(|l| l["type"] == "result" && l["id"] == "toolu_task").unwrap();
+    assert_eq!(task_result["result"]["content"], "child done");
+    assert!(!lines.iter().any(|l| l["type"] == "result" && l["id"] == "toolu_child_read"), "not as the parent's own");
+}

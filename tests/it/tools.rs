@@ -539,7 +539,10 @@ async fn list_draws_a_tree_to_a_depth_without_ignored_entries() {
 #[test]
 fn common_names_resolve_to_the_tools() {
     let toolbox = toolbox();
-    assert_eq!(toolbox.names(), vec!["read", "write", "edit", "execute", "glob", "grep", "list", "web_fetch", "plan"]);
+    assert_eq!(
+        toolbox.names(),
+        vec!["read", "write", "edit", "execute", "glob", "grep", "list", "web_fetch", "plan", "task"]
+    );
     for (alias, tool) in [
         ("bash", "execute"),
         ("sh", "execute"),
@@ -549,6 +552,7 @@ fn common_names_resolve_to_the_tools() {
         ("ls", "list"),
         ("fetch", "web_fetch"),
         ("todo_write", "plan"),
+        ("Task", "task"),
         ("search", "grep"),
         ("str_replace", "edit"),
     ] {
