@@ -76,7 +76,7 @@ impl SubAgent {
             agent.set_stream_adapter(adapter.clone());
         }
         let outcome = agent.turn(prompt, cancel).await;
-        let usage = tagged.usage.lock().map(|u| u.clone()).unwrap_or_default();
+        let usage = tagged.usage.lock().map(|u| *u).unwrap_or_default();
         SubReport { reply: outcome.reply, end: outcome.end, usage }
     }
 }

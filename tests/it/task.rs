@@ -135,7 +135,10 @@ async fn a_sub_agent_is_held_to_the_same_permissions() {
 }
 
 /// A model that answers each request with `play(request)`, in process.
-struct Played(Box<dyn Fn(&Request) -> Vec<ProviderEvent> + Send + Sync>, Mutex<Vec<Request>>);
+struct Played(Play, Mutex<Vec<Request>>);
+
+/// What the in-process model answers a request with.
+type Play = Box<dyn Fn(&Request) -> Vec<ProviderEvent> + Send + Sync>;
 
 impl Provider for Played {
     fn name(&self) -> &str {

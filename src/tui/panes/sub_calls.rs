@@ -72,10 +72,6 @@ impl SubCalls {
         (n > 0).then(|| format!("{} tok", short_count(n as usize)))
     }
 
-    pub fn len(&self) -> usize {
-        self.calls.len() + usize::from(self.dropped > 0)
-    }
-
     /// The nested lines: every call when `last` is `None`, else the last `last`.
     pub fn lines(&self, width: u16, theme: &Theme, last: Option<usize>) -> Vec<Line<'static>> {
         let from = last.map_or(0, |n| self.calls.len().saturating_sub(n));
