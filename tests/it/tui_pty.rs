@@ -923,3 +923,36 @@ fn a_plan_stays_on_screen_after_a_long_reply() {
     assert!(tui.wait_exit().success());
     tui.assert_restored();
 }
+
+/// Issue 31: a `task` call's sub-agent shows its running call nested under the task's row
+/// in the tool log, and Esc stops it with the turn; the next prompt works.
+#[test]
+fn esc_stops_a_sub_agent_whose_call_is_nested_under_its_task_row() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "toolu_task", "name": "task",
+                     "arguments": {"description": "count slowly", "prompt": "run the counter"}}]},
+        {"events": [{"type": "doing", "id": "c1", "name": "execute",
+                     "arguments": {"command": "for i in $(seq 1 300); do echo tick $i; sleep 0.1; done"}}]},
+        {"events": [{"type": "saying", "text": "second answer"}]}
+    ]);
+    let mut tui = Tui::start(script, 40, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("count\r");
+    // The child's call is asked about like the parent's (no sandbox here), the task's row
+    // waiting meanwhile.
+    tui.wait_for("Allow execute?");
+    let screen = tui.contents();
+    assert!(screen.contains("↳ · execute for i in"), "the child's call nested:\n{screen}");
+    assert!(row_with(&tui, "waiting for approval").is_some_and(|r| r.contains("? #1 task count")), "{screen}");
+    assert!(!screen.contains("#2 execute"), "the child's call is not a row of its own:\n{screen}");
+    std::thread::sleep(APPROVAL_PAUSE);
+    tui.send("1");
+    wait_for_screen(&tui, "the dialog to close", |s| !s.contains("Allow execute?"));
+    tui.send("\x1b");
+    tui.wait_for("interrupted");
+    tui.send("again\r");
+    tui.wait_for("second answer");
+    tui.send("\x03\x03");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}

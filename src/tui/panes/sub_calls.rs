@@ -66,6 +66,11 @@ impl SubCalls {
         }
     }
 
+    /// Whether call `id` is one of the sub-agent's, still running.
+    pub fn runs(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+
     /// The sub-agent's tokens so far (`1.2k tok`), or nothing before its first model call.
     pub fn tokens(&self) -> Option<String> {
         let n = self.usage.input_tokens + self.usage.output_tokens;

@@ -266,10 +266,14 @@ impl ToolLog {
     }
 
     /// The approval dialog for call `id` opened (`true`) or was answered: the time in
-    /// between is shown as `waiting for approval` and is not run time.
+    /// between is shown as `waiting for approval` and is not run time. A sub-agent's call
+    /// marks the row of the call that runs the sub-agent.
     pub fn waiting(&mut self, id: &str, waiting: bool) {
         let now = self.clock.now();
-        let Some(&i) = self.by_id.get(id) else { return };
+        let running_sub = |r: &ToolRow| r.result.is_none() && r.sub.as_ref().is_some_and(|s| s.runs(id));
+        let Some(i) = self.by_id.get(id).copied().or_else(|| self.rows.iter().rposition(running_sub)) else {
+            return;
+        };
         let row = &mut self.rows[i];
         match (waiting, row.waiting_since) {
             (true, None) => row.waiting_since = Some(now),
