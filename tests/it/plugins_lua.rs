@@ -86,9 +86,12 @@ fn calls(calls: &[(&str, Value)]) -> Value {
     json!([{"events": doing}, {"events": [{"type": "saying", "text": "done"}]}])
 }
 
-/// The results of the tool calls, in order.
+/// The results of the tool calls, in call order (read-only calls run together and may
+/// finish in any order).
 fn results(lines: &[Value]) -> Vec<Value> {
-    lines.iter().filter(|l| l["type"] == "result").map(|l| l["result"].clone()).collect()
+    let mut results: Vec<&Value> = lines.iter().filter(|l| l["type"] == "result").collect();
+    results.sort_by_key(|l| l["id"].as_str().map(|id| (id.len(), id.to_string())));
+    results.into_iter().map(|l| l["result"].clone()).collect()
 }
 
 const SHOUT: &str = r#"
