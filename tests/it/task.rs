@@ -352,3 +352,31 @@ async fn ask_json_writes_a_sub_agents_calls_nested_under_the_task() {
     assert_eq!(task_result["result"]["content"], "child done");
     assert!(!lines.iter().any(|l| l["type"] == "result" && l["id"] == "toolu_child_read"), "not as the parent's own");
 }
+
+#[test]
+fn a_sub_agents_tokens_count_in_the_turn_and_in_cost() {
+    let home = tempfile::tempdir().unwrap();
+    let usage = |input: u64, output: u64| json!({"type": "usage", "input_tokens": input, "output_tokens": output});
+    let steps = json!([
+        {"events": [{"type": "doing", "id": "toolu_task", "name": "task",
+                     "arguments": {"description": "d", "prompt": "report"}}, usage(1000, 10)]},
+        {"events": [{"type": "saying", "text": "child report"}, usage(2000, 20)]},
+        {"events": [{"type": "saying", "text": "done"}, usage(3000, 30)]}
+    ]);
+    let script = home.path().join("script.json");
+    std::fs::write(&script, steps.to_string()).unwrap();
+    let input = home.path().join("input");
+    std::fs::write(&input, "go\n/cost\n").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["chat", "--plain", "-p", "stub"])
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path())
+        .env("ELELEM_STUB_SCRIPT", &script)
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("turn ↑6.0k ↓60"), "{stdout}");
+    assert!(stdout.contains("6,000 uncached"), "{stdout}");
+}
