@@ -380,3 +380,33 @@ fn a_sub_agents_tokens_count_in_the_turn_and_in_cost() {
     assert!(stdout.contains("turn ↑6.0k ↓60"), "{stdout}");
     assert!(stdout.contains("6,000 uncached"), "{stdout}");
 }
+
+#[tokio::test]
+async fn a_sub_agent_that_keeps_calling_tools_stops_at_the_step_limit() {
+    let mut toolbox = Toolbox::new();
+    toolbox.add(elelem::tools::task::tool());
+    toolbox.add(crate::support::read_tool());
+    let provider = Arc::new(Played(
+        Box::new(|request: &Request| {
+            let parent = request.tools.iter().any(|t| t.name == "task");
+            match (parent, results(request).is_empty()) {
+                (true, true) => vec![doing("toolu_task", "task", json!({"description": "d", "prompt": "loop"}))],
+                (true, false) => vec![ProviderEvent::Saying("parent done".into())],
+                (false, _) => vec![doing(&format!("r{}", results(request).len()), "read", json!({"path": "x"}))],
+            }
+        }),
+        Mutex::default(),
+    ));
+    let (mut agent, output) = agent(provider.clone(), toolbox);
+    agent.set_max_steps(3);
+    let outcome = agent.turn("go", CancellationToken::new()).await;
+    assert_eq!(outcome.reply, "parent done");
+    let child_calls = provider.1.lock().unwrap().iter().filter(|r| !r.tools.iter().any(|t| t.name == "task")).count();
+    assert_eq!(child_calls, 3, "the child made as many model calls as the step limit allows");
+    let result = output.events().into_iter().find_map(|e| match e {
+        AgentEvent::ToolFinished { call, result } if call.id == "toolu_task" => Some(result),
+        _ => None,
+    });
+    let error = result.and_then(|r| r.error().map(str::to_string)).unwrap_or_default();
+    assert!(error.starts_with("the sub-agent failed: stopped after 3 model calls"), "{error}");
+}
