@@ -18,7 +18,8 @@ use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use super::window::{self, Budget, Fit};
 use crate::protocol::{
-    EventStream, Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
+    EventStream, Image, Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall,
+    ToolResult,
 };
 use futures::StreamExt;
 use std::sync::Arc;
@@ -170,10 +171,22 @@ impl Agent {
 
     /// Runs one turn for `prompt`.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        self.turn_with_images(prompt, Vec::new(), cancel).await
+    }
+
+    /// Runs one turn for `prompt` with `images` attached to it (`@shot.png`).
+    pub async fn turn_with_images(
+        &mut self,
+        prompt: &str,
+        images: Vec<Image>,
+        cancel: CancellationToken,
+    ) -> TurnOutcome {
         super::compaction::before_turn(self, prompt, &cancel).await;
         self.output.emit(AgentEvent::TurnStarted { prompt: prompt.to_string() });
+        let mut message = Message::user(prompt);
+        message.images = images;
         // The conversation only rejects system messages, so this cannot fail.
-        let _ = self.transcript.conversation.push(Message::user(prompt));
+        let _ = self.transcript.conversation.push(message);
         self.publish_context();
         let mut scratch: Vec<Message> = Vec::new();
         let mut steps = 0;

@@ -10,8 +10,8 @@ use super::http::HttpOptions;
 use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
 use crate::protocol::{
-    Effort, EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall,
-    Usage,
+    Effort, EventStream, Image, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role,
+    ToolCall, Usage,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -129,6 +129,11 @@ fn messages(messages: &[Message]) -> Vec<Value> {
         }
         match message.role {
             Role::System => {}
+            Role::User if message.images.iter().any(|i| i.data.is_some()) => {
+                let mut blocks = image_blocks(&message.images);
+                blocks.push(json!({"type": "text", "text": message.content}));
+                out.push(json!({"role": "user", "content": blocks}));
+            }
             Role::User => out.push(json!({"role": "user", "content": message.content})),
             Role::Assistant if message.tool_calls.is_empty() => {
                 if !message.content.is_empty() {
@@ -156,10 +161,19 @@ fn messages(messages: &[Message]) -> Vec<Value> {
                 out.push(json!({"role": "assistant", "content": blocks}));
             }
             Role::Tool => {
+                let content = match message.images.iter().any(|i| i.data.is_some()) {
+                    // A tool_result may hold image blocks after its text (`read` of an image).
+                    true => {
+                        let mut blocks = vec![json!({"type": "text", "text": message.text()})];
+                        blocks.extend(image_blocks(&message.images));
+                        Value::Array(blocks)
+                    }
+                    false => json!(message.text()),
+                };
                 let mut block = json!({
                     "type": "tool_result",
                     "tool_use_id": message.tool_call_id.clone().unwrap_or_default(),
-                    "content": message.text(),
+                    "content": content,
                 });
                 if message.result.as_ref().is_some_and(|r| !r.is_ok()) {
                     block["is_error"] = json!(true);
@@ -172,6 +186,15 @@ fn messages(messages: &[Message]) -> Vec<Value> {
         out.push(json!({"role": "user", "content": results}));
     }
     out
+}
+
+/// Anthropic's image blocks, base64 with the media type, for the images that were read.
+fn image_blocks(images: &[Image]) -> Vec<Value> {
+    images
+        .iter()
+        .filter(|i| i.data.is_some())
+        .map(|i| json!({"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.base64()}}))
+        .collect()
 }
 
 fn object_or_empty(value: &Value) -> Value {

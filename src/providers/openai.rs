@@ -12,8 +12,8 @@ use super::http::HttpOptions;
 use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
 use crate::protocol::{
-    Effort, EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall,
-    Usage,
+    Effort, EventStream, Image, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role,
+    ToolCall, Usage,
 };
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -101,7 +101,7 @@ impl OpenAiProvider {
             "model": self.config.model,
             "stream": true,
             "stream_options": {"include_usage": true},
-            "messages": request.messages.iter().map(message).collect::<Vec<_>>(),
+            "messages": messages(&request.messages),
         });
         if let Some(key) = &self.config.wire.cache_key {
             body["prompt_cache_key"] = json!(key);
@@ -124,9 +124,46 @@ impl OpenAiProvider {
     }
 }
 
+/// The messages in Chat Completions shape. A tool message cannot hold an image there, so
+/// the images of a step's tool results (`read` of a png) follow its tool messages as one
+/// user message of `image_url` parts, each after a text part naming the call it answers.
+fn messages(messages: &[Message]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut from_tools: Vec<Value> = Vec::new();
+    for item in messages {
+        if item.role != Role::Tool && !from_tools.is_empty() {
+            out.push(json!({"role": "user", "content": std::mem::take(&mut from_tools)}));
+        }
+        if item.role == Role::Tool && item.images.iter().any(|i| i.data.is_some()) {
+            let id = item.tool_call_id.as_deref().unwrap_or_default();
+            from_tools.push(json!({"type": "text", "text": format!("The image the tool call {id} returned:")}));
+            from_tools.extend(image_parts(&item.images));
+        }
+        out.push(message(item));
+    }
+    if !from_tools.is_empty() {
+        out.push(json!({"role": "user", "content": from_tools}));
+    }
+    out
+}
+
+/// `image_url` parts with data URLs, for the images that were read.
+fn image_parts(images: &[Image]) -> Vec<Value> {
+    images
+        .iter()
+        .filter(|i| i.data.is_some())
+        .map(|i| json!({"type": "image_url", "image_url": {"url": i.data_url()}}))
+        .collect()
+}
+
 /// One message in Chat Completions shape.
 fn message(message: &Message) -> Value {
     match message.role {
+        Role::User if message.images.iter().any(|i| i.data.is_some()) => {
+            let mut parts = vec![json!({"type": "text", "text": message.content})];
+            parts.extend(image_parts(&message.images));
+            json!({"role": "user", "content": parts})
+        }
         Role::Tool => json!({
             "role": "tool",
             "tool_call_id": message.tool_call_id.clone().unwrap_or_default(),
