@@ -15,6 +15,7 @@ mod cli;
 mod context_window;
 mod effort;
 mod hooks;
+mod images;
 mod kernel;
 mod kernel_extensions;
 mod layers;
