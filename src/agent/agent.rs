@@ -341,6 +341,11 @@ impl Agent {
                 self.show(None, shown);
                 self.output.emit(AgentEvent::Usage(usage))
             }
+            ProviderEvent::ServerTool { call, summary, result } => {
+                self.show(None, shown);
+                self.output.emit(AgentEvent::ToolStarted { call: call.clone(), summary });
+                self.output.emit(AgentEvent::ToolFinished { call, result });
+            }
             ProviderEvent::Retrying { attempt, max, delay, reason } => {
                 self.show(None, shown);
                 self.output.emit(AgentEvent::Retrying { attempt, max, delay, reason })

@@ -47,6 +47,10 @@ pub struct OpenAiOptions {
     /// Sent as `reasoning_effort` (`--effort`); nothing when unset, so models that take no
     /// such field are not sent one.
     pub effort: Option<Effort>,
+    /// Sends `web_search_options: {}` (`--web-search`): OpenAI's search models
+    /// (`gpt-4o-search-preview`, …) then search the web before answering; other models
+    /// reject the field, so it is off unless asked.
+    pub web_search: bool,
 }
 
 /// Everything an OpenAI provider needs (`base_url` up to and including `/v1`; the key is
@@ -80,6 +84,7 @@ impl OpenAiConfig {
         config.http = HttpOptions::from_env()?;
         config.wire.cache_key = config.cache_key_from_env()?;
         config.wire.effort = settings.effort;
+        config.wire.web_search = settings.web_search;
         Ok(config)
     }
 }
@@ -108,6 +113,9 @@ impl OpenAiProvider {
         }
         if let Some(effort) = self.config.wire.effort {
             body["reasoning_effort"] = json!(effort.word());
+        }
+        if self.config.wire.web_search {
+            body["web_search_options"] = json!({});
         }
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request

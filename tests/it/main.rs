@@ -63,3 +63,4 @@ mod tui_rough_edges;
 mod tui_snapshots;
 mod undo_attacks;
 mod web_fetch;
+mod web_search;
