@@ -392,9 +392,13 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
         // Without the history, the model's newest plan still comes back.
         plain_output.emit(plan);
     }
+    let mut messages = replayed.messages;
+    for warning in crate::sessions::images::reload(&mut messages) {
+        plain_output.emit(crate::agent::AgentEvent::Warning(warning));
+    }
     let conversation = session.conversation_mut();
     conversation.clear();
-    for message in replayed.messages {
+    for message in messages {
         let _ = conversation.push(message);
     }
     plain_output.emit(crate::agent::AgentEvent::Info(format!(

@@ -220,8 +220,10 @@ impl Agent {
             let count = response.calls.len();
             let mut published: Option<std::time::Instant> = None;
             for (n, call) in response.calls.into_iter().enumerate() {
-                let result = self.run_tool(&call, &cancel, &scratch).await;
-                scratch.push(Message::tool_result(&call, result));
+                let (result, images) = self.run_tool(&call, &cancel, &scratch).await;
+                let mut message = Message::tool_result(&call, result);
+                message.images = images;
+                scratch.push(message);
                 if n + 1 == count || published.is_none_or(|at| at.elapsed() >= CONTEXT_EVERY) {
                     self.output.emit(AgentEvent::Context(self.context_with(&scratch)));
                     published = Some(std::time::Instant::now());
@@ -368,11 +370,19 @@ impl Agent {
 
     /// Runs one tool call through the toolbox, showing its start and result (a repeat of a
     /// result the model still sees shortened to a note, `repeats`).
-    async fn run_tool(&self, call: &ToolCall, cancel: &CancellationToken, scratch: &[Message]) -> ToolResult {
+    /// The result comes with the images the tool attached (`ToolContext::attach_image`).
+    async fn run_tool(
+        &self,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+        scratch: &[Message],
+    ) -> (ToolResult, Vec<Image>) {
         let shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
         let summary = self.toolbox.summarize(&call.name, &call.arguments);
         self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
-        let context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()));
+        let context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()))
+            .with_images_accepted(self.provider.accepts_images());
+        let images = context.clone();
         let run = self.toolbox.run(&call.name, call.arguments.clone(), context);
         tokio::pin!(run);
         let result = tokio::select! {
@@ -390,7 +400,12 @@ impl Agent {
         let result =
             repeats::shorten(&shown.name, read_only, result, conversation, scratch, |n| self.toolbox.resolve(n));
         self.output.emit(AgentEvent::ToolFinished { call: shown, result: result.clone() });
-        result
+        // A result shortened to a note (`same_as`) leaves its image with the earlier one.
+        let images = match result.get(repeats::SAME_AS) {
+            Some(_) => Vec::new(),
+            None => images.take_images(),
+        };
+        (result, images)
     }
 
     /// Keeps `request` inside the model's window (`window::fit`): older results of this turn

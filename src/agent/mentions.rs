@@ -20,7 +20,6 @@ use super::tool::{Tool, ToolContext};
 use super::toolbox::Toolbox;
 use crate::protocol::image::{self, Image, MAX_IMAGE_BYTES};
 use serde_json::{json, Value};
-use sha2::{Digest as _, Sha256};
 use std::io::Read as _;
 use std::path::Path;
 use std::sync::Arc;
@@ -93,9 +92,8 @@ pub async fn attach(
                 attached.push(mention.to_string());
             }
             Ok(Some(Read::Image(bytes))) => {
-                let digest = sha256(&bytes);
                 let real = Some(real.to_string_lossy().into_owned());
-                let image = Image::from_bytes(mention, real, &bytes, digest).map_err(|e| format!("@{mention}: {e}"))?;
+                let image = Image::from_bytes(mention, real, &bytes).map_err(|e| format!("@{mention}: {e}"))?;
                 images.push(image);
                 attached.push(mention.to_string());
             }
@@ -110,11 +108,6 @@ pub async fn attach(
         out.push_str(&format!("\n\n{}", image.chip()));
     }
     Ok(Attached { text: out, images })
-}
-
-/// The hex SHA-256 of `bytes` (how a session knows the file it names is unchanged).
-pub fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What a mentioned file holds.

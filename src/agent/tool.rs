@@ -10,6 +10,7 @@
 
 use super::output::{AgentEvent, Delta, Output};
 use super::paths::ResolvedPath;
+use crate::protocol::Image;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
@@ -29,6 +30,10 @@ pub struct ToolContext {
     paths: Arc<[ResolvedPath]>,
     /// What a prepare hook said about permission for this call (`Toolbox::prepare`).
     pre_approval: Option<PreApproval>,
+    /// The model reads images (`Provider::accepts_images`): a tool may then attach one.
+    accepts_images: bool,
+    /// Images the call attached to its result (shared by the context's clones).
+    images: Arc<std::sync::Mutex<Vec<Image>>>,
 }
 
 /// A prepare hook's say on whether a call needs the user's approval; the permission gate
@@ -43,7 +48,38 @@ pub enum PreApproval {
 
 impl ToolContext {
     pub fn new(call_id: impl Into<String>, cancel: CancellationToken, output: Option<Arc<dyn Output>>) -> Self {
-        ToolContext { call_id: call_id.into(), cancel, output, paths: Arc::new([]), pre_approval: None }
+        ToolContext {
+            call_id: call_id.into(),
+            cancel,
+            output,
+            paths: Arc::new([]),
+            pre_approval: None,
+            accepts_images: false,
+            images: Arc::default(),
+        }
+    }
+
+    /// This context for a model that reads images (or not).
+    pub fn with_images_accepted(mut self, accepts: bool) -> Self {
+        self.accepts_images = accepts;
+        self
+    }
+
+    /// Whether the model reads images, so a tool may attach one (`read` of a png).
+    pub fn accepts_images(&self) -> bool {
+        self.accepts_images
+    }
+
+    /// Attaches an image to this call's result: it goes to the model with the result.
+    pub fn attach_image(&self, image: Image) {
+        if let Ok(mut images) = self.images.lock() {
+            images.push(image);
+        }
+    }
+
+    /// The images attached so far, taken.
+    pub fn take_images(&self) -> Vec<Image> {
+        self.images.lock().map(|mut images| std::mem::take(&mut *images)).unwrap_or_default()
     }
 
     /// This context with a prepare hook's say on permission.

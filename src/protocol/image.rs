@@ -44,7 +44,7 @@ pub enum ImageError {
 
 impl Image {
     /// An image of `bytes` read from `path` (`real`: where it resolved), with its digest.
-    pub fn from_bytes(path: &str, real: Option<String>, bytes: &[u8], sha256: String) -> Result<Image, ImageError> {
+    pub fn from_bytes(path: &str, real: Option<String>, bytes: &[u8]) -> Result<Image, ImageError> {
         let media_type = sniff(bytes).ok_or(ImageError::NotAnImage)?;
         if bytes.len() > MAX_IMAGE_BYTES {
             return Err(ImageError::TooLarge(bytes.len()));
@@ -55,7 +55,7 @@ impl Image {
             path: path.to_string(),
             real,
             bytes: bytes.len() as u64,
-            sha256,
+            sha256: sha256(bytes),
             width,
             height,
             data: Some(base64::engine::general_purpose::STANDARD.encode(bytes).into()),
@@ -91,6 +91,12 @@ impl Image {
         };
         (w * h / 750).max(1)
     }
+}
+
+/// The hex SHA-256 of `bytes` (how a session knows the file it names is unchanged).
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `12 KB`, `1.4 MB`, `900 B`.
@@ -183,7 +189,7 @@ mod tests {
 
     #[test]
     fn keeps_a_reference_not_the_bytes_and_estimates_tokens() {
-        let image = Image::from_bytes("shots/a.png", None, PNG, "ab".into()).unwrap();
+        let image = Image::from_bytes("shots/a.png", None, PNG).unwrap();
         assert_eq!(image.chip(), "[image a.png 29 B]");
         assert_eq!(image.estimate_tokens(), 800 * 600 / 750);
         let json = serde_json::to_string(&image).unwrap();
@@ -191,6 +197,6 @@ mod tests {
         let back: Image = serde_json::from_str(&json).unwrap();
         assert_eq!(back.data, None);
         let big = [PNG, &vec![0u8; MAX_IMAGE_BYTES]].concat();
-        assert!(matches!(Image::from_bytes("b.png", None, &big, String::new()), Err(ImageError::TooLarge(_))));
+        assert!(matches!(Image::from_bytes("b.png", None, &big), Err(ImageError::TooLarge(_))));
     }
 }

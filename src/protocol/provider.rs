@@ -114,6 +114,11 @@ pub trait Provider: Send + Sync {
     fn streams_ahead(&self) -> bool {
         false
     }
+    /// Whether the model reads images (a `read` of a png then returns the image): by the
+    /// model's name (`models::accepts_images`, `ELELEM_IMAGES` overrides).
+    fn accepts_images(&self) -> bool {
+        super::models::accepts_images(self.model())
+    }
 }
 
 /// What a provider is built with.
