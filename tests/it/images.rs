@@ -6,6 +6,7 @@
 //! and `read` of a png gives the model the image.
 
 use crate::model_server::{self, ModelServer};
+use crate::support::home::Home;
 use crate::support::{Reply, Server};
 use base64::Engine as _;
 use serde_json::{json, Value};
@@ -135,4 +136,54 @@ async fn a_fifo_named_like_an_image_is_refused_without_blocking() {
     let body = &server.requests()[0].body;
     assert!(body["messages"][0]["content"].to_string().contains("what is in @x.png ?"), "{body}");
     assert!(!body.to_string().contains("\"image\""), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_session_sends_the_image_again_or_a_note_when_the_file_is_gone() {
+    let home = Home::new();
+    std::fs::write(home.dir.path().join("shot.png"), png()).unwrap();
+    let server = ModelServer::start(|_| vec![model_server::text("a cat")]).await;
+    model_server::chat(home.dir.path(), &server, &[], "what is in @shot.png ?\n", &[]).await;
+    let files = home.session_files();
+    let recorded = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(recorded.contains("\"sha256\"") && !recorded.contains(&b64(&png())), "the session holds the bytes");
+
+    model_server::chat(home.dir.path(), &server, &["-c"], "and now?\n", &[]).await;
+    let image = json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(&png())}});
+    let second = &server.requests()[1];
+    assert_eq!(second["messages"][0]["content"][0], image, "{second}");
+
+    std::fs::remove_file(home.dir.path().join("shot.png")).unwrap();
+    let stdout = model_server::chat(home.dir.path(), &server, &["-c"], "still there?\n", &[]).await;
+    let third = &server.requests()[2];
+    assert!(!third.to_string().contains("\"image\""), "{third}");
+    let first = third["messages"][0]["content"].to_string();
+    assert!(first.contains("[The image shot.png was attached here; it is not sent now: the file is gone.]"), "{first}");
+    assert!(stdout.contains("the image shot.png of this session is not sent again: the file is gone"), "{stdout}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn read_of_a_png_gives_the_model_the_image_or_the_refusal_when_it_reads_none() {
+    let home = Home::new();
+    std::fs::write(home.dir.path().join("shot.png"), png()).unwrap();
+    let play = |body: &Value| match model_server::results_this_turn(body) {
+        0 => vec![model_server::tool_use("r1", "read", json!({"path": "shot.png"}))],
+        _ => vec![model_server::text("a cat")],
+    };
+    let server = ModelServer::start(play).await;
+    model_server::chat(home.dir.path(), &server, &[], "look at the screenshot\n", &[]).await;
+    let results = model_server::tool_results(&server.requests()[1]);
+    let content = results[0]["content"].as_array().expect("blocks");
+    assert!(content[0]["text"].as_str().unwrap().contains("[image shot.png 229 B]"), "{content:?}");
+    assert_eq!(
+        content[1],
+        json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(&png())}})
+    );
+
+    let server = ModelServer::start(play).await;
+    model_server::chat(home.dir.path(), &server, &[], "look at the screenshot\n", &[("ELELEM_IMAGES", "off")]).await;
+    let results = model_server::tool_results(&server.requests()[1]);
+    let text = model_server::result_text(&results[0]);
+    assert!(text.contains("is an image (image/png, 229 bytes); this model does not read images"), "{text}");
+    assert!(!server.requests()[1].to_string().contains("\"image\""));
 }
