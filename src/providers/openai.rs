@@ -427,6 +427,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_tool_results_image_follows_the_steps_tool_messages_as_a_user_message() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
+        let image = Image::from_bytes("a.png", None, png).unwrap();
+        let calls = [("r1", "read"), ("r2", "glob")].map(|(id, name)| ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: json!({}),
+        });
+        let mut assistant = Message::assistant("");
+        assistant.tool_calls = calls.to_vec();
+        let mut read = Message::tool_result(&calls[0], crate::protocol::ToolResult::from_value(json!("img")));
+        read.images = vec![image.clone()];
+        let glob = Message::tool_result(&calls[1], crate::protocol::ToolResult::from_value(json!("x")));
+        let out = messages(&[Message::user("look"), assistant, read, glob]);
+        let roles: Vec<&str> = out.iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "tool", "user"]);
+        assert_eq!(out[2]["content"], json!("{\"content\":\"img\",\"ok\":true}"));
+        assert_eq!(
+            out[4]["content"],
+            json!([{"type": "text", "text": "The image the tool call r1 returned:"},
+                   {"type": "image_url", "image_url": {"url": image.data_url()}}])
+        );
+    }
+
+    #[test]
     fn assistant_tool_calls_carry_arguments_as_a_json_string() {
         let mut assistant = Message::assistant("");
         assistant.tool_calls =
