@@ -188,6 +188,22 @@ mod tests {
     }
 
     #[test]
+    fn truncated_or_hostile_headers_give_no_size_and_never_panic() {
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC0, 0, 17, 8, 0, 48, 0, 64];
+        let webp = *b"RIFF\0\0\0\0WEBPVP8X\0\0\0\0\0\0\0\0\xff\xff\xff\xff\xff\xff";
+        for sample in [PNG, &jpeg[..], &webp[..], b"GIF89a\x10\x00\x20\x00"] {
+            for end in 0..sample.len() {
+                let _ = dimensions(&sample[..end]);
+            }
+        }
+        // A zero-length JPEG segment and runs of fill bytes still end.
+        assert_eq!(dimensions(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0xFF, 0xFF, 0xFF]), None);
+        let huge =
+            Image { width: Some(u32::MAX), height: Some(u32::MAX), ..Image::from_bytes("a", None, PNG).unwrap() };
+        assert_eq!(huge.estimate_tokens(), 1568 * 1568 / 750);
+    }
+
+    #[test]
     fn keeps_a_reference_not_the_bytes_and_estimates_tokens() {
         let image = Image::from_bytes("shots/a.png", None, PNG).unwrap();
         assert_eq!(image.chip(), "[image a.png 29 B]");
