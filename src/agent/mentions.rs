@@ -49,16 +49,23 @@ pub struct Attached {
     pub images: Vec<Image>,
 }
 
+/// Who a prompt's mentions are attached for: the session's directory and toolbox, the
+/// turn's cancel token and output, and whether the model reads images.
+pub struct For<'a> {
+    pub cwd: &'a Path,
+    pub toolbox: &'a Toolbox,
+    pub cancel: &'a CancellationToken,
+    pub output: &'a Arc<dyn Output>,
+    /// `None` when the model reads images; else its name, for the warning.
+    pub no_images: Option<&'a str>,
+}
+
 /// `prompt` with the files it mentions attached. A mention the checks refuse, or that is
-/// not a regular file, is left as typed and said so through `output`; an image that cannot
-/// be sent (too large) is an `Err` with the reason: the prompt is not sent.
-pub async fn attach(
-    prompt: &str,
-    cwd: &Path,
-    toolbox: &Toolbox,
-    cancel: &CancellationToken,
-    output: &Arc<dyn Output>,
-) -> Result<Attached, String> {
+/// not a regular file, is left as typed and said so through `output` (so is an image for
+/// a model that reads none); an image that cannot be sent (too large) is an `Err` with the
+/// reason: the prompt is not sent.
+pub async fn attach(prompt: &str, to: For<'_>) -> Result<Attached, String> {
+    let For { cwd, toolbox, cancel, output, no_images } = to;
     let mut attached: Vec<String> = Vec::new();
     let mut out = prompt.to_string();
     let mut images = Vec::new();
@@ -90,6 +97,12 @@ pub async fn attach(
             Ok(Some(Read::Text(text))) => {
                 out.push_str(&format!("\n\n<file path=\"{mention}\">\n{}\n</file>", text.trim_end_matches('\n')));
                 attached.push(mention.to_string());
+            }
+            Ok(Some(Read::Image(_) | Read::TooLarge(_))) if no_images.is_some() => {
+                let model = no_images.unwrap_or_default();
+                output.emit(AgentEvent::Warning(format!(
+                    "@{mention} is not attached: {model} does not read images (ELELEM_IMAGES=on says it does)"
+                )));
             }
             Ok(Some(Read::Image(bytes))) => {
                 let real = Some(real.to_string_lossy().into_owned());
@@ -152,6 +165,33 @@ mod tests {
     use super::*;
     use crate::agent::output::RecordingOutput;
 
+    fn at<'a>(
+        cwd: &'a Path,
+        toolbox: &'a Toolbox,
+        cancel: &'a CancellationToken,
+        output: &'a Arc<dyn Output>,
+    ) -> For<'a> {
+        For { cwd, toolbox, cancel, output, no_images: None }
+    }
+
+    #[tokio::test]
+    async fn an_image_is_not_attached_for_a_model_that_reads_none() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("shot.png"), b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01").unwrap();
+        let recording = Arc::new(RecordingOutput::default());
+        let output: Arc<dyn Output> = recording.clone();
+        let (toolbox, cancel) = (Toolbox::new(), CancellationToken::new());
+        let to = For { no_images: Some("llama3"), ..at(dir.path(), &toolbox, &cancel, &output) };
+        let attached = attach("what is @shot.png", to).await.unwrap();
+        assert_eq!(attached, Attached { text: "what is @shot.png".into(), images: Vec::new() });
+        let warned = AgentEvent::Warning(
+            "@shot.png is not attached: llama3 does not read images (ELELEM_IMAGES=on says it does)".into(),
+        );
+        assert_eq!(recording.events(), vec![warned]);
+        let attached = attach("what is @shot.png", at(dir.path(), &toolbox, &cancel, &output)).await.unwrap();
+        assert_eq!(attached.images.len(), 1);
+    }
+
     #[tokio::test]
     async fn attaches_mentioned_text_files_once_and_leaves_other_words() {
         let dir = tempfile::tempdir().unwrap();
@@ -162,10 +202,11 @@ mod tests {
         let output: Arc<dyn Output> = Arc::new(RecordingOutput::default());
         let (toolbox, cancel) = (Toolbox::new(), CancellationToken::new());
         assert_eq!(
-            attach(prompt, dir.path(), &toolbox, &cancel, &output).await.unwrap().text,
+            attach(prompt, at(dir.path(), &toolbox, &cancel, &output)).await.unwrap().text,
             format!("{prompt}\n\n<file path=\"src/lib.rs\">\npub fn x() {{}}\n</file>")
         );
-        assert_eq!(attach("no mentions", dir.path(), &toolbox, &cancel, &output).await.unwrap().text, "no mentions");
+        let none = attach("no mentions", at(dir.path(), &toolbox, &cancel, &output)).await.unwrap();
+        assert_eq!(none.text, "no mentions");
     }
 
     #[tokio::test]
@@ -188,7 +229,7 @@ mod tests {
         });
         let prompt = "@pipe @secret";
         assert_eq!(
-            attach(prompt, dir.path(), &toolbox, &CancellationToken::new(), &output).await.unwrap().text,
+            attach(prompt, at(dir.path(), &toolbox, &CancellationToken::new(), &output)).await.unwrap().text,
             prompt
         );
         let warnings: Vec<String> = recording

@@ -287,7 +287,15 @@ impl Session {
         let (prompt, images) = match prompt.contains('@') {
             true => {
                 let cwd = self.agent.transcript().system_prompt.cwd().to_path_buf();
-                match super::mentions::attach(prompt, &cwd, self.agent.toolbox(), &cancel, self.agent.output()).await {
+                let provider = self.agent.provider().clone();
+                let to = super::mentions::For {
+                    cwd: &cwd,
+                    toolbox: self.agent.toolbox(),
+                    cancel: &cancel,
+                    output: self.agent.output(),
+                    no_images: (!provider.accepts_images()).then(|| provider.model()),
+                };
+                match super::mentions::attach(prompt, to).await {
                     Ok(attached) => (attached.text, attached.images),
                     Err(refusal) => {
                         self.agent.output().emit(AgentEvent::Error(format!("{refusal}. Nothing was sent.")));

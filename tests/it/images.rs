@@ -97,11 +97,21 @@ async fn openai_gets_a_data_url_and_ollama_bare_base64() {
         + &line(json!({"role": "assistant", "content": ""}), true);
     let server = Server::start(vec![Reply::ndjson(&body)]).await;
     let env = [("OLLAMA_HOST", server.url.as_str())];
-    let (stdout, stderr, ok) = run(dir.path(), &["ask", "-p", "ollama", "what is in @shot.png ?"], &env, "");
+    let (stdout, stderr, ok) =
+        run(dir.path(), &["ask", "-p", "ollama", "-m", "llava", "what is in @shot.png ?"], &env, "");
     assert!(ok, "{stdout}{stderr}");
     let messages = server.requests()[0].body["messages"].clone();
     let user = messages.as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap().clone();
     assert_eq!(user["images"], json!([b64(&png())]));
+
+    // Ollama's default model reads no images: the mention is left as typed, and said so.
+    let server = Server::start(vec![Reply::ndjson(&body)]).await;
+    let env = [("OLLAMA_HOST", server.url.as_str())];
+    let (stdout, stderr, ok) = run(dir.path(), &["ask", "-p", "ollama", "what is in @shot.png ?"], &env, "");
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stderr.contains("@shot.png is not attached: llama3.2 does not read images"), "{stderr}");
+    assert!(server.requests()[0].body["messages"].to_string().contains("what is in @shot.png ?"));
+    assert!(!server.requests()[0].body.to_string().contains("images"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
