@@ -45,6 +45,10 @@ struct Global {
     /// budget, Ollama think)
     #[arg(long, global = true, value_name = "LEVEL", env = "ELELEM_EFFORT", value_parser = parse_effort)]
     effort: Option<elelem::protocol::Effort>,
+    /// The provider's own web search, run on its side: Anthropic's web search server tool,
+    /// OpenAI's web_search_options (search models only)
+    #[arg(long, global = true, env = "ELELEM_WEB_SEARCH", value_parser = clap::builder::FalseyValueParser::new())]
+    web_search: bool,
     #[command(flatten)]
     permissions: PermissionFlags,
     #[command(flatten)]
@@ -155,6 +159,7 @@ fn main() -> ExitCode {
         model: global.model.clone(),
         thinking_budget: global.thinking,
         effort: global.effort,
+        web_search: global.web_search,
         allow: global.permissions.allow.clone(),
         yolo: global.permissions.yolo,
         max_steps: global.max_steps.map(|n| n as usize),

@@ -45,6 +45,8 @@ pub struct Options {
     pub thinking_budget: Option<u32>,
     /// `--effort`: how hard a reasoning model should think.
     pub effort: Option<crate::protocol::Effort>,
+    /// `--web-search`: the provider's own web search, where it has one.
+    pub web_search: bool,
     /// Tools allowed without asking (`--allow TOOL`, repeatable).
     pub allow: Vec<String>,
     /// Allow every tool call without asking (`--yolo`); front ends show it.
@@ -223,6 +225,7 @@ fn wire(endpoint: &Endpoint, settings: &ProviderSettings) -> Result<Arc<dyn Prov
             config.http = http;
             config.cache_key = config.cache_key_from_env()?;
             config.effort = settings.effort;
+            config.web_search = settings.web_search;
             Arc::new(OpenAiProvider::new(config)?)
         }
         Wire::Anthropic => {
@@ -232,6 +235,7 @@ fn wire(endpoint: &Endpoint, settings: &ProviderSettings) -> Result<Arc<dyn Prov
             config.thinking_budget = anthropic::thinking_budget(settings);
             config.http = http;
             config.cache = PromptCache::from_env().map_err(ProviderError::Config)?;
+            config.web_search = settings.web_search;
             Arc::new(AnthropicProvider::new(config)?)
         }
         Wire::Ollama => {
@@ -257,6 +261,7 @@ pub fn build_session(
         model: options.model.clone(),
         thinking_budget: options.thinking_budget,
         effort: options.effort,
+        web_search: options.web_search,
     };
     let name = options.provider.clone().unwrap_or_else(crate::providers::default_name);
     // A name no built-in has may be declared by a plugin file: start on the stub and look
@@ -387,9 +392,13 @@ fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
         // Without the history, the model's newest plan still comes back.
         plain_output.emit(plan);
     }
+    let mut messages = replayed.messages;
+    for warning in crate::sessions::images::reload(&mut messages) {
+        plain_output.emit(crate::agent::AgentEvent::Warning(warning));
+    }
     let conversation = session.conversation_mut();
     conversation.clear();
-    for message in replayed.messages {
+    for message in messages {
         let _ = conversation.push(message);
     }
     plain_output.emit(crate::agent::AgentEvent::Info(format!(

@@ -21,7 +21,8 @@ use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use super::window::{self, Budget, Fit};
 use crate::protocol::{
-    EventStream, Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall, ToolResult,
+    EventStream, Image, Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall,
+    ToolResult,
 };
 use futures::StreamExt;
 use std::sync::Arc;
@@ -173,10 +174,22 @@ impl Agent {
 
     /// Runs one turn for `prompt`.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        self.turn_with_images(prompt, Vec::new(), cancel).await
+    }
+
+    /// Runs one turn for `prompt` with `images` attached to it (`@shot.png`).
+    pub async fn turn_with_images(
+        &mut self,
+        prompt: &str,
+        images: Vec<Image>,
+        cancel: CancellationToken,
+    ) -> TurnOutcome {
         super::compaction::before_turn(self, prompt, &cancel).await;
         self.output.emit(AgentEvent::TurnStarted { prompt: prompt.to_string() });
+        let mut message = Message::user(prompt);
+        message.images = images;
         // The conversation only rejects system messages, so this cannot fail.
-        let _ = self.transcript.conversation.push(Message::user(prompt));
+        let _ = self.transcript.conversation.push(message);
         self.publish_context();
         let mut scratch: Vec<Message> = Vec::new();
         let mut steps = 0;
@@ -213,8 +226,10 @@ impl Agent {
                 let last = batch.end == calls.len();
                 let runs = calls[batch.clone()].iter().map(|call| self.run_tool(call, &cancel, &scratch));
                 let results = futures::future::join_all(runs).await;
-                for (call, result) in calls[batch].iter().zip(results) {
-                    scratch.push(Message::tool_result(call, result));
+                for (call, (result, images)) in calls[batch].iter().zip(results) {
+                    let mut message = Message::tool_result(call, result);
+                    message.images = images;
+                    scratch.push(message);
                 }
                 if last || published.is_none_or(|at| at.elapsed() >= CONTEXT_EVERY) {
                     self.output.emit(AgentEvent::Context(self.context_with(&scratch)));
@@ -335,6 +350,11 @@ impl Agent {
                 self.show(None, shown);
                 self.output.emit(AgentEvent::Usage(usage))
             }
+            ProviderEvent::ServerTool { call, summary, result } => {
+                self.show(None, shown);
+                self.output.emit(AgentEvent::ToolStarted { call: call.clone(), summary });
+                self.output.emit(AgentEvent::ToolFinished { call, result });
+            }
             ProviderEvent::Retrying { attempt, max, delay, reason } => {
                 self.show(None, shown);
                 self.output.emit(AgentEvent::Retrying { attempt, max, delay, reason })
@@ -357,14 +377,22 @@ impl Agent {
 
     /// Runs one tool call through the toolbox, showing its start and result (a repeat of a
     /// result the model still sees shortened to a note, `repeats`).
-    async fn run_tool(&self, call: &ToolCall, cancel: &CancellationToken, scratch: &[Message]) -> ToolResult {
+    /// The result comes with the images the tool attached (`ToolContext::attach_image`).
+    async fn run_tool(
+        &self,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+        scratch: &[Message],
+    ) -> (ToolResult, Vec<Image>) {
         let shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
         let summary = self.toolbox.summarize(&call.name, &call.arguments);
         self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
-        let mut context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()));
+        let mut context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()))
+            .with_images_accepted(self.provider.accepts_images());
         if self.toolbox.get(&call.name).is_some_and(|tool| tool.spawns_agents()) {
             context = context.with_sub_agent(SubAgent::for_call(self, &call.id, self.max_steps, self.adapter.clone()));
         }
+        let images = context.clone();
         let run = self.toolbox.run(&call.name, call.arguments.clone(), context);
         tokio::pin!(run);
         let result = tokio::select! {
@@ -382,7 +410,12 @@ impl Agent {
         let result =
             repeats::shorten(&shown.name, read_only, result, conversation, scratch, |n| self.toolbox.resolve(n));
         self.output.emit(AgentEvent::ToolFinished { call: shown, result: result.clone() });
-        result
+        // A result shortened to a note (`same_as`) leaves its image with the earlier one.
+        let images = match result.get(repeats::SAME_AS) {
+            Some(_) => Vec::new(),
+            None => images.take_images(),
+        };
+        (result, images)
     }
 
     /// Keeps `request` inside the model's window (`window::fit`): older results of this turn

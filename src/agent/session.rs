@@ -284,24 +284,38 @@ impl Session {
     /// The turn itself: mentioned files attached after the prompt, then `added` (what
     /// plugins added), with the notes of `!command` runs before it.
     async fn agent_turn(&mut self, prompt: &str, added: &[String], cancel: CancellationToken) -> TurnOutcome {
-        let prompt = match prompt.contains('@') {
+        let (prompt, images) = match prompt.contains('@') {
             true => {
                 let cwd = self.agent.transcript().system_prompt.cwd().to_path_buf();
-                super::mentions::attach(prompt, &cwd, self.agent.toolbox(), &cancel, self.agent.output()).await
+                let provider = self.agent.provider().clone();
+                let to = super::mentions::For {
+                    cwd: &cwd,
+                    toolbox: self.agent.toolbox(),
+                    cancel: &cancel,
+                    output: self.agent.output(),
+                    no_images: (!provider.accepts_images()).then(|| provider.model()),
+                };
+                match super::mentions::attach(prompt, to).await {
+                    Ok(attached) => (attached.text, attached.images),
+                    Err(refusal) => {
+                        self.agent.output().emit(AgentEvent::Error(format!("{refusal}. Nothing was sent.")));
+                        return TurnOutcome { reply: String::new(), end: super::output::TurnEnd::Failed };
+                    }
+                }
             }
-            false => prompt.to_string(),
+            false => (prompt.to_string(), Vec::new()),
         };
         let prompt = match added.is_empty() {
             true => prompt,
             false => format!("{prompt}\n\n{}", added.join("\n\n")),
         };
         if self.notes.is_empty() {
-            return self.agent.turn(&prompt, cancel).await;
+            return self.agent.turn_with_images(&prompt, images, cancel).await;
         }
         let mut full = std::mem::take(&mut self.notes).join("\n\n");
         full.push_str("\n\n");
         full.push_str(&prompt);
-        self.agent.turn(&full, cancel).await
+        self.agent.turn_with_images(&full, images, cancel).await
     }
 
     /// The tool traffic of the last finished turn.

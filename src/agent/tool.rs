@@ -10,6 +10,7 @@
 
 use super::output::{AgentEvent, Delta, Output};
 use super::paths::ResolvedPath;
+use crate::protocol::Image;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
@@ -31,6 +32,10 @@ pub struct ToolContext {
     pre_approval: Option<PreApproval>,
     /// How to run a sub-agent, for a tool that declares `runs_agents` (`agent/sub_agent.rs`).
     sub_agent: Option<super::sub_agent::SubAgent>,
+    /// The model reads images (`Provider::accepts_images`): a tool may then attach one.
+    accepts_images: bool,
+    /// Images the call attached to its result (shared by the context's clones).
+    images: Arc<std::sync::Mutex<Vec<Image>>>,
 }
 
 /// A prepare hook's say on whether a call needs the user's approval; the permission gate
@@ -52,7 +57,32 @@ impl ToolContext {
             paths: Arc::new([]),
             pre_approval: None,
             sub_agent: None,
+            accepts_images: false,
+            images: Arc::default(),
         }
+    }
+
+    /// This context for a model that reads images (or not).
+    pub fn with_images_accepted(mut self, accepts: bool) -> Self {
+        self.accepts_images = accepts;
+        self
+    }
+
+    /// Whether the model reads images, so a tool may attach one (`read` of a png).
+    pub fn accepts_images(&self) -> bool {
+        self.accepts_images
+    }
+
+    /// Attaches an image to this call's result: it goes to the model with the result.
+    pub fn attach_image(&self, image: Image) {
+        if let Ok(mut images) = self.images.lock() {
+            images.push(image);
+        }
+    }
+
+    /// The images attached so far, taken.
+    pub fn take_images(&self) -> Vec<Image> {
+        self.images.lock().map(|mut images| std::mem::take(&mut *images)).unwrap_or_default()
     }
 
     /// This context with a prepare hook's say on permission.

@@ -61,9 +61,9 @@ pub enum Fit {
     },
 }
 
-/// The estimated tokens of one message as sent.
+/// The estimated tokens of one message as sent (its images by their pixels).
 fn message_tokens(message: &Message) -> u64 {
-    estimate_tokens(&message.text()) + 4
+    estimate_tokens(&message.text()) + 4 + message.images.iter().map(|i| i.estimate_tokens()).sum::<u64>()
 }
 
 /// The estimated tokens of `request`.

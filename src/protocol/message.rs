@@ -1,6 +1,7 @@
 //! Messages: the shape every provider translates from and the kernel keeps (roles, tool
-//! calls, thinking blocks, and a tool message carrying its typed result).
+//! calls, thinking blocks, images, and a tool message carrying its typed result).
 
+use super::image::Image;
 use super::tool::ToolResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -70,6 +71,10 @@ pub struct Message {
     /// For tool messages: the result, serialised to JSON only where it is sent to a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<ToolResult>,
+    /// Images that go with the text (a user's `@shot.png`, a `read` of an image): kept
+    /// out of `content`, so the text path never sees them; each provider encodes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
 }
 
 impl Message {
@@ -82,6 +87,7 @@ impl Message {
             tool_call_id: None,
             name: None,
             result: None,
+            images: Vec::new(),
         }
     }
     pub fn system(content: impl Into<String>) -> Self {

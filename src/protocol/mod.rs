@@ -3,12 +3,14 @@
 //! the rest of the crate, so the kernel and the providers both depend on it and not on
 //! each other.
 
+pub mod image;
 pub mod joined;
 pub mod message;
 pub mod models;
 pub mod provider;
 pub mod tool;
 
+pub use image::Image;
 pub use message::{Message, Role, ThinkingBlock, ToolCall};
 pub use provider::{
     Effort, EventStream, Provider, ProviderError, ProviderEvent, ProviderFactory, ProviderSettings, Providers, Request,

@@ -1,5 +1,6 @@
 //! What is known about models by name: the size of their context window, for the status
-//! line's share in use and the warning before a request would not fit. Unknown models have
+//! line's share in use and the warning before a request would not fit, and whether they
+//! read images. Unknown models have
 //! no known window (overridable with `ELELEM_CONTEXT_WINDOW`).
 
 /// Context windows by model-name prefix, most specific first.
@@ -33,6 +34,39 @@ pub fn context_window(model: &str) -> Option<u64> {
     }
     let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
     WINDOWS.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|(_, tokens)| *tokens)
+}
+
+/// Model-name prefixes of models that read images.
+const VISION: &[&str] = &[
+    "claude-",
+    "gpt-4o",
+    "gpt-4.1",
+    "gpt-4-turbo",
+    "gpt-5",
+    "o1",
+    "o3",
+    "o4",
+    "llava",
+    "bakllava",
+    "gemma3",
+    "llama3.2-vision",
+    "llama4",
+    "qwen2.5vl",
+    "qwen2.5-vl",
+    "minicpm-v",
+    "moondream",
+    "mistral-small3",
+];
+
+/// Whether `model` reads images: `ELELEM_IMAGES=on|off` when set, else by its name.
+pub fn accepts_images(model: &str) -> bool {
+    match std::env::var("ELELEM_IMAGES").ok().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        Some("1" | "on" | "true" | "yes") => return true,
+        Some("0" | "off" | "false" | "no") => return false,
+        _ => {}
+    }
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    VISION.iter().any(|prefix| name.starts_with(prefix))
 }
 
 /// A rough token count of `text` (about four characters a token).

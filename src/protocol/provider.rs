@@ -3,7 +3,7 @@
 //! fails with, plus `Providers`, a registry of named provider factories.
 
 use super::message::{Message, ToolCall};
-use super::tool::ToolSpec;
+use super::tool::{ToolResult, ToolSpec};
 use futures::stream::BoxStream;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -63,6 +63,9 @@ pub enum ProviderEvent {
     Doing(ToolCall),
     /// Token usage reported by the server.
     Usage(Usage),
+    /// A tool the provider ran on its side (Anthropic's web search): shown as a tool row,
+    /// nothing run here; `summary` is its one line (the query).
+    ServerTool { call: ToolCall, summary: String, result: ToolResult },
     /// The call failed transiently and will be retried after `delay`.
     Retrying { attempt: u32, max: u32, delay: Duration, reason: String },
 }
@@ -111,6 +114,11 @@ pub trait Provider: Send + Sync {
     fn streams_ahead(&self) -> bool {
         false
     }
+    /// Whether the model reads images (a `read` of a png then returns the image): by the
+    /// model's name (`models::accepts_images`, `ELELEM_IMAGES` overrides).
+    fn accepts_images(&self) -> bool {
+        super::models::accepts_images(self.model())
+    }
 }
 
 /// What a provider is built with.
@@ -122,6 +130,9 @@ pub struct ProviderSettings {
     pub thinking_budget: Option<u32>,
     /// How hard a reasoning model should think (`--effort`, `/effort`).
     pub effort: Option<Effort>,
+    /// The provider's own web search (`--web-search`): Anthropic's server tool, OpenAI's
+    /// `web_search_options`; off unless asked.
+    pub web_search: bool,
 }
 
 /// How hard a reasoning model should think, which each provider maps to its own knob:

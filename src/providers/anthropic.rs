@@ -9,9 +9,10 @@ use super::http::error_text::{error_detail, truncate};
 use super::http::HttpOptions;
 use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
+use super::server_tools;
 use crate::protocol::{
-    Effort, EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall,
-    Usage,
+    Effort, EventStream, Image, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role,
+    ToolCall, Usage,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -42,6 +43,8 @@ pub struct AnthropicOptions {
     pub thinking_budget: Option<u32>,
     /// `cache_control` breakpoints (`prompt_cache`), on by default.
     pub cache: PromptCache,
+    /// Offer Anthropic's web search server tool (`--web-search`), run on Anthropic's side.
+    pub web_search: bool,
 }
 
 /// Everything an Anthropic provider needs (`base_url` without `/v1/messages`); `from_env`
@@ -50,8 +53,12 @@ pub type AnthropicConfig = Config<AnthropicOptions>;
 
 impl AnthropicConfig {
     pub fn new(base_url: &str, api_key: &str, model: &str) -> Self {
-        let options =
-            AnthropicOptions { max_tokens: DEFAULT_MAX_TOKENS, thinking_budget: None, cache: PromptCache::FiveMinutes };
+        let options = AnthropicOptions {
+            max_tokens: DEFAULT_MAX_TOKENS,
+            thinking_budget: None,
+            cache: PromptCache::FiveMinutes,
+            web_search: false,
+        };
         Config::with(base_url, Some(api_key), model, options)
     }
 
@@ -63,6 +70,7 @@ impl AnthropicConfig {
         config.wire.thinking_budget = thinking_budget(settings);
         config.http = HttpOptions::from_env()?;
         config.wire.cache = PromptCache::from_env().map_err(ProviderError::Config)?;
+        config.wire.web_search = settings.web_search;
         Ok(config)
     }
 }
@@ -100,12 +108,18 @@ impl AnthropicProvider {
             body["system"] = json!(system.join("\n\n"));
         }
         body["messages"] = Value::Array(messages(&request.messages));
-        if !request.tools.is_empty() {
-            let tools: Vec<Value> = request
-                .tools
-                .iter()
-                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-                .collect();
+        // The server tool first, so the cache breakpoint stays on the last of our own tools.
+        let server_tools = self.config.wire.web_search.then(server_tools::web_search_tool);
+        let tools: Vec<Value> = server_tools
+            .into_iter()
+            .chain(
+                request
+                    .tools
+                    .iter()
+                    .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters})),
+            )
+            .collect();
+        if !tools.is_empty() {
             body["tools"] = Value::Array(tools);
         }
         if let Some(budget) = self.config.wire.thinking_budget.filter(|b| *b > 0) {
@@ -129,6 +143,11 @@ fn messages(messages: &[Message]) -> Vec<Value> {
         }
         match message.role {
             Role::System => {}
+            Role::User if message.images.iter().any(|i| i.data.is_some()) => {
+                let mut blocks = image_blocks(&message.images);
+                blocks.push(json!({"type": "text", "text": message.content}));
+                out.push(json!({"role": "user", "content": blocks}));
+            }
             Role::User => out.push(json!({"role": "user", "content": message.content})),
             Role::Assistant if message.tool_calls.is_empty() => {
                 if !message.content.is_empty() {
@@ -156,10 +175,19 @@ fn messages(messages: &[Message]) -> Vec<Value> {
                 out.push(json!({"role": "assistant", "content": blocks}));
             }
             Role::Tool => {
+                let content = match message.images.iter().any(|i| i.data.is_some()) {
+                    // A tool_result may hold image blocks after its text (`read` of an image).
+                    true => {
+                        let mut blocks = vec![json!({"type": "text", "text": message.text()})];
+                        blocks.extend(image_blocks(&message.images));
+                        Value::Array(blocks)
+                    }
+                    false => json!(message.text()),
+                };
                 let mut block = json!({
                     "type": "tool_result",
                     "tool_use_id": message.tool_call_id.clone().unwrap_or_default(),
-                    "content": message.text(),
+                    "content": content,
                 });
                 if message.result.as_ref().is_some_and(|r| !r.is_ok()) {
                     block["is_error"] = json!(true);
@@ -172,6 +200,15 @@ fn messages(messages: &[Message]) -> Vec<Value> {
         out.push(json!({"role": "user", "content": results}));
     }
     out
+}
+
+/// Anthropic's image blocks, base64 with the media type, for the images that were read.
+fn image_blocks(images: &[Image]) -> Vec<Value> {
+    images
+        .iter()
+        .filter(|i| i.data.is_some())
+        .map(|i| json!({"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.base64()}}))
+        .collect()
 }
 
 fn object_or_empty(value: &Value) -> Value {
@@ -211,8 +248,20 @@ impl Provider for AnthropicProvider {
 /// A content block being streamed.
 enum Block {
     Text,
-    Thinking { signature: String },
-    Tool { id: String, name: String, json: String },
+    Thinking {
+        signature: String,
+    },
+    Tool {
+        id: String,
+        name: String,
+        json: String,
+    },
+    /// A tool Anthropic runs itself (`server_tool_use`), shown when its result comes.
+    ServerTool {
+        id: String,
+        name: String,
+        json: String,
+    },
     Other,
 }
 
@@ -220,6 +269,8 @@ enum Block {
 #[derive(Default)]
 struct Parser {
     blocks: BTreeMap<u64, Block>,
+    /// Server tool calls whose input is complete, waiting for their result block.
+    server_calls: Vec<ToolCall>,
     input_tokens: u64,
     output_tokens: u64,
     cache_read_tokens: u64,
@@ -293,6 +344,23 @@ impl WireParser for Parser {
                         Block::Thinking { signature: text("signature") }
                     }
                     Some("tool_use") => Block::Tool { id: text("id"), name: text("name"), json: String::new() },
+                    Some("server_tool_use") => {
+                        Block::ServerTool { id: text("id"), name: text("name"), json: String::new() }
+                    }
+                    Some(kind) if kind.ends_with("_tool_result") => {
+                        let id = text("tool_use_id");
+                        let at = self.server_calls.iter().position(|c| c.id == id);
+                        let call = match at {
+                            Some(at) => self.server_calls.remove(at),
+                            None => ToolCall {
+                                id,
+                                name: kind.trim_end_matches("_tool_result").into(),
+                                arguments: json!({}),
+                            },
+                        };
+                        out.push(server_tools::finished(call, block));
+                        Block::Other
+                    }
                     Some("redacted_thinking") => {
                         out.push(ProviderEvent::RedactedThinking(text("data")));
                         Block::Other
@@ -310,7 +378,9 @@ impl WireParser for Parser {
                     ("text_delta", _) => out.push(ProviderEvent::Saying(text("text"))),
                     ("thinking_delta", _) => out.push(ProviderEvent::Thinking(text("thinking"))),
                     ("signature_delta", Block::Thinking { signature }) => signature.push_str(&text("signature")),
-                    ("input_json_delta", Block::Tool { json, .. }) => json.push_str(&text("partial_json")),
+                    ("input_json_delta", Block::Tool { json, .. } | Block::ServerTool { json, .. }) => {
+                        json.push_str(&text("partial_json"))
+                    }
                     _ => {}
                 }
             }
@@ -323,6 +393,11 @@ impl WireParser for Parser {
                     Some(Block::Tool { id, name, json }) => {
                         let arguments = parser::tool_arguments(NAME, &name, &id, &json)?;
                         out.push(ProviderEvent::Doing(ToolCall { id, name, arguments }));
+                    }
+                    Some(Block::ServerTool { id, name, json }) => {
+                        // Input that does not parse is still shown, never run: nothing fails.
+                        let arguments = serde_json::from_str(&json).unwrap_or_else(|_| json!({}));
+                        self.server_calls.push(ToolCall { id, name, arguments });
                     }
                     _ => {}
                 }

@@ -18,6 +18,7 @@ mod parser;
 pub mod prompt_cache;
 pub mod retry;
 mod secrets;
+mod server_tools;
 pub mod sse;
 mod stub;
 mod stub_script;

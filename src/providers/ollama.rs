@@ -152,6 +152,12 @@ impl OllamaProvider {
 /// One message in Ollama's shape (tool-call arguments stay objects).
 fn message(message: &Message) -> Value {
     let mut out = json!({"role": message.role.as_str(), "content": message.text()});
+    // Ollama takes a message's images as bare base64 strings (a user's `@shot.png`, or a
+    // `read` of an image on the tool message).
+    let images: Vec<&str> = message.images.iter().filter(|i| i.data.is_some()).map(|i| i.base64()).collect();
+    if !images.is_empty() {
+        out["images"] = json!(images);
+    }
     match message.role {
         Role::Assistant if !message.tool_calls.is_empty() => {
             let thinking: String = message.thinking.iter().map(|t| t.text.as_str()).collect();

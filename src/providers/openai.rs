@@ -12,8 +12,8 @@ use super::http::HttpOptions;
 use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
 use crate::protocol::{
-    Effort, EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall,
-    Usage,
+    Effort, EventStream, Image, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role,
+    ToolCall, Usage,
 };
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -47,6 +47,10 @@ pub struct OpenAiOptions {
     /// Sent as `reasoning_effort` (`--effort`); nothing when unset, so models that take no
     /// such field are not sent one.
     pub effort: Option<Effort>,
+    /// Sends `web_search_options: {}` (`--web-search`): OpenAI's search models
+    /// (`gpt-4o-search-preview`, …) then search the web before answering; other models
+    /// reject the field, so it is off unless asked.
+    pub web_search: bool,
 }
 
 /// Everything an OpenAI provider needs (`base_url` up to and including `/v1`; the key is
@@ -80,6 +84,7 @@ impl OpenAiConfig {
         config.http = HttpOptions::from_env()?;
         config.wire.cache_key = config.cache_key_from_env()?;
         config.wire.effort = settings.effort;
+        config.wire.web_search = settings.web_search;
         Ok(config)
     }
 }
@@ -101,13 +106,16 @@ impl OpenAiProvider {
             "model": self.config.model,
             "stream": true,
             "stream_options": {"include_usage": true},
-            "messages": request.messages.iter().map(message).collect::<Vec<_>>(),
+            "messages": messages(&request.messages),
         });
         if let Some(key) = &self.config.wire.cache_key {
             body["prompt_cache_key"] = json!(key);
         }
         if let Some(effort) = self.config.wire.effort {
             body["reasoning_effort"] = json!(effort.word());
+        }
+        if self.config.wire.web_search {
+            body["web_search_options"] = json!({});
         }
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request
@@ -124,9 +132,46 @@ impl OpenAiProvider {
     }
 }
 
+/// The messages in Chat Completions shape. A tool message cannot hold an image there, so
+/// the images of a step's tool results (`read` of a png) follow its tool messages as one
+/// user message of `image_url` parts, each after a text part naming the call it answers.
+fn messages(messages: &[Message]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut from_tools: Vec<Value> = Vec::new();
+    for item in messages {
+        if item.role != Role::Tool && !from_tools.is_empty() {
+            out.push(json!({"role": "user", "content": std::mem::take(&mut from_tools)}));
+        }
+        if item.role == Role::Tool && item.images.iter().any(|i| i.data.is_some()) {
+            let id = item.tool_call_id.as_deref().unwrap_or_default();
+            from_tools.push(json!({"type": "text", "text": format!("The image the tool call {id} returned:")}));
+            from_tools.extend(image_parts(&item.images));
+        }
+        out.push(message(item));
+    }
+    if !from_tools.is_empty() {
+        out.push(json!({"role": "user", "content": from_tools}));
+    }
+    out
+}
+
+/// `image_url` parts with data URLs, for the images that were read.
+fn image_parts(images: &[Image]) -> Vec<Value> {
+    images
+        .iter()
+        .filter(|i| i.data.is_some())
+        .map(|i| json!({"type": "image_url", "image_url": {"url": i.data_url()}}))
+        .collect()
+}
+
 /// One message in Chat Completions shape.
 fn message(message: &Message) -> Value {
     match message.role {
+        Role::User if message.images.iter().any(|i| i.data.is_some()) => {
+            let mut parts = vec![json!({"type": "text", "text": message.content})];
+            parts.extend(image_parts(&message.images));
+            json!({"role": "user", "content": parts})
+        }
         Role::Tool => json!({
             "role": "tool",
             "tool_call_id": message.tool_call_id.clone().unwrap_or_default(),
@@ -380,6 +425,31 @@ impl WireParser for Parser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_results_image_follows_the_steps_tool_messages_as_a_user_message() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
+        let image = Image::from_bytes("a.png", None, png).unwrap();
+        let calls = [("r1", "read"), ("r2", "glob")].map(|(id, name)| ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: json!({}),
+        });
+        let mut assistant = Message::assistant("");
+        assistant.tool_calls = calls.to_vec();
+        let mut read = Message::tool_result(&calls[0], crate::protocol::ToolResult::from_value(json!("img")));
+        read.images = vec![image.clone()];
+        let glob = Message::tool_result(&calls[1], crate::protocol::ToolResult::from_value(json!("x")));
+        let out = messages(&[Message::user("look"), assistant, read, glob]);
+        let roles: Vec<&str> = out.iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "tool", "user"]);
+        assert_eq!(out[2]["content"], json!("{\"content\":\"img\",\"ok\":true}"));
+        assert_eq!(
+            out[4]["content"],
+            json!([{"type": "text", "text": "The image the tool call r1 returned:"},
+                   {"type": "image_url", "image_url": {"url": image.data_url()}}])
+        );
+    }
 
     #[test]
     fn assistant_tool_calls_carry_arguments_as_a_json_string() {

@@ -38,6 +38,11 @@ impl Provider for StubProvider {
         true
     }
 
+    /// The stub plays any model, one that reads images too (it ignores them).
+    fn accepts_images(&self) -> bool {
+        true
+    }
+
     fn model(&self) -> &str {
         &self.model
     }

@@ -59,7 +59,7 @@ struct State {
 /// a second copy of a long reply.
 #[derive(Debug, PartialEq)]
 enum Kept {
-    Whole(Message),
+    Whole(Box<Message>),
     Digest { len: usize, hash: u64 },
 }
 
@@ -67,7 +67,7 @@ impl Kept {
     fn of(message: &Message) -> Kept {
         let len = text_len(message);
         if len <= KEPT_WHOLE {
-            return Kept::Whole(message.clone());
+            return Kept::Whole(Box::new(message.clone()));
         }
         Kept::Digest { len, hash: digest(message) }
     }
@@ -77,14 +77,14 @@ impl Kept {
     /// text as it is, not serialised.
     fn is(&self, message: &Message) -> bool {
         match self {
-            Kept::Whole(kept) => kept == message,
+            Kept::Whole(kept) => **kept == *message,
             Kept::Digest { len, hash } => text_len(message) == *len && digest(message) == *hash,
         }
     }
 }
 
 /// A digest of everything a message holds: its texts hashed as they are, the small rest
-/// (ids, tool calls, a kept tool result) as JSON.
+/// (ids, tool calls, a kept tool result, images by reference) as JSON.
 fn digest(message: &Message) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
     message.role.as_str().hash(&mut hasher);
@@ -93,7 +93,7 @@ fn digest(message: &Message) -> u64 {
     for block in &message.thinking {
         (&block.text, &block.signature, &block.redacted).hash(&mut hasher);
     }
-    let rest = (&message.tool_calls, &message.tool_call_id, &message.name, &message.result);
+    let rest = (&message.tool_calls, &message.tool_call_id, &message.name, &message.result, &message.images);
     // Writing into a hasher cannot fail; a message that cannot be serialised is one the
     // file cannot hold either.
     let _ = serde_json::to_writer(HashWriter(&mut hasher), &rest);

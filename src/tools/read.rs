@@ -3,9 +3,13 @@
 //! read further. Only regular files are opened (a FIFO or `/dev/zero` is refused), and the
 //! file is streamed: only the window is held in memory, however big the file. The file
 //! opened is the path resolved for the call (`~` is home), no symlink followed after it.
+//! An image (png, jpeg, gif, webp by its first bytes) goes to a model that reads images as
+//! the image itself (`ToolContext::attach_image`), up to 5 MB; other models get the refusal
+//! a binary file gets, saying why.
 
 use super::regular;
 use crate::agent::{Tool, ToolContext};
+use crate::protocol::image::{self, Image, ImageError, MAX_IMAGE_BYTES};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::io::Read;
@@ -48,9 +52,15 @@ async fn read(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let (path, real) = super::path_arg(&args, &ctx, "path")?;
     let offset = args["offset"].as_u64().map_or(1, |n| usize::try_from(n).unwrap_or(usize::MAX)).max(1);
     let limit = args["limit"].as_u64().map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let (shown, cancel) = (path.clone(), ctx.cancel.clone());
-    let window = match ctx.blocking(move || scan(Path::new(&shown), &real, offset, limit, &cancel)).await? {
-        Ok(window) => window,
+    let (shown, cancel, images) = (path.clone(), ctx.cancel.clone(), ctx.accepts_images());
+    let window = match ctx.blocking(move || scan(Path::new(&shown), &real, offset, limit, images, &cancel)).await? {
+        Ok(Scanned::Text(window)) => window,
+        Ok(Scanned::Image(image)) => {
+            let content = format!("{} ({}, the image follows)", image.chip(), image.media_type);
+            let media_type = image.media_type.clone();
+            ctx.attach_image(image);
+            return Ok(json!({"content": content, "path": path, "image": media_type}));
+        }
         Err(message) => return Ok(json!({"error": message, "path": path})),
     };
     let mut content = window.content;
@@ -66,13 +76,43 @@ async fn read(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     Ok(json!({"content": content, "path": path, "lines": window.total}))
 }
 
-/// Opens `real` (a regular file; `path` as the model gave it) and numbers its window; the
-/// error is for the model.
-fn scan(path: &Path, real: &Path, offset: usize, limit: usize, cancel: &CancellationToken) -> Result<Window, String> {
+/// What a file read as.
+enum Scanned {
+    Text(Window),
+    Image(Image),
+}
+
+/// Opens `real` (a regular file; `path` as the model gave it) and numbers its window, or
+/// reads it as an image when `images` (the model reads them); the error is for the model.
+fn scan(
+    path: &Path,
+    real: &Path,
+    offset: usize,
+    limit: usize,
+    images: bool,
+    cancel: &CancellationToken,
+) -> Result<Scanned, String> {
     let (mut file, meta) = regular::open_real(path, real).map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     let mut head = Vec::with_capacity(SNIFF);
     (&mut file).take(SNIFF as u64).read_to_end(&mut head).map_err(io)?;
+    if let Some(media_type) = image::sniff(&head) {
+        if !images {
+            return Err(format!(
+                "{} is an image ({media_type}, {} bytes); this model does not read images (ELELEM_IMAGES=on says it does)",
+                path.display(),
+                meta.len()
+            ));
+        }
+        if meta.len() > MAX_IMAGE_BYTES as u64 {
+            return Err(format!("{}: {}", path.display(), ImageError::TooLarge(meta.len() as usize)));
+        }
+        (&mut file).take(MAX_IMAGE_BYTES as u64 + 1 - head.len() as u64).read_to_end(&mut head).map_err(io)?;
+        let shown = path.to_string_lossy();
+        let image = Image::from_bytes(&shown, Some(real.to_string_lossy().into_owned()), &head)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        return Ok(Scanned::Image(image));
+    }
     if head.contains(&0) {
         return Err(format!("{} is a binary file ({} bytes); not shown", path.display(), meta.len()));
     }
@@ -90,7 +130,7 @@ fn scan(path: &Path, real: &Path, offset: usize, limit: usize, cancel: &Cancella
             Err(e) => return Err(io(e)),
         }
     }
-    Ok(window.finish())
+    Ok(Scanned::Text(window.finish()))
 }
 
 /// Lines `offset..offset+limit` (1-based) of a byte stream, numbered, stopping at

@@ -241,3 +241,20 @@ fn a_mentioned_fifo_is_refused_without_blocking() {
     let text = chat(&dirs, &[], "read @pipe\n/context 2\n");
     assert!(text.contains("@pipe is not attached: ") && text.contains("is a FIFO (named pipe)"), "{text}");
 }
+
+#[test]
+fn an_image_under_a_denied_directory_is_not_attached_even_through_a_link() {
+    let dirs = tilde_project();
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x02\0\0\0\x03\x08\x06\0\0\0";
+    std::fs::write(dirs.home.join(".ssh/shot.png"), png).unwrap();
+    let text = chat(&dirs, &["--yolo"], "what is in @~/.ssh/shot.png\n/context 2\n");
+    assert!(text.contains("@~/.ssh/shot.png is not attached: Permission denied: mention"), "{text}");
+    assert!(!text.contains("[image shot.png"), "{text}");
+    let through_link = chat(&dirs, &["--yolo"], "what is in @./~/notes/shot.png\n/context 2\n");
+    assert!(through_link.contains("is not attached"), "{through_link}");
+    assert!(!through_link.contains("[image shot.png"), "{through_link}");
+    // The same image in the project is attached (the checks above are not vacuous).
+    std::fs::write(dirs.project.join("shot.png"), png).unwrap();
+    let attached = chat(&dirs, &[], "what is in @shot.png\n/context 2\n");
+    assert!(attached.contains("[image shot.png 29 B]"), "{attached}");
+}

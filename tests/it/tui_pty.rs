@@ -956,3 +956,23 @@ fn esc_stops_a_sub_agent_whose_call_is_nested_under_its_task_row() {
     assert!(tui.wait_exit().success());
     tui.assert_restored();
 }
+
+/// Issue 31 point 4: through the real binary, `@shot.png` in the prompt shows its chip in
+/// the conversation, and the context panel (Ctrl+O) lists the image with its pixels and
+/// token estimate.
+#[test]
+fn an_image_mention_shows_a_chip_and_a_context_panel_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x03\x20\0\0\x02\x58\x08\x06\0\0\0".to_vec();
+    png.extend([7u8; 1000]);
+    std::fs::write(dir.path().join("shot.png"), png).unwrap();
+    let script = json!([{"events": [{"type": "saying", "text": "a picture"}]}]);
+    let mut tui = Tui::start_in(dir, script, 40, 140, &["what is in @shot.png ?"]);
+    tui.wait_for("a picture");
+    assert!(tui.contents().contains("[image shot.png 2 KB]"), "{}", tui.contents());
+    tui.send("\x0f");
+    tui.wait_for("[image shot.png 2 KB] 800×600  ~640 tok");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}

@@ -214,6 +214,20 @@ fn context_panel_120x40_and_80x24() {
 }
 
 #[test]
+fn the_context_panel_lists_an_attached_image_with_its_token_estimate() {
+    let mut app = app();
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x03\x20\0\0\x02\x58\x08\x06\0\0\0";
+    let image = elelem::protocol::Image::from_bytes("shots/shot.png", None, png).unwrap();
+    let mut prompt = Message::user(format!("what is in @shots/shot.png ?\n\n{}", image.chip()));
+    prompt.images = vec![image];
+    let snapshot = ContextSnapshot { messages: vec![prompt, Message::assistant("A cat.")], ..context() };
+    app.handle_agent(AgentEvent::TurnStarted { prompt: snapshot.messages[0].content.clone() });
+    app.handle_agent(AgentEvent::Context(snapshot));
+    app.set_show_context(true);
+    insta::assert_snapshot!("context_panel_image_120x40", text(&frame(&mut app, 120, 40)));
+}
+
+#[test]
 fn approval_dialog_cannot_be_missed() {
     let mut app = app();
     let clock = ManualClock::default();

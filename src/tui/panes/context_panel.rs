@@ -82,6 +82,7 @@ impl ContextPanel {
                 lines.push(Line::default());
                 lines.push(header(format!("{}. {}", i + 2, m.role), message_tokens(m)));
                 lines.extend(wrap(&sanitize(&m.text()), width, theme.text(), "  ", "  ", theme.dim()));
+                lines.extend(image_lines(m, width, theme));
             }
             let first_turn = s.messages.len() + 2;
             for (i, m) in s.turn.iter().enumerate() {
@@ -96,6 +97,7 @@ impl ContextPanel {
                     body.push_str(&format!("\n→ {} {}", call.name, call.arguments));
                 }
                 lines.extend(wrap(&sanitize(body.trim_start()), width, theme.dim(), "  ", "  ", theme.dim()));
+                lines.extend(image_lines(m, width, theme));
             }
             lines.push(Line::default());
             lines.extend(wrap(KEEP_HINT, width, theme.dim(), "", "", theme.dim()));
@@ -186,7 +188,23 @@ impl ContextPanel {
 }
 
 fn message_tokens(m: &crate::protocol::Message) -> usize {
-    estimate_tokens(&m.text()) + 4
+    estimate_tokens(&m.text()) + 4 + m.images.iter().map(|i| i.estimate_tokens() as usize).sum::<usize>()
+}
+
+/// A line per image a message carries: its chip, its size in pixels and its token estimate
+/// (Anthropic's width × height / 750), or that it is not sent.
+fn image_lines(m: &crate::protocol::Message, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for image in &m.images {
+        let pixels = match (image.width, image.height) {
+            (Some(w), Some(h)) => format!(" {w}×{h}"),
+            _ => String::new(),
+        };
+        let line =
+            format!("{}{pixels}  ~{} tok", sanitize(&image.chip()), short_count(image.estimate_tokens() as usize));
+        lines.extend(wrap(&line, width, theme.accent(), "  ", "    ", theme.dim()));
+    }
+    lines
 }
 
 fn tools_tokens(s: &ContextSnapshot) -> usize {
