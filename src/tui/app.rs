@@ -8,6 +8,7 @@
 //! and the tests go through its methods.
 
 use super::panes::plan::PlanStrip;
+use super::panes::queue::QueueStrip;
 use crate::agent::input::{Approval, ApprovalRequest};
 use crate::agent::output::{AgentEvent, Delta, TurnEnd};
 use crate::tui::panes::context_panel::ContextPanel;
@@ -38,8 +39,13 @@ pub use crate::tui::popups::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL
 /// What the event loop must do after the app handled something.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Send a line (prompt or slash command) to the agent task.
+    /// A line typed (prompt or slash command): into the input history, and to the agent
+    /// task now.
     Submit(String),
+    /// A prompt typed while a turn runs: into the input history; it waits in the queue.
+    Queued(String),
+    /// A queued prompt goes to the agent task now (the session asked for its next line).
+    Send(String),
     /// Cancel the running turn.
     Interrupt,
     Quit,
@@ -56,6 +62,12 @@ pub struct App {
     pub(super) status: Status,
     /// The model's newest plan, pinned above the prompt.
     pub(super) plan: PlanStrip,
+    /// Prompts typed while a turn runs, held until the session asks for its next line.
+    pub(super) queue: QueueStrip,
+    /// When Esc last interrupted a turn: Enter soon after sends before the queue.
+    pub(super) last_esc: Option<Instant>,
+    /// This Enter came right after that Esc.
+    pub(super) jump_queue: bool,
     /// The `@` file picker over the working directory's files.
     pub(super) files: FilePicker,
     /// Ctrl+R's history search, while open.
@@ -112,6 +124,9 @@ impl App {
             theme,
             history: History::themed(theme),
             plan: PlanStrip::default(),
+            queue: QueueStrip::default(),
+            last_esc: None,
+            jump_queue: false,
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),
@@ -219,6 +234,17 @@ impl App {
 
     pub fn set_quit(&mut self) {
         self.quit = true;
+    }
+
+    /// Prompts waiting for the running turn to end.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The session asks for its next line (it is idle and has none waiting): the oldest
+    /// queued prompt goes now.
+    pub fn session_waiting(&mut self) -> Vec<Action> {
+        self.queue.pop_front().map(Action::Send).into_iter().collect()
     }
 
     /// Cancels the running turn, if the session is ready.
@@ -340,9 +366,11 @@ impl App {
         }
         let composer_h = self.composer.height().min(area.height.saturating_sub(6));
         let plan_h = self.plan.height(area.height.saturating_sub(composer_h + 1));
-        let [main, plan, composer, status] = Layout::vertical([
+        let queue_h = self.queue.height(area.height).min(area.height.saturating_sub(composer_h + plan_h + 4));
+        let [main, plan, queue, composer, status] = Layout::vertical([
             Constraint::Min(3),
             Constraint::Length(plan_h),
+            Constraint::Length(queue_h),
             Constraint::Length(composer_h),
             Constraint::Length(1),
         ])
@@ -363,7 +391,8 @@ impl App {
             self.context.render(context, buf, &theme, self.focus == Focus::Context);
         }
         self.plan.render(plan, buf, &theme);
-        let queued = self.status.queued();
+        self.queue.render(queue, buf, &theme);
+        let queued = self.queue.len();
         let prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
         self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
         let around = Around {
