@@ -133,6 +133,13 @@ pub enum AgentEvent {
     Clipboard(String),
     /// The model's plan changed (the whole plan; it replaces the one before).
     Plan(super::plan::Plan),
+    /// The provider's models (`/models`, `/model` without a name): a front end lists them or
+    /// opens its picker. `listed` is the error's text when the listing failed.
+    Models {
+        provider: String,
+        current: String,
+        listed: Result<Vec<crate::protocol::ModelInfo>, String>,
+    },
     /// The session asks the front end to quit.
     Exit,
 }

@@ -10,6 +10,7 @@ pub mod provider;
 pub mod tool;
 
 pub use message::{Message, Role, ThinkingBlock, ToolCall};
+pub use models::ModelInfo;
 pub use provider::{
     Effort, EventStream, Provider, ProviderError, ProviderEvent, ProviderFactory, ProviderSettings, Providers, Request,
     Usage,

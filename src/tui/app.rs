@@ -1,5 +1,6 @@
 //! `App`: the TUI's one owner. It holds the panes (conversation, tool log, context panel,
-//! prompt, status line), the popups (file picker, history search, help, approval) and the
+//! prompt, status line), the popups (file picker, model picker, history search, help,
+//! approval) and the
 //! regions they are drawn in, decides which has the keys (`Focus`), applies what they ask
 //! for (`Intent`, in `keys.rs`), feeds them the agent's events and draws them. Each pane and
 //! popup keeps its own state and draws itself; none reaches into another. `App` never talks
@@ -19,6 +20,7 @@ use crate::tui::panes::status::{Activity, Around, Status};
 use crate::tui::panes::tool_log::ToolLog;
 use crate::tui::popups::file_picker::{FilePicker, Mention};
 use crate::tui::popups::help::HelpOverlay;
+use crate::tui::popups::model_picker::ModelPicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
 use crate::tui::regions::{PaneRects, Regions};
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
@@ -74,6 +76,8 @@ pub struct App {
     pub(super) search: Option<ReverseSearch>,
     /// The help overlay, while open.
     pub(super) help: Option<HelpOverlay>,
+    /// The model picker, while open.
+    pub(super) models: Option<ModelPicker>,
     pub(super) approval: Option<PendingApproval>,
     /// The layout the user chose and where the panes were drawn last.
     pub(super) regions: Regions,
@@ -134,6 +138,7 @@ impl App {
             files: FilePicker::new(std::env::current_dir().ok()),
             search: None,
             help: None,
+            models: None,
             approval: None,
             regions: Regions::default(),
             focus: Focus::Composer,
@@ -309,6 +314,10 @@ impl App {
         self.help.as_ref()
     }
 
+    pub fn model_picker(&self) -> Option<&ModelPicker> {
+        self.models.as_ref()
+    }
+
     pub fn search(&self) -> Option<&ReverseSearch> {
         self.search.as_ref()
     }
@@ -403,7 +412,9 @@ impl App {
             esc_interrupts: self.esc_interrupts(),
         };
         self.status.render(status, buf, &theme, now, &around);
-        if let Some(search) = &self.search {
+        if let Some(picker) = &self.models {
+            picker.render(composer, buf, &theme);
+        } else if let Some(search) = &self.search {
             search.render(composer, buf, &theme, self.composer.history_entries());
         } else if self.focus == Focus::Composer {
             self.composer.render_popup(composer, buf, &theme);
@@ -527,6 +538,10 @@ impl App {
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
             AgentEvent::Plan(plan) => self.plan.set(plan),
+            AgentEvent::Models { provider, current, listed } => {
+                self.focus = Focus::Composer;
+                self.models = Some(ModelPicker::new(provider, current, listed));
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 //! pane or popup returns. Returns `Action`s; never blocks.
 //!
 //! A key goes first to an open approval dialog (which passes typing on to the prompt),
-//! then to the help overlay, the history search and the `@` file picker; then the global
+//! then to the help overlay, the model picker, the history search and the `@` file picker; then the global
 //! bindings (Ctrl+C, Ctrl+O, Tab, scrolling, …); then the focused pane.
 //!
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
@@ -65,6 +65,16 @@ impl App {
         if let Some(help) = self.help.as_mut() {
             let intent = help.handle_key(key);
             return self.apply(intent);
+        }
+        if let Some(picker) = self.models.as_mut() {
+            let intent = picker.handle_key(key);
+            if matches!(intent, Intent::Send { .. } | Intent::Close(_)) {
+                self.models = None;
+            }
+            return match intent {
+                Intent::Close(_) => vec![],
+                intent => self.apply(intent),
+            };
         }
         if let Some(search) = self.search.as_mut() {
             let intent = search.handle_key(key, self.composer.history_entries());
@@ -244,6 +254,10 @@ impl App {
                 vec![Action::SetMouse(self.mouse)]
             }
             "/exit" | "/quit" => vec![Action::Quit],
+            "/model" | "/models" => {
+                self.notify(format!("asking {} for its models…", self.status.provider()));
+                vec![Action::Submit(line.trim().to_string())]
+            }
             "/help" | "?" => {
                 self.help = Some(HelpOverlay::new());
                 vec![]
