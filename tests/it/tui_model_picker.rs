@@ -80,3 +80,40 @@ fn slash_model_alone_asks_the_session_for_the_list() {
     app.handle_key(key(KeyCode::Esc)); // the command popup
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Submit("/model".into())]);
 }
+
+/// Through the real binary on the OpenAI wire against a local server: `/model` opens the
+/// picker with the server's models, typing filters, Enter switches, the status line shows
+/// the new model and the next request asks for it.
+#[test]
+fn through_the_real_binary_the_picker_switches_the_model_of_the_next_request() {
+    use crate::support::{Reply, Server};
+    use crate::tui_pty::Tui;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let sse = concat!(
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"REPLY-FROM-SECOND\"},\"finish_reason\":null}]}\n\n",
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n"
+    );
+    let models = serde_json::json!({"object": "list", "data": [{"id": "gpt-4o"}, {"id": "gpt-second"}]});
+    let server =
+        runtime.block_on(Server::start(vec![Reply::stream("application/json", &models.to_string()), Reply::sse(sse)]));
+    let base = format!("{}/v1", server.url);
+    let env = [("OPENAI_BASE_URL", base.as_str()), ("OPENAI_API_KEY", "sk-test-key-0123456789")];
+    let dir = tempfile::tempdir().unwrap();
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_elelem"));
+    let mut tui = Tui::launch(binary, dir, serde_json::json!([]), 40, 120, &env, &["-p", "openai", "-m", "gpt-4o"]);
+    tui.wait_for("Ask elelem");
+    tui.send("/model\r");
+    tui.wait_for("models · openai · 2 of 2");
+    tui.send("second");
+    tui.wait_for("1 of 2");
+    tui.send("\r");
+    tui.wait_for("openai · gpt-second");
+    tui.send("hello\r");
+    tui.wait_for("REPLY-FROM-SECOND");
+    let requests = server.requests();
+    assert_eq!(requests[0].path, "/v1/models");
+    assert_eq!(requests[1].body["model"], "gpt-second");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -73,7 +73,7 @@ impl Tui {
         Self::launch(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, script, rows, cols, &[], args)
     }
 
-    fn launch(
+    pub(crate) fn launch(
         binary: &std::path::Path,
         dir: tempfile::TempDir,
         script: Value,
