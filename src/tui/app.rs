@@ -400,7 +400,9 @@ impl App {
             self.context.render(context, buf, &theme, self.focus == Focus::Context);
         }
         self.plan.render(plan, buf, &theme);
-        self.queue.render(queue, buf, &theme);
+        let pasted = &self.pasted_prompts;
+        let shown = |line: &str| pasted.iter().find(|(sent, _)| sent == line).map(|(_, shown)| shown.clone());
+        self.queue.render(queue, buf, &theme, shown);
         let queued = self.queue.len();
         let prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
         self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);

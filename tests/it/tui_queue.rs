@@ -129,3 +129,20 @@ fn a_queued_prompt_refused_before_its_turn_leaves_no_count() {
     // The next prompt goes at once: nothing runs.
     assert_eq!(send(&mut app, "hello"), vec![Action::Submit("hello".into())]);
 }
+
+/// A long paste queued shows as its chip, not its first lines.
+#[test]
+fn a_queued_long_paste_shows_as_its_chip() {
+    let mut app = app();
+    send(&mut app, "first");
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "first".into() });
+    for c in "look: ".chars() {
+        app.handle_key(key(KeyCode::Char(c)));
+    }
+    let pasted: String = (1..=50).map(|i| format!("log line {i}\n")).collect();
+    app.handle_paste(&pasted);
+    assert!(matches!(app.handle_key(key(KeyCode::Enter)).as_slice(), [Action::Queued(_)]));
+    let screen = text(&frame(&mut app, 80, 24));
+    assert!(screen.contains("1. look: [pasted 50 lines]"), "{screen}");
+    assert!(!screen.contains("log line 1"), "{screen}");
+}

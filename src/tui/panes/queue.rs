@@ -60,27 +60,31 @@ impl QueueStrip {
         }
     }
 
-    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    /// Draws the strip; `shown` gives the text a prompt is shown as when it differs from
+    /// what is sent (a long paste, shown as its `[pasted N lines]` chip).
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme, shown: impl Fn(&str) -> Option<String>) {
+        let shown = |prompt: &str| shown(prompt).unwrap_or_else(|| prompt.to_string());
         if self.prompts.is_empty() || area.height == 0 || area.width == 0 {
             return;
         }
         let width = usize::from(area.width);
         let header = format!("queued {} · Up edits the last · Esc drops it · Esc Enter sends now", self.prompts.len());
         if area.height == 1 {
-            let newest = self.prompts.back().map(|p| format!("queued {} · {}", self.prompts.len(), one_line(p)));
+            let newest =
+                self.prompts.back().map(|p| format!("queued {} · {}", self.prompts.len(), one_line(&shown(p))));
             buf.set_string(area.x, area.y, truncate(&newest.unwrap_or(header), width), theme.dim());
             return;
         }
         buf.set_string(area.x, area.y, truncate(&header, width), theme.title());
         let rows = usize::from(area.height - 1);
-        let shown = if self.prompts.len() > rows { rows.saturating_sub(1) } else { rows };
-        for (i, prompt) in self.prompts.iter().take(shown).enumerate() {
-            let line = format!("  {}. {}", i + 1, one_line(prompt));
+        let listed = if self.prompts.len() > rows { rows.saturating_sub(1) } else { rows };
+        for (i, prompt) in self.prompts.iter().take(listed).enumerate() {
+            let line = format!("  {}. {}", i + 1, one_line(&shown(prompt)));
             buf.set_string(area.x, area.y + 1 + i as u16, truncate(&line, width), theme.text());
         }
-        if self.prompts.len() > shown {
-            let more = format!("  … and {} more", self.prompts.len() - shown);
-            buf.set_string(area.x, area.y + 1 + shown as u16, truncate(&more, width), theme.dim());
+        if self.prompts.len() > listed {
+            let more = format!("  … and {} more", self.prompts.len() - listed);
+            buf.set_string(area.x, area.y + 1 + listed as u16, truncate(&more, width), theme.dim());
         }
     }
 }
