@@ -4,6 +4,7 @@
 //! command's output is printed line by line as it comes (`live.rs`).
 
 mod live;
+mod models;
 
 use crate::agent::input::{Approval, ApprovalRequest, Approver, Input, NEVER_ASK_AGAIN};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
@@ -280,6 +281,10 @@ impl PlainOutput {
             AgentEvent::Info(text) => {
                 enter(Section::None, state);
                 state.text.push_str(&format!("{}\n", sanitize(&text)));
+            }
+            AgentEvent::Models { provider, current, listed } => {
+                enter(Section::None, state);
+                state.text.push_str(&models::text(&provider, &current, &listed));
             }
             AgentEvent::Plan(plan) => {
                 enter(Section::None, state);

@@ -15,7 +15,7 @@ use crate::plugins::checkpoints::{Checkpoints, Journal};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
 use crate::plugins::hooks::run::{CommandRunner, Ran, Script};
-use crate::plugins::hooks::HooksPlugin;
+use crate::plugins::hooks::{HookSession, HooksPlugin};
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::md_commands::MarkdownCommands;
@@ -98,7 +98,8 @@ impl fmt::Debug for ExtraPlugins {
 /// rules and `--allow` names written with an alias resolve to the tool; checkpoints come
 /// after permissions so a refused call keeps none; redaction comes last so its after hook
 /// sees what the others' hooks returned.
-pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<dyn Plugin>> {
+/// `hook_session`: the recorded session's id and file, which hooks are told.
+pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session: HookSession) -> Vec<Arc<dyn Plugin>> {
     let flags = PermissionFlags {
         allow: options.allow.clone(),
         yolo: options.yolo,
@@ -125,7 +126,14 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
         Arc::new(crate::plugins::nested_agents::NestedAgents::new()),
         Arc::new(CostPlugin::new(home())),
         Arc::new(checkpoints),
-        Arc::new(HooksPlugin::new(home(), hooks_cwd, hooks_trust, hook_runner(), crate::tools::CLAUDE_CODE_NAMES)),
+        Arc::new(HooksPlugin::new(
+            home(),
+            hooks_cwd,
+            hooks_trust,
+            hook_runner(),
+            crate::tools::CLAUDE_CODE_NAMES,
+            hook_session,
+        )),
         Arc::new(RedactPlugin::new(secrets)),
         Arc::new(SandboxCommand::new(crate::tools::sandbox::describe, crate::tools::sandbox::switch)),
     ]
@@ -270,7 +278,11 @@ pub fn build_session(
     let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
-    let Recording { resumed: mut recorded, output, journal } = record(options, &cwd, output)?;
+    let Recording { resumed: mut recorded, output, journal, file } = record(options, &cwd, output)?;
+    let hook_session = match file {
+        Some(file) => HookSession { id: file.id, transcript_path: Some(file.path) },
+        None => HookSession::unrecorded(),
+    };
     let checkpoints = Checkpoints::new(journal, cwd.clone());
     if let Some(resumed) = recorded.as_mut() {
         let records = std::mem::take(&mut resumed.replayed.files);
@@ -286,7 +298,8 @@ pub fn build_session(
         agent.set_max_steps(steps);
     }
     let mut session = Session::new(agent, input, providers, settings.clone(), approver);
-    let plugins = builtin_plugins(options, checkpoints).into_iter().chain(options.extra_plugins.0.iter().cloned());
+    let plugins =
+        builtin_plugins(options, checkpoints, hook_session).into_iter().chain(options.extra_plugins.0.iter().cloned());
     for plugin in plugins.chain([plugin_files(options, &cwd)]) {
         session.add_plugin(plugin)?;
     }
@@ -321,6 +334,8 @@ struct Recording {
     resumed: Option<Resumed>,
     output: Arc<dyn Output>,
     journal: Option<Journal>,
+    /// The file recorded into (new or resumed), when there is one.
+    file: Option<crate::sessions::SessionFile>,
 }
 
 /// Wraps `output` in a recorder for the chosen session; returns what a resumed session held
@@ -328,7 +343,7 @@ struct Recording {
 fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> anyhow::Result<Recording> {
     use crate::sessions::{open, replay, Recorder, Store};
     let Some(store) = Store::default_location().filter(|_| options.session != SessionChoice::Off) else {
-        return Ok(Recording { resumed: None, output, journal: None });
+        return Ok(Recording { resumed: None, output, journal: None, file: None });
     };
     let existing = match &options.session {
         SessionChoice::Continue => store.latest_in(cwd),
@@ -350,8 +365,9 @@ fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> 
             .with_context(|| format!("cannot read session {}", info.file.path.display()))?;
         let recorder = Arc::new(Recorder::new(output.clone(), file, replayed.messages.clone()));
         let journal = journal_of(&recorder);
+        let file = Some(info.file.clone());
         let resumed = Resumed { file: info.file, replayed, plain_output: output };
-        return Ok(Recording { resumed: Some(resumed), output: recorder, journal: Some(journal) });
+        return Ok(Recording { resumed: Some(resumed), output: recorder, journal: Some(journal), file });
     }
     if options.session == SessionChoice::Continue {
         output.emit(crate::agent::AgentEvent::Warning(format!(
@@ -364,11 +380,11 @@ fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> 
             let recorder = Arc::new(Recorder::new(output, handle, Vec::new()));
             recorder.header(&file.id, &cwd.to_string_lossy());
             let journal = journal_of(&recorder);
-            Ok(Recording { resumed: None, output: recorder, journal: Some(journal) })
+            Ok(Recording { resumed: None, output: recorder, journal: Some(journal), file: Some(file) })
         }
         Err(error) => {
             output.emit(crate::agent::AgentEvent::Warning(format!("this session is not recorded: {error}")));
-            Ok(Recording { resumed: None, output, journal: None })
+            Ok(Recording { resumed: None, output, journal: None, file: None })
         }
     }
 }

@@ -384,27 +384,47 @@ impl Agent {
         cancel: &CancellationToken,
         scratch: &[Message],
     ) -> (ToolResult, Vec<Image>) {
-        let shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
-        let summary = self.toolbox.summarize(&call.name, &call.arguments);
-        self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
+        let mut shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
         let mut context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()))
             .with_images_accepted(self.provider.accepts_images());
         if self.toolbox.get(&call.name).is_some_and(|tool| tool.spawns_agents()) {
             context = context.with_sub_agent(SubAgent::for_call(self, &call.id, self.max_steps, self.adapter.clone()));
         }
         let images = context.clone();
-        let run = self.toolbox.run(&call.name, call.arguments.clone(), context);
-        tokio::pin!(run);
-        let result = tokio::select! {
-            result = &mut run => result,
-            _ = cancel.cancelled() => {
-                // The tool sees the same cancellation and gets a moment to clean up.
-                match tokio::time::timeout(TOOL_CANCEL_GRACE, &mut run).await {
-                    Ok(result) => result,
-                    Err(_) => ToolResult::failure("interrupted"),
+        let started = std::sync::atomic::AtomicBool::new(false);
+        let result = {
+            // The row shows the arguments that run: a prepare hook may have replaced the model's.
+            let shown = &mut shown;
+            let run = async {
+                let prepared = self.toolbox.prepare_call(&call.name, call.arguments.clone(), context).await;
+                if let Ok(ready) = &prepared {
+                    shown.arguments = ready.args().clone();
+                }
+                let summary = self.toolbox.summarize(&call.name, &shown.arguments);
+                self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
+                started.store(true, std::sync::atomic::Ordering::Relaxed);
+                match prepared {
+                    Ok(ready) => self.toolbox.run_prepared(ready).await,
+                    Err(result) => result,
+                }
+            };
+            tokio::pin!(run);
+            tokio::select! {
+                result = &mut run => result,
+                _ = cancel.cancelled() => {
+                    // The tool sees the same cancellation and gets a moment to clean up.
+                    match tokio::time::timeout(TOOL_CANCEL_GRACE, &mut run).await {
+                        Ok(result) => result,
+                        Err(_) => ToolResult::failure("interrupted"),
+                    }
                 }
             }
         };
+        if !started.load(std::sync::atomic::Ordering::Relaxed) {
+            // Interrupted while its prepare hooks ran: the row still opens and closes.
+            let summary = self.toolbox.summarize(&call.name, &shown.arguments);
+            self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
+        }
         let read_only = self.toolbox.get(&call.name).is_some_and(|tool| tool.read_only);
         let conversation = self.transcript.conversation.messages();
         let result =

@@ -139,6 +139,13 @@ pub enum AgentEvent {
         call_id: String,
         event: Box<AgentEvent>,
     },
+    /// The provider's models (`/models`, `/model` without a name): a front end lists them or
+    /// opens its picker. `listed` is the error's text when the listing failed.
+    Models {
+        provider: String,
+        current: String,
+        listed: Result<Vec<crate::protocol::ModelInfo>, String>,
+    },
     /// The session asks the front end to quit.
     Exit,
 }

@@ -63,6 +63,22 @@ pub type BeforeHook = Arc<dyn Fn(HookCall) -> BoxFuture<'static, Result<(), Hook
 /// An after hook: receives the result so far and returns the result to keep.
 pub type AfterHook = Arc<dyn Fn(HookCall, Value) -> BoxFuture<'static, anyhow::Result<Value>> + Send + Sync>;
 
+/// A call past its prepare hooks, ready to run (`Toolbox::prepare_call`).
+pub struct ReadyCall {
+    tool: Arc<Tool>,
+    args: Value,
+    context: ToolContext,
+    /// The admission, held from the prepare hooks until the before hooks have run.
+    admitted: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl ReadyCall {
+    /// The arguments it runs with: the model's, or what a prepare hook replaced them with.
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+}
+
 /// Tools, aliases and hooks.
 #[derive(Clone, Default)]
 pub struct Toolbox {
@@ -234,18 +250,31 @@ impl Toolbox {
 
     /// Runs one call and returns the result sent back to the model.
     pub async fn run(&self, name: &str, args: Value, context: ToolContext) -> ToolResult {
+        match self.prepare_call(name, args, context).await {
+            Ok(call) => self.run_prepared(call).await,
+            Err(result) => result,
+        }
+    }
+
+    /// The first steps of a call: resolve the name, validate the arguments and run the
+    /// prepare hooks. `Ok` is the call as it will run (its arguments may be a hook's);
+    /// `Err` the result that ends it before anything else runs.
+    pub async fn prepare_call(&self, name: &str, args: Value, context: ToolContext) -> Result<ReadyCall, ToolResult> {
         let Some(tool) = self.get(name).cloned() else {
             let available = self.names().join(", ");
-            return ToolResult::failure(format!("unknown tool: {name:?}. Available: {available}"));
+            return Err(ToolResult::failure(format!("unknown tool: {name:?}. Available: {available}")));
         };
-        if let Err(message) = tool.validate(&args) {
-            return ToolResult::failure(message);
-        }
-        let admitted = self.admission.lock().await;
-        let (args, context) = match self.prepared(&tool, args, context).await {
-            Ok(prepared) => prepared,
-            Err(result) => return result,
-        };
+        tool.validate(&args).map_err(ToolResult::failure)?;
+        // Held until the before hooks have run (`run_prepared`): one call at a time asks.
+        let admitted = self.admission.clone().lock_owned().await;
+        let (args, context) = self.prepared(&tool, args, context).await?;
+        Ok(ReadyCall { tool, args, context, admitted })
+    }
+
+    /// The rest of a call `prepare_call` let through: before hooks, the handler, after
+    /// hooks, the result wrapped.
+    pub async fn run_prepared(&self, call: ReadyCall) -> ToolResult {
+        let ReadyCall { tool, args, context, admitted } = call;
         let context = context.with_paths(resolve_paths(&tool, &args));
         let call = HookCall { tool: tool.clone(), args: args.clone(), context: context.clone() };
         let fail = |message: String| failure_with(message, &tool.name, &args);

@@ -35,7 +35,13 @@ impl Plugin for BuiltinCommands {
         );
         c.add("tools", "", "the tools the model can call", tools);
         c.add("provider", "[name]", "list providers, or switch to one", provider);
-        c.add("model", "[name]", "list models, or switch to one", model);
+        c.add("model", "[name]", "switch to a model (without a name: pick from the provider's list)", model);
+        c.add(
+            "models",
+            "",
+            "the provider's models, with window and price where known",
+            super::models_command::show_models,
+        );
         c.add("effort", "[low|medium|high|off]", "how hard the model thinks (reasoning effort)", effort);
         c.add("reload", "", "run the setup blocks (plugins) again", reload);
         c.add("init", "", "draft an AGENTS.md for this project (a normal turn)", init);
@@ -104,15 +110,7 @@ fn provider(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
 
 fn model(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     if args.is_empty() {
-        let current = session.provider().model().to_string();
-        let list: Vec<String> = session
-            .provider()
-            .models()
-            .into_iter()
-            .map(|m| if m == current { format!("* {m}") } else { format!("  {m}") })
-            .collect();
-        session.show(list.join("\n"));
-        return Ok(Flow::Continue);
+        return super::models_command::show_models(session, args);
     }
     let name = session.provider().name().to_string();
     let settings = ProviderSettings { model: Some(args.to_string()), ..session.settings().clone() };

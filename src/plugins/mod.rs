@@ -14,6 +14,7 @@ pub mod hooks;
 pub mod lua;
 pub mod mcp;
 pub mod md_commands;
+pub mod models_command;
 pub mod nested_agents;
 pub mod permissions;
 pub mod redact;

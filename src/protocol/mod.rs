@@ -12,6 +12,7 @@ pub mod tool;
 
 pub use image::Image;
 pub use message::{Message, Role, ThinkingBlock, ToolCall};
+pub use models::ModelInfo;
 pub use provider::{
     Effort, EventStream, Provider, ProviderError, ProviderEvent, ProviderFactory, ProviderSettings, Providers, Request,
     Usage,

@@ -1,7 +1,39 @@
 //! What is known about models by name: the size of their context window, for the status
 //! line's share in use and the warning before a request would not fit, and whether they
 //! read images. Unknown models have
-//! no known window (overridable with `ELELEM_CONTEXT_WINDOW`).
+//! no known window (overridable with `ELELEM_CONTEXT_WINDOW`). `ModelInfo` is one entry of
+//! a provider's list of models (`Provider::list_models`).
+
+/// One model a provider offers: its id and what is known of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelInfo {
+    pub id: String,
+    /// In tokens, where the server or the table here knows it.
+    pub context_window: Option<u64>,
+    /// Dollars per million input and output tokens, where known (filled in by whoever
+    /// holds a price table).
+    pub price: Option<(f64, f64)>,
+}
+
+impl ModelInfo {
+    /// What is known of it in a few words: `200k window · $3.00 / $15.00 per M tokens`.
+    pub fn details(&self) -> String {
+        let window = self.context_window.map(|w| match w {
+            w if w >= 1_000_000 && w % 1_000_000 == 0 => format!("{}M window", w / 1_000_000),
+            w if w >= 1_000 => format!("{}k window", w / 1_000),
+            w => format!("{w} window"),
+        });
+        let price = self.price.map(|(input, output)| format!("${input:.2} / ${output:.2} per M tokens"));
+        [window, price].into_iter().flatten().collect::<Vec<_>>().join(" · ")
+    }
+
+    /// `id` with the window this table knows for it.
+    pub fn named(id: impl Into<String>) -> Self {
+        let id = id.into();
+        let context_window = context_window(&id);
+        ModelInfo { id, context_window, price: None }
+    }
+}
 
 /// Context windows by model-name prefix, most specific first.
 const WINDOWS: &[(&str, u64)] = &[

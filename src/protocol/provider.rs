@@ -3,7 +3,9 @@
 //! fails with, plus `Providers`, a registry of named provider factories.
 
 use super::message::{Message, ToolCall};
+use super::models::ModelInfo;
 use super::tool::{ToolResult, ToolSpec};
+use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -104,6 +106,12 @@ pub trait Provider: Send + Sync {
     /// Models worth offering in `/model`; the current one at least.
     fn models(&self) -> Vec<String> {
         vec![self.model().to_string()]
+    }
+    /// The models the server offers, for `/models` and the model picker: asked over the
+    /// network where the API lists them (bounded in time, size and count), else `models()`.
+    fn list_models(&self) -> BoxFuture<'static, Result<Vec<ModelInfo>, ProviderError>> {
+        let models = self.models().into_iter().map(ModelInfo::named).collect();
+        Box::pin(futures::future::ready(Ok(models)))
     }
     /// Streams the answer to one request. Dropping the stream cancels the call.
     fn fetch(&self, request: Request) -> EventStream;

@@ -7,13 +7,16 @@ use super::driver;
 use super::frame::{Frame, Framing};
 use super::http::error_text::{error_detail, truncate};
 use super::http::HttpOptions;
+use super::listing::{self, Listing};
 use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
 use super::server_tools;
+use crate::protocol::ModelInfo;
 use crate::protocol::{
     Effort, EventStream, Image, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role,
     ToolCall, Usage,
 };
+use futures::future::BoxFuture;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -33,6 +36,8 @@ const API: Api = Api {
     headers: &[("anthropic-version", "2023-06-01")],
     key_header: Some(("x-api-key", "")),
 };
+/// Where the API lists its models.
+const LISTING: Listing = Listing { path: "/v1/models?limit=1000", array: "/data", id: "id" };
 const ENV: EnvNames =
     EnvNames { key: Some("ANTHROPIC_API_KEY"), base_url: "ANTHROPIC_BASE_URL", model: "ANTHROPIC_MODEL" };
 
@@ -234,6 +239,10 @@ impl Provider for AnthropicProvider {
 
     fn models(&self) -> Vec<String> {
         self.config.models(&["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"])
+    }
+
+    fn list_models(&self) -> BoxFuture<'static, Result<Vec<ModelInfo>, ProviderError>> {
+        listing::list(&self.config, &API, &LISTING)
     }
 
     fn fetch(&self, request: Request) -> EventStream {

@@ -11,6 +11,7 @@ mod decoder;
 mod driver;
 pub mod frame;
 pub mod http;
+mod listing;
 pub mod ndjson;
 pub mod ollama;
 pub mod openai;

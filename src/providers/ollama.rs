@@ -9,11 +9,14 @@ use super::config::{Api, Config, EnvNames};
 use super::driver;
 use super::frame::{Frame, Framing};
 use super::http::HttpOptions;
+use super::listing::{self, Listing};
 use super::parser::{self, Fault, WireParser};
+use crate::protocol::ModelInfo;
 use crate::protocol::{
     Effort, EventStream, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role, ToolCall,
     Usage,
 };
+use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -27,6 +30,8 @@ const NAME: &str = "ollama";
 
 /// How `-p ollama` calls the API.
 const API: Api = Api { name: NAME, path: "/api/chat", framing: Framing::Ndjson, headers: &[], key_header: None };
+/// Where the API lists its models.
+const LISTING: Listing = Listing { path: "/api/tags", array: "/models", id: "name" };
 const ENV: EnvNames = EnvNames { key: None, base_url: "OLLAMA_HOST", model: "OLLAMA_MODEL" };
 
 /// What only an Ollama provider has.
@@ -192,6 +197,10 @@ impl Provider for OllamaProvider {
 
     fn model(&self) -> &str {
         &self.config.model
+    }
+
+    fn list_models(&self) -> BoxFuture<'static, Result<Vec<ModelInfo>, ProviderError>> {
+        listing::list(&self.config, &API, &LISTING)
     }
 
     fn fetch(&self, request: Request) -> EventStream {

@@ -9,12 +9,15 @@ use super::frame::{Frame, Framing};
 use super::http::error_text::{error_detail, truncate};
 use super::http::options::env_var;
 use super::http::HttpOptions;
+use super::listing::{self, Listing};
 use super::parser::{self, Fault, WireParser};
 use super::prompt_cache::{self, PromptCache};
+use crate::protocol::ModelInfo;
 use crate::protocol::{
     Effort, EventStream, Image, Message, Provider, ProviderError, ProviderEvent, ProviderSettings, Request, Role,
     ToolCall, Usage,
 };
+use futures::future::BoxFuture;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -35,6 +38,8 @@ const API: Api = Api {
     headers: &[],
     key_header: Some(("authorization", "Bearer ")),
 };
+/// Where the API lists its models.
+const LISTING: Listing = Listing { path: "/models", array: "/data", id: "id" };
 const ENV: EnvNames = EnvNames { key: Some("OPENAI_API_KEY"), base_url: "OPENAI_BASE_URL", model: "OPENAI_MODEL" };
 
 /// What only an OpenAI provider has.
@@ -208,6 +213,10 @@ impl Provider for OpenAiProvider {
 
     fn models(&self) -> Vec<String> {
         self.config.models(&["gpt-4.1", "gpt-4.1-mini", "gpt-4o", "o4-mini"])
+    }
+
+    fn list_models(&self) -> BoxFuture<'static, Result<Vec<ModelInfo>, ProviderError>> {
+        listing::list(&self.config, &API, &LISTING)
     }
 
     fn fetch(&self, request: Request) -> EventStream {

@@ -1,5 +1,6 @@
 //! `App`: the TUI's one owner. It holds the panes (conversation, tool log, context panel,
-//! prompt, status line), the popups (file picker, history search, help, approval) and the
+//! prompt, status line), the popups (file picker, model picker, history search, help,
+//! approval) and the
 //! regions they are drawn in, decides which has the keys (`Focus`), applies what they ask
 //! for (`Intent`, in `keys.rs`), feeds them the agent's events and draws them. Each pane and
 //! popup keeps its own state and draws itself; none reaches into another. `App` never talks
@@ -8,6 +9,7 @@
 //! and the tests go through its methods.
 
 use super::panes::plan::PlanStrip;
+use super::panes::queue::QueueStrip;
 use crate::agent::input::{Approval, ApprovalRequest};
 use crate::agent::output::{AgentEvent, Delta, TurnEnd};
 use crate::tui::panes::context_panel::ContextPanel;
@@ -18,6 +20,7 @@ use crate::tui::panes::status::{Activity, Around, Status};
 use crate::tui::panes::tool_log::ToolLog;
 use crate::tui::popups::file_picker::{FilePicker, Mention};
 use crate::tui::popups::help::HelpOverlay;
+use crate::tui::popups::model_picker::ModelPicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
 use crate::tui::regions::{PaneRects, Regions};
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
@@ -38,8 +41,13 @@ pub use crate::tui::popups::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL
 /// What the event loop must do after the app handled something.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Send a line (prompt or slash command) to the agent task.
+    /// A line typed (prompt or slash command): into the input history, and to the agent
+    /// task now.
     Submit(String),
+    /// A prompt typed while a turn runs: into the input history; it waits in the queue.
+    Queued(String),
+    /// A queued prompt goes to the agent task now (the session asked for its next line).
+    Send(String),
     /// Cancel the running turn.
     Interrupt,
     Quit,
@@ -56,12 +64,20 @@ pub struct App {
     pub(super) status: Status,
     /// The model's newest plan, pinned above the prompt.
     pub(super) plan: PlanStrip,
+    /// Prompts typed while a turn runs, held until the session asks for its next line.
+    pub(super) queue: QueueStrip,
+    /// When Esc last interrupted a turn: Enter soon after sends before the queue.
+    pub(super) last_esc: Option<Instant>,
+    /// This Enter came right after that Esc.
+    pub(super) jump_queue: bool,
     /// The `@` file picker over the working directory's files.
     pub(super) files: FilePicker,
     /// Ctrl+R's history search, while open.
     pub(super) search: Option<ReverseSearch>,
     /// The help overlay, while open.
     pub(super) help: Option<HelpOverlay>,
+    /// The model picker, while open.
+    pub(super) models: Option<ModelPicker>,
     pub(super) approval: Option<PendingApproval>,
     /// The layout the user chose and where the panes were drawn last.
     pub(super) regions: Regions,
@@ -112,6 +128,9 @@ impl App {
             theme,
             history: History::themed(theme),
             plan: PlanStrip::default(),
+            queue: QueueStrip::default(),
+            last_esc: None,
+            jump_queue: false,
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),
@@ -119,6 +138,7 @@ impl App {
             files: FilePicker::new(std::env::current_dir().ok()),
             search: None,
             help: None,
+            models: None,
             approval: None,
             regions: Regions::default(),
             focus: Focus::Composer,
@@ -221,6 +241,17 @@ impl App {
         self.quit = true;
     }
 
+    /// Prompts waiting for the running turn to end.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The session asks for its next line (it is idle and has none waiting): the oldest
+    /// queued prompt goes now.
+    pub fn session_waiting(&mut self) -> Vec<Action> {
+        self.queue.pop_front().map(Action::Send).into_iter().collect()
+    }
+
     /// Cancels the running turn, if the session is ready.
     pub fn interrupt(&self) {
         if let Some(interrupter) = &self.interrupter {
@@ -283,6 +314,10 @@ impl App {
         self.help.as_ref()
     }
 
+    pub fn model_picker(&self) -> Option<&ModelPicker> {
+        self.models.as_ref()
+    }
+
     pub fn search(&self) -> Option<&ReverseSearch> {
         self.search.as_ref()
     }
@@ -340,9 +375,11 @@ impl App {
         }
         let composer_h = self.composer.height().min(area.height.saturating_sub(6));
         let plan_h = self.plan.height(area.height.saturating_sub(composer_h + 1));
-        let [main, plan, composer, status] = Layout::vertical([
+        let queue_h = self.queue.height(area.height).min(area.height.saturating_sub(composer_h + plan_h + 4));
+        let [main, plan, queue, composer, status] = Layout::vertical([
             Constraint::Min(3),
             Constraint::Length(plan_h),
+            Constraint::Length(queue_h),
             Constraint::Length(composer_h),
             Constraint::Length(1),
         ])
@@ -363,7 +400,10 @@ impl App {
             self.context.render(context, buf, &theme, self.focus == Focus::Context);
         }
         self.plan.render(plan, buf, &theme);
-        let queued = self.status.queued();
+        let pasted = &self.pasted_prompts;
+        let shown = |line: &str| pasted.iter().find(|(sent, _)| sent == line).map(|(_, shown)| shown.clone());
+        self.queue.render(queue, buf, &theme, shown);
+        let queued = self.queue.len();
         let prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
         self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
         let around = Around {
@@ -374,7 +414,9 @@ impl App {
             esc_interrupts: self.esc_interrupts(),
         };
         self.status.render(status, buf, &theme, now, &around);
-        if let Some(search) = &self.search {
+        if let Some(picker) = &self.models {
+            picker.render(composer, buf, &theme);
+        } else if let Some(search) = &self.search {
             search.render(composer, buf, &theme, self.composer.history_entries());
         } else if self.focus == Focus::Composer {
             self.composer.render_popup(composer, buf, &theme);
@@ -507,6 +549,10 @@ impl App {
                     self.notify(format!("sub-agent: {text}"));
                 }
                 self.tools.sub_agent(&call_id, *event);
+            }
+            AgentEvent::Models { provider, current, listed } => {
+                self.focus = Focus::Composer;
+                self.models = Some(ModelPicker::new(provider, current, listed));
             }
         }
     }

@@ -2,7 +2,7 @@
 //! pane or popup returns. Returns `Action`s; never blocks.
 //!
 //! A key goes first to an open approval dialog (which passes typing on to the prompt),
-//! then to the help overlay, the history search and the `@` file picker; then the global
+//! then to the help overlay, the model picker, the history search and the `@` file picker; then the global
 //! bindings (Ctrl+C, Ctrl+O, Tab, scrolling, …); then the focused pane.
 //!
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
@@ -11,8 +11,17 @@
 //! interrupts the running turn, Ctrl+C clears (twice quits), Ctrl+D on an
 //! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
 //! opens the help overlay. `popups/help.rs`'s `KEYS` lists them all for the user.
+//!
+//! The queue (prompts typed while a turn runs, `panes/queue.rs`): on an empty prompt with
+//! prompts queued, Up takes the newest back into the prompt and Esc drops it — only then;
+//! otherwise Up recalls and Esc interrupts as above. Enter within `ESC_ENTER` of an Esc that
+//! interrupted puts the prompt before the queued ones, so it runs as soon as the turn ends.
 
 use crate::tui::app::{Action, App, DOUBLE_CTRL_C};
+use std::time::Duration;
+
+/// How soon after an Esc that interrupted an Enter sends its prompt before the queue.
+pub const ESC_ENTER: Duration = Duration::from_millis(1000);
 use crate::tui::intent::{Focus, Intent, Scrolled};
 use crate::tui::panes::conversation::cells::CellKind;
 use crate::tui::popups::help::HelpOverlay;
@@ -47,9 +56,25 @@ impl App {
         if is_typing(&key) {
             self.last_typed = Some(self.clock.now());
         }
+        // Esc then Enter: the prompt goes before the queued ones (the Esc interrupted).
+        self.jump_queue =
+            key.code == KeyCode::Enter && self.last_esc.is_some_and(|at| now.saturating_duration_since(at) < ESC_ENTER);
+        if key.code != KeyCode::Esc {
+            self.last_esc = None;
+        }
         if let Some(help) = self.help.as_mut() {
             let intent = help.handle_key(key);
             return self.apply(intent);
+        }
+        if let Some(picker) = self.models.as_mut() {
+            let intent = picker.handle_key(key);
+            if matches!(intent, Intent::Send { .. } | Intent::Close(_)) {
+                self.models = None;
+            }
+            return match intent {
+                Intent::Close(_) => vec![],
+                intent => self.apply(intent),
+            };
         }
         if let Some(search) = self.search.as_mut() {
             let intent = search.handle_key(key, self.composer.history_entries());
@@ -90,8 +115,25 @@ impl App {
                 } else if self.focus != Focus::Composer {
                     // From a pane, Esc only goes back to the prompt: it never interrupts.
                     self.focus = Focus::Composer;
+                } else if self.composer.is_empty() && !self.queue.is_empty() {
+                    // With prompts queued, an empty prompt's Esc drops the newest of them.
+                    if let Some(dropped) = self.queue.pop_back() {
+                        self.notify(format!("dropped from the queue: {}", crate::sanitize::sanitize(&dropped)));
+                    }
                 } else if self.status.busy() {
+                    self.last_esc = Some(now);
                     return vec![Action::Interrupt];
+                }
+            }
+            KeyCode::Up
+                if self.focus == Focus::Composer
+                    && self.composer.is_empty()
+                    && self.composer.popup().is_empty()
+                    && !self.queue.is_empty() =>
+            {
+                // The newest queued prompt comes back to be edited (sent again with Enter).
+                if let Some(line) = self.queue.pop_back() {
+                    self.composer.set_text(&line);
                 }
             }
             KeyCode::Tab if self.focus == Focus::Composer && !self.composer.popup().is_empty() => {
@@ -212,6 +254,10 @@ impl App {
                 vec![Action::SetMouse(self.mouse)]
             }
             "/exit" | "/quit" => vec![Action::Quit],
+            "/model" | "/models" => {
+                self.notify(format!("asking {} for its models…", self.status.provider()));
+                vec![Action::Submit(line.trim().to_string())]
+            }
             "/help" | "?" => {
                 self.help = Some(HelpOverlay::new());
                 vec![]
@@ -219,9 +265,16 @@ impl App {
             _ => {
                 if line.starts_with('/') {
                     self.history.push(CellKind::Notice(format!("› {line}")));
-                } else if self.status.busy() {
-                    self.status.queue_one();
-                    self.notify("queued: it runs when this turn ends");
+                } else if self.status.busy() || !self.queue.is_empty() {
+                    // Held here, shown above the prompt, until the session asks for a line.
+                    if std::mem::take(&mut self.jump_queue) {
+                        self.queue.push_front(line.to_string());
+                        self.notify("sent next: it runs as soon as the interrupted turn ends");
+                    } else {
+                        self.queue.push_back(line.to_string());
+                        self.notify("queued: it runs when this turn ends");
+                    }
+                    return vec![Action::Queued(line.to_string())];
                 }
                 vec![Action::Submit(line.to_string())]
             }

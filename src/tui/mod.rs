@@ -145,8 +145,10 @@ async fn start_session(
     let editor = Arc::new(channel::ChannelEditor(ui_tx.clone()));
     let approver = Arc::new(ChannelApprover(ui_tx.clone()));
     let trust = crate::startup::trust_question(&options);
+    let waiting_tx = ui_tx.clone();
     let built = tokio::task::spawn_blocking(move || {
-        let session = build_session(&options, output, Box::new(ChannelInput(line_rx)), approver)?;
+        let input = Box::new(ChannelInput { lines: line_rx, ui: waiting_tx });
+        let session = build_session(&options, output, input, approver)?;
         let welcome = welcome(&options, &session);
         Ok::<_, anyhow::Error>((session, prompt_history::load(), welcome))
     })
@@ -229,18 +231,7 @@ async fn event_loop(
                         term.resize(Rect::new(0, 0, width, height))?;
                     }
                     for action in handle_terminal_event(app, event) {
-                        match action {
-                            Action::Submit(line) => {
-                                if !line.starts_with('/') {
-                                    prompt_history::append(&line);
-                                    highlight::warm_up(app.theme().color);
-                                }
-                                let _ = line_tx.send(line);
-                            }
-                            Action::Interrupt => app.interrupt(),
-                            Action::Quit => app.set_quit(),
-                            Action::SetMouse(on) => terminal::set_mouse(on),
-                        }
+                        carry_out(app, action, line_tx);
                     }
                     // The key's frame at once, without the streamed text held since the
                     // last frame: that is laid out at its own slot, not in front of a key.
@@ -266,10 +257,10 @@ async fn event_loop(
             message = ui_rx.recv() => {
                 let Some(message) = message else { break };
                 let mut edits = Vec::new();
-                edits.extend(handle_message(app, &mut held, message)?);
+                edits.extend(handle_message(app, &mut held, message, line_tx)?);
                 for _ in 0..BATCH {
                     match ui_rx.try_recv() {
-                        Ok(message) => edits.extend(handle_message(app, &mut held, message)?),
+                        Ok(message) => edits.extend(handle_message(app, &mut held, message, line_tx)?),
                         Err(_) => break,
                     }
                 }
@@ -292,6 +283,32 @@ async fn event_loop(
         }
     }
     Ok(None)
+}
+
+/// Does what the app asked for: a typed line goes into the input history, and to the
+/// session now (`Submit`) or later (`Queued`, then `Send`).
+fn carry_out(app: &mut App, action: Action, line_tx: &mpsc::UnboundedSender<String>) {
+    match action {
+        Action::Submit(line) => {
+            remember(app, &line);
+            let _ = line_tx.send(line);
+        }
+        Action::Queued(line) => remember(app, &line),
+        Action::Send(line) => {
+            let _ = line_tx.send(line);
+        }
+        Action::Interrupt => app.interrupt(),
+        Action::Quit => app.set_quit(),
+        Action::SetMouse(on) => terminal::set_mouse(on),
+    }
+}
+
+/// A typed prompt joins the input history (and the highlighter warms up for its reply).
+fn remember(app: &App, line: &str) {
+    if !line.starts_with('/') {
+        prompt_history::append(line);
+        highlight::warm_up(app.theme().color);
+    }
 }
 
 /// The full-screen terminal, its size fixed until a resize event says otherwise: ratatui
@@ -333,7 +350,12 @@ type EditRequest = (String, std::sync::mpsc::Sender<anyhow::Result<String>>);
 
 /// Applies one message from the session; streamed text is held for its frame (`HeldText`),
 /// and whatever is held is applied before anything else, so the order is kept.
-fn handle_message(app: &mut App, held: &mut HeldText, message: UiMessage) -> anyhow::Result<Option<EditRequest>> {
+fn handle_message(
+    app: &mut App,
+    held: &mut HeldText,
+    message: UiMessage,
+    line_tx: &mpsc::UnboundedSender<String>,
+) -> anyhow::Result<Option<EditRequest>> {
     let message = match message {
         UiMessage::Agent(event) => match held.hold(event) {
             None => return Ok(None),
@@ -350,6 +372,11 @@ fn handle_message(app: &mut App, held: &mut HeldText, message: UiMessage) -> any
         UiMessage::Ready(ready) => app.ready(*ready, &format!("{} · {}", banner(), crate::startup::sandbox_label())),
         UiMessage::Failed(error) => return Err(error),
         UiMessage::Edit(text, reply) => return Ok(Some((text, reply))),
+        UiMessage::Waiting => {
+            for action in app.session_waiting() {
+                carry_out(app, action, line_tx);
+            }
+        }
     }
     Ok(None)
 }

@@ -72,7 +72,13 @@ fn a_pre_tool_use_hook_on_bash_that_exits_2_blocks_execute() {
     assert_eq!(input["tool_name"], "Bash");
     assert_eq!(input["hook_event_name"], "PreToolUse");
     assert_eq!(input["tool_input"]["command"], "touch \"$T/ran\"");
-    assert!(input["session_id"].as_str().is_some_and(|id| !id.is_empty()), "{input}");
+    // The session's own id and its file, the one `--resume ID` takes back.
+    let id = input["session_id"].as_str().unwrap_or_default();
+    let transcript = std::path::Path::new(input["transcript_path"].as_str().unwrap_or_default());
+    assert!(transcript.is_file(), "transcript_path names the session file: {input}");
+    assert!(transcript.starts_with(s.path("home/.local/share/elelem/sessions")), "{input}");
+    let header = std::fs::read_to_string(transcript).unwrap();
+    assert!(!id.is_empty() && header.lines().next().unwrap_or_default().contains(id), "{input}\n{header}");
     let row = out
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -123,6 +129,13 @@ fn updated_input_changes_the_command() {
     let out = s.elelem(&["ask", "--json", "--yolo", "go"], calling("execute", json!({"command": "echo original"})), "");
     let result = result_of(&out);
     assert!(result["content"].as_str().unwrap().contains("CHANGED-BY-HOOK"), "{out}");
+    // The call's row shows the arguments that ran, not the model's.
+    let doing = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "doing" && v["id"] == "c1")
+        .unwrap_or_else(|| panic!("no call line: {out}"));
+    assert_eq!(doing["arguments"]["command"], "echo CHANGED-BY-HOOK", "{out}");
 }
 
 #[test]

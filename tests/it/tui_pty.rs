@@ -37,7 +37,7 @@ impl vt100::Callbacks for Titles {
 
 type Screen = Arc<Mutex<vt100::Parser<Titles>>>;
 
-struct Tui {
+pub(crate) struct Tui {
     child: Box<dyn Child + Send + Sync>,
     master: Box<dyn MasterPty + Send>,
     writer: Arc<Mutex<Box<dyn Write + Send>>>,
@@ -50,7 +50,7 @@ fn nz(n: u16) -> NonZeroU16 {
 }
 
 impl Tui {
-    fn start(script: Value, rows: u16, cols: u16, env: &[(&str, &str)]) -> Tui {
+    pub(crate) fn start(script: Value, rows: u16, cols: u16, env: &[(&str, &str)]) -> Tui {
         Self::start_binary(env!("CARGO_BIN_EXE_elelem").as_ref(), script, rows, cols, env)
     }
 
@@ -69,11 +69,11 @@ impl Tui {
     }
 
     /// The real binary again in the project (and home) of an earlier run, with `args`.
-    fn start_in(dir: tempfile::TempDir, script: Value, rows: u16, cols: u16, args: &[&str]) -> Tui {
+    pub(crate) fn start_in(dir: tempfile::TempDir, script: Value, rows: u16, cols: u16, args: &[&str]) -> Tui {
         Self::launch(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, script, rows, cols, &[], args)
     }
 
-    fn launch(
+    pub(crate) fn launch(
         binary: &std::path::Path,
         dir: tempfile::TempDir,
         script: Value,
@@ -124,17 +124,17 @@ impl Tui {
         Tui { child, master: pair.master, writer, screen, _dir: dir }
     }
 
-    fn contents(&self) -> String {
+    pub(crate) fn contents(&self) -> String {
         self.screen.lock().unwrap().screen().contents()
     }
 
-    fn send(&self, bytes: &str) {
+    pub(crate) fn send(&self, bytes: &str) {
         let mut w = self.writer.lock().unwrap();
         w.write_all(bytes.as_bytes()).unwrap();
         w.flush().unwrap();
     }
 
-    fn wait_for(&self, what: &str) {
+    pub(crate) fn wait_for(&self, what: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if self.contents().contains(what) {
@@ -145,7 +145,7 @@ impl Tui {
         panic!("timed out waiting for {what:?}; screen:\n{}", self.contents());
     }
 
-    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+    pub(crate) fn wait_exit(&mut self) -> portable_pty::ExitStatus {
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -163,7 +163,7 @@ impl Tui {
     }
 
     /// Alternate screen, bracketed paste, mouse reporting and raw mode are all off again.
-    fn assert_restored(&self) {
+    pub(crate) fn assert_restored(&self) {
         let parser = self.screen.lock().unwrap();
         assert_ne!(parser.callbacks().2, Some(true), "focus reporting still on");
         let screen = parser.screen();

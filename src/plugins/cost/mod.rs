@@ -3,7 +3,7 @@
 //! cache, and an estimate in dollars from the price table (`prices.rs`). Totals follow the
 //! `Usage` events every provider reports; they survive `/reload` (the plugin keeps them).
 
-mod prices;
+pub mod prices;
 
 use crate::agent::output::AgentEvent;
 use crate::agent::{Flow, Plugin, Session};

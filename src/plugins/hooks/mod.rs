@@ -36,6 +36,23 @@ use tokio_util::sync::CancellationToken;
 /// The section of the system prompt that holds `SessionStart` hooks' context.
 const SESSION_START_SECTION: &str = "hooks-session-start";
 
+/// Who the hooks are told they run in (`session_id`, `transcript_path` on their stdin):
+/// the recorded session's id and file — what `--resume` takes — or, when nothing is
+/// recorded, an id of this process's own and no path.
+#[derive(Clone, Debug)]
+pub struct HookSession {
+    pub id: String,
+    pub transcript_path: Option<PathBuf>,
+}
+
+impl HookSession {
+    /// A session that is not recorded: an id for this process, no transcript.
+    pub fn unrecorded() -> Self {
+        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        HookSession { id: format!("elelem-{secs}-{}", std::process::id()), transcript_path: None }
+    }
+}
+
 /// The plugin. Its state (whether the session started, the hooks last loaded) lasts the
 /// session; `/reload` reads the files again.
 pub struct HooksPlugin {
@@ -49,7 +66,7 @@ struct Shared {
     trust: ProjectTrust,
     runner: CommandRunner,
     names: NameMap,
-    session_id: String,
+    session: HookSession,
     hooks: Mutex<Arc<Hooks>>,
     output: Mutex<Option<Arc<dyn Output>>>,
     started: AtomicBool,
@@ -58,23 +75,23 @@ struct Shared {
 
 impl HooksPlugin {
     /// Hooks from `home`'s `.agents/hooks.json` and (when `trust` says so) the project's
-    /// around `cwd`, run through `runner`; `names`: Claude Code's names for the tools.
+    /// around `cwd`, run through `runner`; `names`: Claude Code's names for the tools;
+    /// `session`: what the hooks are told of the session they run in.
     pub fn new(
         home: Option<PathBuf>,
         cwd: PathBuf,
         trust: ProjectTrust,
         runner: CommandRunner,
         names: NameMap,
+        session: HookSession,
     ) -> Self {
-        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-        let session_id = format!("elelem-{secs}-{}", std::process::id());
         let shared = Shared {
             home,
             cwd,
             trust,
             runner,
             names,
-            session_id,
+            session,
             hooks: Mutex::default(),
             output: Mutex::default(),
             started: AtomicBool::new(false),
@@ -236,8 +253,9 @@ impl Shared {
     /// The JSON a hook reads on stdin.
     fn input(&self, event: Event, tool_name: Option<String>, fields: &Value) -> Value {
         let mut input = Map::new();
-        input.insert("session_id".into(), json!(self.session_id));
-        input.insert("transcript_path".into(), json!(""));
+        input.insert("session_id".into(), json!(self.session.id));
+        let transcript = self.session.transcript_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+        input.insert("transcript_path".into(), json!(transcript));
         input.insert("cwd".into(), json!(self.cwd.display().to_string()));
         input.insert("hook_event_name".into(), json!(event.name()));
         if let Some(name) = tool_name {

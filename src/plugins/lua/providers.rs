@@ -4,7 +4,8 @@
 //! provider built reports the declared name, so `/provider` and the status show `groq`,
 //! not `openai`.
 
-use crate::protocol::{EventStream, Provider, ProviderError, ProviderSettings, Request};
+use crate::protocol::{EventStream, ModelInfo, Provider, ProviderError, ProviderSettings, Request};
+use futures::future::BoxFuture;
 use std::sync::Arc;
 
 /// The protocols a declared provider can speak.
@@ -76,6 +77,10 @@ impl Provider for Renamed {
     }
     fn models(&self) -> Vec<String> {
         self.inner.models()
+    }
+    /// The wire's own listing: the declared server's models.
+    fn list_models(&self) -> BoxFuture<'static, Result<Vec<ModelInfo>, ProviderError>> {
+        self.inner.list_models()
     }
     fn fetch(&self, request: Request) -> EventStream {
         self.inner.fetch(request)

@@ -1,5 +1,5 @@
 //! The status line and the turn state it shows: the provider and model, what the agent is
-//! doing (`Activity`), whether a turn runs and how many lines wait for it, the tokens of
+//! doing (`Activity`), whether a turn runs, the tokens of
 //! the turn and the session, how long the last turn took, a short notice, YOLO and the
 //! `/clear` question. `App` tells it what happened; it draws the bottom row.
 
@@ -44,8 +44,6 @@ pub struct Status {
     activity: Activity,
     /// A turn is running (between TurnStarted and TurnFinished).
     busy: bool,
-    /// Lines submitted while busy, not yet started.
-    queued: usize,
     /// Tokens of the whole session, and of the running (or last) turn.
     usage: Usage,
     turn_usage: Usage,
@@ -73,7 +71,6 @@ impl Status {
             model: model.to_string(),
             activity: Activity::Idle,
             busy: false,
-            queued: 0,
             usage: Usage::default(),
             turn_usage: Usage::default(),
             last_call: Usage::default(),
@@ -107,15 +104,6 @@ impl Status {
         self.busy
     }
 
-    pub fn queued(&self) -> usize {
-        self.queued
-    }
-
-    /// A line was sent while a turn runs: it waits.
-    pub fn queue_one(&mut self) {
-        self.queued += 1;
-    }
-
     pub fn set_activity(&mut self, activity: Activity) {
         self.activity = activity;
     }
@@ -133,7 +121,6 @@ impl Status {
         self.busy = true;
         self.turn_started = Some(now);
         self.turn_usage = Usage::default();
-        self.queued = self.queued.saturating_sub(1);
         self.activity = Activity::Thinking;
     }
 

@@ -33,6 +33,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Space (conversation)", "show all output of the selected call, or a whole paste"),
     ("Enter (tools)", "expand / collapse the selected call"),
     ("Esc", "from a pane: back to the prompt (never interrupts); from the prompt: interrupt the running turn; close a popup or this help"),
+    ("Up, Esc (queued prompts)", "on an empty prompt: take the newest queued prompt back to edit / drop it"),
+    ("Esc Enter", "interrupt the turn and send the prompt before the queued ones"),
     ("Ctrl+C", "clear the prompt (an empty one: interrupt the turn); twice quits"),
     ("Ctrl+D (empty prompt)", "quit"),
     ("Ctrl+O, /context", "toggle the context panel"),

@@ -1,5 +1,5 @@
 //! The popups: what opens over the panes for a while and takes keys first — the `@` file
-//! picker (over `file_index.rs`), Ctrl+R history search, the approval dialog and the help
+//! picker (over `file_index.rs`), the model picker, Ctrl+R history search, the approval dialog and the help
 //! overlay. Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
 //! and draws itself over the panes.
 
@@ -7,4 +7,5 @@ pub mod approval;
 pub mod file_index;
 pub mod file_picker;
 pub mod help;
+pub mod model_picker;
 pub mod reverse_search;

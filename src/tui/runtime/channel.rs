@@ -1,6 +1,6 @@
 //! The channels between the UI task and the agent task: `ChannelOutput` forwards agent
 //! events, `ChannelApprover` forwards approval questions (with a reply slot), and
-//! `ChannelInput` feeds submitted lines to the session loop. The UI → agent direction
+//! `ChannelInput` feeds submitted lines to the session loop (and says when it waits for one). The UI → agent direction
 //! carries lines only; interrupts go through the session's `Interrupter`.
 
 use crate::agent::input::{Approval, ApprovalRequest, Approver, Input};
@@ -21,6 +21,8 @@ pub enum UiMessage {
     /// Open this text in the user's editor (the screen is suspended meanwhile) and send
     /// back what was saved.
     Edit(String, std::sync::mpsc::Sender<anyhow::Result<String>>),
+    /// The session is idle and asks for its next line: the first queued prompt goes.
+    Waiting,
 }
 
 pub struct Ready {
@@ -73,10 +75,21 @@ impl crate::agent::TextEditor for ChannelEditor {
     }
 }
 
-pub struct ChannelInput(pub mpsc::UnboundedReceiver<String>);
+/// The session's lines. When none is waiting it tells the UI (`UiMessage::Waiting`), which
+/// holds the prompts typed during a turn until then (`panes/queue.rs`).
+pub struct ChannelInput {
+    pub lines: mpsc::UnboundedReceiver<String>,
+    pub ui: mpsc::UnboundedSender<UiMessage>,
+}
 
 impl Input for ChannelInput {
     fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
-        Box::pin(self.0.recv())
+        Box::pin(async move {
+            if let Ok(line) = self.lines.try_recv() {
+                return Some(line);
+            }
+            let _ = self.ui.send(UiMessage::Waiting);
+            self.lines.recv().await
+        })
     }
 }
