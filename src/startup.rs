@@ -252,6 +252,17 @@ pub fn build_session(
     input: Box<dyn Input>,
     approver: Arc<dyn Approver>,
 ) -> anyhow::Result<Session> {
+    build_recorded_session(options, output, input, approver).map(|(session, _)| session)
+}
+
+/// Builds the session with its plugins set up, and gives the id of the session file it
+/// records into (`None`: not recorded), for a front end that names sessions (ACP).
+pub fn build_recorded_session(
+    options: &Options,
+    output: Arc<dyn Output>,
+    input: Box<dyn Input>,
+    approver: Arc<dyn Approver>,
+) -> anyhow::Result<(Session, Option<String>)> {
     let providers = crate::providers::builtin()?;
     let settings = ProviderSettings {
         model: options.model.clone(),
@@ -265,7 +276,7 @@ pub fn build_session(
     let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
-    let Recording { resumed: mut recorded, output, journal } = record(options, &cwd, output)?;
+    let Recording { resumed: mut recorded, output, journal, id } = record(options, &cwd, output)?;
     let checkpoints = Checkpoints::new(journal, cwd.clone());
     if let Some(resumed) = recorded.as_mut() {
         let records = std::mem::take(&mut resumed.replayed.files);
@@ -299,7 +310,7 @@ pub fn build_session(
     if let Some(resumed) = recorded {
         restore(&mut session, resumed, options.replay_history);
     }
-    Ok(session)
+    Ok((session, id))
 }
 
 /// A session being resumed: its file and what it held.
@@ -316,6 +327,8 @@ struct Recording {
     resumed: Option<Resumed>,
     output: Arc<dyn Output>,
     journal: Option<Journal>,
+    /// The session file's id.
+    id: Option<String>,
 }
 
 /// Wraps `output` in a recorder for the chosen session; returns what a resumed session held
@@ -323,7 +336,7 @@ struct Recording {
 fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> anyhow::Result<Recording> {
     use crate::sessions::{open, replay, Recorder, Store};
     let Some(store) = Store::default_location().filter(|_| options.session != SessionChoice::Off) else {
-        return Ok(Recording { resumed: None, output, journal: None });
+        return Ok(Recording { resumed: None, output, journal: None, id: None });
     };
     let existing = match &options.session {
         SessionChoice::Continue => store.latest_in(cwd),
@@ -345,8 +358,9 @@ fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> 
             .with_context(|| format!("cannot read session {}", info.file.path.display()))?;
         let recorder = Arc::new(Recorder::new(output.clone(), file, replayed.messages.clone()));
         let journal = journal_of(&recorder);
+        let id = Some(info.file.id.clone());
         let resumed = Resumed { file: info.file, replayed, plain_output: output };
-        return Ok(Recording { resumed: Some(resumed), output: recorder, journal: Some(journal) });
+        return Ok(Recording { resumed: Some(resumed), output: recorder, journal: Some(journal), id });
     }
     if options.session == SessionChoice::Continue {
         output.emit(crate::agent::AgentEvent::Warning(format!(
@@ -359,11 +373,11 @@ fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> 
             let recorder = Arc::new(Recorder::new(output, handle, Vec::new()));
             recorder.header(&file.id, &cwd.to_string_lossy());
             let journal = journal_of(&recorder);
-            Ok(Recording { resumed: None, output: recorder, journal: Some(journal) })
+            Ok(Recording { resumed: None, output: recorder, journal: Some(journal), id: Some(file.id) })
         }
         Err(error) => {
             output.emit(crate::agent::AgentEvent::Warning(format!("this session is not recorded: {error}")));
-            Ok(Recording { resumed: None, output, journal: None })
+            Ok(Recording { resumed: None, output, journal: None, id: None })
         }
     }
 }
