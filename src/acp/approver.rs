@@ -3,7 +3,7 @@
 //! option we offered allows anything: `cancelled`, an unknown option, an error or a client
 //! gone away all refuse.
 
-use super::updates::{kind_of, text, title, Link};
+use super::updates::{kind_of, text, title, Link, ToolKind};
 use crate::agent::input::{Approval, ApprovalRequest, Approver, NEVER_ASK_AGAIN};
 use crate::agent::PreviewKind;
 use futures::future::BoxFuture;
@@ -45,8 +45,8 @@ pub fn tool_call(request: &ApprovalRequest) -> Value {
         _ => request.preview.text.clone(),
     };
     let kind = match request.preview.kind {
-        PreviewKind::Diff => "edit",
-        PreviewKind::Command => "execute",
+        PreviewKind::Diff => ToolKind::Edit,
+        PreviewKind::Command => ToolKind::Execute,
         _ => kind_of(None, &request.args),
     };
     json!({

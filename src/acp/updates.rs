@@ -61,15 +61,26 @@ impl Link {
     }
 }
 
+/// ACP's `ToolKind` (the kinds elelem's tools fall into), serialised as the schema spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    Read,
+    Edit,
+    Execute,
+    Fetch,
+    Other,
+}
+
 /// A call's ACP kind, from the tool's own description: runs commands, reaches URLs,
 /// read-only, or changes the files its arguments name.
-pub fn kind_of(tool: Option<&Tool>, args: &Value) -> &'static str {
+pub fn kind_of(tool: Option<&Tool>, args: &Value) -> ToolKind {
     match tool {
-        Some(tool) if tool.takes_commands() => "execute",
-        Some(tool) if tool.takes_hosts() => "fetch",
-        Some(tool) if tool.read_only => "read",
-        Some(tool) if !tool.paths(args).is_empty() => "edit",
-        _ => "other",
+        Some(tool) if tool.takes_commands() => ToolKind::Execute,
+        Some(tool) if tool.takes_hosts() => ToolKind::Fetch,
+        Some(tool) if tool.read_only => ToolKind::Read,
+        Some(tool) if !tool.paths(args).is_empty() => ToolKind::Edit,
+        _ => ToolKind::Other,
     }
 }
 
@@ -196,13 +207,16 @@ impl Output for AcpOutput {
             AgentEvent::ToolStarted { call, summary } => self.started(&call, &summary),
             AgentEvent::ToolFinished { call, result } => {
                 let shown = result_text(&result);
-                json!({
+                let mut update = json!({
                     "sessionUpdate": "tool_call_update",
                     "toolCallId": call.id,
                     "status": if result.is_ok() { "completed" } else { "failed" },
-                    "content": [{"type": "content", "content": text(&shown)}],
                     "rawOutput": result.to_value(),
-                })
+                });
+                if !shown.is_empty() {
+                    update["content"] = json!([{"type": "content", "content": text(&shown)}]);
+                }
+                update
             }
             AgentEvent::Plan(steps) => plan(&steps),
             AgentEvent::Warning(message) => return eprintln!("elelem acp: warning: {message}"),
