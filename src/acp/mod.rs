@@ -2,9 +2,11 @@
 //! editor (Zed, JetBrains, Neovim and Emacs plugins) runs elelem as its agent. This file
 //! reads the client's lines and dispatches them; `rpc` is the framing and the writer,
 //! `sessions` the session map and turns, `updates` the `Output` that streams a turn as
-//! `session/update` notifications, `approver` the permission requests.
+//! `session/update` notifications, `approver` the permission requests, `fs` the file
+//! tools' reads and writes through the editor.
 
 pub mod approver;
+pub mod fs;
 pub mod rpc;
 pub mod sessions;
 pub mod updates;
@@ -82,7 +84,10 @@ fn handle(message: Incoming, sessions: &Arc<Sessions>, peer: &Peer) {
             }
         }
         Incoming::Request { id, method, params } => match method.as_str() {
-            "initialize" => peer.respond(id, Ok(initialize())),
+            "initialize" => {
+                sessions.set_client_fs(fs::FsCapabilities::from_initialize(&params));
+                peer.respond(id, Ok(initialize()))
+            }
             "authenticate" => peer.respond(id, Ok(json!({}))),
             "session/new" => peer.respond(id, sessions.new_session(&params)),
             "session/load" => peer.respond(id, sessions.load_session(&params)),

@@ -4,6 +4,7 @@
 //! `session/prompt` runs a turn and answers its stop reason, `session/cancel` interrupts it.
 
 use super::approver::AcpApprover;
+use super::fs::{ClientFiles, FsCapabilities};
 use super::rpc::{Peer, RpcError, INTERNAL_ERROR};
 use super::updates::{AcpOutput, Link};
 use crate::agent::input::Input;
@@ -29,6 +30,8 @@ pub struct Sessions {
     peer: Peer,
     options: Options,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// What the client offered for files in `initialize`.
+    fs: Mutex<FsCapabilities>,
 }
 
 /// An ACP session has no line input: prompts come as requests.
@@ -70,7 +73,14 @@ fn enter(params: &Value) -> Result<PathBuf, RpcError> {
 
 impl Sessions {
     pub fn new(peer: Peer, options: Options) -> Sessions {
-        Sessions { peer, options, slots: Mutex::default() }
+        Sessions { peer, options, slots: Mutex::default(), fs: Mutex::default() }
+    }
+
+    /// The client's file capabilities, from `initialize`.
+    pub fn set_client_fs(&self, offered: FsCapabilities) {
+        if let Ok(mut fs) = self.fs.lock() {
+            *fs = offered;
+        }
     }
 
     fn slot(&self, params: &Value) -> Result<Arc<Slot>, RpcError> {
@@ -97,7 +107,11 @@ impl Sessions {
         let approver = Arc::new(AcpApprover::new(link.clone()));
         let built = build_recorded_session(&options, output.clone(), Box::new(NoLines), approver);
         output.set_replaying(false);
-        let (session, recorded) = built.map_err(|error| RpcError::new(INTERNAL_ERROR, format!("{error:#}")))?;
+        let (mut session, recorded) = built.map_err(|error| RpcError::new(INTERNAL_ERROR, format!("{error:#}")))?;
+        let offered = self.fs.lock().map(|fs| *fs).unwrap_or_default();
+        if offered != FsCapabilities::default() {
+            session.set_file_access(Arc::new(ClientFiles::new(link.clone(), offered)));
+        }
         let id = recorded.unwrap_or_else(unrecorded_id);
         link.set_id(&id);
         output.set_tools(session.toolbox().tools());

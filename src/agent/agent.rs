@@ -72,6 +72,8 @@ pub struct Agent {
     last_turn: Vec<Message>,
     max_steps: usize,
     adapter: Option<StreamAdapter>,
+    /// Where the file tools read and write, when a front end routes it (`FileAccess`).
+    files: Option<Arc<dyn super::tool::FileAccess>>,
 }
 
 impl Agent {
@@ -84,6 +86,7 @@ impl Agent {
             last_turn: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
             adapter: None,
+            files: None,
         }
     }
 
@@ -115,6 +118,11 @@ impl Agent {
     }
     pub fn set_max_steps(&mut self, steps: usize) {
         self.max_steps = steps.max(1);
+    }
+
+    /// Routes the file tools' reads and writes through `files` from now on.
+    pub fn set_file_access(&mut self, files: Arc<dyn super::tool::FileAccess>) {
+        self.files = Some(files);
     }
 
     /// Reads every provider stream of a turn through `adapter` from now on.
@@ -354,7 +362,8 @@ impl Agent {
         let shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
         let summary = self.toolbox.summarize(&call.name, &call.arguments);
         self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
-        let context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()));
+        let context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()))
+            .with_files(self.files.clone());
         let run = self.toolbox.run(&call.name, call.arguments.clone(), context);
         tokio::pin!(run);
         let result = tokio::select! {

@@ -38,6 +38,6 @@ pub use observed::Observer;
 pub use output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 pub use plugin::{Plugin, SetupBlock};
 pub use session::{Commands, NextLine, PromptCheck, Session};
-pub use tool::{PreApproval, Preview, PreviewKind, Tool, ToolContext, ToolboxError};
+pub use tool::{FileAccess, PreApproval, Preview, PreviewKind, Tool, ToolContext, ToolboxError};
 pub use toolbox::{HookCall, HookStop, Prepared, Toolbox};
 pub use transcript::Transcript;

@@ -29,6 +29,18 @@ pub struct ToolContext {
     paths: Arc<[ResolvedPath]>,
     /// What a prepare hook said about permission for this call (`Toolbox::prepare`).
     pre_approval: Option<PreApproval>,
+    /// Where file tools read and write text, when not the disk (`FileAccess`).
+    files: Option<Arc<dyn FileAccess>>,
+}
+
+/// Where the file tools read and write a file's text when a front end routes it away from
+/// the disk (an editor's buffers, with unsaved changes: ACP's `fs/read_text_file` and
+/// `fs/write_text_file`). The paths are the ones the toolbox resolved and the permission
+/// gate checked. A method answering `None` does not route that call: the tool uses the
+/// disk. The kernel names no tool: the tools ask their `ToolContext`.
+pub trait FileAccess: Send + Sync {
+    fn read_text(&self, path: &std::path::Path) -> BoxFuture<'static, Option<anyhow::Result<String>>>;
+    fn write_text(&self, path: &std::path::Path, text: &str) -> BoxFuture<'static, Option<anyhow::Result<()>>>;
 }
 
 /// A prepare hook's say on whether a call needs the user's approval; the permission gate
@@ -43,7 +55,23 @@ pub enum PreApproval {
 
 impl ToolContext {
     pub fn new(call_id: impl Into<String>, cancel: CancellationToken, output: Option<Arc<dyn Output>>) -> Self {
-        ToolContext { call_id: call_id.into(), cancel, output, paths: Arc::new([]), pre_approval: None }
+        ToolContext { call_id: call_id.into(), cancel, output, paths: Arc::new([]), pre_approval: None, files: None }
+    }
+
+    /// This context with the front end's file access (`None`: the disk).
+    pub fn with_files(mut self, files: Option<Arc<dyn FileAccess>>) -> Self {
+        self.files = files;
+        self
+    }
+
+    /// The file's text through the front end's `FileAccess`; `None`: read the disk.
+    pub async fn read_routed(&self, path: &std::path::Path) -> Option<anyhow::Result<String>> {
+        self.files.as_ref()?.read_text(path).await
+    }
+
+    /// Writes the file's text through the front end's `FileAccess`; `None`: write the disk.
+    pub async fn write_routed(&self, path: &std::path::Path, text: &str) -> Option<anyhow::Result<()>> {
+        self.files.as_ref()?.write_text(path, text).await
     }
 
     /// This context with a prepare hook's say on permission.

@@ -44,12 +44,18 @@ fn read_then_write() -> Value {
 /// Runs the SDK client against `elelem acp` in `home`, answering permission requests with
 /// `answer`; returns its JSON lines.
 fn sdk_client(home: &Home, script: Value, prompt: &str, answer: &str) -> Vec<Value> {
+    sdk_client_with(home, script, &[prompt, answer])
+}
+
+/// `sdk_client` with the client's arguments after the binary's path.
+fn sdk_client_with(home: &Home, script: Value, args: &[&str]) -> Vec<Value> {
     ensure_sdk();
     let script = home.script(script);
     let dir = home.dir.path();
     let out = Command::new("node")
         .arg(root().join("tests/it/acp_support/client.mjs"))
-        .args([env!("CARGO_BIN_EXE_elelem"), prompt, answer])
+        .arg(env!("CARGO_BIN_EXE_elelem"))
+        .args(args)
         .current_dir(dir)
         .env("HOME", dir)
         .env("XDG_DATA_HOME", dir.join("data"))
@@ -147,8 +153,9 @@ fn the_official_client_drives_a_turn_with_a_read_and_an_asked_write() {
     // The reply and the thinking streamed, then the turn ended.
     assert_eq!(text_of(&updates, "agent_message_chunk"), "Read the notes and wrote out.txt.");
     assert_eq!(text_of(&updates, "agent_thought_chunk"), "both done");
-    let end = lines.last().unwrap();
-    assert_eq!((end["kind"].as_str(), &end["result"]), (Some("session/prompt"), &json!({"stopReason": "end_turn"})));
+    // (The SDK hands notifications to their handler after the response they came before.)
+    let end = lines.iter().find(|l| l["kind"] == "session/prompt").expect("the prompt answered");
+    assert_eq!(end["result"], json!({"stopReason": "end_turn"}));
 }
 
 #[test]
@@ -162,6 +169,48 @@ fn a_rejected_or_cancelled_permission_writes_nothing() {
         assert_eq!(write.last().unwrap()["status"], "failed", "{answer}: {write:#?}");
         assert!(!home.dir.path().join("out.txt").exists(), "{answer}: the write ran");
     }
+}
+
+#[test]
+fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
+    let home = Home::new();
+    // The permission question's diff is still worked out from the disk (README), so the
+    // edit's `old` is on the disk too; what the edit changes is the editor's text.
+    std::fs::write(home.dir.path().join("notes.txt"), "BUFFER on disk\n").unwrap();
+    let script = json!([
+        {"events": [{"type": "doing", "id": "call-read", "name": "read", "arguments": {"path": "notes.txt"}}]},
+        {"events": [{"type": "doing", "id": "call-edit", "name": "edit", "arguments": {"path": "notes.txt", "old": "BUFFER", "new": "EDITED"}}]},
+        {"events": [{"type": "doing", "id": "call-write", "name": "write", "arguments": {"path": "out.txt", "content": "new file\n"}}]},
+        {"events": [{"type": "saying", "text": "done"}]}
+    ]);
+    let lines = sdk_client_with(&home, script, &["go", "allow_once", "fs"]);
+    let notes = home.dir.path().join("notes.txt").display().to_string();
+    let out = home.dir.path().join("out.txt").display().to_string();
+    let asked = |method: &str| -> Vec<Value> {
+        lines.iter().filter(|l| l["kind"] == "request" && l["method"] == method).map(|l| l["params"].clone()).collect()
+    };
+    // The read got the editor's text of the file, not the disk's.
+    let updates = updates(&lines);
+    let read = of_call(&updates, "call-read");
+    let shown = read.last().unwrap()["content"][0]["content"]["text"].as_str().unwrap().to_string();
+    assert!(shown.contains(&format!("BUFFER {notes}")) && !shown.contains("on disk"), "{shown}");
+    let reads = asked("fs/read_text_file");
+    assert!(reads.iter().all(|r| r["path"] == notes.as_str() && r["sessionId"].is_string()), "{reads:#?}");
+    // The edit changed the editor's text and wrote it back through the editor; the write too.
+    let writes = asked("fs/write_text_file");
+    assert_eq!(writes.len(), 2, "{lines:#?}");
+    assert_eq!(
+        (writes[0]["path"].as_str(), writes[0]["content"].as_str()),
+        (Some(notes.as_str()), Some(&*format!("EDITED {notes}\n")))
+    );
+    assert_eq!((writes[1]["path"].as_str(), writes[1]["content"].as_str()), (Some(out.as_str()), Some("new file\n")));
+    for id in ["call-read", "call-edit", "call-write"] {
+        assert_eq!(of_call(&updates, id).last().unwrap()["status"], "completed", "{id}: {updates:#?}");
+    }
+    // Both changes were asked about first, and the disk was left alone.
+    assert_eq!(asked("session/request_permission").len(), 2);
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "BUFFER on disk\n");
+    assert!(!home.dir.path().join("out.txt").exists());
 }
 
 /// `elelem acp` spoken to in raw JSON-RPC lines.

@@ -7,12 +7,16 @@
 //   {"kind":"notification","method":...,"params":...}
 //   {"kind":"request","method":...,"params":...}
 //   {"kind":"error","message":...}
-// Usage: node client.mjs ELELEM PROMPT ANSWER
+// With a fourth argument "fs", it offers fs.readTextFile / fs.writeTextFile: a read gets
+// "BUFFER <path>\n" (the editor's unsaved text) and a write is printed and kept in the
+// "editor", not written to disk.
+// Usage: node client.mjs ELELEM PROMPT ANSWER [fs]
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
-const [elelem, prompt, answer] = process.argv.slice(2);
+const [elelem, prompt, answer, files] = process.argv.slice(2);
+const offersFs = files === "fs";
 const print = (value) => process.stdout.write(JSON.stringify(value) + "\n");
 
 const child = spawn(elelem, ["acp", "-p", "stub"], { stdio: ["pipe", "pipe", "inherit"] });
@@ -25,6 +29,14 @@ const app = acp
     if (answer === "cancelled") return { outcome: { outcome: "cancelled" } };
     return { outcome: { outcome: "selected", optionId: answer } };
   })
+  .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+    print({ kind: "request", method: "fs/read_text_file", params });
+    return { content: `BUFFER ${params.path}\n` };
+  })
+  .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+    print({ kind: "request", method: "fs/write_text_file", params });
+    return {};
+  })
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     print({ kind: "notification", method: "session/update", params });
   });
@@ -33,7 +45,7 @@ try {
   await app.connectWith(stream, async (agent) => {
     const init = await agent.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: offersFs, writeTextFile: offersFs }, terminal: false },
       clientInfo: { name: "elelem-test-client", version: "0" },
     });
     print({ kind: "initialize", result: init });
