@@ -17,6 +17,7 @@ use crate::plugins::cost::CostPlugin;
 use crate::plugins::hooks::run::{CommandRunner, Ran, Script};
 use crate::plugins::hooks::HooksPlugin;
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
+pub use crate::plugins::mcp::config::{ServerConfig as McpServer, Transport as McpTransport, DEFAULT_CALL_TIMEOUT};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::md_commands::MarkdownCommands;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
@@ -59,6 +60,11 @@ pub struct Options {
     /// Also print plugin load failures and notices on stderr (`ask --json`, whose stdout
     /// is read by a program).
     pub stderr_notices: bool,
+    /// MCP servers the front end adds to the user's files' (an ACP client's).
+    pub mcp_servers: Vec<McpServer>,
+    /// Wait for the MCP servers to settle before each turn, though someone can answer
+    /// questions (ACP: the editor shows nothing of servers starting).
+    pub settle_mcp: bool,
     /// Plugins set up after the built-in ones (embedders and test harnesses).
     pub extra_plugins: ExtraPlugins,
     /// Which session to record into: a new one, the latest of this directory, or one by id.
@@ -110,8 +116,13 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints) -> Vec<Arc<d
     let commands_trust = project_trust(options, &project);
     // TRUST: the project's hooks run only when the project is trusted.
     let (hooks_cwd, hooks_trust) = (project.clone(), project_trust(options, &project));
-    let mcp =
-        McpSettings { trust: project_trust(options, &project), headless: options.headless, home: home(), project };
+    let mcp = McpSettings {
+        trust: project_trust(options, &project),
+        headless: options.headless || options.settle_mcp,
+        home: home(),
+        project,
+        extra: options.mcp_servers.clone(),
+    };
     vec![
         Arc::new(BuiltinTools),
         Arc::new(McpPlugin::new(mcp)),

@@ -3,10 +3,11 @@
 //! reads the client's lines and dispatches them; `rpc` is the framing and the writer,
 //! `sessions` the session map and turns, `updates` the `Output` that streams a turn as
 //! `session/update` notifications, `approver` the permission requests, `fs` the file
-//! tools' reads and writes through the editor.
+//! tools' reads and writes through the editor, `mcp` the editor's MCP servers.
 
 pub mod approver;
 pub mod fs;
+pub mod mcp;
 pub mod rpc;
 pub mod sessions;
 pub mod updates;
@@ -110,7 +111,7 @@ fn initialize() -> Value {
         "agentCapabilities": {
             "loadSession": true,
             "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
-            "mcpCapabilities": {"http": false, "sse": false},
+            "mcpCapabilities": {"http": true, "sse": false},
         },
         "authMethods": [],
         "agentInfo": {"name": "elelem", "title": "elelem", "version": env!("CARGO_PKG_VERSION")},

@@ -65,9 +65,6 @@ fn enter(params: &Value) -> Result<PathBuf, RpcError> {
         std::env::set_current_dir(&cwd)
             .map_err(|error| RpcError::invalid_params(format!("cannot work in {}: {error}", cwd.display())))?;
     }
-    if params.get("mcpServers").and_then(Value::as_array).is_some_and(|servers| !servers.is_empty()) {
-        eprintln!("elelem acp: the client's MCP servers are not used yet; elelem's own mcpServers settings apply");
-    }
     Ok(cwd)
 }
 
@@ -94,6 +91,7 @@ impl Sessions {
 
     /// Builds a session (a new one, or `resume` with its history replayed to the client).
     fn build(&self, params: &Value, resume: Option<&str>) -> Result<String, RpcError> {
+        let mcp_servers = super::mcp::servers(params)?;
         let cwd = enter(params)?;
         let link = Link::new(self.peer.clone(), resume.map(str::to_string));
         let output = Arc::new(AcpOutput::new(link.clone(), cwd));
@@ -101,6 +99,8 @@ impl Sessions {
             session: resume.map_or(SessionChoice::New, |id| SessionChoice::Resume(id.to_string())),
             replay_history: resume.is_some(),
             headless: false,
+            mcp_servers,
+            settle_mcp: true,
             ..self.options.clone()
         };
         output.set_replaying(resume.is_some());

@@ -395,3 +395,43 @@ fn session_load_replays_the_history_and_goes_on() {
     assert!(answer["error"]["message"].as_str().unwrap().contains("no-such-session"), "{answer}");
     third.finish();
 }
+
+#[test]
+fn the_clients_mcp_servers_join_the_toolbox() {
+    ensure_sdk();
+    let everything = root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let home = Home::new();
+    let script = json!([
+        {"events": [{"type": "doing", "id": "call-echo", "name": "everything_echo", "arguments": {"message": "from the editor's server"}}]},
+        {"events": [{"type": "saying", "text": "echoed"}]}
+    ]);
+    let mut raw = Raw::start(&home, script);
+    initialize(&mut raw);
+    let server = json!({"name": "everything", "command": "node", "args": [everything, "stdio"], "env": []});
+    raw.request(1, "session/new", json!({"cwd": home.dir.path(), "mcpServers": [server]}));
+    let answer = raw.until_response(1).pop().unwrap();
+    let id = answer["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{answer}")).to_string();
+    raw.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "echo"}]}));
+    let mut seen = Vec::new();
+    loop {
+        let line = raw.next();
+        if line["method"] == "session/request_permission" {
+            let outcome = json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}});
+            raw.send_line(&json!({"jsonrpc": "2.0", "id": line["id"], "result": outcome}).to_string());
+        }
+        let done = line["id"] == 2 && line.get("method").is_none();
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    let finished = seen
+        .iter()
+        .map(|l| &l["params"]["update"])
+        .find(|u| u["toolCallId"] == "call-echo" && u["sessionUpdate"] == "tool_call_update")
+        .unwrap_or_else(|| panic!("{seen:#?}"));
+    assert_eq!(finished["status"], "completed", "{finished}");
+    assert!(finished["content"][0]["content"]["text"].as_str().unwrap().contains("from the editor's server"));
+    assert_eq!(seen.last().unwrap()["result"], json!({"stopReason": "end_turn"}));
+    raw.finish();
+}
