@@ -52,8 +52,9 @@ fn string<'a>(params: &'a Value, field: &str) -> Result<&'a str, RpcError> {
 }
 
 /// The session's directory: absolute and existing. elelem works in its process's
-/// directory, so the process moves there (one directory per `elelem acp`).
-fn enter(params: &Value) -> Result<PathBuf, RpcError> {
+/// directory, so the process moves there before its first session (`open`: sessions are
+/// open already, whose tools work in the process's directory: another one is refused).
+fn enter(params: &Value, open: bool) -> Result<PathBuf, RpcError> {
     let cwd = PathBuf::from(string(params, "cwd")?);
     if !cwd.is_absolute() || !cwd.is_dir() {
         return Err(RpcError::invalid_params(format!(
@@ -62,6 +63,13 @@ fn enter(params: &Value) -> Result<PathBuf, RpcError> {
         )));
     }
     if std::env::current_dir().ok().as_deref() != Some(cwd.as_path()) {
+        if open {
+            return Err(RpcError::invalid_params(format!(
+                "invalid params: this elelem works in {}; start another `elelem acp` for {}",
+                std::env::current_dir().unwrap_or_default().display(),
+                cwd.display()
+            )));
+        }
         std::env::set_current_dir(&cwd)
             .map_err(|error| RpcError::invalid_params(format!("cannot work in {}: {error}", cwd.display())))?;
     }
@@ -92,7 +100,8 @@ impl Sessions {
     /// Builds a session (a new one, or `resume` with its history replayed to the client).
     fn build(&self, params: &Value, resume: Option<&str>) -> Result<String, RpcError> {
         let mcp_servers = super::mcp::servers(params)?;
-        let cwd = enter(params)?;
+        let open = self.slots.lock().map(|slots| !slots.is_empty()).unwrap_or(true);
+        let cwd = enter(params, open)?;
         let link = Link::new(self.peer.clone(), resume.map(str::to_string));
         let output = Arc::new(AcpOutput::new(link.clone(), cwd));
         let options = Options {

@@ -176,15 +176,19 @@ fn plan(plan: &Plan) -> Value {
     json!({"sessionUpdate": "plan", "entries": entries})
 }
 
-/// What a finished call shows: its content, or its error.
+/// What a finished call shows: its content, or its error; a change's diff, fenced.
 fn result_text(result: &crate::protocol::ToolResult) -> String {
     if let Some(error) = result.error() {
         return error.to_string();
     }
-    match result.get("content") {
+    let content = match result.get("content") {
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
         None => String::new(),
+    };
+    match result.get("diff").and_then(Value::as_str).filter(|diff| !diff.is_empty()) {
+        Some(diff) if content.is_empty() => format!("```diff\n{}\n```", diff.trim_end()),
+        _ => content,
     }
 }
 

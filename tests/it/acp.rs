@@ -204,6 +204,9 @@ fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
         (Some(notes.as_str()), Some(&*format!("EDITED {notes}\n")))
     );
     assert_eq!((writes[1]["path"].as_str(), writes[1]["content"].as_str()), (Some(out.as_str()), Some("new file\n")));
+    let edited = of_call(&updates, "call-edit");
+    let shown = edited.last().unwrap()["content"][0]["content"]["text"].as_str().unwrap_or_default();
+    assert!(shown.starts_with("```diff") && shown.contains("+EDITED"), "the edit's diff: {shown}");
     for id in ["call-read", "call-edit", "call-write"] {
         assert_eq!(of_call(&updates, id).last().unwrap()["status"], "completed", "{id}: {updates:#?}");
     }
@@ -317,6 +320,12 @@ fn malformed_input_gets_clear_errors_and_the_server_goes_on() {
     raw.send_line(r#"{"jsonrpc":"2.0","method":"$/whatever","params":{}}"#);
     raw.send_line(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#);
     initialize(&mut raw);
+    // One directory per process: with a session open, another directory is refused.
+    raw.new_session(10, home.dir.path());
+    let elsewhere = tempfile::tempdir().unwrap();
+    raw.request(11, "session/new", json!({"cwd": elsewhere.path(), "mcpServers": []}));
+    let answer = raw.until_response(11).pop().unwrap();
+    assert!(answer["error"]["message"].as_str().unwrap().contains("start another `elelem acp`"), "{answer}");
     raw.finish();
 }
 
