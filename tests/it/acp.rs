@@ -444,3 +444,19 @@ fn the_clients_mcp_servers_join_the_toolbox() {
     assert_eq!(seen.last().unwrap()["result"], json!({"stopReason": "end_turn"}));
     raw.finish();
 }
+
+#[test]
+fn a_failed_turn_is_an_error_response_and_the_session_goes_on() {
+    let home = Home::new();
+    let script = json!([{"error": "the model fell over"}, {"events": [{"type": "saying", "text": "back again"}]}]);
+    let mut raw = Raw::start(&home, script);
+    initialize(&mut raw);
+    let id = raw.new_session(1, home.dir.path());
+    raw.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "go"}]}));
+    let answer = raw.until_response(2).pop().unwrap();
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("the model fell over"), "{answer}");
+    raw.request(3, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "again"}]}));
+    assert_eq!(raw.until_response(3).pop().unwrap()["result"], json!({"stopReason": "end_turn"}));
+    raw.finish();
+}
