@@ -83,7 +83,7 @@ impl Approver for AcpApprover {
             match link.peer.request("session/request_permission", params).await {
                 Ok(response) => answer(&response, trust),
                 Err(error) => {
-                    eprintln!("elelem acp: session/request_permission failed: {error}");
+                    super::updates::log(&format!("session/request_permission failed: {error}"));
                     Approval::No
                 }
             }

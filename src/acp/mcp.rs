@@ -53,7 +53,7 @@ pub fn servers(params: &Value) -> Result<Vec<McpServer>, RpcError> {
                 McpTransport::Http { url: url.to_string(), headers: pairs(server.get("headers"), "headers")? }
             }
             Some(other) => {
-                eprintln!("elelem acp: MCP server {name}: {other} servers are not supported; skipped");
+                super::updates::log(&format!("MCP server {name}: {other} servers are not supported; skipped"));
                 continue;
             }
         };

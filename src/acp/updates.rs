@@ -154,6 +154,12 @@ fn absolute(cwd: &Path, path: &str) -> String {
     }
 }
 
+/// A line on stderr, the agent's log in an editor (or a terminal, when run by hand):
+/// sanitised, since model, tool and client text reach it.
+pub fn log(line: &str) {
+    eprintln!("elelem acp: {}", crate::sanitize::sanitize(line));
+}
+
 /// A text content block.
 pub fn text(text: &str) -> Value {
     json!({"type": "text", "text": text})
@@ -223,8 +229,8 @@ impl Output for AcpOutput {
                 update
             }
             AgentEvent::Plan(steps) => plan(&steps),
-            AgentEvent::Warning(message) => return eprintln!("elelem acp: warning: {message}"),
-            AgentEvent::Error(message) => return eprintln!("elelem acp: error: {message}"),
+            AgentEvent::Warning(message) => return log(&format!("warning: {message}")),
+            AgentEvent::Error(message) => return log(&format!("error: {message}")),
             _ => return,
         };
         self.link.update(update);

@@ -273,11 +273,16 @@ impl Raw {
         self.lines.recv_timeout(Duration::from_secs(60)).expect("a line from elelem acp")
     }
 
-    /// Closes stdin; the process must end by itself, successfully.
-    fn finish(mut self) {
+    /// Closes stdin; the process must end by itself, successfully. Returns its stderr.
+    fn finish(mut self) -> String {
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
         assert!(status.success(), "{status}");
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
+        }
+        stderr
     }
 
     fn new_session(&mut self, id: u64, cwd: &Path) -> String {
@@ -326,7 +331,7 @@ fn malformed_input_gets_clear_errors_and_the_server_goes_on() {
     raw.request(11, "session/new", json!({"cwd": elsewhere.path(), "mcpServers": []}));
     let answer = raw.until_response(11).pop().unwrap();
     assert!(answer["error"]["message"].as_str().unwrap().contains("start another `elelem acp`"), "{answer}");
-    raw.finish();
+    let _ = raw.finish();
 }
 
 #[test]
@@ -353,7 +358,7 @@ fn session_cancel_stops_the_turn_with_stop_reason_cancelled() {
     raw.send_line(&json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": id}}).to_string());
     let answer = raw.until_response(2).pop().unwrap();
     assert_eq!(answer["result"], json!({"stopReason": "cancelled"}), "{answer}");
-    raw.finish();
+    let _ = raw.finish();
 }
 
 #[test]
@@ -364,7 +369,7 @@ fn session_load_replays_the_history_and_goes_on() {
     let id = first.new_session(1, home.dir.path());
     first.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "what is it?"}]}));
     first.until_response(2);
-    first.finish();
+    let _ = first.finish();
 
     let mut second = Raw::start(&home, json!([{"events": [{"type": "saying", "text": "still 42"}]}]));
     initialize(&mut second);
@@ -389,7 +394,7 @@ fn session_load_replays_the_history_and_goes_on() {
     second.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "sure?"}]}));
     let lines = second.until_response(2);
     assert_eq!(lines.last().unwrap()["result"], json!({"stopReason": "end_turn"}));
-    second.finish();
+    let _ = second.finish();
     // Both turns are in the one session file.
     let files = home.session_files();
     assert_eq!(files.len(), 1, "{files:?}");
@@ -402,7 +407,7 @@ fn session_load_replays_the_history_and_goes_on() {
     third.request(1, "session/load", json!({"sessionId": "no-such-session", "cwd": home.dir.path(), "mcpServers": []}));
     let answer = third.until_response(1).pop().unwrap();
     assert!(answer["error"]["message"].as_str().unwrap().contains("no-such-session"), "{answer}");
-    third.finish();
+    let _ = third.finish();
 }
 
 #[test]
@@ -442,13 +447,13 @@ fn the_clients_mcp_servers_join_the_toolbox() {
     assert_eq!(finished["status"], "completed", "{finished}");
     assert!(finished["content"][0]["content"]["text"].as_str().unwrap().contains("from the editor's server"));
     assert_eq!(seen.last().unwrap()["result"], json!({"stopReason": "end_turn"}));
-    raw.finish();
+    let _ = raw.finish();
 }
 
 #[test]
 fn a_failed_turn_is_an_error_response_and_the_session_goes_on() {
     let home = Home::new();
-    let script = json!([{"error": "the model fell over"}, {"events": [{"type": "saying", "text": "back again"}]}]);
+    let script = json!([{"error": "the model fell over\u{1b}]0;pwned\u{7}"}, {"events": [{"type": "saying", "text": "back again"}]}]);
     let mut raw = Raw::start(&home, script);
     initialize(&mut raw);
     let id = raw.new_session(1, home.dir.path());
@@ -458,5 +463,7 @@ fn a_failed_turn_is_an_error_response_and_the_session_goes_on() {
     assert!(answer["error"]["message"].as_str().unwrap().contains("the model fell over"), "{answer}");
     raw.request(3, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "again"}]}));
     assert_eq!(raw.until_response(3).pop().unwrap()["result"], json!({"stopReason": "end_turn"}));
-    raw.finish();
+    // The log on stderr says what failed, without the terminal escape.
+    let stderr = raw.finish();
+    assert!(stderr.contains("the model fell over") && !stderr.contains('\u{1b}'), "{stderr:?}");
 }
