@@ -5,6 +5,7 @@
 //! what a tool result means on screen, for the first and last; `json_lines` writes the JSON
 //! lines of `ask --json` and the session files).
 
+pub mod acp;
 pub mod agent;
 pub mod ask;
 pub mod bytes;

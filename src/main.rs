@@ -1,5 +1,5 @@
 //! The `elelem` command line: `chat` (default; `elelem "prompt"` starts it with that
-//! prompt sent first), `ask`, `files` and `plugins`.
+//! prompt sent first), `ask`, `acp`, `files` and `plugins`.
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -115,6 +115,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, ...)
+    Acp,
     /// Print files as a <documents> block (named paths, paths on stdin, or git ls-files)
     Files { paths: Vec<String> },
     /// List recorded sessions, newest first
@@ -191,6 +193,11 @@ fn main() -> ExitCode {
                 one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(ask(options, prompt.join(" "), json))));
             elelem::startup::shutdown();
             result
+        }
+        Command::Acp => {
+            let result = runtime().and_then(|rt| rt.block_on(on_a_task(elelem::acp::run(options(false)))));
+            elelem::startup::shutdown();
+            result.map(|_| ExitCode::SUCCESS)
         }
         Command::Chat | Command::Prompt(_) => {
             let options = options(false);

@@ -17,6 +17,7 @@ use crate::plugins::cost::CostPlugin;
 use crate::plugins::hooks::run::{CommandRunner, Ran, Script};
 use crate::plugins::hooks::{HookSession, HooksPlugin};
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
+pub use crate::plugins::mcp::config::{ServerConfig as McpServer, Transport as McpTransport, DEFAULT_CALL_TIMEOUT};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::md_commands::MarkdownCommands;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
@@ -61,6 +62,11 @@ pub struct Options {
     /// Also print plugin load failures and notices on stderr (`ask --json`, whose stdout
     /// is read by a program).
     pub stderr_notices: bool,
+    /// MCP servers the front end adds to the user's files' (an ACP client's).
+    pub mcp_servers: Vec<McpServer>,
+    /// Wait for the MCP servers to settle before each turn, though someone can answer
+    /// questions (ACP: the editor shows nothing of servers starting).
+    pub settle_mcp: bool,
     /// Plugins set up after the built-in ones (embedders and test harnesses).
     pub extra_plugins: ExtraPlugins,
     /// Which session to record into: a new one, the latest of this directory, or one by id.
@@ -113,8 +119,13 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
     let commands_trust = project_trust(options, &project);
     // TRUST: the project's hooks run only when the project is trusted.
     let (hooks_cwd, hooks_trust) = (project.clone(), project_trust(options, &project));
-    let mcp =
-        McpSettings { trust: project_trust(options, &project), headless: options.headless, home: home(), project };
+    let mcp = McpSettings {
+        trust: project_trust(options, &project),
+        headless: options.headless || options.settle_mcp,
+        home: home(),
+        project,
+        extra: options.mcp_servers.clone(),
+    };
     vec![
         Arc::new(BuiltinTools),
         Arc::new(McpPlugin::new(mcp)),
@@ -264,6 +275,17 @@ pub fn build_session(
     input: Box<dyn Input>,
     approver: Arc<dyn Approver>,
 ) -> anyhow::Result<Session> {
+    build_recorded_session(options, output, input, approver).map(|(session, _)| session)
+}
+
+/// Builds the session with its plugins set up, and gives the id of the session file it
+/// records into (`None`: not recorded), for a front end that names sessions (ACP).
+pub fn build_recorded_session(
+    options: &Options,
+    output: Arc<dyn Output>,
+    input: Box<dyn Input>,
+    approver: Arc<dyn Approver>,
+) -> anyhow::Result<(Session, Option<String>)> {
     let providers = crate::providers::builtin()?;
     let settings = ProviderSettings {
         model: options.model.clone(),
@@ -279,6 +301,7 @@ pub fn build_session(
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
     let Recording { resumed: mut recorded, output, journal, file } = record(options, &cwd, output)?;
+    let id = file.as_ref().map(|file| file.id.clone());
     let hook_session = match file {
         Some(file) => HookSession { id: file.id, transcript_path: Some(file.path) },
         None => HookSession::unrecorded(),
@@ -317,7 +340,7 @@ pub fn build_session(
     if let Some(resumed) = recorded {
         restore(&mut session, resumed, options.replay_history);
     }
-    Ok(session)
+    Ok((session, id))
 }
 
 /// A session being resumed: its file and what it held.

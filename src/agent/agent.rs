@@ -76,6 +76,8 @@ pub struct Agent {
     last_turn: Vec<Message>,
     max_steps: usize,
     adapter: Option<StreamAdapter>,
+    /// Where the file tools read and write, when a front end routes it (`FileAccess`).
+    files: Option<Arc<dyn super::tool::FileAccess>>,
 }
 
 impl Agent {
@@ -88,6 +90,7 @@ impl Agent {
             last_turn: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
             adapter: None,
+            files: None,
         }
     }
 
@@ -119,6 +122,11 @@ impl Agent {
     }
     pub fn set_max_steps(&mut self, steps: usize) {
         self.max_steps = steps.max(1);
+    }
+
+    /// Routes the file tools' reads and writes through `files` from now on.
+    pub fn set_file_access(&mut self, files: Arc<dyn super::tool::FileAccess>) {
+        self.files = Some(files);
     }
 
     /// Reads every provider stream of a turn through `adapter` from now on.
@@ -386,7 +394,8 @@ impl Agent {
     ) -> (ToolResult, Vec<Image>) {
         let mut shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
         let mut context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()))
-            .with_images_accepted(self.provider.accepts_images());
+            .with_images_accepted(self.provider.accepts_images())
+            .with_files(self.files.clone());
         if self.toolbox.get(&call.name).is_some_and(|tool| tool.spawns_agents()) {
             context = context.with_sub_agent(SubAgent::for_call(self, &call.id, self.max_steps, self.adapter.clone()));
         }

@@ -41,6 +41,6 @@ pub use output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 pub use plugin::{Plugin, SetupBlock};
 pub use session::{Commands, NextLine, PromptCheck, Session};
 pub use sub_agent::{SubAgent, SubReport};
-pub use tool::{PreApproval, Preview, PreviewKind, Tool, ToolContext, ToolboxError};
+pub use tool::{FileAccess, PreApproval, Preview, PreviewKind, Tool, ToolContext, ToolboxError};
 pub use toolbox::{HookCall, HookStop, Prepared, ReadyCall, Toolbox};
 pub use transcript::Transcript;

@@ -190,6 +190,10 @@ impl Session {
     pub fn set_editor(&mut self, editor: Arc<dyn TextEditor>) {
         self.editor = Some(editor);
     }
+    /// Routes the file tools' reads and writes through the front end (an editor's buffers).
+    pub fn set_file_access(&mut self, files: Arc<dyn super::tool::FileAccess>) {
+        self.agent.set_file_access(files);
+    }
     /// Cancels the running turn; front ends keep a clone.
     pub fn interrupter(&self) -> &Interrupter {
         &self.interrupter

@@ -36,6 +36,18 @@ pub struct ToolContext {
     accepts_images: bool,
     /// Images the call attached to its result (shared by the context's clones).
     images: Arc<std::sync::Mutex<Vec<Image>>>,
+    /// Where file tools read and write text, when not the disk (`FileAccess`).
+    files: Option<Arc<dyn FileAccess>>,
+}
+
+/// Where the file tools read and write a file's text when a front end routes it away from
+/// the disk (an editor's buffers, with unsaved changes: ACP's `fs/read_text_file` and
+/// `fs/write_text_file`). The paths are the ones the toolbox resolved and the permission
+/// gate checked. A method answering `None` does not route that call: the tool uses the
+/// disk. The kernel names no tool: the tools ask their `ToolContext`.
+pub trait FileAccess: Send + Sync {
+    fn read_text(&self, path: &std::path::Path) -> BoxFuture<'static, Option<anyhow::Result<String>>>;
+    fn write_text(&self, path: &std::path::Path, text: &str) -> BoxFuture<'static, Option<anyhow::Result<()>>>;
 }
 
 /// A prepare hook's say on whether a call needs the user's approval; the permission gate
@@ -59,6 +71,7 @@ impl ToolContext {
             sub_agent: None,
             accepts_images: false,
             images: Arc::default(),
+            files: None,
         }
     }
 
@@ -83,6 +96,22 @@ impl ToolContext {
     /// The images attached so far, taken.
     pub fn take_images(&self) -> Vec<Image> {
         self.images.lock().map(|mut images| std::mem::take(&mut *images)).unwrap_or_default()
+    }
+
+    /// This context with the front end's file access (`None`: the disk).
+    pub fn with_files(mut self, files: Option<Arc<dyn FileAccess>>) -> Self {
+        self.files = files;
+        self
+    }
+
+    /// The file's text through the front end's `FileAccess`; `None`: read the disk.
+    pub async fn read_routed(&self, path: &std::path::Path) -> Option<anyhow::Result<String>> {
+        self.files.as_ref()?.read_text(path).await
+    }
+
+    /// Writes the file's text through the front end's `FileAccess`; `None`: write the disk.
+    pub async fn write_routed(&self, path: &std::path::Path, text: &str) -> Option<anyhow::Result<()>> {
+        self.files.as_ref()?.write_text(path, text).await
     }
 
     /// This context with a prepare hook's say on permission.

@@ -9,6 +9,7 @@ use super::{diff, nearest, write::write_atomic};
 use crate::agent::caught::run_blocking;
 use crate::agent::paths;
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
+use anyhow::Context as _;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -54,12 +55,22 @@ pub struct Planned {
 }
 
 async fn edit(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
-    let (_, real) = super::path_arg(&args, &ctx, "path")?;
-    let planned = match plan_at(&args, Some(real.clone()), &ctx.cancel).await {
+    let (given, real) = super::path_arg(&args, &ctx, "path")?;
+    // The front end's text of the file (an editor's buffer), when it routes file access.
+    let routed = match ctx.read_routed(&real).await {
+        Some(Ok(text)) => Some(text),
+        Some(Err(error)) => return Ok(json!({"error": format!("cannot read {given}: {error:#}")})),
+        None => None,
+    };
+    let planned = match plan_at(&args, Some(real.clone()), routed, &ctx.cancel).await {
         Ok(planned) => planned,
         Err(message) => return Ok(json!({"error": message})),
     };
-    if let Err(e) = write_atomic(Path::new(&planned.path), &real, planned.after.as_bytes()).await {
+    let written = match ctx.write_routed(&real, &planned.after).await {
+        Some(routed) => routed.with_context(|| format!("cannot write {}", planned.path)),
+        None => write_atomic(Path::new(&planned.path), &real, planned.after.as_bytes()).await,
+    };
+    if let Err(e) = written {
         return Ok(json!({"error": format!("{e:#}")}));
     }
     Ok(json!({"path": planned.path, "replacements": planned.replacements, "diff": planned.diff}))
@@ -75,6 +86,8 @@ struct Request {
     path: String,
     /// Where `path` leads (`agent::paths::resolve`).
     real: PathBuf,
+    /// The file's text as the front end has it (`None`: read the file).
+    text: Option<String>,
     old: String,
     new: String,
     replace_all: bool,
@@ -83,16 +96,22 @@ struct Request {
 /// Works out the edit without writing, on the blocking pool; the error is the message the
 /// model gets. Answers `interrupted` as soon as `cancel` fires.
 pub async fn plan(args: &Value, cancel: &CancellationToken) -> Result<Planned, String> {
-    plan_at(args, None, cancel).await
+    plan_at(args, None, None, cancel).await
 }
 
 /// `plan` of the file at `real` (the path resolved for the call), or, without it, where
-/// `path` leads now.
-async fn plan_at(args: &Value, real: Option<PathBuf>, cancel: &CancellationToken) -> Result<Planned, String> {
+/// `path` leads now; of `text` instead of the file's when the front end gave it.
+async fn plan_at(
+    args: &Value,
+    real: Option<PathBuf>,
+    text: Option<String>,
+    cancel: &CancellationToken,
+) -> Result<Planned, String> {
     let arg = |name: &str| args[name].as_str().map(str::to_string).ok_or(format!("missing string argument {name:?}"));
     let path = arg("path")?;
     let real = real.unwrap_or_else(|| paths::resolve(&path, &paths::working_dir(), paths::home().as_deref()));
-    let request = Request { path, real, old: arg("old")?, new: arg("new")?, replace_all: args["replace_all"] == true };
+    let (old, new, replace_all) = (arg("old")?, arg("new")?, args["replace_all"] == true);
+    let request = Request { path, real, text, old, new, replace_all };
     if request.old.is_empty() {
         return Err(format!("`old` is empty; to create or overwrite {} use write", request.path));
     }
@@ -109,9 +128,14 @@ async fn plan_at(args: &Value, real: Option<PathBuf>, cancel: &CancellationToken
 }
 
 fn plan_blocking(request: Request, cancel: &CancellationToken) -> Result<Planned, String> {
-    let Request { path, real, old, new, replace_all } = request;
-    let bytes = regular::read_capped_real(Path::new(&path), &real, TEXT_CAP).map_err(|e| e.to_string())?;
-    let before = String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text; edit cannot change it"))?;
+    let Request { path, real, text, old, new, replace_all } = request;
+    let before = match text {
+        Some(text) => text,
+        None => {
+            let bytes = regular::read_capped_real(Path::new(&path), &real, TEXT_CAP).map_err(|e| e.to_string())?;
+            String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text; edit cannot change it"))?
+        }
+    };
     let found: Vec<usize> = before.match_indices(&old).map(|(i, _)| i).collect();
     match found.len() {
         0 => {

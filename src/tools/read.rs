@@ -52,8 +52,20 @@ async fn read(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let (path, real) = super::path_arg(&args, &ctx, "path")?;
     let offset = args["offset"].as_u64().map_or(1, |n| usize::try_from(n).unwrap_or(usize::MAX)).max(1);
     let limit = args["limit"].as_u64().map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let (shown, cancel, images) = (path.clone(), ctx.cancel.clone(), ctx.accepts_images());
-    let window = match ctx.blocking(move || scan(Path::new(&shown), &real, offset, limit, images, &cancel)).await? {
+    let scanned = match ctx.read_routed(&real).await {
+        // The front end's text of the file (an editor's buffer, unsaved changes included).
+        Some(Ok(text)) => {
+            let mut window = Window::new(offset, limit);
+            window.push(text.as_bytes());
+            Ok(Scanned::Text(window.finish()))
+        }
+        Some(Err(error)) => Err(format!("cannot read {path}: {error:#}")),
+        None => {
+            let (shown, cancel, images) = (path.clone(), ctx.cancel.clone(), ctx.accepts_images());
+            ctx.blocking(move || scan(Path::new(&shown), &real, offset, limit, images, &cancel)).await?
+        }
+    };
+    let window = match scanned {
         Ok(Scanned::Text(window)) => window,
         Ok(Scanned::Image(image)) => {
             let content = format!("{} ({}, the image follows)", image.chip(), image.media_type);

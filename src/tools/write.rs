@@ -44,7 +44,11 @@ async fn write(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         Ok(change) => change,
         Err(message) => return Ok(json!({"error": message, "path": path})),
     };
-    if let Err(e) = write_atomic(Path::new(&path), &real, content.as_bytes()).await {
+    let written = match ctx.write_routed(&real, content).await {
+        Some(routed) => routed.with_context(|| format!("cannot write {path}")),
+        None => write_atomic(Path::new(&path), &real, content.as_bytes()).await,
+    };
+    if let Err(e) = written {
         return Ok(json!({"error": format!("{e:#}"), "path": path}));
     }
     let mut result = json!({"bytes": content.len(), "path": path});

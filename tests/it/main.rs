@@ -4,6 +4,7 @@
 mod permissions_support;
 mod support;
 
+mod acp;
 mod agent_batching;
 mod agent_before_line;
 mod agents_md;

@@ -44,6 +44,9 @@ pub struct McpSettings {
     pub home: Option<PathBuf>,
     /// The project, where `.agents/mcp.json` is read second.
     pub project: PathBuf,
+    /// Servers a front end adds (an ACP client's, `session/new`), started after the files'
+    /// (a name the files already use keeps the file's server).
+    pub extra: Vec<config::ServerConfig>,
 }
 
 pub struct McpPlugin {
@@ -70,7 +73,12 @@ impl McpPlugin {
     /// Starts the servers of the user's file and, when `trusted`, the project's.
     fn start(&self, session: &Session, trusted: bool) -> Arc<Servers> {
         let servers = Servers::new();
-        let loaded = config::load(self.settings.home.as_deref(), &self.settings.project, trusted);
+        let mut loaded = config::load(self.settings.home.as_deref(), &self.settings.project, trusted);
+        for server in &self.settings.extra {
+            if loaded.servers.iter().all(|known| known.name != server.name) {
+                loaded.servers.push(server.clone());
+            }
+        }
         self.launch(session, &servers, loaded);
         servers
     }

@@ -1,0 +1,238 @@
+//! The `Output` of an ACP session: the agent's events as `session/update` notifications
+//! (`agent_message_chunk`, `agent_thought_chunk`, `tool_call`, `tool_call_update`, `plan`;
+//! `user_message_chunk` while a loaded session's history is replayed). What a tool call
+//! is (its kind, the files it touches) comes from the tool's own description, never from
+//! its name. Warnings and errors go to stderr, which editors keep as the agent's log.
+
+use super::rpc::Peer;
+use crate::agent::output::{AgentEvent, Delta, Output};
+use crate::agent::plan::{Plan, StepStatus};
+use crate::agent::Tool;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The client and the session id the notifications carry (known once the session file
+/// is; updates before it are held and sent when it is set).
+pub struct Link {
+    pub peer: Peer,
+    id: Mutex<(Option<String>, Vec<Value>)>,
+}
+
+impl Link {
+    pub fn new(peer: Peer, id: Option<String>) -> Arc<Link> {
+        Arc::new(Link { peer, id: Mutex::new((id, Vec::new())) })
+    }
+
+    pub fn id(&self) -> Option<String> {
+        self.id.lock().ok().and_then(|id| id.0.clone())
+    }
+
+    /// Names the session and sends what waited for its name.
+    pub fn set_id(&self, id: &str) {
+        let held = match self.id.lock() {
+            Ok(mut state) => {
+                state.0 = Some(id.to_string());
+                std::mem::take(&mut state.1)
+            }
+            Err(_) => return,
+        };
+        for update in held {
+            self.send_to(id, update);
+        }
+    }
+
+    /// Sends one `session/update`.
+    pub fn update(&self, update: Value) {
+        let id = match self.id.lock() {
+            Ok(mut state) => match state.0.clone() {
+                Some(id) => id,
+                None => return state.1.push(update),
+            },
+            Err(_) => return,
+        };
+        self.send_to(&id, update);
+    }
+
+    fn send_to(&self, id: &str, update: Value) {
+        self.peer.notify("session/update", json!({"sessionId": id, "update": update}));
+    }
+}
+
+/// ACP's `ToolKind` (the kinds elelem's tools fall into), serialised as the schema spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    Read,
+    Edit,
+    Execute,
+    Fetch,
+    Other,
+}
+
+/// A call's ACP kind, from the tool's own description: runs commands, reaches URLs,
+/// read-only, or changes the files its arguments name.
+pub fn kind_of(tool: Option<&Tool>, args: &Value) -> ToolKind {
+    match tool {
+        Some(tool) if tool.takes_commands() => ToolKind::Execute,
+        Some(tool) if tool.takes_hosts() => ToolKind::Fetch,
+        Some(tool) if tool.read_only => ToolKind::Read,
+        Some(tool) if !tool.paths(args).is_empty() => ToolKind::Edit,
+        _ => ToolKind::Other,
+    }
+}
+
+/// The output of one ACP session.
+pub struct AcpOutput {
+    link: Arc<Link>,
+    cwd: PathBuf,
+    /// The session's tools by name, refreshed before each turn.
+    tools: Mutex<HashMap<String, Arc<Tool>>>,
+    /// A loaded session's history is being shown: prompts are sent as the user's.
+    replaying: AtomicBool,
+}
+
+impl AcpOutput {
+    pub fn new(link: Arc<Link>, cwd: PathBuf) -> AcpOutput {
+        AcpOutput { link, cwd, tools: Mutex::default(), replaying: AtomicBool::new(false) }
+    }
+
+    pub fn set_tools(&self, tools: &[Arc<Tool>]) {
+        if let Ok(mut known) = self.tools.lock() {
+            *known = tools.iter().map(|tool| (tool.name.clone(), tool.clone())).collect();
+        }
+    }
+
+    pub fn set_replaying(&self, replaying: bool) {
+        self.replaying.store(replaying, Ordering::Relaxed);
+    }
+
+    fn tool(&self, name: &str) -> Option<Arc<Tool>> {
+        self.tools.lock().ok().and_then(|tools| tools.get(name).cloned())
+    }
+
+    /// The start of a tool call: its title, kind, input and the files it touches.
+    pub fn started(&self, call: &crate::protocol::ToolCall, summary: &str) -> Value {
+        let tool = self.tool(&call.name);
+        let locations: Vec<Value> = tool
+            .as_deref()
+            .map(|tool| tool.paths(&call.arguments))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|path| json!({"path": absolute(&self.cwd, path)}))
+            .collect();
+        json!({
+            "sessionUpdate": "tool_call",
+            "toolCallId": call.id,
+            "title": title(&call.name, summary),
+            "kind": kind_of(tool.as_deref(), &call.arguments),
+            "status": "pending",
+            "rawInput": call.arguments,
+            "locations": locations,
+        })
+    }
+}
+
+/// `read README.md`: the tool and its one-line summary.
+pub fn title(name: &str, summary: &str) -> String {
+    if summary.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} {summary}")
+    }
+}
+
+/// A path as the client wants it: absolute (relative ones are the session's directory's).
+fn absolute(cwd: &Path, path: &str) -> String {
+    let path = Path::new(path);
+    if path.is_absolute() {
+        path.display().to_string()
+    } else {
+        cwd.join(path).display().to_string()
+    }
+}
+
+/// A line on stderr, the agent's log in an editor (or a terminal, when run by hand):
+/// sanitised, since model, tool and client text reach it.
+pub fn log(line: &str) {
+    eprintln!("elelem acp: {}", crate::sanitize::sanitize(line));
+}
+
+/// A text content block.
+pub fn text(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+/// A plan as ACP's entries (elelem's steps carry no priority: all are `medium`).
+fn plan(plan: &Plan) -> Value {
+    let entries: Vec<Value> = plan
+        .steps
+        .iter()
+        .map(|step| {
+            let status = match step.status {
+                StepStatus::Pending => "pending",
+                StepStatus::InProgress => "in_progress",
+                StepStatus::Completed => "completed",
+            };
+            json!({"content": step.step, "priority": "medium", "status": status})
+        })
+        .collect();
+    json!({"sessionUpdate": "plan", "entries": entries})
+}
+
+/// What a finished call shows: its content, or its error; a change's diff, fenced.
+fn result_text(result: &crate::protocol::ToolResult) -> String {
+    if let Some(error) = result.error() {
+        return error.to_string();
+    }
+    let content = match result.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    match result.get("diff").and_then(Value::as_str).filter(|diff| !diff.is_empty()) {
+        Some(diff) if content.is_empty() => format!("```diff\n{}\n```", diff.trim_end()),
+        _ => content,
+    }
+}
+
+impl Output for AcpOutput {
+    fn pace(&self) -> Option<std::time::Duration> {
+        Some(crate::agent::output::LINE_PACE)
+    }
+
+    fn emit(&self, event: AgentEvent) {
+        let update = match event {
+            AgentEvent::Delta(Delta::Saying(chunk)) => {
+                json!({"sessionUpdate": "agent_message_chunk", "content": text(&chunk)})
+            }
+            AgentEvent::Delta(Delta::Thinking(chunk)) => {
+                json!({"sessionUpdate": "agent_thought_chunk", "content": text(&chunk)})
+            }
+            AgentEvent::TurnStarted { prompt } if self.replaying.load(Ordering::Relaxed) => {
+                json!({"sessionUpdate": "user_message_chunk", "content": text(&prompt)})
+            }
+            AgentEvent::ToolStarted { call, summary } => self.started(&call, &summary),
+            AgentEvent::ToolFinished { call, result } => {
+                let shown = result_text(&result);
+                let mut update = json!({
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": call.id,
+                    "status": if result.is_ok() { "completed" } else { "failed" },
+                    "rawOutput": result.to_value(),
+                });
+                if !shown.is_empty() {
+                    update["content"] = json!([{"type": "content", "content": text(&shown)}]);
+                }
+                update
+            }
+            AgentEvent::Plan(steps) => plan(&steps),
+            AgentEvent::Warning(message) => return log(&format!("warning: {message}")),
+            AgentEvent::Error(message) => return log(&format!("error: {message}")),
+            _ => return,
+        };
+        self.link.update(update);
+    }
+}
