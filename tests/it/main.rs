@@ -58,6 +58,7 @@ mod tui_keys;
 mod tui_line_repl;
 mod tui_plan;
 mod tui_pty;
+mod tui_pty_terminal;
 mod tui_rough_edges;
 mod tui_snapshots;
 mod undo_attacks;
