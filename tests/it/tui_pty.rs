@@ -16,7 +16,7 @@ const APPROVAL_PAUSE: Duration = Duration::from_millis(1100);
 /// what it put on the clipboard through OSC 52 (`.1`, base64) and whether focus reporting
 /// (`CSI ? 1004 h/l`) is on (`.2`).
 #[derive(Default)]
-pub(super) struct Titles(Vec<Vec<u8>>, Vec<Vec<u8>>, Option<bool>);
+pub(super) struct Titles(Vec<Vec<u8>>, pub(super) Vec<Vec<u8>>, Option<bool>);
 
 impl vt100::Callbacks for Titles {
     fn copy_to_clipboard(&mut self, _: &mut vt100::Screen, _ty: &[u8], data: &[u8]) {
@@ -569,7 +569,7 @@ fn copy_puts_the_last_reply_on_the_clipboard_through_osc52() {
     tui.send("hello\r");
     tui.wait_for("copy me");
     tui.send("/copy\r");
-    tui.wait_for("Copied 1 line to the clipboard");
+    tui.wait_for("Copied the last reply (1 line)");
     let copied = tui.screen.lock().unwrap().callbacks().1.clone();
     assert_eq!(copied, vec![b"Y29weSBtZQ==".to_vec()], "base64 of the reply");
 }

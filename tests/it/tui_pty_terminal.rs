@@ -52,3 +52,83 @@ fn a_terminal_that_never_answers_or_answers_only_da1_still_starts() {
         tui.wait_exit();
     }
 }
+
+/// The screen's text with the pane borders taken out and runs of white space made one space,
+/// so a message wrapped over rows reads as one line (the side pane is empty in these tests).
+fn flat(tui: &Tui) -> String {
+    tui.contents().replace(['│', '┐', '┌', '└', '┘', '─'], " ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Waits until `flat` holds `what`, and returns it.
+fn wait_flat(tui: &Tui, what: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        let text = flat(tui);
+        if text.contains(what) {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    panic!("timed out waiting for {what:?}; screen:\n{}", tui.contents());
+}
+
+/// A reply with two code blocks.
+fn reply_with_code() -> serde_json::Value {
+    let text = "First:\n\n```sh\necho one\n```\n\nThen:\n\n```rust\nfn two() {}\n```\n\nDone.";
+    serde_json::json!([{"events": [{"type": "saying", "text": text}]}])
+}
+
+#[test]
+fn copy_code_n_copies_that_block_and_under_tmux_also_loads_tmuxs_buffer() {
+    let bin = tempfile::tempdir().unwrap();
+    let record = bin.path().join("record");
+    let fake = bin.path().join("tmux");
+    let script = format!("#!/bin/sh\nprintf '%s\\n' \"$*\" > '{0}.args'\ncat > '{0}.stdin'\n", record.display());
+    std::fs::write(&fake, script).unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let env = [("TMUX", "/tmp/tmux-1000/default,1,0"), ("PATH", path.as_str())];
+    let dir = tempfile::tempdir().unwrap();
+    let mut tui =
+        Tui::launch_answering(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, reply_with_code(), (24, 100), &env, &[], &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("show me\r");
+    tui.wait_for("Done.");
+    tui.send("/copy code 1\r");
+    let screen = wait_flat(&tui, "also in tmux's paste buffer (tmux load-buffer).");
+    assert!(
+        screen.contains("Copied code block 1 of 2 (1 line): sent to the terminal via OSC 52 (the terminal may ignore it)"),
+        "{screen}"
+    );
+    let copied = tui.screen.lock().unwrap().callbacks().1.clone();
+    assert_eq!(copied, vec![b"ZWNobyBvbmUK".to_vec()], "base64 of `echo one\\n`");
+    assert_eq!(std::fs::read_to_string(record.with_extension("stdin")).unwrap(), "echo one\n");
+    assert_eq!(std::fs::read_to_string(record.with_extension("args")).unwrap(), "load-buffer -\n");
+    tui.send("/copy code\r");
+    wait_flat(&tui, "Copied code block 2 of 2");
+    assert_eq!(std::fs::read_to_string(record.with_extension("stdin")).unwrap(), "fn two() {}\n");
+    tui.send("/copy code 3\r");
+    wait_flat(&tui, "no code block 3: the last reply has 2");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn copy_under_tmux_says_when_tmux_could_not_take_it() {
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("tmux");
+    std::fs::write(&fake, "#!/bin/sh\ncat >/dev/null\nexit 1\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let env = [("TMUX", "/tmp/tmux-1000/default,1,0"), ("PATH", path.as_str())];
+    let dir = tempfile::tempdir().unwrap();
+    let mut tui =
+        Tui::launch_answering(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, reply_with_code(), (24, 100), &env, &[], &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("show me\r");
+    tui.wait_for("Done.");
+    tui.send("/copy\r");
+    wait_flat(&tui, "not in tmux's paste buffer: tmux load-buffer failed");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
