@@ -452,7 +452,7 @@ impl App {
                 let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
                 let name = crate::sanitize::sanitize_visible(&call.name);
                 let label = format!("#{} {name} {summary_line}", self.tools.next_number());
-                self.history.tool_started(&call.id, label.trim_end());
+                self.history.tool_started(&call.id, &name, label.trim_end());
                 self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }
             AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {

@@ -61,5 +61,6 @@ mod tui_pty;
 mod tui_pty_terminal;
 mod tui_rough_edges;
 mod tui_snapshots;
+mod tui_tool_groups;
 mod undo_attacks;
 mod web_fetch;

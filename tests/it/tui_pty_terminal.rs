@@ -132,3 +132,27 @@ fn copy_under_tmux_says_when_tmux_could_not_take_it() {
     tui.send("\x03\x03");
     tui.wait_exit();
 }
+
+#[test]
+fn three_reads_of_one_step_are_one_line_through_the_real_binary() {
+    let script = serde_json::json!([
+        {"events": [
+            {"type": "doing", "id": "r1", "name": "read", "arguments": {"path": "README.md"}},
+            {"type": "doing", "id": "r2", "name": "read", "arguments": {"path": "README.md"}},
+            {"type": "doing", "id": "r3", "name": "read", "arguments": {"path": "README.md"}},
+            {"type": "doing", "id": "r4", "name": "read", "arguments": {"path": "missing.md"}}
+        ]},
+        {"events": [{"type": "saying", "text": "Read it thrice."}]}
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Pty demo\n").unwrap();
+    let mut tui = Tui::launch_answering(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, script, (24, 100), &[], &[], &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("read it\r");
+    tui.wait_for("Read it thrice.");
+    let screen = tui.contents();
+    assert!(screen.contains("+ read ×3 · #1 README.md · #2 README.md · #3 README.md"), "{screen}");
+    assert!(screen.contains("x #4 read missing.md"), "the failure keeps its own line:\n{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}

@@ -30,7 +30,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Home End", "top / bottom of the focused pane; End in the tools pane follows new calls"),
     ("Ctrl+Home, Ctrl+End", "the same from the prompt (End alone at the end of the text)"),
     ("Enter (conversation)", "open the selected tool call in the tool log"),
-    ("Space (conversation)", "show all output of the selected call, or a whole paste"),
+    ("Space (conversation)", "show all output of the selected call, a line per call of a group, or a whole paste"),
     ("Enter (tools)", "expand / collapse the selected call"),
     ("Esc", "from a pane: back to the prompt (never interrupts); from the prompt: interrupt the running turn; close a popup or this help"),
     ("Ctrl+C", "clear the prompt (an empty one: interrupt the turn); twice quits"),

@@ -10,6 +10,7 @@ use crate::protocol::ToolResult;
 use crate::tui::intent::{Intent, Scrolled};
 use crate::tui::markdown::{MarkdownDoc, RenderOptions};
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
+use crate::tui::panes::conversation::tool_group;
 use crate::tui::panes::conversation::tool_line::ToolLine;
 use crate::tui::text::hints::{paste_chip, PASTE_LINES};
 use crate::tui::text::rows::{RowIndex, Scroll};
@@ -149,9 +150,9 @@ impl History {
         self.changed(i);
     }
 
-    pub fn tool_started(&mut self, id: &str, label: &str) {
+    pub fn tool_started(&mut self, id: &str, tool: &str, label: &str) {
         self.close();
-        let i = self.push(CellKind::Tool(ToolLine::new(id, label)));
+        let i = self.push(CellKind::Tool(ToolLine::new(id, tool, label)));
         self.tools.insert(id.to_string(), i);
     }
 
@@ -173,6 +174,16 @@ impl History {
             }
             self.cells[i].touch();
             self.changed(i);
+            for merged in tool_group::regroup(&mut self.cells, i) {
+                for id in merged.ids {
+                    self.tools.insert(id, merged.into);
+                }
+                if self.selected == Some(merged.from) {
+                    self.selected = Some(merged.into);
+                }
+                self.changed(merged.from);
+                self.changed(merged.into);
+            }
         }
     }
 
