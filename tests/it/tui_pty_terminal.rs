@@ -156,3 +156,57 @@ fn three_reads_of_one_step_are_one_line_through_the_real_binary() {
     tui.send("\x03\x03");
     tui.wait_exit();
 }
+
+/// The screen's rows with trailing blanks trimmed (a row of written spaces and a row never
+/// written look the same).
+fn rows(tui: &Tui) -> String {
+    tui.contents().lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+}
+
+/// Waits until the screen stops changing for a moment, and returns it.
+fn settled(tui: &Tui) -> String {
+    let mut last = rows(tui);
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let now = rows(tui);
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+}
+
+#[test]
+fn the_help_overlay_at_80x24_scrolls_and_closing_it_leaves_no_fragment() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("hello\r");
+    tui.wait_for("All good.");
+    let before = settled(&tui);
+    tui.send("?");
+    tui.wait_for("help · ");
+    let help = settled(&tui);
+    assert!(help.contains("send the prompt"), "{help}");
+    tui.send("\x1b[F"); // End
+    wait_flat(&tui, "K-th.");
+    tui.send("\x1b");
+    let after = settled(&tui);
+    assert_eq!(after, before, "closing the help left something behind");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn help_from_the_first_screen_by_command_closes_without_a_fragment() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    let before = settled(&tui);
+    tui.send("/help\r");
+    tui.wait_for("help · ");
+    settled(&tui);
+    tui.send("\x1b");
+    let after = settled(&tui);
+    assert_eq!(after, before, "closing the help left something behind");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
