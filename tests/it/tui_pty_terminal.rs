@@ -210,3 +210,20 @@ fn help_from_the_first_screen_by_command_closes_without_a_fragment() {
     tui.send("\x03\x03");
     tui.wait_exit();
 }
+
+#[test]
+fn shift_enter_as_kitty_csi_u_is_a_new_line_in_the_prompt() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("line one");
+    tui.wait_for("line one");
+    tui.send("\x1b[13;2u");
+    tui.send("line two");
+    tui.wait_for("line two");
+    let screen = settled(&tui);
+    let one = screen.lines().position(|l| l.contains("line one")).unwrap();
+    assert!(screen.lines().nth(one + 1).is_some_and(|l| l.contains("line two")), "{screen}");
+    assert!(!screen.contains("› line one"), "sent instead of a new line:\n{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
