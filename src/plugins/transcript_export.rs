@@ -48,7 +48,8 @@ pub fn copy(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     let cut = text.len() > crate::clipboard::TMUX_CAP;
     session.output().emit(AgentEvent::Clipboard(text));
     let plural = if lines == 1 { "" } else { "s" };
-    let mut said = format!("Copied {what} ({lines} line{plural}): sent to the terminal via OSC 52 (the terminal may ignore it)");
+    let mut said =
+        format!("Copied {what} ({lines} line{plural}): sent to the terminal via OSC 52 (the terminal may ignore it)");
     match tmux {
         None => said.push('.'),
         Some(Ok(())) if cut => said.push_str("; its first 4 MB are in tmux's paste buffer (tmux load-buffer)."),
@@ -108,7 +109,8 @@ mod tests {
 
     #[test]
     fn code_blocks_are_found_in_order_fenced_or_indented() {
-        let reply = "Two ways:\n\n```rust\nfn a() {}\n```\n\ntext\n\n    indented\n\n- in a list:\n\n  ~~~\n  b\n  ~~~\n";
+        let reply =
+            "Two ways:\n\n```rust\nfn a() {}\n```\n\ntext\n\n    indented\n\n- in a list:\n\n  ~~~\n  b\n  ~~~\n";
         assert_eq!(code_blocks(reply), ["fn a() {}\n", "indented\n", "b\n"]);
         assert!(code_blocks("no code, `inline` only").is_empty());
     }

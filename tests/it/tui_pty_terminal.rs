@@ -97,7 +97,9 @@ fn copy_code_n_copies_that_block_and_under_tmux_also_loads_tmuxs_buffer() {
     tui.send("/copy code 1\r");
     let screen = wait_flat(&tui, "also in tmux's paste buffer (tmux load-buffer).");
     assert!(
-        screen.contains("Copied code block 1 of 2 (1 line): sent to the terminal via OSC 52 (the terminal may ignore it)"),
+        screen.contains(
+            "Copied code block 1 of 2 (1 line): sent to the terminal via OSC 52 (the terminal may ignore it)"
+        ),
         "{screen}"
     );
     let copied = tui.screen.lock().unwrap().callbacks().1.clone();

@@ -30,13 +30,7 @@ fn busy_turn() -> App {
     }
     run(&mut app, "bad", "read", json!({"path": "nope.rs"}), json!({"error": "no such file: nope.rs"}));
     run(&mut app, "r12", "read", json!({"path": "README.md"}), json!({"content": "x", "path": "README.md"}));
-    run(
-        &mut app,
-        "x1",
-        "execute",
-        json!({"command": "ls"}),
-        json!({"output": "Cargo.toml\nsrc\n", "exit_code": 0}),
-    );
+    run(&mut app, "x1", "execute", json!({"command": "ls"}), json!({"output": "Cargo.toml\nsrc\n", "exit_code": 0}));
     run(&mut app, "g1", "glob", json!({"pattern": "*.md"}), json!({"content": "README.md"}));
     run(&mut app, "g2", "glob", json!({"pattern": "*.toml"}), json!({"content": "Cargo.toml"}));
     app
@@ -73,7 +67,8 @@ fn space_on_a_group_shows_a_line_per_call_and_again_hides_them() {
     app.handle_key(key(KeyCode::Up));
     app.handle_key(key(KeyCode::Char(' ')));
     let screen = text(&frame(&mut app, 100, 30));
-    for line in ["+ read ×3 · #1 a.rs · #2 b.rs · #3 c.rs", "  + #1 read a.rs", "  + #2 read b.rs", "  + #3 read c.rs"] {
+    for line in ["+ read ×3 · #1 a.rs · #2 b.rs · #3 c.rs", "  + #1 read a.rs", "  + #2 read b.rs", "  + #3 read c.rs"]
+    {
         assert!(screen.contains(line), "{line:?} missing:\n{screen}");
     }
     insta::assert_snapshot!(screen);
