@@ -465,6 +465,7 @@ impl App {
                 self.status.set_activity(if self.status.busy() { Activity::Thinking } else { Activity::Idle });
             }
             AgentEvent::Usage(usage) => {
+                self.history.step_ended();
                 self.status.add_usage(usage);
             }
             AgentEvent::Retrying { attempt, max, delay, reason } => {

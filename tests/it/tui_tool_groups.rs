@@ -89,3 +89,22 @@ fn calls_finishing_out_of_order_still_group() {
     let screen = text(&frame(&mut app, 100, 30));
     assert!(screen.contains("+ read ×2 · #1 a.rs · #2 b.rs"), "{screen}");
 }
+
+#[test]
+fn reads_of_two_steps_are_not_one_line() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "two steps".into() });
+    for (i, path) in ["a.rs", "b.rs"].into_iter().enumerate() {
+        run(&mut app, &format!("r{i}"), "read", json!({"path": path}), json!({"content": "x", "path": path}));
+    }
+    // The next response ends (its usage comes) before its calls run.
+    app.handle_agent(AgentEvent::Usage(elelem::protocol::Usage {
+        input_tokens: 10,
+        output_tokens: 2,
+        ..Default::default()
+    }));
+    run(&mut app, "r2", "read", json!({"path": "c.rs"}), json!({"content": "x", "path": "c.rs"}));
+    let screen = text(&frame(&mut app, 100, 30));
+    assert!(screen.contains("+ read ×2 · #1 a.rs · #2 b.rs"), "{screen}");
+    assert!(screen.contains("│+ #3 read c.rs"), "the next step's call is a line of its own:\n{screen}");
+}

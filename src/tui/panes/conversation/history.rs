@@ -34,6 +34,8 @@ pub struct History {
     open_reply: Option<usize>,
     /// Tool call id → its cell, for linking with the tool log.
     tools: HashMap<String, usize>,
+    /// The first cell of the model's current step: calls above it are not grouped with it.
+    step_start: usize,
     /// The selected cell (a tool line or a collapsed paste), moved with Up/Down.
     pub selected: Option<usize>,
     /// Rows in the viewport at the last draw (for page-sized scrolling).
@@ -156,6 +158,12 @@ impl History {
         self.tools.insert(id.to_string(), i);
     }
 
+    /// The model's response ended (its usage came): the calls it asks for start a new step,
+    /// whose lines do not join those above.
+    pub fn step_ended(&mut self) {
+        self.step_start = self.cells.len();
+    }
+
     /// A chunk of a running call's output: it is a command, whose last lines show under
     /// its line until it ends.
     pub fn tool_output(&mut self, id: &str, chunk: &str) {
@@ -174,7 +182,7 @@ impl History {
             }
             self.cells[i].touch();
             self.changed(i);
-            for merged in tool_group::regroup(&mut self.cells, i) {
+            for merged in tool_group::regroup(&mut self.cells, i, self.step_start) {
                 for id in merged.ids {
                     self.tools.insert(id, merged.into);
                 }

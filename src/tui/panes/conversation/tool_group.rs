@@ -1,7 +1,8 @@
 //! Which tool lines share one line: a call that succeeded and printed nothing joins the
-//! line just above it (nothing else shown between them) when that line is a call of the same
-//! tool that did too, so twelve reads are `+ read ×12`. A failure, a command's output and
-//! anything in between keep calls apart. Owns the merging only; `tool_line.rs` draws a group.
+//! line just above it (nothing else shown between them, and of the same step: cells from
+//! `first` on) when that line is a call of the same tool that did too, so twelve reads are
+//! `+ read ×12`. A failure, a command's output, anything in between and a step's end keep
+//! calls apart. Owns the merging only; `tool_line.rs` draws a group.
 
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
 
@@ -14,11 +15,12 @@ pub struct Merged {
 }
 
 /// Merges the finished call in cell `i` with its neighbours of the same tool, the one above
-/// first and then the one below (calls finish out of order when they run side by side).
-pub fn regroup(cells: &mut [HistoryCell], i: usize) -> Vec<Merged> {
+/// first and then the one below (calls finish out of order when they run side by side); cells
+/// before `first` belong to an earlier step and are left alone.
+pub fn regroup(cells: &mut [HistoryCell], i: usize, first: usize) -> Vec<Merged> {
     let mut merged = Vec::new();
     let mut at = i;
-    if let Some(above) = neighbour(cells, i, false).filter(|&j| joinable(cells, j, i)) {
+    if let Some(above) = neighbour(cells, i, false).filter(|&j| j >= first && joinable(cells, j, i)) {
         merged.push(merge(cells, i, above));
         at = above;
     }
