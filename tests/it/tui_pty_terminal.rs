@@ -229,3 +229,13 @@ fn shift_enter_as_kitty_csi_u_is_a_new_line_in_the_prompt() {
     tui.send("\x03\x03");
     tui.wait_exit();
 }
+
+#[test]
+fn keys_typed_while_the_terminal_answers_go_to_the_prompt() {
+    let answers = [(OSC11_QUERY, &b"fix it\x1b]11;rgb:ffff/ffff/ffff\x1b\\ now\x1b[?62;22c"[..])];
+    let mut tui = start_answering(&[("ELELEM_THEME", ""), ("COLORFGBG", "")], &answers);
+    assert_eq!(status_background(&tui), LIGHT_STATUS);
+    tui.wait_for("│fix it now");
+    tui.send("\x03\x03\x03");
+    tui.wait_exit();
+}
