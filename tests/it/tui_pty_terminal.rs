@@ -189,6 +189,8 @@ fn the_help_overlay_at_80x24_scrolls_and_closing_it_leaves_no_fragment() {
     tui.wait_for("help · ");
     let help = settled(&tui);
     assert!(help.contains("send the prompt"), "{help}");
+    // Nothing of the panes under it peeks out beside the box (`│e┌ help`, `│t│`).
+    assert!(help.lines().all(|row| row.chars().take(2).all(|c| c == ' ')), "fragments beside the help:\n{help}");
     tui.send("\x1b[F"); // End
     wait_flat(&tui, "K-th.");
     tui.send("\x1b");
@@ -237,5 +239,23 @@ fn keys_typed_while_the_terminal_answers_go_to_the_prompt() {
     assert_eq!(status_background(&tui), LIGHT_STATUS);
     tui.wait_for("│fix it now");
     tui.send("\x03\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn closing_the_help_over_wide_characters_redraws_them_whole() {
+    let script = serde_json::json!([{"events": [{"type": "saying", "text": "漢字のテスト、全角の文字列です。\n\n🙂🙂🙂 wide"}]}]);
+    let mut tui = Tui::start(script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("hello\r");
+    tui.wait_for("wide");
+    let before = settled(&tui);
+    tui.send("?");
+    tui.wait_for("help · ");
+    settled(&tui);
+    tui.send("\x1b");
+    let after = settled(&tui);
+    assert_eq!(after, before, "closing the help left something behind");
+    tui.send("\x03\x03");
     tui.wait_exit();
 }
