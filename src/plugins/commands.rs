@@ -47,8 +47,8 @@ impl Plugin for BuiltinCommands {
         c.add("init", "", "draft an AGENTS.md for this project (a normal turn)", init);
         c.add(
             "copy",
-            "[N]",
-            "copy the last (or N-th) reply as Markdown to the clipboard",
+            "[N] | code [N]",
+            "copy the last (or N-th) reply as Markdown, or a code block of the last reply, to the clipboard",
             super::transcript_export::copy,
         );
         c.add("export", "[FILE]", "write the conversation as Markdown", super::transcript_export::export);

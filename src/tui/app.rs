@@ -494,7 +494,7 @@ impl App {
                 let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
                 let name = crate::sanitize::sanitize_visible(&call.name);
                 let label = format!("#{} {name} {summary_line}", self.tools.next_number());
-                self.history.tool_started(&call.id, label.trim_end());
+                self.history.tool_started(&call.id, &name, label.trim_end());
                 self.tools.started(&call.id, &call.name, &summary, &call.arguments);
             }
             AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {
@@ -507,6 +507,7 @@ impl App {
                 self.status.set_activity(if self.status.busy() { Activity::Thinking } else { Activity::Idle });
             }
             AgentEvent::Usage(usage) => {
+                self.history.step_ended();
                 self.status.add_usage(usage);
             }
             AgentEvent::Retrying { attempt, max, delay, reason } => {

@@ -33,7 +33,7 @@ use runtime::channel::{self, ChannelApprover, ChannelInput, ChannelOutput, Ready
 use runtime::held_text::HeldText;
 use runtime::input_stream::WokenOnly;
 use runtime::scheduler::FrameScheduler;
-use runtime::{notify, prefs, terminal};
+use runtime::{background_query, notify, prefs, terminal};
 use std::sync::Arc;
 use text::{background, theme};
 use tokio::sync::mpsc;
@@ -78,7 +78,20 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
     let (line_tx, line_rx) = mpsc::unbounded_channel();
     let placeholder = options.provider.clone().unwrap_or_else(|| "…".into());
-    let light = background::choose_light(tui.theme);
+
+    // Listening before the terminal changes modes: a stop signal that came between the
+    // first frame and the loop would otherwise end the process with the screen as drawn.
+    let mut stops = Stops::new(true)?;
+    let guard = terminal::TerminalGuard::enter(tui.mouse)?;
+    terminal::install_panic_hook();
+    // In raw mode and before the key reader exists, so the answer is neither echoed nor
+    // read as keys; what the user typed meanwhile goes to the prompt.
+    let mut typed = String::new();
+    let light = background::choose_light(tui.theme, || {
+        let answers = background_query::ask();
+        typed = answers.typed;
+        answers.osc11
+    });
     let theme = theme::Theme { color: tui.color, light };
     let mut app = App::new(theme, &placeholder, "", local_commands(), Vec::new());
     app.set_yolo(tui.yolo);
@@ -87,12 +100,9 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     if let Some(path) = prefs::LayoutPrefs::path() {
         app.use_layout_prefs(path);
     }
-
-    // Listening before the terminal changes modes: a stop signal that came between the
-    // first frame and the loop would otherwise end the process with the screen as drawn.
-    let mut stops = Stops::new(true)?;
-    let guard = terminal::TerminalGuard::enter(tui.mouse)?;
-    terminal::install_panic_hook();
+    if !typed.is_empty() {
+        app.handle_paste(&typed);
+    }
     let mut term = new_terminal()?;
     draw(&mut term, &mut app)?;
 

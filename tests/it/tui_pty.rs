@@ -16,7 +16,7 @@ const APPROVAL_PAUSE: Duration = Duration::from_millis(1100);
 /// what it put on the clipboard through OSC 52 (`.1`, base64) and whether focus reporting
 /// (`CSI ? 1004 h/l`) is on (`.2`).
 #[derive(Default)]
-struct Titles(Vec<Vec<u8>>, Vec<Vec<u8>>, Option<bool>);
+pub(super) struct Titles(Vec<Vec<u8>>, pub(super) Vec<Vec<u8>>, Option<bool>);
 
 impl vt100::Callbacks for Titles {
     fn copy_to_clipboard(&mut self, _: &mut vt100::Screen, _ty: &[u8], data: &[u8]) {
@@ -35,13 +35,13 @@ impl vt100::Callbacks for Titles {
     }
 }
 
-type Screen = Arc<Mutex<vt100::Parser<Titles>>>;
+pub(super) type Screen = Arc<Mutex<vt100::Parser<Titles>>>;
 
 pub(crate) struct Tui {
     child: Box<dyn Child + Send + Sync>,
     master: Box<dyn MasterPty + Send>,
     writer: Arc<Mutex<Box<dyn Write + Send>>>,
-    screen: Screen,
+    pub(super) screen: Screen,
     _dir: tempfile::TempDir,
 }
 
@@ -82,6 +82,21 @@ impl Tui {
         env: &[(&str, &str)],
         args: &[&str],
     ) -> Tui {
+        Self::launch_answering(binary, dir, script, (rows, cols), env, args, &[])
+    }
+
+    /// `launch`, with a terminal that answers each query in `answers` (the bytes the app
+    /// writes, the bytes it gets back) besides the cursor position.
+    pub(super) fn launch_answering(
+        binary: &std::path::Path,
+        dir: tempfile::TempDir,
+        script: Value,
+        (rows, cols): (u16, u16),
+        env: &[(&str, &str)],
+        args: &[&str],
+        answers: &[(&'static [u8], &'static [u8])],
+    ) -> Tui {
+        let answers = answers.to_vec();
         let script_path = dir.path().join("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
         let pair = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
@@ -117,6 +132,11 @@ impl Tui {
                 // Answer a cursor-position query, as a real terminal would.
                 if bytes.windows(4).any(|w| w == b"\x1b[6n") {
                     let _ = w.lock().unwrap().write_all(b"\x1b[1;1R");
+                }
+                for (query, answer) in &answers {
+                    if bytes.windows(query.len()).any(|w| w == *query) {
+                        let _ = w.lock().unwrap().write_all(answer);
+                    }
                 }
                 s.lock().unwrap().process(bytes);
             }
@@ -186,7 +206,7 @@ impl Drop for Tui {
     }
 }
 
-fn steps_with_tool() -> Value {
+pub(super) fn steps_with_tool() -> Value {
     json!([
         {"events": [
             {"type": "thinking", "text": "Pondering the readme deeply."},
@@ -549,7 +569,7 @@ fn copy_puts_the_last_reply_on_the_clipboard_through_osc52() {
     tui.send("hello\r");
     tui.wait_for("copy me");
     tui.send("/copy\r");
-    tui.wait_for("Copied 1 line to the clipboard");
+    tui.wait_for("Copied the last reply (1 line)");
     let copied = tui.screen.lock().unwrap().callbacks().1.clone();
     assert_eq!(copied, vec![b"Y29weSBtZQ==".to_vec()], "base64 of the reply");
 }
@@ -797,7 +817,7 @@ fn typing_through_two_approvals_answers_neither_and_the_prompt_keeps_every_key()
 }
 
 /// The background colour of the status line (the row holding `stub-demo`), once drawn.
-fn status_background(tui: &Tui) -> vt100::Color {
+pub(super) fn status_background(tui: &Tui) -> vt100::Color {
     tui.wait_for("stub-demo");
     let parser = tui.screen.lock().unwrap();
     let screen = parser.screen();
@@ -807,8 +827,8 @@ fn status_background(tui: &Tui) -> vt100::Color {
 }
 
 /// The light palette's status line background (`Theme::status`), and the dark one's.
-const LIGHT_STATUS: vt100::Color = vt100::Color::Rgb(0xe4, 0xe7, 0xec);
-const DARK_STATUS: vt100::Color = vt100::Color::Rgb(30, 34, 42);
+pub(super) const LIGHT_STATUS: vt100::Color = vt100::Color::Rgb(0xe4, 0xe7, 0xec);
+pub(super) const DARK_STATUS: vt100::Color = vt100::Color::Rgb(30, 34, 42);
 
 /// The environment, the arguments, and the status line background they should give.
 type ThemeCase<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str], vt100::Color);

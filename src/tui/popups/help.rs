@@ -30,7 +30,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Home End", "top / bottom of the focused pane; End in the tools pane follows new calls"),
     ("Ctrl+Home, Ctrl+End", "the same from the prompt (End alone at the end of the text)"),
     ("Enter (conversation)", "open the selected tool call in the tool log"),
-    ("Space (conversation)", "show all output of the selected call, or a whole paste"),
+    ("Space (conversation)", "show all output of the selected call, a line per call of a group, or a whole paste"),
     ("Enter (tools)", "expand / collapse the selected call"),
     ("Esc", "from a pane: back to the prompt (never interrupts); from the prompt: interrupt the running turn; close a popup or this help"),
     ("Up, Esc (queued prompts)", "on an empty prompt: take the newest queued prompt back to edit / drop it"),
@@ -125,12 +125,13 @@ impl HelpOverlay {
         Intent::Handled
     }
 
-    /// Draws the overlay over `area` (most of the screen).
+    /// Draws the overlay over `area` (the screen), which it blanks first: the panes under
+    /// it would otherwise show as cut-off fragments in the margins around the box.
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, commands: &[(String, String)]) {
         let width = area.width.saturating_sub(4).clamp(20, 110).min(area.width);
         let height = area.height.saturating_sub(2).max(3).min(area.height);
         let rect = Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height };
-        Clear.render(rect, buf);
+        Clear.render(area, buf);
         let inner = theme.draw_pane(rect, buf, "help · ↑↓ PgUp PgDn scroll · Esc closes", true);
         if inner.width == 0 || inner.height == 0 {
             return;

@@ -1,8 +1,9 @@
 //! The event loop's plumbing: the channels to the agent task (`channel.rs`), the terminal
-//! (`terminal.rs`, `input_stream.rs`), when to draw (`scheduler.rs`, `held_text.rs`),
+//! (`terminal.rs`, `input_stream.rs`, `background_query.rs`), when to draw (`scheduler.rs`, `held_text.rs`),
 //! "now" (`clock.rs`), notifications (`notify.rs`), the cells a pane drew last frame
 //! (`pane_cache.rs`) and the saved layout (`prefs.rs`).
 
+pub mod background_query;
 pub mod channel;
 pub mod clock;
 pub mod held_text;

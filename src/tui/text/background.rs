@@ -1,7 +1,8 @@
 //! Which palette fits the terminal: light or dark. Owns the choice only (the palettes are in
 //! `theme.rs`): `--theme light|dark|auto`, then `ELELEM_THEME`, then, for `auto`, the
-//! terminal's own word — `COLORFGBG` (`fg;bg`, set by rxvt, Konsole, iTerm2 and others) and the
-//! reading of an OSC 11 answer (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB ST`) — and dark when nothing says.
+//! terminal's own word — its answer to the OSC 11 query (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB ST`,
+//! asked by `runtime/background_query.rs` only when needed), else `COLORFGBG` (`fg;bg`, set by
+//! rxvt, Konsole, iTerm2 and others) — and dark when nothing says.
 
 /// What the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,11 +26,20 @@ impl ThemeChoice {
 }
 
 /// Whether to use the light palette: `flag` (`--theme`) first, then `ELELEM_THEME`, then
-/// for `auto` (or neither set) the terminal's `COLORFGBG`; dark otherwise. An unknown
-/// `ELELEM_THEME` value counts as `auto`.
-pub fn choose_light(flag: Option<ThemeChoice>) -> bool {
+/// for `auto` (or neither set) the terminal's answer to OSC 11 (`ask_terminal`, called only
+/// then), then its `COLORFGBG`; dark otherwise. An unknown `ELELEM_THEME` value counts as
+/// `auto`.
+pub fn choose_light(flag: Option<ThemeChoice>, ask_terminal: impl FnOnce() -> Option<Vec<u8>>) -> bool {
     let env = |name| std::env::var(name).ok();
-    choose_light_from(flag, env("ELELEM_THEME").as_deref(), env("COLORFGBG").as_deref())
+    let setting = env("ELELEM_THEME");
+    if flag.or_else(|| setting.as_deref().and_then(ThemeChoice::parse)).unwrap_or(ThemeChoice::Auto)
+        == ThemeChoice::Auto
+    {
+        if let Some(light) = ask_terminal().as_deref().and_then(light_from_osc11) {
+            return light;
+        }
+    }
+    choose_light_from(flag, setting.as_deref(), env("COLORFGBG").as_deref())
 }
 
 /// `choose_light` with the environment given.

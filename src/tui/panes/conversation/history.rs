@@ -10,6 +10,7 @@ use crate::protocol::ToolResult;
 use crate::tui::intent::{Intent, Scrolled};
 use crate::tui::markdown::{MarkdownDoc, RenderOptions};
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
+use crate::tui::panes::conversation::tool_group;
 use crate::tui::panes::conversation::tool_line::ToolLine;
 use crate::tui::text::hints::{paste_chip, PASTE_LINES};
 use crate::tui::text::rows::{RowIndex, Scroll};
@@ -33,6 +34,8 @@ pub struct History {
     open_reply: Option<usize>,
     /// Tool call id → its cell, for linking with the tool log.
     tools: HashMap<String, usize>,
+    /// The first cell of the model's current step: calls above it are not grouped with it.
+    step_start: usize,
     /// The selected cell (a tool line or a collapsed paste), moved with Up/Down.
     pub selected: Option<usize>,
     /// Rows in the viewport at the last draw (for page-sized scrolling).
@@ -149,10 +152,16 @@ impl History {
         self.changed(i);
     }
 
-    pub fn tool_started(&mut self, id: &str, label: &str) {
+    pub fn tool_started(&mut self, id: &str, tool: &str, label: &str) {
         self.close();
-        let i = self.push(CellKind::Tool(ToolLine::new(id, label)));
+        let i = self.push(CellKind::Tool(ToolLine::new(id, tool, label)));
         self.tools.insert(id.to_string(), i);
+    }
+
+    /// The model's response ended (its usage came): the calls it asks for start a new step,
+    /// whose lines do not join those above.
+    pub fn step_ended(&mut self) {
+        self.step_start = self.cells.len();
     }
 
     /// A chunk of a running call's output: it is a command, whose last lines show under
@@ -173,6 +182,16 @@ impl History {
             }
             self.cells[i].touch();
             self.changed(i);
+            for merged in tool_group::regroup(&mut self.cells, i, self.step_start) {
+                for id in merged.ids {
+                    self.tools.insert(id, merged.into);
+                }
+                if self.selected == Some(merged.from) {
+                    self.selected = Some(merged.into);
+                }
+                self.changed(merged.from);
+                self.changed(merged.into);
+            }
         }
     }
 

@@ -6,5 +6,6 @@
 pub mod cells;
 pub mod history;
 pub mod thinking;
+pub mod tool_group;
 pub mod tool_line;
 pub mod welcome;

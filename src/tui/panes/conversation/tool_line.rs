@@ -3,7 +3,9 @@
 //! last lines of its output underneath (all of it, up to a cap, when expanded). While a
 //! command runs, the last lines it printed so far (`LiveTail`, bounded) show there instead,
 //! replaced by the final tail when it ends. An output line too long for the pane wraps under
-//! its gutter (at most `ROWS_PER_LINE` rows, the last cut with `…`).
+//! its gutter (at most `ROWS_PER_LINE` rows, the last cut with `…`). Consecutive successful
+//! calls of one tool that printed nothing are one line, `+ read ×3 · #1 a.rs · #2 b.rs …`
+//! (`group`, merged by `tool_group.rs`), which expands to a line per call.
 
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
@@ -30,6 +32,8 @@ pub enum ToolMark {
 
 pub struct ToolLine {
     pub id: String,
+    /// The tool's name, which calls of one group share.
+    pub tool: String,
     pub label: String,
     pub mark: ToolMark,
     /// Why it failed, in one line.
@@ -41,12 +45,15 @@ pub struct ToolLine {
     /// What a running command printed so far (its last lines), until it finishes.
     pub live: Option<Box<LiveTail>>,
     pub expanded: bool,
+    /// The calls after this one shown on its line (a group), in order.
+    pub group: Vec<ToolLine>,
 }
 
 impl ToolLine {
-    pub fn new(id: &str, label: &str) -> Self {
+    pub fn new(id: &str, tool: &str, label: &str) -> Self {
         ToolLine {
             id: id.to_string(),
+            tool: tool.to_string(),
             label: label.to_string(),
             mark: ToolMark::Running,
             reason: None,
@@ -54,7 +61,14 @@ impl ToolLine {
             streamed: false,
             live: None,
             expanded: false,
+            group: Vec::new(),
         }
+    }
+
+    /// Whether this call may share a line with others of its tool: it succeeded and
+    /// printed nothing (a failure, and a command's output, are always shown).
+    pub fn groupable(&self) -> bool {
+        self.mark == ToolMark::Ok && self.output.is_none() && !self.streamed && self.live.is_none()
     }
 
     pub fn finish(&mut self, result: &ToolResult) {
@@ -77,6 +91,15 @@ impl ToolLine {
     }
 
     pub fn render(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        if self.group.is_empty() {
+            self.render_one(width, theme)
+        } else {
+            self.render_group(width, theme)
+        }
+    }
+
+    /// This call alone: its line and what it printed.
+    fn render_one(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         let (glyph, style) = match self.mark {
             ToolMark::Running => ("⋯ ", theme.running()),
             ToolMark::Ok => ("+ ", theme.ok()),
@@ -121,6 +144,33 @@ impl ToolLine {
             }
             if self.expanded && hidden > 0 {
                 lines.push(dim_line(&format!("  … {hidden} more lines"), width, theme));
+            }
+        }
+        lines
+    }
+}
+
+impl ToolLine {
+    /// A group's line, `+ read ×3 · #1 a.rs · #2 b.rs`, cut to the width; expanded, a line
+    /// per call under it.
+    fn render_group(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let calls = std::iter::once(self).chain(&self.group);
+        let named = format!("{} ", self.tool);
+        let summaries: Vec<String> = calls.clone().map(|c| c.label.replacen(&named, "", 1)).collect();
+        let head = format!("{} ×{}", self.tool, self.group.len() + 1);
+        let line = Line::from(vec![
+            Span::styled("+ ", theme.ok()),
+            Span::styled(head, theme.dim()),
+            Span::styled(format!(" · {}", summaries.join(" · ")), theme.dim()),
+        ]);
+        let mut lines = vec![crate::tui::wrap::truncate_line(line, usize::from(width))];
+        if self.expanded {
+            for call in calls {
+                for row in call.render_one(width.saturating_sub(2).max(1), theme) {
+                    let mut spans = vec![Span::raw("  ")];
+                    spans.extend(row.spans);
+                    lines.push(Line::from(spans));
+                }
             }
         }
         lines

@@ -1,0 +1,261 @@
+//! Issue 30 through the real binary in a pty (`tui_pty.rs`'s harness): what elelem asks of
+//! the terminal and how it reads what comes back — the OSC 11 background query, Shift+Enter
+//! as the terminal encodes it, the help overlay at 80x24, `/copy` under tmux.
+
+use super::tui_pty::{status_background, steps_with_tool, Tui, DARK_STATUS, LIGHT_STATUS};
+
+/// The app's background query and the DA1 query after it.
+const OSC11_QUERY: &[u8] = b"\x1b]11;?\x1b\\";
+const DA1_QUERY: &[u8] = b"\x1b[c";
+const DA1_ANSWER: &[u8] = b"\x1b[?62;22c";
+
+fn start_answering(env: &[(&str, &str)], answers: &[(&'static [u8], &'static [u8])]) -> Tui {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = env!("CARGO_BIN_EXE_elelem").as_ref();
+    Tui::launch_answering(binary, dir, steps_with_tool(), (24, 80), env, &[], answers)
+}
+
+#[test]
+fn a_terminal_answering_osc_11_with_white_gets_the_light_palette() {
+    let answers = [(OSC11_QUERY, &b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\"[..]), (DA1_QUERY, DA1_ANSWER)];
+    let mut tui = start_answering(&[("ELELEM_THEME", ""), ("COLORFGBG", "")], &answers);
+    assert_eq!(status_background(&tui), LIGHT_STATUS);
+    let screen = tui.contents();
+    assert!(!screen.contains("rgb:") && !screen.contains("11;"), "the answer was read as keys:\n{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn the_terminals_answer_wins_over_colorfgbg_and_a_setting_wins_over_both() {
+    let black = [(OSC11_QUERY, &b"\x1b]11;rgb:0000/0000/0000\x07"[..]), (DA1_QUERY, DA1_ANSWER)];
+    let mut tui = start_answering(&[("ELELEM_THEME", ""), ("COLORFGBG", "0;15")], &black);
+    assert_eq!(status_background(&tui), DARK_STATUS);
+    tui.send("\x03\x03");
+    tui.wait_exit();
+    let white = [(OSC11_QUERY, &b"\x1b]11;rgb:ffff/ffff/ffff\x07"[..]), (DA1_QUERY, DA1_ANSWER)];
+    let mut tui = start_answering(&[("ELELEM_THEME", "dark"), ("COLORFGBG", "")], &white);
+    assert_eq!(status_background(&tui), DARK_STATUS);
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn a_terminal_that_never_answers_or_answers_only_da1_still_starts() {
+    for answers in [&[][..], &[(DA1_QUERY, DA1_ANSWER)][..]] {
+        let mut tui = start_answering(&[("ELELEM_THEME", ""), ("COLORFGBG", "")], answers);
+        tui.wait_for("Ask elelem");
+        assert_eq!(status_background(&tui), DARK_STATUS);
+        tui.send("hello\r");
+        tui.wait_for("Pty demo");
+        tui.send("\x03\x03");
+        tui.wait_exit();
+    }
+}
+
+/// The screen's text with the pane borders taken out and runs of white space made one space,
+/// so a message wrapped over rows reads as one line (the side pane is empty in these tests).
+fn flat(tui: &Tui) -> String {
+    tui.contents().replace(['│', '┐', '┌', '└', '┘', '─'], " ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Waits until `flat` holds `what`, and returns it.
+fn wait_flat(tui: &Tui, what: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        let text = flat(tui);
+        if text.contains(what) {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    panic!("timed out waiting for {what:?}; screen:\n{}", tui.contents());
+}
+
+/// A reply with two code blocks.
+fn reply_with_code() -> serde_json::Value {
+    let text = "First:\n\n```sh\necho one\n```\n\nThen:\n\n```rust\nfn two() {}\n```\n\nDone.";
+    serde_json::json!([{"events": [{"type": "saying", "text": text}]}])
+}
+
+#[test]
+fn copy_code_n_copies_that_block_and_under_tmux_also_loads_tmuxs_buffer() {
+    let bin = tempfile::tempdir().unwrap();
+    let record = bin.path().join("record");
+    let fake = bin.path().join("tmux");
+    let script = format!("#!/bin/sh\nprintf '%s\\n' \"$*\" > '{0}.args'\ncat > '{0}.stdin'\n", record.display());
+    std::fs::write(&fake, script).unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let env = [("TMUX", "/tmp/tmux-1000/default,1,0"), ("PATH", path.as_str())];
+    let dir = tempfile::tempdir().unwrap();
+    let mut tui =
+        Tui::launch_answering(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, reply_with_code(), (24, 100), &env, &[], &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("show me\r");
+    tui.wait_for("Done.");
+    tui.send("/copy code 1\r");
+    let screen = wait_flat(&tui, "also in tmux's paste buffer (tmux load-buffer).");
+    assert!(
+        screen.contains(
+            "Copied code block 1 of 2 (1 line): sent to the terminal via OSC 52 (the terminal may ignore it)"
+        ),
+        "{screen}"
+    );
+    let copied = tui.screen.lock().unwrap().callbacks().1.clone();
+    assert_eq!(copied, vec![b"ZWNobyBvbmUK".to_vec()], "base64 of `echo one\\n`");
+    assert_eq!(std::fs::read_to_string(record.with_extension("stdin")).unwrap(), "echo one\n");
+    assert_eq!(std::fs::read_to_string(record.with_extension("args")).unwrap(), "load-buffer -\n");
+    tui.send("/copy code\r");
+    wait_flat(&tui, "Copied code block 2 of 2");
+    assert_eq!(std::fs::read_to_string(record.with_extension("stdin")).unwrap(), "fn two() {}\n");
+    tui.send("/copy code 3\r");
+    wait_flat(&tui, "no code block 3: the last reply has 2");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn copy_under_tmux_says_when_tmux_could_not_take_it() {
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("tmux");
+    std::fs::write(&fake, "#!/bin/sh\ncat >/dev/null\nexit 1\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let env = [("TMUX", "/tmp/tmux-1000/default,1,0"), ("PATH", path.as_str())];
+    let dir = tempfile::tempdir().unwrap();
+    let mut tui =
+        Tui::launch_answering(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, reply_with_code(), (24, 100), &env, &[], &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("show me\r");
+    tui.wait_for("Done.");
+    tui.send("/copy\r");
+    wait_flat(&tui, "not in tmux's paste buffer: tmux load-buffer failed");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn three_reads_of_one_step_are_one_line_through_the_real_binary() {
+    let script = serde_json::json!([
+        {"events": [
+            {"type": "doing", "id": "r1", "name": "read", "arguments": {"path": "README.md"}},
+            {"type": "doing", "id": "r2", "name": "read", "arguments": {"path": "README.md"}},
+            {"type": "doing", "id": "r3", "name": "read", "arguments": {"path": "README.md"}},
+            {"type": "doing", "id": "r4", "name": "read", "arguments": {"path": "missing.md"}}
+        ]},
+        {"events": [{"type": "saying", "text": "Read it thrice."}]}
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Pty demo\n").unwrap();
+    let mut tui = Tui::launch_answering(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, script, (24, 100), &[], &[], &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("read it\r");
+    tui.wait_for("Read it thrice.");
+    let screen = tui.contents();
+    assert!(screen.contains("+ read ×3 · #1 README.md · #2 README.md · #3 README.md"), "{screen}");
+    assert!(screen.contains("x #4 read missing.md"), "the failure keeps its own line:\n{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+/// The screen's rows with trailing blanks trimmed (a row of written spaces and a row never
+/// written look the same).
+fn rows(tui: &Tui) -> String {
+    tui.contents().lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+}
+
+/// Waits until the screen stops changing for a moment, and returns it.
+fn settled(tui: &Tui) -> String {
+    let mut last = rows(tui);
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let now = rows(tui);
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+}
+
+#[test]
+fn the_help_overlay_at_80x24_scrolls_and_closing_it_leaves_no_fragment() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("hello\r");
+    tui.wait_for("All good.");
+    let before = settled(&tui);
+    tui.send("?");
+    tui.wait_for("help · ");
+    let help = settled(&tui);
+    assert!(help.contains("send the prompt"), "{help}");
+    // Nothing of the panes under it peeks out beside the box (`│e┌ help`, `│t│`).
+    assert!(help.lines().all(|row| row.chars().take(2).all(|c| c == ' ')), "fragments beside the help:\n{help}");
+    tui.send("\x1b[F"); // End
+    wait_flat(&tui, "K-th.");
+    tui.send("\x1b");
+    let after = settled(&tui);
+    assert_eq!(after, before, "closing the help left something behind");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn help_from_the_first_screen_by_command_closes_without_a_fragment() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    let before = settled(&tui);
+    tui.send("/help\r");
+    tui.wait_for("help · ");
+    settled(&tui);
+    tui.send("\x1b");
+    let after = settled(&tui);
+    assert_eq!(after, before, "closing the help left something behind");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn shift_enter_as_kitty_csi_u_is_a_new_line_in_the_prompt() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("line one");
+    tui.wait_for("line one");
+    tui.send("\x1b[13;2u");
+    tui.send("line two");
+    tui.wait_for("line two");
+    let screen = settled(&tui);
+    let one = screen.lines().position(|l| l.contains("line one")).unwrap();
+    assert!(screen.lines().nth(one + 1).is_some_and(|l| l.contains("line two")), "{screen}");
+    assert!(!screen.contains("› line one"), "sent instead of a new line:\n{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn keys_typed_while_the_terminal_answers_go_to_the_prompt() {
+    let answers = [(OSC11_QUERY, &b"fix it\x1b]11;rgb:ffff/ffff/ffff\x1b\\ now\x1b[?62;22c"[..])];
+    let mut tui = start_answering(&[("ELELEM_THEME", ""), ("COLORFGBG", "")], &answers);
+    assert_eq!(status_background(&tui), LIGHT_STATUS);
+    tui.wait_for("│fix it now");
+    tui.send("\x03\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn closing_the_help_over_wide_characters_redraws_them_whole() {
+    let script = serde_json::json!([{"events": [{"type": "saying", "text": "漢字のテスト、全角の文字列です。\n\n🙂🙂🙂 wide"}]}]);
+    let mut tui = Tui::start(script, 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("hello\r");
+    tui.wait_for("wide");
+    let before = settled(&tui);
+    tui.send("?");
+    tui.wait_for("help · ");
+    settled(&tui);
+    tui.send("\x1b");
+    let after = settled(&tui);
+    assert_eq!(after, before, "closing the help left something behind");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
