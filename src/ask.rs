@@ -162,6 +162,7 @@ impl Output for JsonOutput {
             AgentEvent::Error(message) => json!({"type": "error", "message": message}),
             AgentEvent::Warning(message) => json!({"type": "warning", "message": message}),
             AgentEvent::Info(text) => json!({"type": "info", "text": text}),
+            AgentEvent::Mode(mode) => json!({"type": "mode", "mode": mode.word()}),
             AgentEvent::Plan(plan) => json!({"type": "plan", "steps": plan.steps, "explanation": plan.explanation}),
             AgentEvent::TurnFinished { reply, end } => {
                 // Written as it is: a long reply is not copied into a JSON tree.

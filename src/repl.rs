@@ -271,6 +271,10 @@ impl PlainOutput {
                 enter(Section::None, state);
                 state.text.push_str(&format!("{}\n", sanitize(&text)));
             }
+            AgentEvent::Mode(mode) => {
+                enter(Section::None, state);
+                state.text.push_str(&format!("{}\n", self.paint(DIM, mode.describe())));
+            }
             AgentEvent::Plan(plan) => {
                 enter(Section::None, state);
                 let (done, all) = plan.progress();

@@ -133,6 +133,8 @@ pub enum AgentEvent {
     Clipboard(String),
     /// The model's plan changed (the whole plan; it replaces the one before).
     Plan(super::plan::Plan),
+    /// The session's mode changed (`/mode`, Shift+Tab).
+    Mode(super::mode::Mode),
     /// The session asks the front end to quit.
     Exit,
 }

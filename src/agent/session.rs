@@ -103,6 +103,8 @@ pub struct Session {
     queued: VecDeque<String>,
     /// The user's editor, when the front end offers one.
     editor: Option<Arc<dyn TextEditor>>,
+    /// The permission mode (ask, accept edits, plan).
+    mode: super::mode::SharedMode,
 }
 
 impl Session {
@@ -130,6 +132,7 @@ impl Session {
             observers,
             queued: VecDeque::new(),
             editor: None,
+            mode: Default::default(),
         }
     }
 
@@ -190,6 +193,18 @@ impl Session {
     pub fn set_editor(&mut self, editor: Arc<dyn TextEditor>) {
         self.editor = Some(editor);
     }
+    /// The permission mode, shared: the permissions gate keeps a clone and reads it per call.
+    pub fn mode(&self) -> super::mode::SharedMode {
+        self.mode.clone()
+    }
+
+    /// Switches the mode: tells the model (a system prompt section) and the front end.
+    pub fn set_mode(&mut self, mode: super::mode::Mode) {
+        self.mode.set(mode);
+        self.set_prompt_section("mode", mode.instructions());
+        self.agent.output().emit(AgentEvent::Mode(mode));
+    }
+
     /// Cancels the running turn; front ends keep a clone.
     pub fn interrupter(&self) -> &Interrupter {
         &self.interrupter

@@ -18,6 +18,7 @@ use crate::tui::panes::status::{Activity, Around, Status};
 use crate::tui::panes::tool_log::ToolLog;
 use crate::tui::popups::file_picker::{FilePicker, Mention};
 use crate::tui::popups::help::HelpOverlay;
+use crate::tui::popups::plan_accept::PlanAccept;
 use crate::tui::popups::reverse_search::ReverseSearch;
 use crate::tui::regions::{PaneRects, Regions};
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
@@ -63,6 +64,10 @@ pub struct App {
     /// The help overlay, while open.
     pub(super) help: Option<HelpOverlay>,
     pub(super) approval: Option<PendingApproval>,
+    /// The accept-plan dialog, after a plan-mode turn ended with a plan.
+    pub(super) plan_accept: Option<PlanAccept>,
+    /// The plan the running turn made, for the accept-plan dialog when it ends.
+    planned: Option<crate::agent::plan::Plan>,
     /// The layout the user chose and where the panes were drawn last.
     pub(super) regions: Regions,
     pub(super) focus: Focus,
@@ -120,6 +125,8 @@ impl App {
             search: None,
             help: None,
             approval: None,
+            plan_accept: None,
+            planned: None,
             regions: Regions::default(),
             focus: Focus::Composer,
             pasted_prompts: VecDeque::new(),
@@ -165,6 +172,7 @@ impl App {
             || self.tools.running() > 0
             || self.files.waiting(self.mention())
             || self.approval.as_ref().is_some_and(|p| !p.armed(self.clock.now(), self.last_typed))
+            || self.plan_accept.as_ref().is_some_and(|p| !p.armed(self.clock.now(), self.last_typed))
     }
 
     /// The `@` mention the file picker serves: the prompt's, while it has the keys and no
@@ -364,7 +372,10 @@ impl App {
         }
         self.plan.render(plan, buf, &theme);
         let queued = self.status.queued();
-        let prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
+        let mut prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
+        if self.status.mode() != crate::agent::mode::Mode::Ask {
+            prompt_title.push_str(&format!(" · {}", self.status.mode().label()));
+        }
         self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
         let around = Around {
             started: self.started,
@@ -385,6 +396,11 @@ impl App {
             help.render(area, buf, &theme, self.composer.commands());
         }
         let armed_now = self.clock.now();
+        if let Some(dialog) = &self.plan_accept {
+            // Above the plan strip, which shows the plan it is about.
+            let below = Rect { y: plan.y, ..composer };
+            dialog.render(below, buf, &theme, dialog.armed(armed_now, self.last_typed));
+        }
         if let Some(pending) = self.approval.as_mut() {
             let armed = pending.armed(armed_now, self.last_typed);
             pending.render(area, buf, &theme, armed);
@@ -486,6 +502,10 @@ impl App {
             }
             AgentEvent::TurnFinished { end, .. } => {
                 self.turn_finished();
+                let planned = self.planned.take();
+                if let Some(plan) = planned.filter(|_| self.status.mode() == crate::agent::mode::Mode::Plan) {
+                    self.plan_accept = Some(PlanAccept::new(self.clock.now(), &plan));
+                }
                 if end == TurnEnd::Interrupted {
                     self.history.interrupted();
                 }
@@ -497,7 +517,19 @@ impl App {
             AgentEvent::Cleared => self.history.clear(),
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
-            AgentEvent::Plan(plan) => self.plan.set(plan),
+            AgentEvent::Plan(plan) => {
+                if self.status.busy() {
+                    self.planned = Some(plan.clone());
+                }
+                self.plan.set(plan)
+            }
+            AgentEvent::Mode(mode) => {
+                self.status.set_mode(mode);
+                self.notify(mode.describe());
+                if mode != crate::agent::mode::Mode::Plan {
+                    self.plan_accept = None;
+                }
+            }
         }
     }
 }

@@ -6,7 +6,8 @@
 //! bindings (Ctrl+C, Ctrl+O, Tab, scrolling, …); then the focused pane.
 //!
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
-//! recall prompts, Tab / Shift+Tab move focus (or complete a command), PgUp/PgDn/Home/End
+//! recall prompts, Tab moves focus (or completes a command), Shift+Tab switches mode
+//! (ask → accept edits → plan), PgUp/PgDn/Home/End
 //! scroll the focused pane, Esc from a pane goes back to the prompt and from the prompt
 //! interrupts the running turn, Ctrl+C clears (twice quits), Ctrl+D on an
 //! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
@@ -40,6 +41,12 @@ impl App {
         if let Some(pending) = self.approval.as_mut() {
             let armed = pending.armed(now, self.last_typed);
             match pending.handle_key(key, armed) {
+                Intent::Ignored => {}
+                intent => return self.apply(intent),
+            }
+        }
+        if let Some(dialog) = &self.plan_accept {
+            match dialog.handle_key(key, dialog.armed(now, self.last_typed)) {
                 Intent::Ignored => {}
                 intent => return self.apply(intent),
             }
@@ -98,7 +105,9 @@ impl App {
                 self.composer.complete();
             }
             KeyCode::Tab => self.cycle_focus(1),
-            KeyCode::BackTab => self.cycle_focus(-1),
+            // Shift+Tab: the next mode (ask → accept edits → plan), through `/mode` so the
+            // session (and its permissions gate) holds it.
+            KeyCode::BackTab => return vec![Action::Submit("/mode next".into())],
             KeyCode::PageUp => return self.scroll(Scrolled::Up(self.page())),
             KeyCode::PageDown => return self.scroll(Scrolled::Down(self.page())),
             KeyCode::Home if ctrl || self.focus != Focus::Composer => return self.scroll(Scrolled::Home),
@@ -156,6 +165,16 @@ impl App {
             Intent::OpenCall(id) => {
                 self.tools.open(&id);
                 self.focus = Focus::Tools;
+            }
+            Intent::AcceptPlan(mode) => {
+                let Some(dialog) = self.plan_accept.take() else { return vec![] };
+                let Some(mode) = mode else {
+                    self.notify("still planning: say what to change");
+                    return vec![];
+                };
+                let mut actions = vec![Action::Submit(format!("/mode {}", mode.word()))];
+                actions.extend(self.run_line(&dialog.go_ahead()));
+                return actions;
             }
             Intent::ResizeSplit(steps) => {
                 let saved = self.regions.resize_split(steps);

@@ -923,3 +923,7 @@ fn a_plan_stays_on_screen_after_a_long_reply() {
     assert!(tui.wait_exit().success());
     tui.assert_restored();
 }
+
+/// Modes on Shift+Tab: its own file, a child of this module for `Tui`.
+#[path = "tui_modes.rs"]
+mod tui_modes;

@@ -22,7 +22,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Up / Down", "recall earlier prompts (kept across sessions); in a pane, move the selection"),
     ("Ctrl+R", "search earlier prompts; again: older match; Enter/→ keep it, Esc cancel"),
     ("@ (prompt)", "pick a file to attach: ↑↓ choose, Tab/Enter insert, Esc close"),
-    ("Tab / Shift+Tab", "move focus: prompt → conversation → tools → context; in the / popup, complete"),
+    ("Tab", "move focus: prompt → conversation → tools → context; in the / popup, complete"),
+    ("Shift+Tab, /mode", "switch mode: ask → accept edits (file changes inside the project run unasked) → plan (read-only tools only); shown in the prompt's border and the status line"),
     (
         "PgUp PgDn, mouse wheel",
         "scroll the focused pane (from the prompt: the conversation); the wheel, the pane under it",
@@ -45,6 +46,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("1 2 3 (approval)", "allow once, allow for the session, deny (Esc too); typing goes to the prompt"),
     ("1 2 3 (trust question)", "trust the project, no (not asked again), not now (Esc too)"),
     ("4 (approval)", "deny and tell the model why (type a reason, Enter)"),
+    ("1 2 3 (accept plan)", "after a plan in plan mode: go ahead asking before changes, go ahead accepting edits, keep planning (Esc too)"),
     ("↑↓ Ctrl+F (approval)", "scroll the preview (PgUp PgDn too); full screen"),
 ];
 

@@ -1,0 +1,172 @@
+//! Modes on Shift+Tab (issue 30): ask → accept edits → plan. Through `App` (TestBackend):
+//! Shift+Tab sends `/mode next`, the mode shows in the status line and the prompt's border
+//! (snapshots at 120x40 and 80x24), a plan-mode turn that made a plan opens the accept-plan
+//! dialog, which takes digits only once armed. Through the real binary in a pty (this
+//! module lives under `tui_pty` for its `Tui`): accept edits writes without a dialog, plan
+//! mode refuses `write` and accepting the plan switches mode and goes ahead.
+
+use super::{Tui, APPROVAL_PAUSE};
+use crate::tui_snapshots::{app, frame, text};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use elelem::agent::mode::Mode;
+use elelem::agent::output::{AgentEvent, TurnEnd};
+use elelem::agent::plan::Plan;
+use elelem::tui::app::Action;
+use elelem::tui::runtime::clock::ManualClock;
+use serde_json::json;
+use std::time::Duration;
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn plan() -> Plan {
+    serde_json::from_value(json!({"steps": [
+        {"step": "Read the parser", "status": "completed"},
+        {"step": "Fix the last token", "status": "pending"}
+    ]}))
+    .unwrap()
+}
+
+#[test]
+fn shift_tab_asks_the_session_for_the_next_mode() {
+    let mut app = app();
+    assert_eq!(app.handle_key(key(KeyCode::BackTab)), vec![Action::Submit("/mode next".into())]);
+    // Shift+Tab while the composer holds text switches too and keeps the text.
+    for c in "half typed".chars() {
+        app.handle_key(key(KeyCode::Char(c)));
+    }
+    assert_eq!(app.handle_key(KeyCode::BackTab.into()), vec![Action::Submit("/mode next".into())]);
+    assert!(text(&frame(&mut app, 80, 24)).contains("half typed"));
+}
+
+#[test]
+fn accept_edits_shows_in_the_status_line_and_the_prompt_border_120x40() {
+    let mut app = app();
+    let before = text(&frame(&mut app, 120, 40));
+    assert!(!before.contains("accept edits"), "ask mode says nothing:\n{before}");
+    app.handle_agent(AgentEvent::Mode(Mode::Edits));
+    let screen = text(&frame(&mut app, 120, 40));
+    let border = screen.lines().find(|l| l.contains("prompt")).unwrap_or_default().to_string();
+    assert!(border.contains("prompt · accept edits"), "border: {border}\n{screen}");
+    let status = screen.lines().last().unwrap_or_default();
+    assert!(status.contains("accept edits (Shift+Tab)"), "status: {status}");
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn plan_mode_shows_in_the_status_line_and_the_prompt_border_80x24() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::Mode(Mode::Plan));
+    let screen = text(&frame(&mut app, 80, 24));
+    assert!(screen.contains("prompt · plan mode"), "{screen}");
+    insta::assert_snapshot!(screen);
+    app.handle_agent(AgentEvent::Mode(Mode::Ask));
+    let screen = text(&frame(&mut app, 80, 24));
+    assert!(!screen.contains("plan mode (Shift+Tab)") && !screen.contains("prompt · plan"), "{screen}");
+}
+
+#[test]
+fn a_plan_made_in_plan_mode_opens_the_accept_dialog_which_waits_to_be_armed() {
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    app.handle_agent(AgentEvent::Mode(Mode::Plan));
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "fix the parser".into() });
+    app.handle_agent(AgentEvent::Plan(plan()));
+    let during = text(&frame(&mut app, 120, 40));
+    assert!(!during.contains("Accept the plan"), "not while the turn runs:\n{during}");
+    app.handle_agent(AgentEvent::TurnFinished { reply: "Here is my plan.".into(), end: TurnEnd::Done });
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("Accept the plan (2 steps)?"), "{screen}");
+    assert!(screen.contains("typing goes to the prompt"), "not armed at once:\n{screen}");
+    // A digit typed at once is typing, not an answer.
+    assert_eq!(app.handle_key(key(KeyCode::Char('2'))), vec![]);
+    assert!(text(&frame(&mut app, 120, 40)).contains("Accept the plan"));
+    app.handle_key(key(KeyCode::Backspace));
+    clock.advance(Duration::from_millis(1100));
+    let armed = text(&frame(&mut app, 120, 40));
+    assert!(armed.contains("[1] yes, ask before changes  [2] yes, accept edits  [3] keep planning"), "{armed}");
+    insta::assert_snapshot!(armed);
+    let actions = app.handle_key(key(KeyCode::Char('2')));
+    assert_eq!(actions.first(), Some(&Action::Submit("/mode edits".into())), "{actions:?}");
+    match actions.get(1) {
+        Some(Action::Submit(prompt)) => {
+            assert!(prompt.contains("go ahead with the plan") && prompt.contains("Fix the last token"), "{prompt}")
+        }
+        other => panic!("the go-ahead prompt: {other:?}"),
+    }
+    assert!(!text(&frame(&mut app, 120, 40)).contains("Accept the plan"), "closed");
+}
+
+#[test]
+fn a_plan_made_in_ask_mode_opens_no_dialog() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "fix the parser".into() });
+    app.handle_agent(AgentEvent::Plan(plan()));
+    app.handle_agent(AgentEvent::TurnFinished { reply: "done".into(), end: TurnEnd::Done });
+    assert!(!text(&frame(&mut app, 120, 40)).contains("Accept the plan"));
+}
+
+/// Shift+Tab, as a terminal sends it.
+const SHIFT_TAB: &str = "\x1b[Z";
+
+#[test]
+fn accept_edits_writes_inside_the_project_without_a_dialog_through_the_real_binary() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "new.txt", "content": "hi\n"}}]},
+        {"events": [{"type": "saying", "text": "written without asking"}]},
+        {"events": [{"type": "doing", "id": "w2", "name": "write", "arguments": {"path": ".agents/x.json", "content": "{}"}}]},
+        {"events": [{"type": "saying", "text": "second done"}]}
+    ]);
+    let mut tui = Tui::start(script, 30, 110, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send(SHIFT_TAB);
+    tui.wait_for("prompt · accept edits");
+    tui.wait_for("accept edits (Shift+Tab)");
+    tui.send("write a file\r");
+    tui.wait_for("written without asking");
+    assert!(!tui.contents().contains("Allow write?"), "{}", tui.contents());
+    assert_eq!(std::fs::read_to_string(tui._dir.path().join("new.txt")).unwrap(), "hi\n");
+    // A protected path is still asked about.
+    tui.send("now the settings\r");
+    tui.wait_for("Allow write?");
+    std::thread::sleep(APPROVAL_PAUSE);
+    tui.send("3");
+    tui.wait_for("second done");
+    assert!(!tui._dir.path().join(".agents/x.json").exists());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+#[test]
+fn plan_mode_refuses_write_and_accepting_the_plan_switches_mode_through_the_real_binary() {
+    let plan = json!({"steps": [{"step": "Write late.txt", "status": "pending"}]});
+    let script = json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "early.txt", "content": "no\n"}}]},
+        {"events": [{"type": "doing", "id": "p1", "name": "plan", "arguments": plan}]},
+        {"events": [{"type": "saying", "text": "That is my plan."}]},
+        {"events": [{"type": "doing", "id": "w2", "name": "write", "arguments": {"path": "late.txt", "content": "yes\n"}}]},
+        {"events": [{"type": "saying", "text": "plan carried out"}]}
+    ]);
+    let mut tui = Tui::start(script, 30, 110, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send(SHIFT_TAB);
+    tui.wait_for("prompt · accept edits");
+    tui.send(SHIFT_TAB);
+    tui.wait_for("prompt · plan mode");
+    tui.send("make a plan\r");
+    tui.wait_for("Accept the plan (1 step)?");
+    let screen = tui.contents();
+    assert!(!tui._dir.path().join("early.txt").exists(), "plan mode ran write:\n{screen}");
+    assert!(!screen.contains("Allow write?"), "refused, not asked:\n{screen}");
+    std::thread::sleep(APPROVAL_PAUSE);
+    tui.send("2");
+    tui.wait_for("plan carried out");
+    assert_eq!(std::fs::read_to_string(tui._dir.path().join("late.txt")).unwrap(), "yes\n");
+    let screen = tui.contents();
+    assert!(screen.contains("prompt · accept edits"), "{screen}");
+    assert!(!screen.contains("Allow write?"), "accept edits asks nothing:\n{screen}");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
