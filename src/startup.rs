@@ -23,6 +23,7 @@ use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::plugins::redact::RedactPlugin;
 use crate::plugins::sandbox_command::SandboxCommand;
 use crate::plugins::skills::SkillsPlugin;
+use crate::plugins::transcript_export::TranscriptExport;
 use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
 use crate::protocol::{Provider, ProviderError, ProviderSettings};
 use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
@@ -265,7 +266,12 @@ pub fn build_session(
     let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
-    let Recording { resumed: mut recorded, output, journal } = record(options, &cwd, output)?;
+    let Recording { resumed: mut recorded, id, output, journal } = record(options, &cwd, output)?;
+    // `/export` writes to the data directory by default, named after the session.
+    let export = Arc::new(TranscriptExport::new(
+        crate::data_dir::data_dir().map(|dir| dir.join("exports")),
+        id.unwrap_or_else(|| format!("unrecorded-{}", std::process::id())),
+    ));
     let checkpoints = Checkpoints::new(journal, cwd.clone());
     if let Some(resumed) = recorded.as_mut() {
         let records = std::mem::take(&mut resumed.replayed.files);
@@ -281,7 +287,10 @@ pub fn build_session(
         agent.set_max_steps(steps);
     }
     let mut session = Session::new(agent, input, providers, settings.clone(), approver);
-    let plugins = builtin_plugins(options, checkpoints).into_iter().chain(options.extra_plugins.0.iter().cloned());
+    let plugins = builtin_plugins(options, checkpoints)
+        .into_iter()
+        .chain([export.clone() as Arc<dyn Plugin>])
+        .chain(options.extra_plugins.0.iter().cloned());
     for plugin in plugins.chain([plugin_files(options, &cwd)]) {
         session.add_plugin(plugin)?;
     }
@@ -297,6 +306,7 @@ pub fn build_session(
         session.switch_provider(&name, settings)?;
     }
     if let Some(resumed) = recorded {
+        export.log().seed(&resumed.replayed.events);
         restore(&mut session, resumed, options.replay_history);
     }
     Ok(session)
@@ -314,6 +324,8 @@ struct Resumed {
 /// append records of their own.
 struct Recording {
     resumed: Option<Resumed>,
+    /// The session's id (none when not recorded).
+    id: Option<String>,
     output: Arc<dyn Output>,
     journal: Option<Journal>,
 }
@@ -323,7 +335,7 @@ struct Recording {
 fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> anyhow::Result<Recording> {
     use crate::sessions::{open, replay, Recorder, Store};
     let Some(store) = Store::default_location().filter(|_| options.session != SessionChoice::Off) else {
-        return Ok(Recording { resumed: None, output, journal: None });
+        return Ok(Recording { resumed: None, id: None, output, journal: None });
     };
     let existing = match &options.session {
         SessionChoice::Continue => store.latest_in(cwd),
@@ -345,8 +357,9 @@ fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> 
             .with_context(|| format!("cannot read session {}", info.file.path.display()))?;
         let recorder = Arc::new(Recorder::new(output.clone(), file, replayed.messages.clone()));
         let journal = journal_of(&recorder);
+        let id = Some(info.file.id.clone());
         let resumed = Resumed { file: info.file, replayed, plain_output: output };
-        return Ok(Recording { resumed: Some(resumed), output: recorder, journal: Some(journal) });
+        return Ok(Recording { resumed: Some(resumed), id, output: recorder, journal: Some(journal) });
     }
     if options.session == SessionChoice::Continue {
         output.emit(crate::agent::AgentEvent::Warning(format!(
@@ -359,11 +372,11 @@ fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> 
             let recorder = Arc::new(Recorder::new(output, handle, Vec::new()));
             recorder.header(&file.id, &cwd.to_string_lossy());
             let journal = journal_of(&recorder);
-            Ok(Recording { resumed: None, output: recorder, journal: Some(journal) })
+            Ok(Recording { resumed: None, id: Some(file.id), output: recorder, journal: Some(journal) })
         }
         Err(error) => {
             output.emit(crate::agent::AgentEvent::Warning(format!("this session is not recorded: {error}")));
-            Ok(Recording { resumed: None, output, journal: None })
+            Ok(Recording { resumed: None, id: None, output, journal: None })
         }
     }
 }

@@ -14,6 +14,7 @@ mod cache_props;
 mod cli;
 mod context_window;
 mod effort;
+mod export;
 mod hooks;
 mod kernel;
 mod kernel_extensions;
