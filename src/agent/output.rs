@@ -133,6 +133,10 @@ pub enum AgentEvent {
     Clipboard(String),
     /// The model's plan changed (the whole plan; it replaces the one before).
     Plan(super::plan::Plan),
+    /// The conversation was rewound: the last `turns` turns are gone (`/rewind`).
+    Rewound {
+        turns: usize,
+    },
     /// The session's mode changed (`/mode`, Shift+Tab).
     Mode(super::mode::Mode),
     /// The session asks the front end to quit.

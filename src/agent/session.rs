@@ -205,6 +205,18 @@ impl Session {
         self.agent.output().emit(AgentEvent::Mode(mode));
     }
 
+    /// Takes the last `turns` turns out of the conversation (`/rewind`): returns the prompt
+    /// of the earliest one taken, and tells the model's context and the front end.
+    pub fn rewind(&mut self, turns: usize) -> Result<String, String> {
+        let users = self.conversation().messages().iter().filter(|m| m.role == crate::protocol::Role::User).count();
+        let Some(removed) = self.conversation_mut().rewind(turns) else {
+            return Err(format!("cannot rewind {turns} turn(s): the conversation holds {users} prompt(s)"));
+        };
+        self.publish_context();
+        self.agent.output().emit(AgentEvent::Rewound { turns });
+        Ok(removed.first().map(|m| m.content.clone()).unwrap_or_default())
+    }
+
     /// Cancels the running turn; front ends keep a clone.
     pub fn interrupter(&self) -> &Interrupter {
         &self.interrupter

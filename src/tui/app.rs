@@ -20,6 +20,7 @@ use crate::tui::popups::file_picker::{FilePicker, Mention};
 use crate::tui::popups::help::HelpOverlay;
 use crate::tui::popups::plan_accept::PlanAccept;
 use crate::tui::popups::reverse_search::ReverseSearch;
+use crate::tui::popups::rewind::RewindPicker;
 use crate::tui::regions::{PaneRects, Regions};
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
 use crate::tui::runtime::notify::{NotifyMode, NOTIFY_AFTER};
@@ -68,6 +69,13 @@ pub struct App {
     pub(super) plan_accept: Option<PlanAccept>,
     /// The plan the running turn made, for the accept-plan dialog when it ends.
     planned: Option<crate::agent::plan::Plan>,
+    /// The prompts of the conversation, oldest first, for the rewind picker; and the lines
+    /// sent that have not started yet (a turn's prompt carries notes before them).
+    pub(super) prompts: Vec<String>,
+    pub(super) sent: VecDeque<String>,
+    /// The rewind picker, while open; when Esc was last pressed on an empty prompt.
+    pub(super) rewind: Option<RewindPicker>,
+    pub(super) last_esc: Option<Instant>,
     /// The layout the user chose and where the panes were drawn last.
     pub(super) regions: Regions,
     pub(super) focus: Focus,
@@ -127,6 +135,10 @@ impl App {
             approval: None,
             plan_accept: None,
             planned: None,
+            prompts: Vec::new(),
+            sent: VecDeque::new(),
+            rewind: None,
+            last_esc: None,
             regions: Regions::default(),
             focus: Focus::Composer,
             pasted_prompts: VecDeque::new(),
@@ -395,6 +407,9 @@ impl App {
         if let Some(help) = self.help.as_mut() {
             help.render(area, buf, &theme, self.composer.commands());
         }
+        if let Some(picker) = &self.rewind {
+            picker.render(composer, buf, &theme);
+        }
         let armed_now = self.clock.now();
         if let Some(dialog) = &self.plan_accept {
             // Above the plan strip, which shows the plan it is about.
@@ -446,6 +461,7 @@ impl App {
     pub fn handle_agent(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TurnStarted { prompt } => {
+                self.started_prompt(&prompt);
                 self.status.turn_started(self.clock.now());
                 match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
                     Some(i) => {
@@ -514,7 +530,11 @@ impl App {
                     self.history.push(CellKind::Notice("⏹ interrupted".into()));
                 }
             }
-            AgentEvent::Cleared => self.history.clear(),
+            AgentEvent::Cleared => {
+                self.prompts.clear();
+                self.history.clear()
+            }
+            AgentEvent::Rewound { turns } => self.rewound(turns),
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
             AgentEvent::Plan(plan) => {

@@ -43,6 +43,8 @@ pub enum Intent {
     ResizeSplit(i32),
     /// The accept-plan dialog's answer: switch to this mode and go ahead, or keep planning.
     AcceptPlan(Option<Mode>),
+    /// The rewind picker's answer: rewind this many prompts back, or close.
+    Rewind(Option<usize>),
 }
 
 /// How a pane is scrolled.

@@ -9,15 +9,19 @@
 //! recall prompts, Tab moves focus (or completes a command), Shift+Tab switches mode
 //! (ask → accept edits → plan), PgUp/PgDn/Home/End
 //! scroll the focused pane, Esc from a pane goes back to the prompt and from the prompt
-//! interrupts the running turn, Ctrl+C clears (twice quits), Ctrl+D on an
+//! interrupts the running turn (twice on an empty prompt while idle: the rewind picker), Ctrl+C clears (twice quits), Ctrl+D on an
 //! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
 //! opens the help overlay. `popups/help.rs`'s `KEYS` lists them all for the user.
 
 use crate::tui::app::{Action, App, DOUBLE_CTRL_C};
+
+/// How soon a second Esc on an empty prompt opens the rewind picker.
+pub const DOUBLE_ESC: std::time::Duration = std::time::Duration::from_millis(600);
 use crate::tui::intent::{Focus, Intent, Scrolled};
 use crate::tui::panes::conversation::cells::CellKind;
 use crate::tui::popups::help::HelpOverlay;
 use crate::tui::popups::reverse_search::ReverseSearch;
+use crate::tui::popups::rewind::RewindPicker;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 use std::time::Instant;
@@ -56,6 +60,10 @@ impl App {
         }
         if let Some(help) = self.help.as_mut() {
             let intent = help.handle_key(key);
+            return self.apply(intent);
+        }
+        if let Some(picker) = self.rewind.as_mut() {
+            let intent = picker.handle_key(key);
             return self.apply(intent);
         }
         if let Some(search) = self.search.as_mut() {
@@ -99,6 +107,14 @@ impl App {
                     self.focus = Focus::Composer;
                 } else if self.status.busy() {
                     return vec![Action::Interrupt];
+                } else if self.composer.is_empty() {
+                    // Esc Esc on an empty prompt while idle: the rewind picker.
+                    if self.last_esc.is_some_and(|t| now.duration_since(t) <= DOUBLE_ESC) {
+                        self.last_esc = None;
+                        self.open_rewind();
+                    } else {
+                        self.last_esc = Some(now);
+                    }
                 }
             }
             KeyCode::Tab if self.focus == Focus::Composer && !self.composer.popup().is_empty() => {
@@ -166,6 +182,12 @@ impl App {
                 self.tools.open(&id);
                 self.focus = Focus::Tools;
             }
+            Intent::Rewind(turns) => {
+                self.rewind = None;
+                if let Some(turns) = turns {
+                    return self.run_line(&format!("/rewind {turns}"));
+                }
+            }
             Intent::AcceptPlan(mode) => {
                 let Some(dialog) = self.plan_accept.take() else { return vec![] };
                 let Some(mode) = mode else {
@@ -231,6 +253,10 @@ impl App {
                 vec![Action::SetMouse(self.mouse)]
             }
             "/exit" | "/quit" => vec![Action::Quit],
+            "/rewind" => {
+                self.open_rewind();
+                vec![]
+            }
             "/help" | "?" => {
                 self.help = Some(HelpOverlay::new());
                 vec![]
@@ -238,7 +264,10 @@ impl App {
             _ => {
                 if line.starts_with('/') {
                     self.history.push(CellKind::Notice(format!("› {line}")));
-                } else if self.status.busy() {
+                } else {
+                    self.sent.push_back(line.to_string());
+                }
+                if !line.starts_with('/') && self.status.busy() {
                     self.status.queue_one();
                     self.notify("queued: it runs when this turn ends");
                 }
@@ -280,6 +309,37 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// The rewind picker over the conversation's prompts (a notice when there is none).
+    fn open_rewind(&mut self) {
+        if self.prompts.is_empty() {
+            self.notify("nothing to rewind: no prompt yet");
+        } else {
+            self.rewind = Some(RewindPicker::new(&self.prompts));
+        }
+    }
+
+    /// A turn started with `prompt` (notes before the typed text): the typed line it
+    /// carries, when one was sent, is what the rewind picker lists.
+    pub(super) fn started_prompt(&mut self, prompt: &str) {
+        let typed = match self.sent.front() {
+            Some(line) if prompt.contains(line.as_str()) => self.sent.pop_front(),
+            _ => None,
+        };
+        self.prompts.push(typed.unwrap_or_else(|| prompt.to_string()));
+    }
+
+    /// The session rewound `turns` turns: their prompts leave the picker's list and the
+    /// earliest comes back into the composer to edit.
+    pub(super) fn rewound(&mut self, turns: usize) {
+        let at = self.prompts.len().saturating_sub(turns);
+        let taken = self.prompts.split_off(at);
+        if let Some(prompt) = taken.into_iter().next() {
+            self.focus = Focus::Composer;
+            self.composer.set_text(&prompt);
+        }
+        self.history.push(CellKind::Notice(format!("⏪ rewound {turns} turn{}", if turns == 1 { "" } else { "s" })));
     }
 
     fn toggle_context(&mut self) {

@@ -927,3 +927,7 @@ fn a_plan_stays_on_screen_after_a_long_reply() {
 /// Modes on Shift+Tab: its own file, a child of this module for `Tui`.
 #[path = "tui_modes.rs"]
 mod tui_modes;
+
+/// Rewind: its own file, a child of this module for `Tui`.
+#[path = "rewind.rs"]
+mod rewind;

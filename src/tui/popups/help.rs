@@ -34,6 +34,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Space (conversation)", "show all output of the selected call, or a whole paste"),
     ("Enter (tools)", "expand / collapse the selected call"),
     ("Esc", "from a pane: back to the prompt (never interrupts); from the prompt: interrupt the running turn; close a popup or this help"),
+    ("Esc Esc (empty prompt), /rewind", "the earlier prompts, newest first: Enter puts the conversation and the files back to just before the chosen one and the prompt into the composer; Esc closes"),
     ("Ctrl+C", "clear the prompt (an empty one: interrupt the turn); twice quits"),
     ("Ctrl+D (empty prompt)", "quit"),
     ("Ctrl+O, /context", "toggle the context panel"),

@@ -1,6 +1,7 @@
 //! The popups: what opens over the panes for a while and takes keys first — the `@` file
 //! picker (over `file_index.rs`), Ctrl+R history search, the approval dialog, the help
-//! overlay and the accept-plan dialog (`plan_accept.rs`). Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
+//! overlay the accept-plan dialog (`plan_accept.rs`) and the
+//! rewind picker (`rewind.rs`). Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
 //! and draws itself over the panes.
 
 pub mod approval;
@@ -9,3 +10,4 @@ pub mod file_picker;
 pub mod help;
 pub mod plan_accept;
 pub mod reverse_search;
+pub mod rewind;
