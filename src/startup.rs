@@ -312,6 +312,40 @@ pub fn build_session(
     Ok(session)
 }
 
+/// A recorded session as the resume picker lists it. All of it comes from files anyone
+/// could have written: a front end sanitizes it before drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    /// `YYYY-MM-DD HH:MM` (UTC) it started.
+    pub date: String,
+    pub turns: usize,
+    pub first_prompt: String,
+    /// The last exchange: its prompt and reply, first lines.
+    pub last_prompt: String,
+    pub last_reply: String,
+}
+
+/// The recorded sessions of `cwd`, newest first (at most 200).
+pub fn sessions_in(cwd: &Path) -> Vec<SessionRow> {
+    let cwd = cwd.to_string_lossy();
+    let Some(store) = crate::sessions::Store::default_location() else { return Vec::new() };
+    store
+        .list()
+        .into_iter()
+        .filter(|s| s.cwd == cwd && s.turns > 0)
+        .take(200)
+        .map(|s| SessionRow {
+            id: s.file.id,
+            date: crate::agent::system_prompt::date_time(s.started),
+            turns: s.turns,
+            first_prompt: s.first_prompt,
+            last_prompt: s.last_prompt,
+            last_reply: s.last_reply,
+        })
+        .collect()
+}
+
 /// A session being resumed: its file and what it held.
 struct Resumed {
     file: crate::sessions::SessionFile,

@@ -19,6 +19,7 @@ use crate::tui::panes::tool_log::ToolLog;
 use crate::tui::popups::file_picker::{FilePicker, Mention};
 use crate::tui::popups::help::HelpOverlay;
 use crate::tui::popups::plan_accept::PlanAccept;
+use crate::tui::popups::resume_picker::ResumePicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
 use crate::tui::popups::rewind::RewindPicker;
 use crate::tui::regions::{PaneRects, Regions};
@@ -75,6 +76,10 @@ pub struct App {
     pub(super) sent: VecDeque<String>,
     /// The rewind picker, while open; when Esc was last pressed on an empty prompt.
     pub(super) rewind: Option<RewindPicker>,
+    /// The resume picker, while open; the session chosen in it, for the event loop to
+    /// start once this one is stopped.
+    pub(super) resume: Option<ResumePicker>,
+    pub(super) resume_to: Option<String>,
     pub(super) last_esc: Option<Instant>,
     /// The layout the user chose and where the panes were drawn last.
     pub(super) regions: Regions,
@@ -139,6 +144,8 @@ impl App {
             sent: VecDeque::new(),
             rewind: None,
             last_esc: None,
+            resume: None,
+            resume_to: None,
             regions: Regions::default(),
             focus: Focus::Composer,
             pasted_prompts: VecDeque::new(),
@@ -409,6 +416,9 @@ impl App {
         }
         if let Some(picker) = &self.rewind {
             picker.render(composer, buf, &theme);
+        }
+        if let Some(picker) = &self.resume {
+            picker.render(area, composer, buf, &theme);
         }
         let armed_now = self.clock.now();
         if let Some(dialog) = &self.plan_accept {

@@ -45,6 +45,8 @@ pub enum Intent {
     AcceptPlan(Option<Mode>),
     /// The rewind picker's answer: rewind this many prompts back, or close.
     Rewind(Option<usize>),
+    /// The resume picker's answer: resume this session, or close.
+    Resume(Option<String>),
 }
 
 /// How a pane is scrolled.

@@ -20,6 +20,7 @@ pub const DOUBLE_ESC: std::time::Duration = std::time::Duration::from_millis(600
 use crate::tui::intent::{Focus, Intent, Scrolled};
 use crate::tui::panes::conversation::cells::CellKind;
 use crate::tui::popups::help::HelpOverlay;
+use crate::tui::popups::resume_picker::ResumePicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
 use crate::tui::popups::rewind::RewindPicker;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
@@ -63,6 +64,10 @@ impl App {
             return self.apply(intent);
         }
         if let Some(picker) = self.rewind.as_mut() {
+            let intent = picker.handle_key(key);
+            return self.apply(intent);
+        }
+        if let Some(picker) = self.resume.as_mut() {
             let intent = picker.handle_key(key);
             return self.apply(intent);
         }
@@ -182,6 +187,14 @@ impl App {
                 self.tools.open(&id);
                 self.focus = Focus::Tools;
             }
+            Intent::Resume(id) => {
+                self.resume = None;
+                if let Some(id) = id {
+                    // The event loop stops this session and starts the chosen one.
+                    self.resume_to = Some(id);
+                    return vec![Action::Quit];
+                }
+            }
             Intent::Rewind(turns) => {
                 self.rewind = None;
                 if let Some(turns) = turns {
@@ -257,6 +270,11 @@ impl App {
                 self.open_rewind();
                 vec![]
             }
+            "/resume" => {
+                let cwd = std::env::current_dir().unwrap_or_default();
+                self.open_resume(crate::startup::sessions_in(&cwd));
+                vec![]
+            }
             "/help" | "?" => {
                 self.help = Some(HelpOverlay::new());
                 vec![]
@@ -309,6 +327,22 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// The resume picker over `sessions` (a notice when there is none).
+    pub fn open_resume(&mut self, sessions: Vec<crate::startup::SessionRow>) {
+        let picker = ResumePicker::new(sessions);
+        if picker.is_empty() {
+            self.notify("no recorded session of this directory to resume");
+        } else {
+            self.focus = Focus::Composer;
+            self.resume = Some(picker);
+        }
+    }
+
+    /// The session the user chose to resume, once: the event loop starts it.
+    pub fn take_resume(&mut self) -> Option<String> {
+        self.resume_to.take()
     }
 
     /// The rewind picker over the conversation's prompts (a notice when there is none).

@@ -1,7 +1,7 @@
 //! The popups: what opens over the panes for a while and takes keys first — the `@` file
 //! picker (over `file_index.rs`), Ctrl+R history search, the approval dialog, the help
-//! overlay the accept-plan dialog (`plan_accept.rs`) and the
-//! rewind picker (`rewind.rs`). Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
+//! overlay the accept-plan dialog (`plan_accept.rs`) the
+//! rewind picker (`rewind.rs`) and the resume picker (`resume_picker.rs`). Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
 //! and draws itself over the panes.
 
 pub mod approval;
@@ -9,5 +9,6 @@ pub mod file_index;
 pub mod file_picker;
 pub mod help;
 pub mod plan_accept;
+pub mod resume_picker;
 pub mod reverse_search;
 pub mod rewind;
