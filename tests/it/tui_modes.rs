@@ -170,3 +170,55 @@ fn plan_mode_refuses_write_and_accepting_the_plan_switches_mode_through_the_real
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// The resume picker (`popups/resume_picker.rs`), drawn through `App`: rows of date, turns
+/// and first prompt, the chosen session's last exchange, the filter; session text from a
+/// file anyone could write is drawn without its control sequences.
+#[test]
+fn the_resume_picker_lists_sessions_filters_and_sanitizes_120x40() {
+    use elelem::startup::SessionRow;
+    let row = |id: &str, date: &str, turns, first: &str, last: &str, reply: &str| SessionRow {
+        id: id.into(),
+        date: date.into(),
+        turns,
+        first_prompt: first.into(),
+        last_prompt: last.into(),
+        last_reply: reply.into(),
+    };
+    let mut app = app();
+    app.open_resume(vec![
+        row("b", "2026-12-03 10:00", 3, "fix the parser \x1b]0;pwned\x07now", "and the tests?", "All 12 pass."),
+        row("a", "2026-12-01 09:30", 1, "explain the layers", "explain the layers", "There are six."),
+    ]);
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("2 of 2") && screen.contains("2026-12-03 10:00    3 turns  fix the parser"), "{screen}");
+    assert!(screen.contains("› and the tests?") && screen.contains("‹ All 12 pass."), "{screen}");
+    assert!(!screen.contains('\x1b') && !screen.contains('\x07'), "{screen:?}");
+    insta::assert_snapshot!(screen);
+    for c in "LAYERS".chars() {
+        app.handle_key(key(KeyCode::Char(c)));
+    }
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("1 of 2") && screen.contains("‹ There are six."), "{screen}");
+    assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Quit], "Enter resumes: the session stops");
+    assert_eq!(app.take_resume().as_deref(), Some("a"));
+}
+
+/// The rewind picker, drawn through `App`: the prompts newest first.
+#[test]
+fn the_rewind_picker_lists_the_prompts_newest_first_80x24() {
+    let mut app = app();
+    for prompt in ["first prompt", "second prompt"] {
+        app.handle_agent(AgentEvent::TurnStarted { prompt: prompt.into() });
+        app.handle_agent(AgentEvent::TurnFinished { reply: "ok".into(), end: TurnEnd::Done });
+    }
+    assert_eq!(app.run_line("/rewind"), vec![]);
+    let screen = text(&frame(&mut app, 80, 24));
+    let newest = screen.find(" 1. second prompt").expect("newest first");
+    assert!(screen[newest..].contains(" 2. first prompt"), "{screen}");
+    insta::assert_snapshot!(screen);
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Submit("/rewind 2".into())]);
+    app.handle_agent(AgentEvent::Rewound { turns: 2 });
+    assert!(text(&frame(&mut app, 80, 24)).contains("│first prompt"), "the prompt is back in the composer");
+}

@@ -35,6 +35,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Enter (tools)", "expand / collapse the selected call"),
     ("Esc", "from a pane: back to the prompt (never interrupts); from the prompt: interrupt the running turn; close a popup or this help"),
     ("Esc Esc (empty prompt), /rewind", "the earlier prompts, newest first: Enter puts the conversation and the files back to just before the chosen one and the prompt into the composer; Esc closes"),
+    ("type, ↑↓ Enter Esc (resume picker), /resume", "filter this directory's sessions (date, turns, first prompt; the chosen one's last exchange below), choose, resume it, close"),
     ("Ctrl+C", "clear the prompt (an empty one: interrupt the turn); twice quits"),
     ("Ctrl+D (empty prompt)", "quit"),
     ("Ctrl+O, /context", "toggle the context panel"),

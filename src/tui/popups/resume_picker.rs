@@ -93,7 +93,9 @@ impl ResumePicker {
 
     /// Drawn over the panes above the prompt (`area`: the screen, `composer`: the prompt).
     pub fn render(&self, area: Rect, composer: Rect, buf: &mut Buffer, theme: &Theme) {
-        let height = composer.y.saturating_sub(area.y).min(24);
+        // The filter line, up to 16 sessions, a blank row, the last exchange (3) and the borders.
+        let wanted = self.rows.len().min(16) as u16 + 7;
+        let height = composer.y.saturating_sub(area.y).min(wanted);
         if height < 6 {
             return;
         }
