@@ -33,10 +33,8 @@ impl TranscriptLog {
                 Some(Entry::Reply(reply)) => reply.push_str(text),
                 _ => entries.push(Entry::Reply(text.clone())),
             },
-            AgentEvent::Delta(Delta::Thinking(_)) => {
-                if !matches!(entries.last(), Some(Entry::Thinking)) {
-                    entries.push(Entry::Thinking);
-                }
+            AgentEvent::Delta(Delta::Thinking(_)) if !matches!(entries.last(), Some(Entry::Thinking)) => {
+                entries.push(Entry::Thinking)
             }
             AgentEvent::ToolFinished { call, result } => {
                 entries.push(Entry::Tool {
@@ -83,7 +81,7 @@ impl TranscriptLog {
                     out.push_str(&format!(
                         "\n### Tool call: {}{mark}\n\n{}\n\nResult:\n\n{}\n",
                         clean(name),
-                        fenced(&clean(&args)),
+                        fenced(&clean(args)),
                         fenced(&clean(result))
                     ));
                 }
