@@ -79,6 +79,14 @@ struct PermissionFlags {
     /// Let contained commands use the network (no network namespace, no TCP rule)
     #[arg(long, global = true)]
     sandbox_network: bool,
+    /// Start in this mode: ask (the default), edits (file changes inside the project run
+    /// unasked) or plan (read-only tools only); /mode and Shift+Tab change it
+    #[arg(long, global = true, value_name = "ask|edits|plan", value_parser = parse_mode)]
+    mode: Option<elelem::agent::Mode>,
+}
+
+fn parse_mode(text: &str) -> Result<elelem::agent::Mode, String> {
+    elelem::agent::Mode::parse(text).ok_or_else(|| format!("`{text}` is not a mode: ask, edits or plan"))
 }
 
 #[derive(Args, Clone, Default)]
@@ -163,6 +171,7 @@ fn main() -> ExitCode {
         effort: global.effort,
         allow: global.permissions.allow.clone(),
         yolo: global.permissions.yolo,
+        mode: global.permissions.mode.unwrap_or_default(),
         max_steps: global.max_steps.map(|n| n as usize),
         headless,
         trust: global.trust,

@@ -52,6 +52,8 @@ pub struct Options {
     pub yolo: bool,
     /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
     pub headless: bool,
+    /// The mode to start in (`--mode`).
+    pub mode: crate::agent::Mode,
     /// Trust the project's own `.agents/` settings for this run (`--trust`).
     pub trust: bool,
     /// Model calls one turn may make (`--max-steps`, `ELELEM_MAX_STEPS`); `None`: the
@@ -304,6 +306,9 @@ pub fn build_session(
         }
     } else if declared_later {
         session.switch_provider(&name, settings)?;
+    }
+    if options.mode != crate::agent::Mode::Ask {
+        session.set_mode(options.mode);
     }
     if let Some(resumed) = recorded {
         export.log().seed(&resumed.replayed.events);

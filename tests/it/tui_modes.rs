@@ -222,3 +222,30 @@ fn the_rewind_picker_lists_the_prompts_newest_first_80x24() {
     app.handle_agent(AgentEvent::Rewound { turns: 2 });
     assert!(text(&frame(&mut app, 80, 24)).contains("│first prompt"), "the prompt is back in the composer");
 }
+
+/// `--mode plan` for `ask`, and `/mode edits` in the line REPL: the same gate. Piped, the
+/// REPL cannot ask, so only accept edits lets the write run.
+#[test]
+fn ask_with_mode_plan_refuses_write_and_the_line_repl_takes_mode_edits() {
+    use std::io::Write as _;
+    let home = crate::support::home::Home::new();
+    let write = json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "new.txt", "content": "hi\n"}}]},
+        {"events": [{"type": "saying", "text": "done"}]}
+    ]);
+    let script = home.script(write.clone());
+    let out = home.command(&["ask", "--json", "--mode", "plan", "write it"], &script).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(r#""mode":"plan""#), "{stdout}");
+    assert!(stdout.contains("plan mode, where only read-only tools run"), "{stdout}");
+    assert!(!home.dir.path().join("new.txt").exists());
+
+    let script = home.script(write);
+    let mut child = home.command(&["chat", "--plain"], &script).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(b"/mode\n/mode edits\nwrite it\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Mode: ask (/mode ask|edits|plan; Shift+Tab cycles)"), "{stdout}");
+    assert!(stdout.contains("mode: accept edits — file changes inside the project run without asking"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(home.dir.path().join("new.txt")).unwrap(), "hi\n", "{stdout}");
+}
