@@ -143,6 +143,9 @@ pub struct Tool {
     pub aliases: Vec<String>,
     /// Only looks, never changes anything: allowed without asking by default.
     pub read_only: bool,
+    /// Changes only the files its path arguments name (write, edit): what accept-edits
+    /// mode lets run unasked inside the project.
+    pub edits_files: bool,
     /// The argument that holds a shell command (permission rules match it).
     command_arg: Option<String>,
     /// The arguments that name files or directories (permissions check where they point).
@@ -183,6 +186,7 @@ impl Tool {
             parameters,
             aliases: Vec::new(),
             read_only: false,
+            edits_files: false,
             command_arg: None,
             path_args: Vec::new(),
             url_arg: None,
@@ -207,6 +211,12 @@ impl Tool {
     /// Marks the tool as one that only looks.
     pub fn read_only(mut self) -> Self {
         self.read_only = true;
+        self
+    }
+
+    /// Marks it as changing only the files its path arguments name (`edits_files`).
+    pub fn edits_files(mut self) -> Self {
+        self.edits_files = true;
         self
     }
 

@@ -249,3 +249,74 @@ fn ask_with_mode_plan_refuses_write_and_the_line_repl_takes_mode_edits() {
     assert!(stdout.contains("mode: accept edits — file changes inside the project run without asking"), "{stdout}");
     assert_eq!(std::fs::read_to_string(home.dir.path().join("new.txt")).unwrap(), "hi\n", "{stdout}");
 }
+
+/// The gate in each mode, as an attacker would try it (`permissions_support`'s session with
+/// the real plugin and tools): accept edits lets only `write`/`edit` of files inside the
+/// project through unasked — not a path outside, not one reached through a symlink, not a
+/// protected path, not a command, not another tool that names a path, not a denied tool;
+/// plan mode refuses every tool that changes things, even under --yolo.
+#[tokio::test]
+async fn accept_edits_and_plan_hold_against_every_way_around_them() {
+    use crate::permissions_support::{call, interactive, Answers, Dirs};
+    use elelem::agent::{Approval, Tool};
+    let dirs = Dirs::new(None, None);
+    let outside = dirs.root.path().join("outside.txt");
+    std::os::unix::fs::symlink(&outside, dirs.project.join("link.txt")).unwrap();
+    let answers = Answers::new(&[]);
+    let mut session = dirs.session(interactive(), answers.clone()).unwrap();
+    // A tool that names a path but does not say it only edits files.
+    let stamp = || {
+        Tool::new(
+            "stamp",
+            "stamps a file",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            |_, _| async { Ok(json!({"content": "stamped"})) },
+        )
+        .unwrap()
+        .touches_paths(&["path"])
+    };
+    session.toolbox_mut().add(stamp());
+    session.set_mode(Mode::Edits);
+
+    let inside = call(&mut session, "write", json!({"path": dirs.file("a.txt"), "content": "hi\n"})).await;
+    assert_eq!(inside["ok"], true, "{inside}");
+    let edit = call(&mut session, "edit", json!({"path": dirs.file("a.txt"), "old": "hi", "new": "ho"})).await;
+    assert!(answers.asked().is_empty(), "write and edit inside the project are not asked: {edit}");
+    for (name, args) in [
+        ("write", json!({"path": outside.to_str().unwrap(), "content": "x"})),
+        ("write", json!({"path": dirs.file("link.txt"), "content": "x"})),
+        ("write", json!({"path": dirs.file(".agents/permissions.json"), "content": "{\"*\": \"allow\"}"})),
+        ("write", json!({"path": dirs.file(".git/hooks/pre-commit"), "content": "#!/bin/sh\n"})),
+        ("execute", json!({"command": "echo hi"})),
+        ("stamp", json!({"path": dirs.file("a.txt")})),
+    ] {
+        let before = answers.asked().len();
+        let result = call(&mut session, name, args.clone()).await;
+        assert_eq!(answers.asked().len(), before + 1, "{name} {args} was not asked about: {result}");
+        assert_eq!(result["ok"], false, "{result}");
+    }
+    assert!(!outside.exists(), "nothing reached outside the project");
+    assert!(!dirs.project.join(".agents/permissions.json").exists());
+
+    let denied = Dirs::new(Some(r#"{"write": "deny"}"#), None);
+    let mut session = denied.session(interactive(), Answers::new(&[Approval::Yes])).unwrap();
+    session.set_mode(Mode::Edits);
+    let result = call(&mut session, "write", json!({"path": denied.file("a.txt"), "content": "x"})).await;
+    assert_eq!(result["error"], "Permission denied: write", "a deny rule still denies");
+
+    let options = elelem::startup::Options { yolo: true, ..interactive() };
+    let answers = Answers::new(&[]);
+    let mut session = dirs.session(options, answers.clone()).unwrap();
+    session.toolbox_mut().add(stamp());
+    session.set_mode(Mode::Plan);
+    for (name, args) in [
+        ("write", json!({"path": dirs.file("b.txt"), "content": "x"})),
+        ("execute", json!({"command": "touch c.txt"})),
+        ("stamp", json!({"path": dirs.file("a.txt")})),
+    ] {
+        let result = call(&mut session, name, args).await;
+        assert!(result["error"].as_str().unwrap_or("").contains("plan mode"), "{name}: {result}");
+    }
+    assert_eq!(call(&mut session, "read", json!({"path": dirs.file("a.txt")})).await["ok"], true);
+    assert!(answers.asked().is_empty() && !dirs.project.join("b.txt").exists());
+}

@@ -12,8 +12,8 @@
 //!
 //! The session's mode (`agent/mode.rs`) comes after a deny: in plan mode a tool that is not
 //! read-only is refused with a message telling the model to present its plan; in accept-edits
-//! mode a call that only changes files inside the project (not a protected one, no command,
-//! no URL) runs without asking.
+//! mode a call of a tool that only changes the files it names (`Tool::edits_files`), all
+//! inside the project and none protected, runs without asking.
 
 use super::paths::{Place, Places};
 use super::rules::{Permissions, Policy, Rule, Subject};
@@ -95,8 +95,9 @@ impl Gate {
             }
         }
         let unasked = hook_asks.is_none();
-        // Accept edits: a call that only changes files inside the project runs unasked.
-        let only_files = paths > 0 && parsed.is_none() && host.is_none();
+        // Accept edits: a call of a tool that only changes the files it names, all inside the
+        // project, runs unasked.
+        let only_files = call.tool.edits_files && paths > 0 && parsed.is_none() && host.is_none();
         if mode == Mode::Edits && only_files && outside.is_none() && protected.is_none() && unasked {
             return Ok(());
         }
