@@ -373,6 +373,7 @@ impl App {
             self.focus = Focus::Composer;
             self.composer.set_text(&prompt);
         }
+        self.history.rewind(turns);
         self.history.push(CellKind::Notice(format!("⏪ rewound {turns} turn{}", if turns == 1 { "" } else { "s" })));
     }
 

@@ -104,8 +104,10 @@ fn esc_esc_opens_the_earlier_prompts_and_enter_rewinds_with_the_prompt_in_the_co
     let dir = tui._dir.path();
     assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "one\n");
     assert!(!dir.join("b.txt").exists());
-    // The prompt is back in the composer, to edit and send again.
+    // The prompt is back in the composer, to edit and send again; the rewound turn is gone
+    // from the conversation pane.
     let screen = tui.contents();
+    assert!(!screen.contains("wrote two") && screen.contains("wrote one"), "{screen}");
     let composer = screen.lines().skip_while(|l| !l.contains("prompt · accept edits")).nth(1).unwrap_or_default();
     assert!(composer.contains("second prompt"), "composer: {composer}\n{screen}");
     tui.send("\r");
