@@ -105,6 +105,8 @@ pub struct App {
     pub(super) clock: SharedClock,
     /// Cancels the running turn; set once the session is ready.
     interrupter: Option<crate::agent::Interrupter>,
+    /// The session's mode, once it is ready (Shift+Tab sets it at once).
+    pub(super) mode: Option<crate::agent::SharedMode>,
     /// Sequences for the terminal itself (OSC 52 clipboard), written before the next frame.
     terminal_writes: Vec<String>,
 }
@@ -159,6 +161,7 @@ impl App {
             started: Instant::now(),
             clock: std::sync::Arc::new(SystemClock),
             interrupter: None,
+            mode: None,
             terminal_writes: Vec::new(),
         }
     }
@@ -168,6 +171,7 @@ impl App {
         self.status.set_model(ready.provider, ready.model);
         self.composer.set_commands_and_history(ready.commands, ready.history);
         self.interrupter = Some(ready.interrupter);
+        self.mode = Some(ready.mode);
         self.files.start();
         let notice = format!("{banner} · {} · {} · ? for help", self.status.provider(), self.status.model());
         self.history.push(CellKind::Notice(notice));

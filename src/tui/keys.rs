@@ -126,9 +126,7 @@ impl App {
                 self.composer.complete();
             }
             KeyCode::Tab => self.cycle_focus(1),
-            // Shift+Tab: the next mode (ask → accept edits → plan), through `/mode` so the
-            // session (and its permissions gate) holds it.
-            KeyCode::BackTab => return vec![Action::Submit("/mode next".into())],
+            KeyCode::BackTab => return self.next_mode(),
             KeyCode::PageUp => return self.scroll(Scrolled::Up(self.page())),
             KeyCode::PageDown => return self.scroll(Scrolled::Down(self.page())),
             KeyCode::Home if ctrl || self.focus != Focus::Composer => return self.scroll(Scrolled::Home),
@@ -327,6 +325,18 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// Shift+Tab: the next mode (ask → accept edits → plan). Set at once in the session's
+    /// shared mode, so the gate applies it to a running turn's next call; `/mode WORD`
+    /// (run when the session next reads a line) tells the model and the front end.
+    fn next_mode(&mut self) -> Vec<Action> {
+        let next = self.status.mode().next();
+        if let Some(shared) = &self.mode {
+            shared.set(next);
+        }
+        self.status.set_mode(next);
+        vec![Action::Submit(format!("/mode {}", next.word()))]
     }
 
     /// The resume picker over `sessions` (a notice when there is none).

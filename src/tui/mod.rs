@@ -197,6 +197,7 @@ async fn start_session(
     commands.extend(local_commands());
     commands.sort();
     let ready = Ready {
+        mode: session.mode(),
         interrupter: session.interrupter().clone(),
         provider: session.provider().name().to_string(),
         model: session.provider().model().to_string(),

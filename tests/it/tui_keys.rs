@@ -135,7 +135,7 @@ fn tab_moves_focus_shift_tab_switches_mode_and_typing_returns_to_the_prompt() {
     assert_eq!(app.focus(), Focus::Tools);
     // Shift+Tab switches the mode (`tui_modes.rs`), not the focus.
     let actions = app.handle_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(actions, vec![Action::Submit("/mode next".into())]);
+    assert_eq!(actions, vec![Action::Submit("/mode edits".into())]);
     assert_eq!(app.focus(), Focus::Tools);
     type_text(&mut app, "x");
     assert_eq!(app.focus(), Focus::Composer);

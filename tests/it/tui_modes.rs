@@ -1,5 +1,5 @@
 //! Modes on Shift+Tab (issue 30): ask → accept edits → plan. Through `App` (TestBackend):
-//! Shift+Tab sends `/mode next`, the mode shows in the status line and the prompt's border
+//! Shift+Tab cycles the modes (sending `/mode WORD`), the mode shows in the status line and the prompt's border
 //! (snapshots at 120x40 and 80x24), a plan-mode turn that made a plan opens the accept-plan
 //! dialog, which takes digits only once armed. Through the real binary in a pty (this
 //! module lives under `tui_pty` for its `Tui`): accept edits writes without a dialog, plan
@@ -29,14 +29,16 @@ fn plan() -> Plan {
 }
 
 #[test]
-fn shift_tab_asks_the_session_for_the_next_mode() {
+fn shift_tab_cycles_the_modes_and_tells_the_session() {
     let mut app = app();
-    assert_eq!(app.handle_key(key(KeyCode::BackTab)), vec![Action::Submit("/mode next".into())]);
+    assert_eq!(app.handle_key(key(KeyCode::BackTab)), vec![Action::Submit("/mode edits".into())]);
+    assert!(text(&frame(&mut app, 80, 24)).contains("prompt · accept edits"), "shown at once");
     // Shift+Tab while the composer holds text switches too and keeps the text.
     for c in "half typed".chars() {
         app.handle_key(key(KeyCode::Char(c)));
     }
-    assert_eq!(app.handle_key(KeyCode::BackTab.into()), vec![Action::Submit("/mode next".into())]);
+    assert_eq!(app.handle_key(KeyCode::BackTab.into()), vec![Action::Submit("/mode plan".into())]);
+    assert_eq!(app.handle_key(KeyCode::BackTab.into()), vec![Action::Submit("/mode ask".into())]);
     assert!(text(&frame(&mut app, 80, 24)).contains("half typed"));
 }
 
@@ -319,4 +321,28 @@ async fn accept_edits_and_plan_hold_against_every_way_around_them() {
     }
     assert_eq!(call(&mut session, "read", json!({"path": dirs.file("a.txt")})).await["ok"], true);
     assert!(answers.asked().is_empty() && !dirs.project.join("b.txt").exists());
+}
+
+#[test]
+fn shift_tab_during_a_turn_lets_its_next_edit_run_unasked_through_the_real_binary() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "one.txt", "content": "1\n"}}]},
+        {"events": [{"type": "doing", "id": "w2", "name": "write", "arguments": {"path": "two.txt", "content": "2\n"}}]},
+        {"events": [{"type": "saying", "text": "both written"}]}
+    ]);
+    let mut tui = Tui::start(script, 30, 110, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("write two files\r");
+    tui.wait_for("Allow write?");
+    // While the first call waits for its answer, switch to accept edits.
+    tui.send(SHIFT_TAB);
+    tui.wait_for("prompt · accept edits");
+    std::thread::sleep(APPROVAL_PAUSE);
+    tui.send("1");
+    tui.wait_for("both written");
+    let dir = tui._dir.path();
+    assert_eq!(std::fs::read_to_string(dir.join("two.txt")).unwrap(), "2\n", "{}", tui.contents());
+    assert!(!tui.contents().contains("Allow write?"), "the second write was not asked about");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
 }

@@ -171,7 +171,7 @@ impl Plugin for PermissionsPlugin {
 }
 
 /// `/mode`: shows the mode; `/mode ask|edits|plan` switches to it, `/mode next` to the one
-/// after (what Shift+Tab sends).
+/// after.
 fn mode_command(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     let current = session.mode().get();
     let mode = match args.trim() {
