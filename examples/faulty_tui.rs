@@ -29,6 +29,13 @@ fn main() -> anyhow::Result<()> {
         Ok(())
     });
     let options = Options { extra_plugins: ExtraPlugins(vec![plugin]), ..Options::default() };
-    let tui = elelem::tui::TuiOptions { mouse: true, color: true, yolo: false, theme: None, first_prompt: None };
+    let tui = elelem::tui::TuiOptions {
+        mouse: true,
+        color: true,
+        yolo: false,
+        theme: None,
+        first_prompt: None,
+        pick_session: false,
+    };
     tokio::runtime::Runtime::new()?.block_on(elelem::tui::run(&options, tui)).map(|_| ())
 }

@@ -83,6 +83,14 @@ struct PermissionFlags {
     /// Let contained commands use the network (no network namespace, no TCP rule)
     #[arg(long, global = true)]
     sandbox_network: bool,
+    /// Start in this mode: ask (the default), edits (file changes inside the project run
+    /// unasked) or plan (read-only tools only); /mode and Shift+Tab change it
+    #[arg(long, global = true, value_name = "ask|edits|plan", value_parser = parse_mode)]
+    mode: Option<elelem::agent::Mode>,
+}
+
+fn parse_mode(text: &str) -> Result<elelem::agent::Mode, String> {
+    elelem::agent::Mode::parse(text).ok_or_else(|| format!("`{text}` is not a mode: ask, edits or plan"))
 }
 
 #[derive(Args, Clone, Default)]
@@ -135,7 +143,13 @@ fn main() -> ExitCode {
     elelem::signals::ignore_file_size_limit();
     let cli = Cli::parse();
     let global = cli.global;
-    let session = match session_choice(&global) {
+    // `--resume` without an id in the full-screen app: its picker, not a numbered question.
+    let tui_runs = matches!(&cli.command, None | Some(Command::Chat) | Some(Command::Prompt(_)))
+        && std::io::stdin().is_terminal()
+        && std::io::stdout().is_terminal()
+        && !global.chat.plain;
+    let pick_in_tui = tui_runs && global.resume.as_deref() == Some("");
+    let session = match session_choice(&global, pick_in_tui) {
         Ok(choice) => choice,
         Err(error) => {
             eprintln!("elelem: {error:#}");
@@ -164,6 +178,7 @@ fn main() -> ExitCode {
         web_search: global.web_search,
         allow: global.permissions.allow.clone(),
         yolo: global.permissions.yolo,
+        mode: global.permissions.mode.unwrap_or_default(),
         max_steps: global.max_steps.map(|n| n as usize),
         headless,
         trust: global.trust,
@@ -203,7 +218,8 @@ fn main() -> ExitCode {
             let options = options(false);
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
             if interactive && !global.chat.plain {
-                runtime().and_then(|rt| rt.block_on(tui_chat(options, !global.chat.no_mouse, global.chat.theme, first)))
+                let chat = tui_chat(options, !global.chat.no_mouse, global.chat.theme, first, pick_in_tui);
+                runtime().and_then(|rt| rt.block_on(chat))
             } else {
                 let result = one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(line_chat(options, first))));
                 elelem::startup::shutdown();
@@ -220,10 +236,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// `--continue`, `--resume ID`, or `--resume` alone (a numbered list to pick from).
-fn session_choice(global: &Global) -> anyhow::Result<SessionChoice> {
+/// `--continue`, `--resume ID`, or `--resume` alone (a numbered list to pick from, or in
+/// the full-screen app its picker, over a new session until one is chosen).
+fn session_choice(global: &Global, pick_in_tui: bool) -> anyhow::Result<SessionChoice> {
     Ok(match (&global.resume, global.continue_session) {
         (Some(id), _) if !id.is_empty() => SessionChoice::Resume(id.clone()),
+        (Some(_), _) if pick_in_tui => SessionChoice::New,
         (Some(_), _) => SessionChoice::Resume(pick_session()?),
         (None, true) => SessionChoice::Continue,
         (None, false) => SessionChoice::New,
@@ -342,8 +360,10 @@ async fn tui_chat(
     mouse: bool,
     theme: Option<ThemeChoice>,
     first_prompt: Option<String>,
+    pick_session: bool,
 ) -> anyhow::Result<ExitCode> {
-    let tui = elelem::tui::TuiOptions { mouse, color: use_color(true), yolo: options.yolo, theme, first_prompt };
+    let color = use_color(true);
+    let tui = elelem::tui::TuiOptions { mouse, color, yolo: options.yolo, theme, first_prompt, pick_session };
     let options = Options { replay_history: true, ..options };
     let stopped = elelem::tui::run(&options, tui).await?;
     Ok(stopped.map_or(ExitCode::SUCCESS, ExitCode::from))

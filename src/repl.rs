@@ -286,6 +286,10 @@ impl PlainOutput {
                 enter(Section::None, state);
                 state.text.push_str(&models::text(&provider, &current, &listed));
             }
+            AgentEvent::Mode(mode) => {
+                enter(Section::None, state);
+                state.text.push_str(&format!("{}\n", self.paint(DIM, mode.describe())));
+            }
             AgentEvent::Plan(plan) => {
                 enter(Section::None, state);
                 let (done, all) = plan.progress();

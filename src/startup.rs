@@ -24,6 +24,7 @@ use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::plugins::redact::RedactPlugin;
 use crate::plugins::sandbox_command::SandboxCommand;
 use crate::plugins::skills::SkillsPlugin;
+use crate::plugins::transcript_export::TranscriptExport;
 use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
 use crate::protocol::{Provider, ProviderError, ProviderSettings};
 use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
@@ -54,6 +55,8 @@ pub struct Options {
     pub yolo: bool,
     /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
     pub headless: bool,
+    /// The mode to start in (`--mode`).
+    pub mode: crate::agent::Mode,
     /// Trust the project's own `.agents/` settings for this run (`--trust`).
     pub trust: bool,
     /// Model calls one turn may make (`--max-steps`, `ELELEM_MAX_STEPS`); `None`: the
@@ -306,6 +309,11 @@ pub fn build_recorded_session(
         Some(file) => HookSession { id: file.id, transcript_path: Some(file.path) },
         None => HookSession::unrecorded(),
     };
+    // `/export` writes to the data directory by default, named after the session.
+    let export = Arc::new(TranscriptExport::new(
+        crate::data_dir::data_dir().map(|dir| dir.join("exports")),
+        id.clone().unwrap_or_else(|| format!("unrecorded-{}", std::process::id())),
+    ));
     let checkpoints = Checkpoints::new(journal, cwd.clone());
     if let Some(resumed) = recorded.as_mut() {
         let records = std::mem::take(&mut resumed.replayed.files);
@@ -321,8 +329,10 @@ pub fn build_recorded_session(
         agent.set_max_steps(steps);
     }
     let mut session = Session::new(agent, input, providers, settings.clone(), approver);
-    let plugins =
-        builtin_plugins(options, checkpoints, hook_session).into_iter().chain(options.extra_plugins.0.iter().cloned());
+    let plugins = builtin_plugins(options, checkpoints, hook_session)
+        .into_iter()
+        .chain([export.clone() as Arc<dyn Plugin>])
+        .chain(options.extra_plugins.0.iter().cloned());
     for plugin in plugins.chain([plugin_files(options, &cwd)]) {
         session.add_plugin(plugin)?;
     }
@@ -337,10 +347,48 @@ pub fn build_recorded_session(
     } else if declared_later {
         session.switch_provider(&name, settings)?;
     }
+    if options.mode != crate::agent::Mode::Ask {
+        session.set_mode(options.mode);
+    }
     if let Some(resumed) = recorded {
+        export.log().seed(&resumed.replayed.events);
         restore(&mut session, resumed, options.replay_history);
     }
     Ok((session, id))
+}
+
+/// A recorded session as the resume picker lists it. All of it comes from files anyone
+/// could have written: a front end sanitizes it before drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    /// `YYYY-MM-DD HH:MM` (UTC) it started.
+    pub date: String,
+    pub turns: usize,
+    pub first_prompt: String,
+    /// The last exchange: its prompt and reply, first lines.
+    pub last_prompt: String,
+    pub last_reply: String,
+}
+
+/// The recorded sessions of `cwd`, newest first (at most 200).
+pub fn sessions_in(cwd: &Path) -> Vec<SessionRow> {
+    let cwd = cwd.to_string_lossy();
+    let Some(store) = crate::sessions::Store::default_location() else { return Vec::new() };
+    store
+        .list()
+        .into_iter()
+        .filter(|s| s.cwd == cwd && s.turns > 0)
+        .take(200)
+        .map(|s| SessionRow {
+            id: s.file.id,
+            date: crate::agent::system_prompt::date_time(s.started),
+            turns: s.turns,
+            first_prompt: s.first_prompt,
+            last_prompt: s.last_prompt,
+            last_reply: s.last_reply,
+        })
+        .collect()
 }
 
 /// A session being resumed: its file and what it held.

@@ -82,6 +82,17 @@ impl Conversation {
     pub fn clear(&mut self) {
         self.messages.clear();
     }
+
+    /// Takes the last `turns` turns away: everything from the `turns`-th last user message
+    /// (a turn's prompt) on, which it returns; `None` (nothing changed) when there are
+    /// fewer user messages than that, or `turns` is 0.
+    pub fn rewind(&mut self, turns: usize) -> Option<Vec<Message>> {
+        if turns == 0 {
+            return None;
+        }
+        let at = self.messages.iter().enumerate().rev().filter(|(_, m)| m.role == Role::User).nth(turns - 1)?.0;
+        Some(self.messages.split_off(at))
+    }
     pub fn last(&self) -> Option<&Message> {
         self.messages.last()
     }
@@ -90,6 +101,19 @@ impl Conversation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rewind_takes_the_last_turns_away_from_their_prompt_on() {
+        let mut c = Conversation::new();
+        for (role, text) in [("user", "one"), ("assistant", "1"), ("user", "two"), ("assistant", "2"), ("tool", "t")] {
+            c.add(role, text).unwrap();
+        }
+        assert_eq!(c.rewind(3), None);
+        assert_eq!(c.rewind(0), None);
+        let removed = c.rewind(1).unwrap();
+        assert_eq!(removed.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["two", "2", "t"]);
+        assert_eq!(c.len(), 2);
+    }
 
     #[test]
     fn accepts_user_assistant_and_tool_roles() {

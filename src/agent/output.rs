@@ -146,6 +146,12 @@ pub enum AgentEvent {
         current: String,
         listed: Result<Vec<crate::protocol::ModelInfo>, String>,
     },
+    /// The conversation was rewound: the last `turns` turns are gone (`/rewind`).
+    Rewound {
+        turns: usize,
+    },
+    /// The session's mode changed (`/mode`, Shift+Tab).
+    Mode(super::mode::Mode),
     /// The session asks the front end to quit.
     Exit,
 }

@@ -103,6 +103,8 @@ pub struct Session {
     queued: VecDeque<String>,
     /// The user's editor, when the front end offers one.
     editor: Option<Arc<dyn TextEditor>>,
+    /// The permission mode (ask, accept edits, plan).
+    mode: super::mode::SharedMode,
 }
 
 impl Session {
@@ -130,6 +132,7 @@ impl Session {
             observers,
             queued: VecDeque::new(),
             editor: None,
+            mode: Default::default(),
         }
     }
 
@@ -194,6 +197,31 @@ impl Session {
     pub fn set_file_access(&mut self, files: Arc<dyn super::tool::FileAccess>) {
         self.agent.set_file_access(files);
     }
+
+    /// The permission mode, shared: the permissions gate keeps a clone and reads it per call.
+    pub fn mode(&self) -> super::mode::SharedMode {
+        self.mode.clone()
+    }
+
+    /// Switches the mode: tells the model (a system prompt section) and the front end.
+    pub fn set_mode(&mut self, mode: super::mode::Mode) {
+        self.mode.set(mode);
+        self.set_prompt_section("mode", mode.instructions());
+        self.agent.output().emit(AgentEvent::Mode(mode));
+    }
+
+    /// Takes the last `turns` turns out of the conversation (`/rewind`): returns the prompt
+    /// of the earliest one taken, and tells the model's context and the front end.
+    pub fn rewind(&mut self, turns: usize) -> Result<String, String> {
+        let users = self.conversation().messages().iter().filter(|m| m.role == crate::protocol::Role::User).count();
+        let Some(removed) = self.conversation_mut().rewind(turns) else {
+            return Err(format!("cannot rewind {turns} turn(s): the conversation holds {users} prompt(s)"));
+        };
+        self.publish_context();
+        self.agent.output().emit(AgentEvent::Rewound { turns });
+        Ok(removed.first().map(|m| m.content.clone()).unwrap_or_default())
+    }
+
     /// Cancels the running turn; front ends keep a clone.
     pub fn interrupter(&self) -> &Interrupter {
         &self.interrupter

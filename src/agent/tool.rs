@@ -229,6 +229,9 @@ pub struct Tool {
     concurrent: bool,
     /// Runs a sub-agent through its `ToolContext`: never offered inside a sub-agent.
     runs_agents: bool,
+    /// Changes only the files its path arguments name (write, edit): what accept-edits
+    /// mode lets run unasked inside the project.
+    pub edits_files: bool,
     /// The argument that holds a shell command (permission rules match it).
     command_arg: Option<String>,
     /// The arguments that name files or directories (permissions check where they point).
@@ -271,6 +274,7 @@ impl Tool {
             read_only: false,
             concurrent: false,
             runs_agents: false,
+            edits_files: false,
             command_arg: None,
             path_args: Vec::new(),
             url_arg: None,
@@ -321,6 +325,12 @@ impl Tool {
     /// Whether the tool runs sub-agents (`runs_agents`).
     pub fn spawns_agents(&self) -> bool {
         self.runs_agents
+    }
+
+    /// Marks it as changing only the files its path arguments name (`edits_files`).
+    pub fn edits_files(mut self) -> Self {
+        self.edits_files = true;
+        self
     }
 
     /// Summarises a call by one string argument (`path`, `pattern`).

@@ -51,7 +51,6 @@ impl Plugin for BuiltinCommands {
             "copy the last (or N-th) reply as Markdown, or a code block of the last reply, to the clipboard",
             super::transcript_export::copy,
         );
-        c.add("export", "[FILE]", "write the conversation as Markdown", super::transcript_export::export);
         Ok(())
     }
 }

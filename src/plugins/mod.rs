@@ -22,4 +22,5 @@ pub mod sandbox_command;
 pub mod shared_dirs;
 pub mod skills;
 pub mod transcript_export;
+pub mod transcript_log;
 pub mod trust;

@@ -18,6 +18,10 @@ pub struct SessionInfo {
     /// Seconds since the epoch when it started.
     pub started: u64,
     pub first_prompt: String,
+    /// The last prompt and the last reply, for a preview (first line of each, at most
+    /// `PREVIEW_CHARS`; empty from a header-only scan).
+    pub last_prompt: String,
+    pub last_reply: String,
     pub turns: usize,
     /// The tokens its model calls reported (with a whole scan; cache figures are parts of
     /// the input).
@@ -117,8 +121,17 @@ enum Scan {
 enum Kind {
     Session,
     Prompt,
+    Reply,
     Usage,
     Other,
+}
+
+/// How much of the last prompt and reply `SessionInfo` keeps.
+pub const PREVIEW_CHARS: usize = 160;
+
+/// The first non-blank line of `text`, at most `PREVIEW_CHARS`.
+fn preview(text: &str) -> String {
+    text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").chars().take(PREVIEW_CHARS).collect()
 }
 
 /// How many bytes of a line decide its kind.
@@ -129,6 +142,8 @@ fn kind_of(start: &[u8]) -> Kind {
         Kind::Prompt
     } else if start.starts_with(br#"{"type":"session""#) {
         Kind::Session
+    } else if start.starts_with(br#"{"type":"turn_finished""#) {
+        Kind::Reply
     } else if start.starts_with(br#"{"type":"usage""#) {
         Kind::Usage
     } else {
@@ -187,13 +202,17 @@ fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
     let (mut cwd, mut started, mut first_prompt, mut turns) = (String::new(), 0, String::new(), 0);
     let mut usage = crate::protocol::Usage::default();
     let mut line = Vec::new();
+    let (mut last_prompt, mut last_reply) = (Vec::new(), Vec::new());
     loop {
         let wanted = first_prompt.is_empty();
-        let keep = |kind| matches!(kind, Kind::Session | Kind::Usage) || (kind == Kind::Prompt && wanted);
+        let keep = |kind| matches!(kind, Kind::Session | Kind::Usage | Kind::Prompt | Kind::Reply);
         let Some(kind) = next_line(&mut reader, &mut line, keep) else { break };
         match kind {
+            Kind::Reply => std::mem::swap(&mut last_reply, &mut line),
             Kind::Prompt => {
                 turns += 1;
+                last_prompt.clone_from(&line);
+                last_reply.clear();
                 if wanted {
                     if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
                         first_prompt =
@@ -224,11 +243,16 @@ fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
             Kind::Other => {}
         }
     }
+    let text_of = |line: &[u8], key: &str| {
+        serde_json::from_slice::<serde_json::Value>(line).ok().and_then(|r| r[key].as_str().map(preview))
+    };
     Some(SessionInfo {
         file: SessionFile { id, path: path.to_path_buf() },
         cwd,
         started,
         first_prompt,
+        last_prompt: text_of(&last_prompt, "text").unwrap_or_default(),
+        last_reply: text_of(&last_reply, "reply").unwrap_or_default(),
         turns,
         usage,
         truncated: scan == Scan::Whole && meta.len() > open::READ_LIMIT,

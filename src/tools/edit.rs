@@ -41,6 +41,7 @@ pub fn tool() -> Tool {
     .with_aliases(&["str_replace", "replace", "edit_file"])
     .summarized_by("path")
     .touches_paths(&["path"])
+    .edits_files()
     .with_preview(|args| async move { preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text }) })
 }
 

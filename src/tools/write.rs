@@ -34,6 +34,7 @@ pub fn tool() -> Tool {
     .with_aliases(&["write_file", "create"])
     .summarized_by("path")
     .touches_paths(&["path"])
+    .edits_files()
     .with_preview(|args| async move { Ok(Preview { kind: PreviewKind::Diff, text: preview(&args).await? }) })
 }
 

@@ -21,7 +21,10 @@ use crate::tui::panes::tool_log::ToolLog;
 use crate::tui::popups::file_picker::{FilePicker, Mention};
 use crate::tui::popups::help::HelpOverlay;
 use crate::tui::popups::model_picker::ModelPicker;
+use crate::tui::popups::plan_accept::PlanAccept;
+use crate::tui::popups::resume_picker::ResumePicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
+use crate::tui::popups::rewind::RewindPicker;
 use crate::tui::regions::{PaneRects, Regions};
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
 use crate::tui::runtime::notify::{NotifyMode, NOTIFY_AFTER};
@@ -66,7 +69,8 @@ pub struct App {
     pub(super) plan: PlanStrip,
     /// Prompts typed while a turn runs, held until the session asks for its next line.
     pub(super) queue: QueueStrip,
-    /// When Esc last interrupted a turn: Enter soon after sends before the queue.
+    /// When Esc last interrupted a turn (Enter soon after sends before the queue) or was
+    /// pressed on an empty, idle prompt (a second one soon after opens the rewind picker).
     pub(super) last_esc: Option<Instant>,
     /// This Enter came right after that Esc.
     pub(super) jump_queue: bool,
@@ -79,6 +83,20 @@ pub struct App {
     /// The model picker, while open.
     pub(super) models: Option<ModelPicker>,
     pub(super) approval: Option<PendingApproval>,
+    /// The accept-plan dialog, after a plan-mode turn ended with a plan.
+    pub(super) plan_accept: Option<PlanAccept>,
+    /// The plan the running turn made, for the accept-plan dialog when it ends.
+    planned: Option<crate::agent::plan::Plan>,
+    /// The prompts of the conversation, oldest first, for the rewind picker; and the lines
+    /// sent that have not started yet (a turn's prompt carries notes before them).
+    pub(super) prompts: Vec<String>,
+    pub(super) sent: VecDeque<String>,
+    /// The rewind picker, while open; when Esc was last pressed on an empty prompt.
+    pub(super) rewind: Option<RewindPicker>,
+    /// The resume picker, while open; the session chosen in it, for the event loop to
+    /// start once this one is stopped.
+    pub(super) resume: Option<ResumePicker>,
+    pub(super) resume_to: Option<String>,
     /// The layout the user chose and where the panes were drawn last.
     pub(super) regions: Regions,
     pub(super) focus: Focus,
@@ -103,6 +121,8 @@ pub struct App {
     pub(super) clock: SharedClock,
     /// Cancels the running turn; set once the session is ready.
     interrupter: Option<crate::agent::Interrupter>,
+    /// The session's mode, once it is ready (Shift+Tab sets it at once).
+    pub(super) mode: Option<crate::agent::SharedMode>,
     /// Sequences for the terminal itself (OSC 52 clipboard), written before the next frame.
     terminal_writes: Vec<String>,
 }
@@ -140,6 +160,13 @@ impl App {
             help: None,
             models: None,
             approval: None,
+            plan_accept: None,
+            planned: None,
+            prompts: Vec::new(),
+            sent: VecDeque::new(),
+            rewind: None,
+            resume: None,
+            resume_to: None,
             regions: Regions::default(),
             focus: Focus::Composer,
             pasted_prompts: VecDeque::new(),
@@ -153,6 +180,7 @@ impl App {
             started: Instant::now(),
             clock: std::sync::Arc::new(SystemClock),
             interrupter: None,
+            mode: None,
             terminal_writes: Vec::new(),
         }
     }
@@ -162,6 +190,7 @@ impl App {
         self.status.set_model(ready.provider, ready.model);
         self.composer.set_commands_and_history(ready.commands, ready.history);
         self.interrupter = Some(ready.interrupter);
+        self.mode = Some(ready.mode);
         self.files.start();
         let notice = format!("{banner} · {} · {} · ? for help", self.status.provider(), self.status.model());
         self.history.push(CellKind::Notice(notice));
@@ -185,6 +214,7 @@ impl App {
             || self.tools.running() > 0
             || self.files.waiting(self.mention())
             || self.approval.as_ref().is_some_and(|p| !p.armed(self.clock.now(), self.last_typed))
+            || self.plan_accept.as_ref().is_some_and(|p| !p.armed(self.clock.now(), self.last_typed))
     }
 
     /// The `@` mention the file picker serves: the prompt's, while it has the keys and no
@@ -249,7 +279,12 @@ impl App {
     /// The session asks for its next line (it is idle and has none waiting): the oldest
     /// queued prompt goes now.
     pub fn session_waiting(&mut self) -> Vec<Action> {
-        self.queue.pop_front().map(Action::Send).into_iter().collect()
+        let next = self.queue.pop_front();
+        if let Some(line) = &next {
+            // What the rewind picker lists once its turn starts (`started_prompt`).
+            self.sent.push_back(line.clone());
+        }
+        next.map(Action::Send).into_iter().collect()
     }
 
     /// Cancels the running turn, if the session is ready.
@@ -404,7 +439,10 @@ impl App {
         let shown = |line: &str| pasted.iter().find(|(sent, _)| sent == line).map(|(_, shown)| shown.clone());
         self.queue.render(queue, buf, &theme, shown);
         let queued = self.queue.len();
-        let prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
+        let mut prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
+        if self.status.mode() != crate::agent::mode::Mode::Ask {
+            prompt_title.push_str(&format!(" · {}", self.status.mode().label()));
+        }
         self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
         let around = Around {
             started: self.started,
@@ -426,7 +464,18 @@ impl App {
         if let Some(help) = self.help.as_mut() {
             help.render(area, buf, &theme, self.composer.commands());
         }
+        if let Some(picker) = &self.rewind {
+            picker.render(composer, buf, &theme);
+        }
+        if let Some(picker) = &self.resume {
+            picker.render(area, composer, buf, &theme);
+        }
         let armed_now = self.clock.now();
+        if let Some(dialog) = &self.plan_accept {
+            // Above the plan strip, which shows the plan it is about.
+            let below = Rect { y: plan.y, ..composer };
+            dialog.render(below, buf, &theme, dialog.armed(armed_now, self.last_typed));
+        }
         if let Some(pending) = self.approval.as_mut() {
             let armed = pending.armed(armed_now, self.last_typed);
             pending.render(area, buf, &theme, armed);
@@ -472,6 +521,7 @@ impl App {
     pub fn handle_agent(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TurnStarted { prompt } => {
+                self.started_prompt(&prompt);
                 self.status.turn_started(self.clock.now());
                 match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
                     Some(i) => {
@@ -529,6 +579,10 @@ impl App {
             }
             AgentEvent::TurnFinished { end, .. } => {
                 self.turn_finished();
+                let planned = self.planned.take();
+                if let Some(plan) = planned.filter(|_| self.status.mode() == crate::agent::mode::Mode::Plan) {
+                    self.plan_accept = Some(PlanAccept::new(self.clock.now(), &plan));
+                }
                 if end == TurnEnd::Interrupted {
                     self.history.interrupted();
                 }
@@ -537,10 +591,19 @@ impl App {
                     self.history.push(CellKind::Notice("⏹ interrupted".into()));
                 }
             }
-            AgentEvent::Cleared => self.history.clear(),
+            AgentEvent::Cleared => {
+                self.prompts.clear();
+                self.history.clear()
+            }
+            AgentEvent::Rewound { turns } => self.rewound(turns),
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
-            AgentEvent::Plan(plan) => self.plan.set(plan),
+            AgentEvent::Plan(plan) => {
+                if self.status.busy() {
+                    self.planned = Some(plan.clone());
+                }
+                self.plan.set(plan)
+            }
             AgentEvent::SubAgent { call_id, event } => {
                 // Its tokens count in the totals; its calls nest under its row in the tool log.
                 if let Some(usage) = event.billed_usage() {
@@ -554,6 +617,13 @@ impl App {
             AgentEvent::Models { provider, current, listed } => {
                 self.focus = Focus::Composer;
                 self.models = Some(ModelPicker::new(provider, current, listed));
+            }
+            AgentEvent::Mode(mode) => {
+                self.status.set_mode(mode);
+                self.notify(mode.describe());
+                if mode != crate::agent::mode::Mode::Plan {
+                    self.plan_accept = None;
+                }
             }
         }
     }

@@ -3,6 +3,7 @@
 //! return an `Intent`; `App` applies it (`keys.rs`), so no pane reaches into another.
 
 use crate::agent::input::Approval;
+use crate::agent::mode::Mode;
 
 /// The pane that has the keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +41,12 @@ pub enum Intent {
     OpenCall(String),
     /// Move the side column's edge (positive: wider).
     ResizeSplit(i32),
+    /// The accept-plan dialog's answer: switch to this mode and go ahead, or keep planning.
+    AcceptPlan(Option<Mode>),
+    /// The rewind picker's answer: rewind this many prompts back, or close.
+    Rewind(Option<usize>),
+    /// The resume picker's answer: resume this session, or close.
+    Resume(Option<String>),
 }
 
 /// How a pane is scrolled.

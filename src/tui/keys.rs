@@ -6,9 +6,10 @@
 //! bindings (Ctrl+C, Ctrl+O, Tab, scrolling, …); then the focused pane.
 //!
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
-//! recall prompts, Tab / Shift+Tab move focus (or complete a command), PgUp/PgDn/Home/End
+//! recall prompts, Tab moves focus (or completes a command), Shift+Tab switches mode
+//! (ask → accept edits → plan), PgUp/PgDn/Home/End
 //! scroll the focused pane, Esc from a pane goes back to the prompt and from the prompt
-//! interrupts the running turn, Ctrl+C clears (twice quits), Ctrl+D on an
+//! interrupts the running turn (twice on an empty prompt while idle: the rewind picker), Ctrl+C clears (twice quits), Ctrl+D on an
 //! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
 //! opens the help overlay. `popups/help.rs`'s `KEYS` lists them all for the user.
 //!
@@ -22,10 +23,15 @@ use std::time::Duration;
 
 /// How soon after an Esc that interrupted an Enter sends its prompt before the queue.
 pub const ESC_ENTER: Duration = Duration::from_millis(1000);
+
+/// How soon a second Esc on an empty prompt opens the rewind picker.
+pub const DOUBLE_ESC: Duration = Duration::from_millis(600);
 use crate::tui::intent::{Focus, Intent, Scrolled};
 use crate::tui::panes::conversation::cells::CellKind;
 use crate::tui::popups::help::HelpOverlay;
+use crate::tui::popups::resume_picker::ResumePicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
+use crate::tui::popups::rewind::RewindPicker;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 use std::time::Instant;
@@ -53,6 +59,12 @@ impl App {
                 intent => return self.apply(intent),
             }
         }
+        if let Some(dialog) = &self.plan_accept {
+            match dialog.handle_key(key, dialog.armed(now, self.last_typed)) {
+                Intent::Ignored => {}
+                intent => return self.apply(intent),
+            }
+        }
         if is_typing(&key) {
             self.last_typed = Some(self.clock.now());
         }
@@ -75,6 +87,14 @@ impl App {
                 Intent::Close(_) => vec![],
                 intent => self.apply(intent),
             };
+        }
+        if let Some(picker) = self.rewind.as_mut() {
+            let intent = picker.handle_key(key);
+            return self.apply(intent);
+        }
+        if let Some(picker) = self.resume.as_mut() {
+            let intent = picker.handle_key(key);
+            return self.apply(intent);
         }
         if let Some(search) = self.search.as_mut() {
             let intent = search.handle_key(key, self.composer.history_entries());
@@ -123,6 +143,14 @@ impl App {
                 } else if self.status.busy() {
                     self.last_esc = Some(now);
                     return vec![Action::Interrupt];
+                } else if self.composer.is_empty() {
+                    // Esc Esc on an empty prompt while idle: the rewind picker.
+                    if self.last_esc.is_some_and(|t| now.duration_since(t) <= DOUBLE_ESC) {
+                        self.last_esc = None;
+                        self.open_rewind();
+                    } else {
+                        self.last_esc = Some(now);
+                    }
                 }
             }
             KeyCode::Up
@@ -140,7 +168,7 @@ impl App {
                 self.composer.complete();
             }
             KeyCode::Tab => self.cycle_focus(1),
-            KeyCode::BackTab => self.cycle_focus(-1),
+            KeyCode::BackTab => return self.next_mode(),
             KeyCode::PageUp => return self.scroll(Scrolled::Up(self.page())),
             KeyCode::PageDown => return self.scroll(Scrolled::Down(self.page())),
             KeyCode::Home if ctrl || self.focus != Focus::Composer => return self.scroll(Scrolled::Home),
@@ -198,6 +226,30 @@ impl App {
             Intent::OpenCall(id) => {
                 self.tools.open(&id);
                 self.focus = Focus::Tools;
+            }
+            Intent::Resume(id) => {
+                self.resume = None;
+                if let Some(id) = id {
+                    // The event loop stops this session and starts the chosen one.
+                    self.resume_to = Some(id);
+                    return vec![Action::Quit];
+                }
+            }
+            Intent::Rewind(turns) => {
+                self.rewind = None;
+                if let Some(turns) = turns {
+                    return self.run_line(&format!("/rewind {turns}"));
+                }
+            }
+            Intent::AcceptPlan(mode) => {
+                let Some(dialog) = self.plan_accept.take() else { return vec![] };
+                let Some(mode) = mode else {
+                    self.notify("still planning: say what to change");
+                    return vec![];
+                };
+                let mut actions = vec![Action::Submit(format!("/mode {}", mode.word()))];
+                actions.extend(self.run_line(&dialog.go_ahead()));
+                return actions;
             }
             Intent::ResizeSplit(steps) => {
                 let saved = self.regions.resize_split(steps);
@@ -258,6 +310,15 @@ impl App {
                 self.notify(format!("asking {} for its models…", self.status.provider()));
                 vec![Action::Submit(line.trim().to_string())]
             }
+            "/rewind" => {
+                self.open_rewind();
+                vec![]
+            }
+            "/resume" => {
+                let cwd = std::env::current_dir().unwrap_or_default();
+                self.open_resume(crate::startup::sessions_in(&cwd));
+                vec![]
+            }
             "/help" | "?" => {
                 self.help = Some(HelpOverlay::new());
                 vec![]
@@ -266,7 +327,8 @@ impl App {
                 if line.starts_with('/') {
                     self.history.push(CellKind::Notice(format!("› {line}")));
                 } else if self.status.busy() || !self.queue.is_empty() {
-                    // Held here, shown above the prompt, until the session asks for a line.
+                    // Held here, shown above the prompt, until the session asks for a line
+                    // (`session_waiting`).
                     if std::mem::take(&mut self.jump_queue) {
                         self.queue.push_front(line.to_string());
                         self.notify("sent next: it runs as soon as the interrupted turn ends");
@@ -275,6 +337,9 @@ impl App {
                         self.notify("queued: it runs when this turn ends");
                     }
                     return vec![Action::Queued(line.to_string())];
+                } else {
+                    // What the rewind picker lists once its turn starts (`started_prompt`).
+                    self.sent.push_back(line.to_string());
                 }
                 vec![Action::Submit(line.to_string())]
             }
@@ -314,6 +379,70 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// Shift+Tab: the next mode (ask → accept edits → plan). Set at once in the session's
+    /// shared mode, so the gate applies it to a running turn's next call; `/mode WORD`
+    /// (run when the session next reads a line) tells the model and the front end.
+    fn next_mode(&mut self) -> Vec<Action> {
+        let next = self.status.mode().next();
+        if let Some(shared) = &self.mode {
+            shared.set(next);
+        }
+        self.status.set_mode(next);
+        vec![Action::Submit(format!("/mode {}", next.word()))]
+    }
+
+    /// The resume picker over `sessions` (a notice when there is none).
+    pub fn open_resume(&mut self, sessions: Vec<crate::startup::SessionRow>) {
+        let picker = ResumePicker::new(sessions);
+        if picker.is_empty() {
+            self.notify("no recorded session of this directory to resume");
+        } else {
+            self.focus = Focus::Composer;
+            self.resume = Some(picker);
+        }
+    }
+
+    /// The session the user chose to resume, once: the event loop starts it.
+    pub fn take_resume(&mut self) -> Option<String> {
+        self.resume_to.take()
+    }
+
+    /// The rewind picker over the conversation's prompts (a notice when there is none).
+    fn open_rewind(&mut self) {
+        if self.prompts.is_empty() {
+            self.notify("nothing to rewind: no prompt yet");
+        } else {
+            self.rewind = Some(RewindPicker::new(&self.prompts));
+        }
+    }
+
+    /// A turn started with `prompt` (notes before the typed text): the typed line it
+    /// carries, when one was sent, is what the rewind picker lists.
+    pub(super) fn started_prompt(&mut self, prompt: &str) {
+        // Lines sent before it that never started (a hook refused them) are dropped.
+        let typed = match self.sent.iter().position(|line| prompt.contains(line.as_str())) {
+            Some(at) => {
+                self.sent.drain(..at);
+                self.sent.pop_front()
+            }
+            None => None,
+        };
+        self.prompts.push(typed.unwrap_or_else(|| prompt.to_string()));
+    }
+
+    /// The session rewound `turns` turns: their prompts leave the picker's list and the
+    /// earliest comes back into the composer to edit.
+    pub(super) fn rewound(&mut self, turns: usize) {
+        let at = self.prompts.len().saturating_sub(turns);
+        let taken = self.prompts.split_off(at);
+        if let Some(prompt) = taken.into_iter().next() {
+            self.focus = Focus::Composer;
+            self.composer.set_text(&prompt);
+        }
+        self.history.rewind(turns);
+        self.history.push(CellKind::Notice(format!("⏪ rewound {turns} turn{}", if turns == 1 { "" } else { "s" })));
     }
 
     fn toggle_context(&mut self) {

@@ -49,6 +49,8 @@ pub struct TuiOptions {
     pub theme: Option<background::ThemeChoice>,
     /// Sent as the first prompt once the session is ready (`elelem "prompt"`).
     pub first_prompt: Option<String>,
+    /// Open the resume picker at start (`elelem --resume` without an id).
+    pub pick_session: bool,
 }
 
 /// Agent messages handled per batch before the UI looks at input again.
@@ -75,10 +77,6 @@ type Term = Terminal<CrosstermBackend<terminal::FrameWriter<std::io::Stdout>>>;
 /// provider may probe a local Ollama), the plugins and the input history are built on a
 /// blocking thread afterwards, and lines typed meanwhile queue until it is ready.
 pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8>> {
-    let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
-    let (line_tx, line_rx) = mpsc::unbounded_channel();
-    let placeholder = options.provider.clone().unwrap_or_else(|| "…".into());
-
     // Listening before the terminal changes modes: a stop signal that came between the
     // first frame and the loop would otherwise end the process with the screen as drawn.
     let mut stops = Stops::new(true)?;
@@ -93,36 +91,52 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         answers.osc11
     });
     let theme = theme::Theme { color: tui.color, light };
-    let mut app = App::new(theme, &placeholder, "", local_commands(), Vec::new());
-    app.set_yolo(tui.yolo);
-    app.set_mouse(tui.mouse);
-    app.set_notify_mode(notify::NotifyMode::from_env());
-    if let Some(path) = prefs::LayoutPrefs::path() {
-        app.use_layout_prefs(path);
-    }
-    if !typed.is_empty() {
-        app.handle_paste(&typed);
-    }
     let mut term = new_terminal()?;
-    draw(&mut term, &mut app)?;
-
-    let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx));
-    if let Some(prompt) = tui.first_prompt.as_deref().filter(|p| !p.trim().is_empty()) {
-        // Queued like a line typed before the session is ready: it runs first.
-        for action in app.run_line(prompt) {
-            if let Action::Submit(line) = action {
-                if !line.starts_with('/') {
-                    prompt_history::append(&line);
+    let mut options = options.clone();
+    let mut first_prompt = tui.first_prompt.clone();
+    let mut mouse = tui.mouse;
+    let mut pick = tui.pick_session;
+    // One session at a time; the resume picker's choice stops it and starts the chosen one
+    // on the same screen.
+    let (result, resumable) = loop {
+        let mut app = new_app(&options, &tui, theme, mouse);
+        if !typed.is_empty() {
+            app.handle_paste(&std::mem::take(&mut typed));
+        }
+        if std::mem::take(&mut pick) {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            app.open_resume(crate::startup::sessions_in(&cwd));
+        }
+        let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
+        let (line_tx, line_rx) = mpsc::unbounded_channel();
+        draw(&mut term, &mut app)?;
+        let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx));
+        if let Some(prompt) = first_prompt.take().filter(|p| !p.trim().is_empty()) {
+            // Queued like a line typed before the session is ready: it runs first.
+            for action in app.run_line(&prompt) {
+                if let Action::Submit(line) = action {
+                    if !line.starts_with('/') {
+                        prompt_history::append(&line);
+                    }
+                    let _ = line_tx.send(line);
                 }
-                let _ = line_tx.send(line);
             }
         }
-    }
-    let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops).await;
-    app.interrupt();
-    let resumable = app.history_mut().has_prompt();
-    drop(line_tx);
-    agent.abort();
+        let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops).await;
+        app.interrupt();
+        let resumable = app.history_mut().has_prompt();
+        drop(line_tx);
+        agent.abort();
+        // The session (and its file's lock) is gone before another starts.
+        let _ = agent.await;
+        match (&result, app.take_resume()) {
+            (Ok(None), Some(id)) => {
+                options.session = crate::startup::SessionChoice::Resume(id);
+                mouse = app.mouse();
+            }
+            _ => break (result, resumable),
+        }
+    };
     drop(term);
     drop(guard);
     crate::startup::shutdown();
@@ -130,6 +144,19 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         print_resume_hint();
     }
     result.map(|stop| stop.map(Stop::exit_status))
+}
+
+/// The app for one session, before it is ready.
+fn new_app(options: &Options, tui: &TuiOptions, theme: theme::Theme, mouse: bool) -> App {
+    let placeholder = options.provider.clone().unwrap_or_else(|| "…".into());
+    let mut app = App::new(theme, &placeholder, "", local_commands(), Vec::new());
+    app.set_yolo(tui.yolo);
+    app.set_mouse(mouse);
+    app.set_notify_mode(notify::NotifyMode::from_env());
+    if let Some(path) = prefs::LayoutPrefs::path() {
+        app.use_layout_prefs(path);
+    }
+    app
 }
 
 /// On the normal screen, once the app is gone: how to come back to this session.
@@ -142,7 +169,10 @@ fn print_resume_hint() {
 
 /// Commands the UI itself answers.
 fn local_commands() -> Vec<(String, String)> {
-    vec![("/mouse".into(), "toggle mouse capture".into())]
+    vec![
+        ("/mouse".into(), "toggle mouse capture".into()),
+        ("/resume".into(), "pick a recorded session of this directory to resume".into()),
+    ]
 }
 
 /// Builds the session off the UI thread, tells the UI it is ready, then runs it.
@@ -179,6 +209,7 @@ async fn start_session(
     commands.extend(local_commands());
     commands.sort();
     let ready = Ready {
+        mode: session.mode(),
         interrupter: session.interrupter().clone(),
         provider: session.provider().name().to_string(),
         model: session.provider().model().to_string(),

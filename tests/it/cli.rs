@@ -325,15 +325,12 @@ fn chat_flags_are_accepted_at_the_top_level() {
 }
 
 #[test]
-fn export_writes_the_conversation_as_markdown() {
+fn copy_n_past_the_replies_says_how_many_there_are() {
     let run = Run::new();
     let script = run.script(json!([{"events": [{"type": "saying", "text": "**Bold** answer."}]}]));
-    let out = run.elelem(&["chat", "--plain"], Some(&script), "a question\n/export notes.md\n/copy 5\n");
+    let out = run.elelem(&["chat", "--plain"], Some(&script), "a question\n/copy 5\n");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("Wrote the conversation (2 messages) to notes.md."), "{stdout}");
     assert!(stdout.contains("no reply 5: there are 1"), "{stdout}");
-    let written = std::fs::read_to_string(run.dir.path().join("notes.md")).unwrap();
-    assert_eq!(written, "# elelem conversation\n\n## You\n\na question\n\n## elelem\n\n**Bold** answer.\n");
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod cache_props;
 mod cli;
 mod context_window;
 mod effort;
+mod export;
 mod hooks;
 mod images;
 mod kernel;

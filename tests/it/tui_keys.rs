@@ -127,14 +127,16 @@ fn slash_popup_completes_and_context_toggles_the_panel() {
 }
 
 #[test]
-fn tab_moves_focus_and_typing_returns_to_the_prompt() {
+fn tab_moves_focus_shift_tab_switches_mode_and_typing_returns_to_the_prompt() {
     let mut app = app();
     app.handle_key(key(KeyCode::Tab));
     assert_eq!(app.focus(), Focus::Conversation);
     app.handle_key(key(KeyCode::Tab));
     assert_eq!(app.focus(), Focus::Tools);
-    app.handle_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(app.focus(), Focus::Conversation);
+    // Shift+Tab switches the mode (`tui_modes.rs`), not the focus.
+    let actions = app.handle_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
+    assert_eq!(actions, vec![Action::Submit("/mode edits".into())]);
+    assert_eq!(app.focus(), Focus::Tools);
     type_text(&mut app, "x");
     assert_eq!(app.focus(), Focus::Composer);
     assert_eq!(app.composer().text(), "x");

@@ -681,16 +681,22 @@ fn resume_without_an_id_opens_a_picker_and_the_chosen_session_comes_back() {
     newer.wait_exit();
 
     let dir = std::mem::replace(&mut newer._dir, tempfile::tempdir().unwrap());
-    let cwd = dir.path().to_string_lossy().into_owned();
     let mut picker = Tui::start_in(dir, json!([]), 30, 110, &["--resume"]);
-    picker.wait_for("Resume which session? [1-2]");
+    picker.wait_for("resume a session · type to filter");
+    picker.wait_for("2 of 2");
     let screen = picker.contents();
     let row = screen.lines().find(|l| l.contains("the older question")).expect("the older session is listed");
-    assert!(row.contains("1 turn ") && row.contains(&cwd), "turns and directory: {row}");
-    let date = row.split_whitespace().nth(2).unwrap_or_default();
+    assert!(row.contains("1 turn "), "turns: {row}");
+    let date = row.split_whitespace().nth(1).unwrap_or_default();
     assert!(date.len() == 10 && date.as_bytes()[4] == b'-', "a date: {row}");
-    let number = row.trim().split('.').next().unwrap().to_string();
-    picker.send(&format!("{number}\r"));
+    // The newest first, with a preview of its last exchange.
+    assert!(screen.find("the newer question").unwrap() < screen.find("the older question").unwrap(), "{screen}");
+    assert!(screen.contains("› the newer question") && screen.contains("‹ newer answer"), "{screen}");
+    // Typing filters.
+    picker.send("older");
+    picker.wait_for("1 of 2");
+    assert!(picker.contents().contains("‹ older answer"), "{}", picker.contents());
+    picker.send("\r");
     picker.wait_for("Resumed session");
     let screen = picker.contents();
     assert!(screen.contains("the older question") && screen.contains("older answer"), "{screen}");
@@ -698,6 +704,34 @@ fn resume_without_an_id_opens_a_picker_and_the_chosen_session_comes_back() {
     picker.send("\x04");
     picker.wait_exit();
     picker.assert_restored();
+}
+
+#[test]
+fn slash_resume_in_the_app_switches_to_the_chosen_session() {
+    let mut tui = Tui::start(json!([{"events": [{"type": "saying", "text": "first answer"}]}]), 30, 110, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("the first question\r");
+    tui.wait_for("first answer");
+    tui.send("\x04");
+    tui.wait_exit();
+    let dir = std::mem::replace(&mut tui._dir, tempfile::tempdir().unwrap());
+    let mut again =
+        Tui::start_in(dir, json!([{"events": [{"type": "saying", "text": "second answer"}]}]), 30, 110, &[]);
+    again.wait_for("Ask elelem");
+    again.send("a second question\r");
+    again.wait_for("second answer");
+    again.send("/resume\r");
+    again.wait_for("resume a session · type to filter");
+    again.send("first");
+    again.wait_for("1 of 2");
+    again.send("\r");
+    again.wait_for("Resumed session");
+    let screen = again.contents();
+    assert!(screen.contains("the first question") && screen.contains("first answer"), "{screen}");
+    assert!(!screen.contains("second answer"), "the other session is gone from the screen:\n{screen}");
+    again.send("\x04");
+    assert!(again.wait_exit().success());
+    again.assert_restored();
 }
 
 #[test]
@@ -996,3 +1030,11 @@ fn an_image_mention_shows_a_chip_and_a_context_panel_line() {
     assert!(tui.wait_exit().success());
     tui.assert_restored();
 }
+
+/// Modes on Shift+Tab: its own file, a child of this module for `Tui`.
+#[path = "tui_modes.rs"]
+mod tui_modes;
+
+/// Rewind: its own file, a child of this module for `Tui`.
+#[path = "rewind.rs"]
+mod rewind;

@@ -2,8 +2,10 @@
 //! names the files it touches (`Tool::paths`) runs, a global before hook records what each
 //! of those files holds, keyed by the turn; an after hook notes what elelem left there.
 //! Records go to the session file through a `Journal`, so a resumed session can still undo
-//! (`Checkpoints::resume`). The state is `store.rs`, the command `undo.rs`.
+//! (`Checkpoints::resume`). The state is `store.rs`, the commands `undo.rs` and
+//! `rewind.rs` (the conversation and the files back to before an earlier prompt).
 
+pub mod rewind;
 pub mod store;
 pub mod undo;
 
@@ -17,6 +19,8 @@ pub use store::{FileState, Journal, Store, MAX_CHECKPOINT_BYTES};
 #[derive(Clone)]
 pub struct Checkpoints {
     store: Arc<Mutex<Store>>,
+    /// The turns the conversation holds (for `/rewind`).
+    live: Arc<Mutex<rewind::Live>>,
     cwd: PathBuf,
 }
 
@@ -25,7 +29,7 @@ impl Checkpoints {
     /// are resolved against `cwd`, as the tools resolve them.
     pub fn new(journal: Option<Journal>, cwd: PathBuf) -> Checkpoints {
         let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-        Checkpoints { store: Arc::new(Mutex::new(Store::new(journal))), cwd }
+        Checkpoints { store: Arc::new(Mutex::new(Store::new(journal))), live: Arc::default(), cwd }
     }
 
     /// Rebuilds the checkpoints of a resumed session from its records; `turns` is how many
@@ -48,6 +52,9 @@ impl Checkpoints {
             }
         }
         warnings.extend(self.store.lock().map(|mut s| s.replay(kept, turns)).unwrap_or_default());
+        if let Ok(mut live) = self.live.lock() {
+            live.0 = (1..=turns).collect();
+        }
         warnings
     }
 
@@ -92,8 +99,20 @@ impl Plugin for Checkpoints {
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         let this = self.clone();
-        let turn_started = |event: &AgentEvent| matches!(event, AgentEvent::TurnStarted { .. });
-        session.observe_only(turn_started, Arc::new(move |_| this.with(|s| s.turn += 1)));
+        let turn_started = |event: &AgentEvent| matches!(event, AgentEvent::TurnStarted { .. } | AgentEvent::Cleared);
+        session.observe_only(
+            turn_started,
+            Arc::new(move |event| {
+                let mut live = this.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                match event {
+                    AgentEvent::Cleared => live.0.clear(),
+                    _ => live.0.push(this.with(|s| {
+                        s.turn += 1;
+                        s.turn
+                    })),
+                }
+            }),
+        );
         let this = self.clone();
         let output = session.output();
         session.toolbox_mut().before(None, move |call: HookCall| {
@@ -140,6 +159,16 @@ impl Plugin for Checkpoints {
             "[N] [--force] | --list",
             "restore the files the last turn (or turn N onward) changed",
             move |s, a| this.command(s, a),
+        );
+        let this = self.clone();
+        session.commands_mut().add(
+            "rewind",
+            "[N] [--force]",
+            "go back to just before the N-th last prompt: the conversation and the files (no N: list them)",
+            move |session, args| {
+                let mut live = this.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                this.with(|store| rewind::command(session, args, store, &mut live, &this.cwd))
+            },
         );
         Ok(())
     }

@@ -9,12 +9,18 @@
 //! `--allow TOOL` and "always" answer the tool's own `ask` inside the project. A hook's
 //! "allow" (`PreApproval`) counts as `--yolo` for its call, its "ask" asks whatever else
 //! would have let the call run.
+//!
+//! The session's mode (`agent/mode.rs`) comes after a deny: in plan mode a tool that is not
+//! read-only is refused with a message telling the model to present its plan; in accept-edits
+//! mode a call of a tool that only changes the files it names (`Tool::edits_files`), all
+//! inside the project and none protected, runs without asking.
 
 use super::paths::{Place, Places};
 use super::rules::{Permissions, Policy, Rule, Subject};
 use super::sandbox::{SandboxState, OPT_OUT_ARGUMENT};
 use super::shell::ParsedCommand;
 use crate::agent::input::{Approval, ApprovalRequest, Approver};
+use crate::agent::mode::{Mode, SharedMode};
 use crate::agent::paths::{canonical, lexical, resolve};
 use crate::agent::tool::PreApproval;
 use crate::agent::toolbox::{HookCall, Toolbox};
@@ -37,6 +43,8 @@ pub struct Gate {
     /// Tools the user answered "always" for.
     pub always: Arc<Mutex<HashSet<String>>>,
     pub approver: Arc<dyn Approver>,
+    /// The session's mode (ask, accept edits, plan), read for each call.
+    pub mode: SharedMode,
 }
 
 impl Gate {
@@ -58,10 +66,19 @@ impl Gate {
         if judgement.policy == Policy::Deny {
             return Err(format!("Permission denied: {name}"));
         }
+        let mode = self.mode.get();
+        if mode == Mode::Plan && !call.tool.read_only {
+            return Err(format!(
+                "Not run: {name}. The user has put elelem in plan mode, where only read-only tools run. Present \
+                 your plan instead and stop; the user accepts it (and switches mode) before anything changes."
+            ));
+        }
+        let mut paths = 0;
         let mut outside: Option<PathBuf> = None;
         let mut protected: Option<PathBuf> = None;
         let (allow, deny) = (self.permissions.allowed_dirs(), self.permissions.denied_dirs());
         for (arg, given) in call.tool.path_arguments(&call.args) {
+            paths += 1;
             let real = match call.context.path(arg) {
                 Some(real) => real.to_path_buf(),
                 None => resolve(given, &self.places.cwd, self.places.home.as_deref()),
@@ -78,6 +95,12 @@ impl Gate {
             }
         }
         let unasked = hook_asks.is_none();
+        // Accept edits: a call of a tool that only changes the files it names, all inside the
+        // project, runs unasked.
+        let only_files = call.tool.edits_files && paths > 0 && parsed.is_none() && host.is_none();
+        if mode == Mode::Edits && only_files && outside.is_none() && protected.is_none() && unasked {
+            return Ok(());
+        }
         if judgement.policy == Policy::Allow && outside.is_none() && (protected.is_none() || yolo) && unasked {
             return Ok(());
         }

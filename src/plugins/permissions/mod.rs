@@ -30,7 +30,7 @@ pub use shell::{ParsedCommand, SimpleCommand};
 pub use wrappers::{Reading, Word};
 
 use super::trust::{project_agents, project_root, Trust, TrustStore};
-use crate::agent::{Flow, Plugin, Session};
+use crate::agent::{Flow, Mode, Plugin, Session};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -149,16 +149,43 @@ impl Plugin for PermissionsPlugin {
             headless: self.flags.headless,
             always: self.always.clone(),
             approver: session.approver(),
+            mode: session.mode(),
         });
         let hook_gate = gate.clone();
         session.toolbox_mut().before(None, move |call| {
             let gate = hook_gate.clone();
             async move { gate.check(call).await }
         });
+        session.commands_mut().add(
+            "mode",
+            "[ask|edits|plan|next]",
+            "ask before changes, accept edits inside the project, or plan (read-only) — Shift+Tab cycles",
+            mode_command,
+        );
         session.commands_mut().add("permissions", "", "the permission policy of each tool", move |session, _| {
             session.show(gate.describe(session.toolbox()));
             Ok(Flow::Continue)
         });
         Ok(())
     }
+}
+
+/// `/mode`: shows the mode; `/mode ask|edits|plan` switches to it, `/mode next` to the one
+/// after.
+fn mode_command(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
+    let current = session.mode().get();
+    let mode = match args.trim() {
+        "" => {
+            session.show(format!("Mode: {} (/mode ask|edits|plan; Shift+Tab cycles)", current.label()));
+            return Ok(Flow::Continue);
+        }
+        "next" => current.next(),
+        word => match Mode::parse(word) {
+            Some(mode) => mode,
+            None => anyhow::bail!("usage: /mode [ask|edits|plan], not {word:?}"),
+        },
+    };
+    // The front end shows the change (`AgentEvent::Mode`).
+    session.set_mode(mode);
+    Ok(Flow::Continue)
 }

@@ -59,6 +59,8 @@ pub struct Status {
     /// ends or the next question opens, whatever its time left.
     notice_of_turn: bool,
     yolo: bool,
+    /// The session's mode, shown when it is not ask.
+    mode: crate::agent::mode::Mode,
     /// `/clear` was typed once: Enter again (the composer holds it) clears, anything else
     /// cancels. The status line asks meanwhile.
     confirm_clear: bool,
@@ -79,6 +81,7 @@ impl Status {
             notice: None,
             notice_of_turn: false,
             yolo: false,
+            mode: Default::default(),
             confirm_clear: false,
         }
     }
@@ -98,6 +101,14 @@ impl Status {
 
     pub fn set_yolo(&mut self, yolo: bool) {
         self.yolo = yolo;
+    }
+
+    pub fn set_mode(&mut self, mode: crate::agent::mode::Mode) {
+        self.mode = mode;
+    }
+
+    pub fn mode(&self) -> crate::agent::mode::Mode {
+        self.mode
     }
 
     pub fn busy(&self) -> bool {
@@ -220,6 +231,9 @@ impl Status {
         let mut left = format!(" {} · {} │ {} │ {tokens}", self.provider, self.model, self.activity_text(now, around));
         if self.yolo {
             left.push_str(" │ YOLO: no approvals");
+        }
+        if self.mode != crate::agent::mode::Mode::Ask {
+            left.push_str(&format!(" │ {} (Shift+Tab)", self.mode.label()));
         }
         if self.confirm_clear {
             left.push_str(" │ Clear conversation? Enter: yes · Esc: no");

@@ -22,7 +22,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Up / Down", "recall earlier prompts (kept across sessions); in a pane, move the selection"),
     ("Ctrl+R", "search earlier prompts; again: older match; Enter/→ keep it, Esc cancel"),
     ("@ (prompt)", "pick a file to attach: ↑↓ choose, Tab/Enter insert, Esc close"),
-    ("Tab / Shift+Tab", "move focus: prompt → conversation → tools → context; in the / popup, complete"),
+    ("Tab", "move focus: prompt → conversation → tools → context; in the / popup, complete"),
+    ("Shift+Tab, /mode", "switch mode: ask → accept edits (file changes inside the project run unasked) → plan (read-only tools only); shown in the prompt's border and the status line"),
     (
         "PgUp PgDn, mouse wheel",
         "scroll the focused pane (from the prompt: the conversation); the wheel, the pane under it",
@@ -35,6 +36,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Esc", "from a pane: back to the prompt (never interrupts); from the prompt: interrupt the running turn; close a popup or this help"),
     ("Up, Esc (queued prompts)", "on an empty prompt: take the newest queued prompt back to edit / drop it"),
     ("Esc Enter", "interrupt the turn and send the prompt before the queued ones"),
+    ("Esc Esc (empty prompt), /rewind", "the earlier prompts, newest first: Enter puts the conversation and the files back to just before the chosen one and the prompt into the composer; Esc closes"),
+    ("type, ↑↓ Enter Esc (resume picker), /resume", "filter this directory's sessions (date, turns, first prompt; the chosen one's last exchange below), choose, resume it, close"),
     ("Ctrl+C", "clear the prompt (an empty one: interrupt the turn); twice quits"),
     ("Ctrl+D (empty prompt)", "quit"),
     ("Ctrl+O, /context", "toggle the context panel"),
@@ -47,6 +50,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("1 2 3 (approval)", "allow once, allow for the session, deny (Esc too); typing goes to the prompt"),
     ("1 2 3 (trust question)", "trust the project, no (not asked again), not now (Esc too)"),
     ("4 (approval)", "deny and tell the model why (type a reason, Enter)"),
+    ("1 2 3 (accept plan)", "after a plan in plan mode: go ahead asking before changes, go ahead accepting edits, keep planning (Esc too)"),
     ("↑↓ Ctrl+F (approval)", "scroll the preview (PgUp PgDn too); full screen"),
 ];
 

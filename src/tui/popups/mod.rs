@@ -1,6 +1,7 @@
 //! The popups: what opens over the panes for a while and takes keys first — the `@` file
-//! picker (over `file_index.rs`), the model picker, Ctrl+R history search, the approval dialog and the help
-//! overlay. Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
+//! picker (over `file_index.rs`), the model picker, Ctrl+R history search, the approval
+//! dialog, the help overlay, the accept-plan dialog (`plan_accept.rs`), the rewind picker
+//! (`rewind.rs`) and the resume picker (`resume_picker.rs`). Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
 //! and draws itself over the panes.
 
 pub mod approval;
@@ -8,4 +9,7 @@ pub mod file_index;
 pub mod file_picker;
 pub mod help;
 pub mod model_picker;
+pub mod plan_accept;
+pub mod resume_picker;
 pub mod reverse_search;
+pub mod rewind;

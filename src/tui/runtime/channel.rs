@@ -33,6 +33,8 @@ pub struct Ready {
     pub history: Vec<String>,
     /// What the first screen's welcome says.
     pub welcome: crate::tui::panes::conversation::welcome::Welcome,
+    /// The session's mode, which Shift+Tab sets at once (the gate reads it per call).
+    pub mode: crate::agent::SharedMode,
 }
 
 pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);

@@ -216,6 +216,25 @@ impl History {
         self.open_reply = None;
     }
 
+    /// The last `turns` turns were rewound: their cells, from the prompt on, are gone.
+    pub fn rewind(&mut self, turns: usize) {
+        let prompts = self
+            .cells
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, c)| matches!(c.kind, CellKind::User(_) | CellKind::PastedPrompt { .. }));
+        let Some((from, _)) = prompts.take(turns).last() else { return };
+        self.close();
+        for i in from..self.cells.len() {
+            self.cells[i].kind = CellKind::Gone;
+            self.cells[i].touch();
+            self.changed(i);
+        }
+        self.tools.retain(|_, cell| *cell < from);
+        self.selected = self.selected.filter(|i| *i < from);
+    }
+
     pub fn clear(&mut self) {
         *self = History {
             expand_thinking: self.expand_thinking,
