@@ -113,7 +113,7 @@ impl Sessions {
             ..self.options.clone()
         };
         output.set_replaying(resume.is_some());
-        let approver = Arc::new(AcpApprover::new(link.clone()));
+        let approver = Arc::new(AcpApprover::new(link.clone(), output.clone()));
         let built = build_recorded_session(&options, output.clone(), Box::new(NoLines), approver);
         output.set_replaying(false);
         let (mut session, recorded) = built.map_err(|error| RpcError::new(INTERNAL_ERROR, format!("{error:#}")))?;

@@ -2,7 +2,10 @@
 //! (`agent_message_chunk`, `agent_thought_chunk`, `tool_call`, `tool_call_update`, `plan`;
 //! `user_message_chunk` while a loaded session's history is replayed). What a tool call
 //! is (its kind, the files it touches) comes from the tool's own description, never from
-//! its name. Warnings and errors go to stderr, which editors keep as the agent's log.
+//! its name. A change to a file (`AgentEvent::FileChange`, reported by the tool's preview
+//! and again once written) is ACP's `diff` content, its whole old and new text, both in
+//! the permission request and in the finished call. Warnings and errors go to stderr,
+//! which editors keep as the agent's log.
 
 use super::rpc::Peer;
 use crate::agent::output::{AgentEvent, Delta, Output};
@@ -92,11 +95,20 @@ pub struct AcpOutput {
     tools: Mutex<HashMap<String, Arc<Tool>>>,
     /// A loaded session's history is being shown: prompts are sent as the user's.
     replaying: AtomicBool,
+    /// The change each running call would make or made, as ACP `diff` content, by call id
+    /// (taken when the call finishes, so only running calls' are kept).
+    changes: Mutex<HashMap<String, Value>>,
 }
 
 impl AcpOutput {
     pub fn new(link: Arc<Link>, cwd: PathBuf) -> AcpOutput {
-        AcpOutput { link, cwd, tools: Mutex::default(), replaying: AtomicBool::new(false) }
+        AcpOutput {
+            link,
+            cwd,
+            tools: Mutex::default(),
+            replaying: AtomicBool::new(false),
+            changes: Mutex::default(),
+        }
     }
 
     pub fn set_tools(&self, tools: &[Arc<Tool>]) {
@@ -107,6 +119,15 @@ impl AcpOutput {
 
     pub fn set_replaying(&self, replaying: bool) {
         self.replaying.store(replaying, Ordering::Relaxed);
+    }
+
+    /// The change call `call_id` would make, as ACP `diff` content, if it reported one.
+    pub fn change_of(&self, call_id: &str) -> Option<Value> {
+        self.changes.lock().ok().and_then(|changes| changes.get(call_id).cloned())
+    }
+
+    fn take_change(&self, call_id: &str) -> Option<Value> {
+        self.changes.lock().ok().and_then(|mut changes| changes.remove(call_id))
     }
 
     fn tool(&self, name: &str) -> Option<Arc<Tool>> {
@@ -154,6 +175,15 @@ fn absolute(cwd: &Path, path: &str) -> String {
     }
 }
 
+/// `absolute` for a path the kernel holds.
+fn absolute_path(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}
+
 /// A line on stderr, the agent's log in an editor (or a terminal, when run by hand):
 /// sanitised, since model, tool and client text reach it.
 pub fn log(line: &str) {
@@ -182,7 +212,14 @@ fn plan(plan: &Plan) -> Value {
     json!({"sessionUpdate": "plan", "entries": entries})
 }
 
-/// What a finished call shows: its content, or its error; a change's diff, fenced.
+/// ACP's `diff` tool call content: the file's absolute path, its whole old text (`null`
+/// for a new file) and its new text.
+pub fn diff(path: &Path, old: Option<&str>, new: &str) -> Value {
+    json!({"type": "diff", "path": path.display().to_string(), "oldText": old, "newText": new})
+}
+
+/// What a finished call shows: its content, or its error; a change's diff, fenced (when
+/// the tool did not report the change whole).
 fn result_text(result: &crate::protocol::ToolResult) -> String {
     if let Some(error) = result.error() {
         return error.to_string();
@@ -215,7 +252,15 @@ impl Output for AcpOutput {
                 json!({"sessionUpdate": "user_message_chunk", "content": text(&prompt)})
             }
             AgentEvent::ToolStarted { call, summary } => self.started(&call, &summary),
+            AgentEvent::FileChange { call_id, path, old, new } => {
+                let change = diff(&absolute_path(&self.cwd, &path), old.as_deref(), &new);
+                if let Ok(mut changes) = self.changes.lock() {
+                    changes.insert(call_id, change);
+                }
+                return;
+            }
             AgentEvent::ToolFinished { call, result } => {
+                let change = self.take_change(&call.id).filter(|_| result.is_ok());
                 let shown = result_text(&result);
                 let mut update = json!({
                     "sessionUpdate": "tool_call_update",
@@ -223,7 +268,9 @@ impl Output for AcpOutput {
                     "status": if result.is_ok() { "completed" } else { "failed" },
                     "rawOutput": result.to_value(),
                 });
-                if !shown.is_empty() {
+                if let Some(change) = change {
+                    update["content"] = json!([change]);
+                } else if !shown.is_empty() {
                     update["content"] = json!([{"type": "content", "content": text(&shown)}]);
                 }
                 update

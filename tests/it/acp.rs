@@ -132,12 +132,16 @@ fn the_official_client_drives_a_turn_with_a_read_and_an_asked_write() {
     assert_eq!(request["sessionId"], id.as_str());
     assert_eq!(request["toolCall"]["toolCallId"], "call-write");
     assert_eq!(request["toolCall"]["kind"], "edit");
-    assert!(request["toolCall"]["content"][0]["content"]["text"].as_str().unwrap().contains("+written by elelem"));
+    // The change is ACP diff content: the file's absolute path, no old text (a new file).
+    let out = home.dir.path().join("out.txt").display().to_string();
+    let created = json!([{"type": "diff", "path": out, "oldText": null, "newText": "written by elelem\n"}]);
+    assert_eq!(request["toolCall"]["content"], created, "{request:#}");
     let offered: Vec<&str> = request["options"].as_array().unwrap().iter().filter_map(|o| o["kind"].as_str()).collect();
     assert_eq!(offered, ["allow_once", "allow_always", "reject_once"]);
     let write = of_call(&updates, "call-write");
     assert_eq!(write[0]["kind"], "edit");
     assert_eq!(write.last().unwrap()["status"], "completed", "{write:#?}");
+    assert_eq!(write.last().unwrap()["content"], created, "{write:#?}");
     assert_eq!(std::fs::read_to_string(home.dir.path().join("out.txt")).unwrap(), "written by elelem\n");
 
     // The plan, as ACP's entries.
@@ -174,8 +178,7 @@ fn a_rejected_or_cancelled_permission_writes_nothing() {
 #[test]
 fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
     let home = Home::new();
-    // The permission question's diff is still worked out from the disk (README), so the
-    // edit's `old` is on the disk too; what the edit changes is the editor's text.
+    // The disk's text differs from the editor's: every diff must show the editor's.
     std::fs::write(home.dir.path().join("notes.txt"), "BUFFER on disk\n").unwrap();
     let script = json!([
         {"events": [{"type": "doing", "id": "call-read", "name": "read", "arguments": {"path": "notes.txt"}}]},
@@ -195,7 +198,7 @@ fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
     let shown = read.last().unwrap()["content"][0]["content"]["text"].as_str().unwrap().to_string();
     assert!(shown.contains(&format!("BUFFER {notes}")) && !shown.contains("on disk"), "{shown}");
     let reads = asked("fs/read_text_file");
-    assert!(reads.iter().all(|r| r["path"] == notes.as_str() && r["sessionId"].is_string()), "{reads:#?}");
+    assert!(reads.iter().all(|r| [notes.as_str(), out.as_str()].contains(&r["path"].as_str().unwrap_or_default()) && r["sessionId"].is_string()), "{reads:#?}");
     // The edit changed the editor's text and wrote it back through the editor; the write too.
     let writes = asked("fs/write_text_file");
     assert_eq!(writes.len(), 2, "{lines:#?}");
@@ -204,9 +207,16 @@ fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
         (Some(notes.as_str()), Some(&*format!("EDITED {notes}\n")))
     );
     assert_eq!((writes[1]["path"].as_str(), writes[1]["content"].as_str()), (Some(out.as_str()), Some("new file\n")));
+    // The edit's diff, asked about and done, is of the editor's text (the "editor" of
+    // acp_support/client.mjs holds "BUFFER <path>" for every file, out.txt too).
+    let edit_diff = json!([{"type": "diff", "path": notes, "oldText": format!("BUFFER {notes}\n"), "newText": format!("EDITED {notes}\n")}]);
+    let write_diff = json!([{"type": "diff", "path": out, "oldText": format!("BUFFER {out}\n"), "newText": "new file\n"}]);
     let edited = of_call(&updates, "call-edit");
-    let shown = edited.last().unwrap()["content"][0]["content"]["text"].as_str().unwrap_or_default();
-    assert!(shown.starts_with("```diff") && shown.contains("+EDITED"), "the edit's diff: {shown}");
+    assert_eq!(edited.last().unwrap()["content"], edit_diff, "{edited:#?}");
+    assert_eq!(of_call(&updates, "call-write").last().unwrap()["content"], write_diff);
+    let permissions = asked("session/request_permission");
+    assert_eq!(permissions[0]["toolCall"]["content"], edit_diff, "{permissions:#?}");
+    assert_eq!(permissions[1]["toolCall"]["content"], write_diff, "{permissions:#?}");
     for id in ["call-read", "call-edit", "call-write"] {
         assert_eq!(of_call(&updates, id).last().unwrap()["status"], "completed", "{id}: {updates:#?}");
     }
