@@ -94,8 +94,9 @@ fn handle(message: Incoming, sessions: &Arc<Sessions>, peer: &Peer) {
             "session/load" => peer.respond(id, sessions.load_session(&params)),
             "session/prompt" => {
                 let (sessions, peer) = (sessions.clone(), peer.clone());
+                let ticket = sessions.ticket(&params);
                 tokio::spawn(async move {
-                    let answer = sessions.prompt(params).await;
+                    let answer = sessions.prompt(params, ticket).await;
                     peer.respond(id, answer);
                 });
             }

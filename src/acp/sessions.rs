@@ -23,7 +23,15 @@ pub struct Slot {
     session: tokio::sync::Mutex<Session>,
     interrupter: Interrupter,
     output: Arc<AcpOutput>,
+    /// How many `session/cancel`s came: a prompt received before one (its `Ticket`) is
+    /// cancelled even when its turn had not started yet (it waited for the one before).
+    cancels: AtomicU64,
 }
+
+/// The session's cancel count when a prompt was received (in the order of the client's
+/// messages, before the prompt's task runs); `None` for a session that is not there.
+#[derive(Clone, Copy, Debug)]
+pub struct Ticket(Option<u64>);
 
 /// The sessions of the connection, by id.
 pub struct Sessions {
@@ -124,8 +132,12 @@ impl Sessions {
         let id = recorded.unwrap_or_else(unrecorded_id);
         link.set_id(&id);
         output.set_tools(session.toolbox().tools());
-        let slot =
-            Slot { interrupter: session.interrupter().clone(), session: tokio::sync::Mutex::new(session), output };
+        let slot = Slot {
+            interrupter: session.interrupter().clone(),
+            session: tokio::sync::Mutex::new(session),
+            output,
+            cancels: AtomicU64::new(0),
+        };
         if let Ok(mut slots) = self.slots.lock() {
             slots.insert(id.clone(), Arc::new(slot));
         }
@@ -148,13 +160,24 @@ impl Sessions {
         Ok(json!({}))
     }
 
-    /// `session/prompt`: runs the turn; the answer is its stop reason.
-    pub async fn prompt(&self, params: Value) -> Result<Value, RpcError> {
+    /// The ticket of a prompt received now (taken by the reader, in message order).
+    pub fn ticket(&self, params: &Value) -> Ticket {
+        Ticket(self.slot(params).ok().map(|slot| slot.cancels.load(Ordering::SeqCst)))
+    }
+
+    /// `session/prompt`: runs the turn; the answer is its stop reason. A `session/cancel`
+    /// that came after the prompt but before its turn began (`ticket`) cancels it unrun.
+    pub async fn prompt(&self, params: Value, ticket: Ticket) -> Result<Value, RpcError> {
         let slot = self.slot(&params)?;
         let prompt = prompt_text(params.get("prompt"))?;
         let mut session = slot.session.lock().await;
         slot.output.set_tools(session.toolbox().tools());
         let cancel = slot.interrupter.begin();
+        // After `begin`: a cancel counted later also interrupts the token just begun.
+        if ticket.0.is_some_and(|taken| taken != slot.cancels.load(Ordering::SeqCst)) {
+            slot.interrupter.end();
+            return Ok(json!({"stopReason": "cancelled"}));
+        }
         let outcome = session.turn(&prompt, cancel).await;
         slot.interrupter.end();
         match outcome.end {
@@ -164,9 +187,11 @@ impl Sessions {
         }
     }
 
-    /// `session/cancel`: interrupts the session's running turn, if any.
+    /// `session/cancel`: interrupts the session's running turn, if any, and the prompts
+    /// received before it whose turns have not begun.
     pub fn cancel(&self, params: &Value) {
         if let Ok(slot) = self.slot(params) {
+            slot.cancels.fetch_add(1, Ordering::SeqCst);
             slot.interrupter.interrupt();
         }
     }

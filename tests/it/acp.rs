@@ -372,6 +372,48 @@ fn session_cancel_stops_the_turn_with_stop_reason_cancelled() {
 }
 
 #[test]
+fn a_cancel_before_a_queued_prompts_turn_began_cancels_it_too() {
+    let home = Home::new();
+    let script = json!([
+        {"events": [
+            {"type": "saying", "text": "first"},
+            {"type": "saying", "text": " and never finishing", "delay_ms": 600000}
+        ]},
+        {"events": [{"type": "saying", "text": "the next turn's reply"}]}
+    ]);
+    let mut raw = Raw::start(&home, script);
+    initialize(&mut raw);
+    let id = raw.new_session(1, home.dir.path());
+    let prompt = |text: &str| json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]});
+    raw.request(2, "session/prompt", prompt("one"));
+    loop {
+        let line = raw.next();
+        assert!(line.get("error").is_none(), "{line}");
+        if line["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+            break;
+        }
+    }
+    // The second prompt waits for the running turn; the cancel comes before its turn began.
+    raw.request(3, "session/prompt", prompt("two"));
+    raw.send_line(&json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": id}}).to_string());
+    let mut lines = Vec::new();
+    while [2, 3].iter().any(|id| !lines.iter().any(|l: &Value| l["id"] == *id && l.get("method").is_none())) {
+        lines.push(raw.next());
+    }
+    for id in [2, 3] {
+        let answer = lines.iter().find(|l| l["id"] == id && l.get("method").is_none()).unwrap();
+        assert_eq!(answer["result"], json!({"stopReason": "cancelled"}), "{answer}");
+    }
+    assert!(!lines.iter().any(|l| l.to_string().contains("the next turn's reply")), "{lines:#?}");
+    // A prompt sent after the cancel runs, with the model's next reply.
+    raw.request(4, "session/prompt", prompt("three"));
+    let lines = raw.until_response(4);
+    assert_eq!(lines.last().unwrap()["result"], json!({"stopReason": "end_turn"}), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.to_string().contains("the next turn's reply")), "{lines:#?}");
+    let _ = raw.finish();
+}
+
+#[test]
 fn session_load_replays_the_history_and_goes_on() {
     let home = Home::new();
     let mut first = Raw::start(&home, json!([{"events": [{"type": "saying", "text": "the answer is 42"}]}]));
