@@ -26,6 +26,8 @@ pub struct Slot {
     /// How many `session/cancel`s came: a prompt received before one (its `Ticket`) is
     /// cancelled even when its turn had not started yet (it waited for the one before).
     cancels: AtomicU64,
+    /// The session's slash commands as ACP's `availableCommands`.
+    commands: Value,
 }
 
 /// The session's cancel count when a prompt was received (in the order of the client's
@@ -132,7 +134,9 @@ impl Sessions {
         let id = recorded.unwrap_or_else(unrecorded_id);
         link.set_id(&id);
         output.set_tools(session.toolbox().tools());
+        let commands = available_commands(&session);
         let slot = Slot {
+            commands,
             interrupter: session.interrupter().clone(),
             session: tokio::sync::Mutex::new(session),
             output,
@@ -160,6 +164,15 @@ impl Sessions {
         Ok(json!({}))
     }
 
+    /// Tells the client the session's slash commands (`available_commands_update`), once
+    /// it has the session's id (after the answer to `session/new` or `session/load`).
+    pub fn announce_commands(&self, id: &str) {
+        if let Ok(slot) = self.slot(&json!({"sessionId": id})) {
+            let update = json!({"sessionUpdate": "available_commands_update", "availableCommands": slot.commands});
+            self.peer.notify("session/update", json!({"sessionId": id, "update": update}));
+        }
+    }
+
     /// The ticket of a prompt received now (taken by the reader, in message order).
     pub fn ticket(&self, params: &Value) -> Ticket {
         Ticket(self.slot(params).ok().map(|slot| slot.cancels.load(Ordering::SeqCst)))
@@ -177,6 +190,15 @@ impl Sessions {
         if ticket.0.is_some_and(|taken| taken != slot.cancels.load(Ordering::SeqCst)) {
             slot.interrupter.end();
             return Ok(json!({"stopReason": "cancelled"}));
+        }
+        if prompt.starts_with('/') {
+            // A slash command, run as the app runs it; what it shows is the reply.
+            slot.output.set_commanding(true);
+            session.dispatch(&prompt, cancel.clone()).await;
+            slot.output.set_commanding(false);
+            slot.interrupter.end();
+            let stop = if cancel.is_cancelled() { "cancelled" } else { "end_turn" };
+            return Ok(json!({"stopReason": stop}));
         }
         let outcome = session.turn(&prompt, cancel).await;
         slot.interrupter.end();
@@ -204,6 +226,26 @@ impl Sessions {
             }
         }
     }
+}
+
+/// The session's slash commands as ACP `AvailableCommand`s: the name without `/`, the
+/// description, and the usage as the input hint when the command takes arguments.
+fn available_commands(session: &Session) -> Value {
+    let commands: Vec<Value> = session
+        .commands()
+        .list()
+        .map(|command| {
+            let mut entry = json!({
+                "name": command.name.trim_start_matches('/'),
+                "description": command.description,
+            });
+            if !command.usage.trim().is_empty() {
+                entry["input"] = json!({"hint": command.usage.trim()});
+            }
+            entry
+        })
+        .collect();
+    Value::Array(commands)
 }
 
 /// An id for a session that could not be recorded (no data directory).

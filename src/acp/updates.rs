@@ -98,6 +98,8 @@ pub struct AcpOutput {
     /// The change each running call would make or made, as ACP `diff` content, by call id
     /// (taken when the call finishes, so only running calls' are kept).
     changes: Mutex<HashMap<String, Value>>,
+    /// A slash command runs: what it shows (and its errors) is the reply.
+    commanding: AtomicBool,
 }
 
 impl AcpOutput {
@@ -108,6 +110,7 @@ impl AcpOutput {
             tools: Mutex::default(),
             replaying: AtomicBool::new(false),
             changes: Mutex::default(),
+            commanding: AtomicBool::new(false),
         }
     }
 
@@ -115,6 +118,10 @@ impl AcpOutput {
         if let Ok(mut known) = self.tools.lock() {
             *known = tools.iter().map(|tool| (tool.name.clone(), tool.clone())).collect();
         }
+    }
+
+    pub fn set_commanding(&self, commanding: bool) {
+        self.commanding.store(commanding, Ordering::Relaxed);
     }
 
     pub fn set_replaying(&self, replaying: bool) {
@@ -276,6 +283,9 @@ impl Output for AcpOutput {
                 update
             }
             AgentEvent::Plan(steps) => plan(&steps),
+            AgentEvent::Info(message) | AgentEvent::Warning(message) | AgentEvent::Error(message) if self.commanding.load(Ordering::Relaxed) => {
+                json!({"sessionUpdate": "agent_message_chunk", "content": text(&format!("{message}\n"))})
+            }
             AgentEvent::Warning(message) => return log(&format!("warning: {message}")),
             AgentEvent::Error(message) => return log(&format!("error: {message}")),
             _ => return,

@@ -414,6 +414,41 @@ fn a_cancel_before_a_queued_prompts_turn_began_cancels_it_too() {
 }
 
 #[test]
+fn slash_commands_are_announced_and_a_slash_prompt_runs_one() {
+    let home = Home::new();
+    let mut raw = Raw::start(&home, json!([{"events": [{"type": "saying", "text": "the model answered"}]}]));
+    initialize(&mut raw);
+    let id = raw.new_session(1, home.dir.path());
+    // Right after the answer to session/new: the commands, without `/`, with input hints.
+    let update = raw.next();
+    assert_eq!(update["method"], "session/update", "{update}");
+    assert_eq!(update["params"]["sessionId"], id.as_str());
+    let update = &update["params"]["update"];
+    assert_eq!(update["sessionUpdate"], "available_commands_update", "{update}");
+    let commands = update["availableCommands"].as_array().unwrap();
+    let named = |name: &str| commands.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("{name}: {update}"));
+    assert!(named("tools")["description"].as_str().is_some_and(|d| !d.is_empty()));
+    assert!(named("tools").get("input").is_none(), "{update}");
+    assert_eq!(named("model")["input"]["hint"], "[name]");
+    assert!(commands.iter().all(|c| !c["name"].as_str().unwrap().starts_with('/')));
+    // A prompt starting with /name runs the command; its output is the reply, no model turn.
+    raw.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "/tools"}]}));
+    let lines = raw.until_response(2);
+    assert_eq!(lines.last().unwrap()["result"], json!({"stopReason": "end_turn"}), "{lines:#?}");
+    let reply: String = lines
+        .iter()
+        .filter(|l| l["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|l| l["params"]["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(reply.contains("read") && !reply.contains("the model answered"), "{reply}");
+    // An unknown command says so to the editor.
+    raw.request(3, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "/fly"}]}));
+    let lines = raw.until_response(3);
+    assert!(lines.iter().any(|l| l.to_string().contains("unknown command")), "{lines:#?}");
+    let _ = raw.finish();
+}
+
+#[test]
 fn session_load_replays_the_history_and_goes_on() {
     let home = Home::new();
     let mut first = Raw::start(&home, json!([{"events": [{"type": "saying", "text": "the answer is 42"}]}]));
