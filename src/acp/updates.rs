@@ -5,7 +5,8 @@
 //! its name. A change to a file (`AgentEvent::FileChange`, reported by the tool's preview
 //! and again once written) is ACP's `diff` content, its whole old and new text, both in
 //! the permission request and in the finished call. Warnings and errors go to stderr,
-//! which editors keep as the agent's log.
+//! which editors keep as the agent's log. A running call's live output (`execute`'s) is
+//! sent as its content: the tail (`LIVE_TAIL`), at most every `LIVE_EVERY`.
 
 use super::rpc::Peer;
 use crate::agent::output::{AgentEvent, Delta, Output};
@@ -16,6 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The client and the session id the notifications carry (known once the session file
 /// is; updates before it are held and sent when it is set).
@@ -100,6 +102,34 @@ pub struct AcpOutput {
     changes: Mutex<HashMap<String, Value>>,
     /// A slash command runs: what it shows (and its errors) is the reply.
     commanding: AtomicBool,
+    /// The running calls' live output (`execute`'s), by call id.
+    live: Mutex<HashMap<String, Live>>,
+}
+
+/// The tail of a running call's output, and when it was last sent.
+#[derive(Default)]
+struct Live {
+    tail: String,
+    sent: Option<Instant>,
+}
+
+/// The most of a running call's output sent to the editor: its tail.
+pub const LIVE_TAIL: usize = 8 * 1024;
+/// Live output is sent at most this often.
+pub const LIVE_EVERY: Duration = Duration::from_millis(200);
+
+impl Live {
+    /// Adds a chunk, keeping the last `LIVE_TAIL` bytes (on a character boundary).
+    fn push(&mut self, chunk: &str) {
+        self.tail.push_str(chunk);
+        if self.tail.len() > LIVE_TAIL {
+            let mut cut = self.tail.len() - LIVE_TAIL;
+            while !self.tail.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.tail.drain(..cut);
+        }
+    }
 }
 
 impl AcpOutput {
@@ -111,6 +141,7 @@ impl AcpOutput {
             replaying: AtomicBool::new(false),
             changes: Mutex::default(),
             commanding: AtomicBool::new(false),
+            live: Mutex::default(),
         }
     }
 
@@ -131,6 +162,28 @@ impl AcpOutput {
     /// The change call `call_id` would make, as ACP `diff` content, if it reported one.
     pub fn change_of(&self, call_id: &str) -> Option<Value> {
         self.changes.lock().ok().and_then(|changes| changes.get(call_id).cloned())
+    }
+
+    /// A piece of a running call's output: the tail so far goes to the editor as the call's
+    /// content, at most every `LIVE_EVERY` (the finished call's result replaces it).
+    fn live_output(&self, id: String, chunk: &str) -> Option<Value> {
+        let mut live = self.live.lock().ok()?;
+        let call = live.entry(id.clone()).or_default();
+        call.push(chunk);
+        let now = Instant::now();
+        if call.sent.is_some_and(|sent| now.duration_since(sent) < LIVE_EVERY) {
+            return None;
+        }
+        call.sent = Some(now);
+        let tail = crate::sanitize::sanitize(&call.tail);
+        let fence = if tail.contains("```") { "````" } else { "```" };
+        let shown = format!("{fence}\n{}\n{fence}", tail.trim_end());
+        Some(json!({
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": id,
+            "status": "in_progress",
+            "content": [{"type": "content", "content": text(&shown)}],
+        }))
     }
 
     fn take_change(&self, call_id: &str) -> Option<Value> {
@@ -266,7 +319,14 @@ impl Output for AcpOutput {
                 }
                 return;
             }
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => match self.live_output(id, &chunk) {
+                Some(update) => update,
+                None => return,
+            },
             AgentEvent::ToolFinished { call, result } => {
+                if let Ok(mut live) = self.live.lock() {
+                    live.remove(&call.id);
+                }
                 let change = self.take_change(&call.id).filter(|_| result.is_ok());
                 let shown = result_text(&result);
                 let mut update = json!({
@@ -291,5 +351,23 @@ impl Output for AcpOutput {
             _ => return,
         };
         self.link.update(update);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_output_keeps_only_its_tail_on_a_character_boundary() {
+        let mut live = Live::default();
+        live.push("é");
+        live.push(&"x".repeat(LIVE_TAIL));
+        assert_eq!(live.tail.len(), LIVE_TAIL);
+        live.push("ab");
+        assert!(live.tail.len() <= LIVE_TAIL && live.tail.ends_with("xab"));
+        let mut wide = Live::default();
+        wide.push(&"é".repeat(LIVE_TAIL));
+        assert!(wide.tail.len() <= LIVE_TAIL && wide.tail.chars().all(|c| c == 'é'));
     }
 }

@@ -449,6 +449,44 @@ fn slash_commands_are_announced_and_a_slash_prompt_runs_one() {
 }
 
 #[test]
+fn a_running_commands_output_streams_to_the_editor() {
+    let home = Home::new();
+    let command = "echo first-line; sleep 1; echo second-line";
+    let script = json!([
+        {"events": [{"type": "doing", "id": "call-run", "name": "execute", "arguments": {"command": command}}]},
+        {"events": [{"type": "saying", "text": "ran it"}]}
+    ]);
+    let mut raw = Raw::start(&home, script);
+    initialize(&mut raw);
+    let id = raw.new_session(1, home.dir.path());
+    raw.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "run"}]}));
+    let mut seen = Vec::new();
+    loop {
+        let line = raw.next();
+        if line["method"] == "session/request_permission" {
+            let outcome = json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}});
+            raw.send_line(&json!({"jsonrpc": "2.0", "id": line["id"], "result": outcome}).to_string());
+        }
+        let done = line["id"] == 2 && line.get("method").is_none();
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    let updates: Vec<&Value> =
+        seen.iter().map(|l| &l["params"]["update"]).filter(|u| u["toolCallId"] == "call-run").collect();
+    // While it ran: an in-progress update whose content is the output so far.
+    let live: Vec<&str> = updates
+        .iter()
+        .filter(|u| u["status"] == "in_progress")
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(live.first().is_some_and(|text| text.contains("first-line")), "{updates:#?}");
+    assert_eq!(updates.last().unwrap()["status"], "completed", "{updates:#?}");
+    let _ = raw.finish();
+}
+
+#[test]
 fn session_load_replays_the_history_and_goes_on() {
     let home = Home::new();
     let mut first = Raw::start(&home, json!([{"events": [{"type": "saying", "text": "the answer is 42"}]}]));
