@@ -10,6 +10,7 @@ use super::updates::{AcpOutput, Link};
 use crate::agent::input::Input;
 use crate::agent::output::TurnEnd;
 use crate::agent::{Interrupter, Session};
+use crate::protocol::Role;
 use crate::startup::{build_recorded_session, Options, SessionChoice};
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
@@ -154,10 +155,23 @@ impl Sessions {
         Ok(json!({"sessionId": id}))
     }
 
-    /// `session/load`: the session's history is sent as updates before the answer.
+    /// `session/load`: the session's history is sent as updates before the answer. A
+    /// session open in this process already is replayed from its conversation (prompts and
+    /// replies), unless a turn of it is running.
     pub fn load_session(&self, params: &Value) -> Result<Value, RpcError> {
         let id = string(params, "sessionId")?;
-        if self.slot(params).is_ok() {
+        if let Ok(slot) = self.slot(params) {
+            if let Ok(session) = slot.session.try_lock() {
+                for message in session.conversation().messages() {
+                    let kind = match message.role {
+                        Role::User => "user_message_chunk",
+                        Role::Assistant if !message.content.is_empty() => "agent_message_chunk",
+                        _ => continue,
+                    };
+                    let update = json!({"sessionUpdate": kind, "content": super::updates::text(&message.content)});
+                    self.peer.notify("session/update", json!({"sessionId": id, "update": update}));
+                }
+            }
             return Ok(json!({}));
         }
         self.build(params, Some(id))?;

@@ -519,6 +519,24 @@ fn session_load_replays_the_history_and_goes_on() {
     second.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "sure?"}]}));
     let lines = second.until_response(2);
     assert_eq!(lines.last().unwrap()["result"], json!({"stopReason": "end_turn"}));
+    // Loading it again in the same process replays its conversation, the new turn too.
+    second.request(3, "session/load", json!({"sessionId": id, "cwd": home.dir.path(), "mcpServers": []}));
+    let lines = second.until_response(3);
+    let again: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| &l["params"]["update"])
+        .filter_map(|u| Some((u["sessionUpdate"].as_str()?, u["content"]["text"].as_str()?)))
+        .collect();
+    assert_eq!(
+        again,
+        [
+            ("user_message_chunk", "what is it?"),
+            ("agent_message_chunk", "the answer is 42"),
+            ("user_message_chunk", "sure?"),
+            ("agent_message_chunk", "still 42")
+        ],
+        "{lines:#?}"
+    );
     let _ = second.finish();
     // Both turns are in the one session file.
     let files = home.session_files();
