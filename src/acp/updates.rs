@@ -343,7 +343,9 @@ impl Output for AcpOutput {
                 update
             }
             AgentEvent::Plan(steps) => plan(&steps),
-            AgentEvent::Info(message) | AgentEvent::Warning(message) | AgentEvent::Error(message) if self.commanding.load(Ordering::Relaxed) => {
+            AgentEvent::Info(message) | AgentEvent::Warning(message) | AgentEvent::Error(message)
+                if self.commanding.load(Ordering::Relaxed) =>
+            {
                 json!({"sessionUpdate": "agent_message_chunk", "content": text(&format!("{message}\n"))})
             }
             AgentEvent::Warning(message) => return log(&format!("warning: {message}")),

@@ -42,7 +42,9 @@ pub fn tool() -> Tool {
     .summarized_by("path")
     .touches_paths(&["path"])
     .edits_files()
-    .with_preview(|args, ctx| async move { preview_in(&args, &ctx).await.map(|text| Preview { kind: PreviewKind::Diff, text }) })
+    .with_preview(|args, ctx| async move {
+        preview_in(&args, &ctx).await.map(|text| Preview { kind: PreviewKind::Diff, text })
+    })
 }
 
 /// An edit worked out but not yet written.

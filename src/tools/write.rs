@@ -37,7 +37,9 @@ pub fn tool() -> Tool {
     .summarized_by("path")
     .touches_paths(&["path"])
     .edits_files()
-    .with_preview(|args, ctx| async move { Ok(Preview { kind: PreviewKind::Diff, text: preview_in(&args, &ctx).await? }) })
+    .with_preview(|args, ctx| async move {
+        Ok(Preview { kind: PreviewKind::Diff, text: preview_in(&args, &ctx).await? })
+    })
 }
 
 async fn write(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
@@ -121,7 +123,10 @@ pub async fn preview_in(args: &Value, ctx: &ToolContext) -> Result<String, Strin
         Change::Creates => diff::unified(path, None, content),
         Change::Replaces(old) => diff::unified(path, Some(old), content),
         Change::TooLarge(size) => {
-            return Ok(format!("{path}: replaces a file of {size} bytes (too large to diff) with {} bytes", content.len()))
+            return Ok(format!(
+                "{path}: replaces a file of {size} bytes (too large to diff) with {} bytes",
+                content.len()
+            ))
         }
     };
     match &change {

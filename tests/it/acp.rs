@@ -198,7 +198,11 @@ fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
     let shown = read.last().unwrap()["content"][0]["content"]["text"].as_str().unwrap().to_string();
     assert!(shown.contains(&format!("BUFFER {notes}")) && !shown.contains("on disk"), "{shown}");
     let reads = asked("fs/read_text_file");
-    assert!(reads.iter().all(|r| [notes.as_str(), out.as_str()].contains(&r["path"].as_str().unwrap_or_default()) && r["sessionId"].is_string()), "{reads:#?}");
+    assert!(
+        reads.iter().all(|r| [notes.as_str(), out.as_str()].contains(&r["path"].as_str().unwrap_or_default())
+            && r["sessionId"].is_string()),
+        "{reads:#?}"
+    );
     // The edit changed the editor's text and wrote it back through the editor; the write too.
     let writes = asked("fs/write_text_file");
     assert_eq!(writes.len(), 2, "{lines:#?}");
@@ -210,7 +214,8 @@ fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
     // The edit's diff, asked about and done, is of the editor's text (the "editor" of
     // acp_support/client.mjs holds "BUFFER <path>" for every file, out.txt too).
     let edit_diff = json!([{"type": "diff", "path": notes, "oldText": format!("BUFFER {notes}\n"), "newText": format!("EDITED {notes}\n")}]);
-    let write_diff = json!([{"type": "diff", "path": out, "oldText": format!("BUFFER {out}\n"), "newText": "new file\n"}]);
+    let write_diff =
+        json!([{"type": "diff", "path": out, "oldText": format!("BUFFER {out}\n"), "newText": "new file\n"}]);
     let edited = of_call(&updates, "call-edit");
     assert_eq!(edited.last().unwrap()["content"], edit_diff, "{edited:#?}");
     assert_eq!(of_call(&updates, "call-write").last().unwrap()["content"], write_diff);
