@@ -3,7 +3,7 @@
 //! option we offered allows anything: `cancelled`, an unknown option, an error or a client
 //! gone away all refuse.
 
-use super::updates::{kind_of, text, title, Link, ToolKind};
+use super::updates::{kind_of, text, title, AcpOutput, Link, ToolKind};
 use crate::agent::input::{Approval, ApprovalRequest, Approver, NEVER_ASK_AGAIN};
 use crate::agent::PreviewKind;
 use futures::future::BoxFuture;
@@ -12,11 +12,13 @@ use std::sync::Arc;
 
 pub struct AcpApprover {
     link: Arc<Link>,
+    /// The session's output, which holds the changes the calls' previews reported.
+    output: Arc<AcpOutput>,
 }
 
 impl AcpApprover {
-    pub fn new(link: Arc<Link>) -> AcpApprover {
-        AcpApprover { link }
+    pub fn new(link: Arc<Link>, output: Arc<AcpOutput>) -> AcpApprover {
+        AcpApprover { link, output }
     }
 }
 
@@ -37,17 +39,26 @@ fn options(trust: bool) -> Vec<(&'static str, &'static str, &'static str, Approv
     }
 }
 
-/// The request's parameters (without the session id).
-pub fn tool_call(request: &ApprovalRequest) -> Value {
-    let shown = match request.preview.kind {
-        PreviewKind::Diff => format!("```diff\n{}\n```", request.preview.text.trim_end()),
-        PreviewKind::Command => format!("```sh\n{}\n```", request.preview.text.trim_end()),
-        _ => request.preview.text.clone(),
-    };
+/// The request's parameters (without the session id). A change the call's preview
+/// reported whole (`change`, ACP `diff` content) is shown as such, after any notice the
+/// permission gate put before the unified diff (outside the project, a symlink's target).
+pub fn tool_call(request: &ApprovalRequest, change: Option<Value>) -> Value {
     let kind = match request.preview.kind {
         PreviewKind::Diff => ToolKind::Edit,
         PreviewKind::Command => ToolKind::Execute,
         _ => kind_of(None, &request.args),
+    };
+    let content = match change.filter(|_| request.preview.kind == PreviewKind::Diff) {
+        Some(change) => {
+            let notices = notices(&request.preview.text);
+            let mut content = Vec::new();
+            if !notices.is_empty() {
+                content.push(json!({"type": "content", "content": text(&notices)}));
+            }
+            content.push(change);
+            content
+        }
+        None => vec![json!({"type": "content", "content": text(&shown(request))})],
     };
     json!({
         "toolCallId": request.call_id,
@@ -55,8 +66,23 @@ pub fn tool_call(request: &ApprovalRequest) -> Value {
         "kind": kind,
         "status": "pending",
         "rawInput": request.args,
-        "content": [{"type": "content", "content": text(&shown)}],
+        "content": content,
     })
+}
+
+/// The lines of a diff preview before its unified diff (`--- a/…`).
+fn notices(preview: &str) -> String {
+    let lines: Vec<&str> = preview.lines().take_while(|line| !line.starts_with("--- ")).collect();
+    lines.join("\n")
+}
+
+/// The preview as text: a diff or a command fenced.
+fn shown(request: &ApprovalRequest) -> String {
+    match request.preview.kind {
+        PreviewKind::Diff => format!("```diff\n{}\n```", request.preview.text.trim_end()),
+        PreviewKind::Command => format!("```sh\n{}\n```", request.preview.text.trim_end()),
+        _ => request.preview.text.clone(),
+    }
 }
 
 /// The answer the client's response means.
@@ -72,6 +98,7 @@ pub fn answer(response: &Value, trust: bool) -> Approval {
 impl Approver for AcpApprover {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
         let link = self.link.clone();
+        let change = self.output.change_of(&request.call_id);
         Box::pin(async move {
             let Some(session_id) = link.id() else { return Approval::No };
             let trust = request.preview.kind == PreviewKind::Trust;
@@ -79,7 +106,7 @@ impl Approver for AcpApprover {
                 .into_iter()
                 .map(|(id, name, kind, _)| json!({"optionId": id, "name": name, "kind": kind}))
                 .collect();
-            let params = json!({"sessionId": session_id, "toolCall": tool_call(&request), "options": offered});
+            let params = json!({"sessionId": session_id, "toolCall": tool_call(&request, change), "options": offered});
             match link.peer.request("session/request_permission", params).await {
                 Ok(response) => answer(&response, trust),
                 Err(error) => {

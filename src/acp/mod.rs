@@ -90,12 +90,27 @@ fn handle(message: Incoming, sessions: &Arc<Sessions>, peer: &Peer) {
                 peer.respond(id, Ok(initialize()))
             }
             "authenticate" => peer.respond(id, Ok(json!({}))),
-            "session/new" => peer.respond(id, sessions.new_session(&params)),
-            "session/load" => peer.respond(id, sessions.load_session(&params)),
+            "session/new" => {
+                let answer = sessions.new_session(&params);
+                let session = answer.as_ref().ok().and_then(|a| a["sessionId"].as_str()).map(str::to_string);
+                peer.respond(id, answer);
+                if let Some(session) = session {
+                    sessions.announce_commands(&session);
+                }
+            }
+            "session/load" => {
+                let answer = sessions.load_session(&params);
+                let loaded = answer.is_ok();
+                peer.respond(id, answer);
+                if let (true, Some(session)) = (loaded, params["sessionId"].as_str()) {
+                    sessions.announce_commands(session);
+                }
+            }
             "session/prompt" => {
                 let (sessions, peer) = (sessions.clone(), peer.clone());
+                let ticket = sessions.ticket(&params);
                 tokio::spawn(async move {
-                    let answer = sessions.prompt(params).await;
+                    let answer = sessions.prompt(params, ticket).await;
                     peer.respond(id, answer);
                 });
             }

@@ -10,6 +10,7 @@ use super::updates::{AcpOutput, Link};
 use crate::agent::input::Input;
 use crate::agent::output::TurnEnd;
 use crate::agent::{Interrupter, Session};
+use crate::protocol::Role;
 use crate::startup::{build_recorded_session, Options, SessionChoice};
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
@@ -23,7 +24,17 @@ pub struct Slot {
     session: tokio::sync::Mutex<Session>,
     interrupter: Interrupter,
     output: Arc<AcpOutput>,
+    /// How many `session/cancel`s came: a prompt received before one (its `Ticket`) is
+    /// cancelled even when its turn had not started yet (it waited for the one before).
+    cancels: AtomicU64,
+    /// The session's slash commands as ACP's `availableCommands`.
+    commands: Value,
 }
+
+/// The session's cancel count when a prompt was received (in the order of the client's
+/// messages, before the prompt's task runs); `None` for a session that is not there.
+#[derive(Clone, Copy, Debug)]
+pub struct Ticket(Option<u64>);
 
 /// The sessions of the connection, by id.
 pub struct Sessions {
@@ -113,7 +124,7 @@ impl Sessions {
             ..self.options.clone()
         };
         output.set_replaying(resume.is_some());
-        let approver = Arc::new(AcpApprover::new(link.clone()));
+        let approver = Arc::new(AcpApprover::new(link.clone(), output.clone()));
         let built = build_recorded_session(&options, output.clone(), Box::new(NoLines), approver);
         output.set_replaying(false);
         let (mut session, recorded) = built.map_err(|error| RpcError::new(INTERNAL_ERROR, format!("{error:#}")))?;
@@ -124,8 +135,14 @@ impl Sessions {
         let id = recorded.unwrap_or_else(unrecorded_id);
         link.set_id(&id);
         output.set_tools(session.toolbox().tools());
-        let slot =
-            Slot { interrupter: session.interrupter().clone(), session: tokio::sync::Mutex::new(session), output };
+        let commands = available_commands(&session);
+        let slot = Slot {
+            commands,
+            interrupter: session.interrupter().clone(),
+            session: tokio::sync::Mutex::new(session),
+            output,
+            cancels: AtomicU64::new(0),
+        };
         if let Ok(mut slots) = self.slots.lock() {
             slots.insert(id.clone(), Arc::new(slot));
         }
@@ -138,23 +155,65 @@ impl Sessions {
         Ok(json!({"sessionId": id}))
     }
 
-    /// `session/load`: the session's history is sent as updates before the answer.
+    /// `session/load`: the session's history is sent as updates before the answer. A
+    /// session open in this process already is replayed from its conversation (prompts and
+    /// replies), unless a turn of it is running.
     pub fn load_session(&self, params: &Value) -> Result<Value, RpcError> {
         let id = string(params, "sessionId")?;
-        if self.slot(params).is_ok() {
+        if let Ok(slot) = self.slot(params) {
+            if let Ok(session) = slot.session.try_lock() {
+                for message in session.conversation().messages() {
+                    let kind = match message.role {
+                        Role::User => "user_message_chunk",
+                        Role::Assistant if !message.content.is_empty() => "agent_message_chunk",
+                        _ => continue,
+                    };
+                    let update = json!({"sessionUpdate": kind, "content": super::updates::text(&message.content)});
+                    self.peer.notify("session/update", json!({"sessionId": id, "update": update}));
+                }
+            }
             return Ok(json!({}));
         }
         self.build(params, Some(id))?;
         Ok(json!({}))
     }
 
-    /// `session/prompt`: runs the turn; the answer is its stop reason.
-    pub async fn prompt(&self, params: Value) -> Result<Value, RpcError> {
+    /// Tells the client the session's slash commands (`available_commands_update`), once
+    /// it has the session's id (after the answer to `session/new` or `session/load`).
+    pub fn announce_commands(&self, id: &str) {
+        if let Ok(slot) = self.slot(&json!({"sessionId": id})) {
+            let update = json!({"sessionUpdate": "available_commands_update", "availableCommands": slot.commands});
+            self.peer.notify("session/update", json!({"sessionId": id, "update": update}));
+        }
+    }
+
+    /// The ticket of a prompt received now (taken by the reader, in message order).
+    pub fn ticket(&self, params: &Value) -> Ticket {
+        Ticket(self.slot(params).ok().map(|slot| slot.cancels.load(Ordering::SeqCst)))
+    }
+
+    /// `session/prompt`: runs the turn; the answer is its stop reason. A `session/cancel`
+    /// that came after the prompt but before its turn began (`ticket`) cancels it unrun.
+    pub async fn prompt(&self, params: Value, ticket: Ticket) -> Result<Value, RpcError> {
         let slot = self.slot(&params)?;
         let prompt = prompt_text(params.get("prompt"))?;
         let mut session = slot.session.lock().await;
         slot.output.set_tools(session.toolbox().tools());
         let cancel = slot.interrupter.begin();
+        // After `begin`: a cancel counted later also interrupts the token just begun.
+        if ticket.0.is_some_and(|taken| taken != slot.cancels.load(Ordering::SeqCst)) {
+            slot.interrupter.end();
+            return Ok(json!({"stopReason": "cancelled"}));
+        }
+        if prompt.starts_with('/') {
+            // A slash command, run as the app runs it; what it shows is the reply.
+            slot.output.set_commanding(true);
+            session.dispatch(&prompt, cancel.clone()).await;
+            slot.output.set_commanding(false);
+            slot.interrupter.end();
+            let stop = if cancel.is_cancelled() { "cancelled" } else { "end_turn" };
+            return Ok(json!({"stopReason": stop}));
+        }
         let outcome = session.turn(&prompt, cancel).await;
         slot.interrupter.end();
         match outcome.end {
@@ -164,9 +223,11 @@ impl Sessions {
         }
     }
 
-    /// `session/cancel`: interrupts the session's running turn, if any.
+    /// `session/cancel`: interrupts the session's running turn, if any, and the prompts
+    /// received before it whose turns have not begun.
     pub fn cancel(&self, params: &Value) {
         if let Ok(slot) = self.slot(params) {
+            slot.cancels.fetch_add(1, Ordering::SeqCst);
             slot.interrupter.interrupt();
         }
     }
@@ -179,6 +240,26 @@ impl Sessions {
             }
         }
     }
+}
+
+/// The session's slash commands as ACP `AvailableCommand`s: the name without `/`, the
+/// description, and the usage as the input hint when the command takes arguments.
+fn available_commands(session: &Session) -> Value {
+    let commands: Vec<Value> = session
+        .commands()
+        .list()
+        .map(|command| {
+            let mut entry = json!({
+                "name": command.name.trim_start_matches('/'),
+                "description": command.description,
+            });
+            if !command.usage.trim().is_empty() {
+                entry["input"] = json!({"hint": command.usage.trim()});
+            }
+            entry
+        })
+        .collect();
+    Value::Array(commands)
 }
 
 /// An id for a session that could not be recorded (no data directory).

@@ -2,7 +2,11 @@
 //! (`agent_message_chunk`, `agent_thought_chunk`, `tool_call`, `tool_call_update`, `plan`;
 //! `user_message_chunk` while a loaded session's history is replayed). What a tool call
 //! is (its kind, the files it touches) comes from the tool's own description, never from
-//! its name. Warnings and errors go to stderr, which editors keep as the agent's log.
+//! its name. A change to a file (`AgentEvent::FileChange`, reported by the tool's preview
+//! and again once written) is ACP's `diff` content, its whole old and new text, both in
+//! the permission request and in the finished call. Warnings and errors go to stderr,
+//! which editors keep as the agent's log. A running call's live output (`execute`'s) is
+//! sent as its content: the tail (`LIVE_TAIL`), at most every `LIVE_EVERY`.
 
 use super::rpc::Peer;
 use crate::agent::output::{AgentEvent, Delta, Output};
@@ -13,6 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The client and the session id the notifications carry (known once the session file
 /// is; updates before it are held and sent when it is set).
@@ -92,11 +97,52 @@ pub struct AcpOutput {
     tools: Mutex<HashMap<String, Arc<Tool>>>,
     /// A loaded session's history is being shown: prompts are sent as the user's.
     replaying: AtomicBool,
+    /// The change each running call would make or made, as ACP `diff` content, by call id
+    /// (taken when the call finishes, so only running calls' are kept).
+    changes: Mutex<HashMap<String, Value>>,
+    /// A slash command runs: what it shows (and its errors) is the reply.
+    commanding: AtomicBool,
+    /// The running calls' live output (`execute`'s), by call id.
+    live: Mutex<HashMap<String, Live>>,
+}
+
+/// The tail of a running call's output, and when it was last sent.
+#[derive(Default)]
+struct Live {
+    tail: String,
+    sent: Option<Instant>,
+}
+
+/// The most of a running call's output sent to the editor: its tail.
+pub const LIVE_TAIL: usize = 8 * 1024;
+/// Live output is sent at most this often.
+pub const LIVE_EVERY: Duration = Duration::from_millis(200);
+
+impl Live {
+    /// Adds a chunk, keeping the last `LIVE_TAIL` bytes (on a character boundary).
+    fn push(&mut self, chunk: &str) {
+        self.tail.push_str(chunk);
+        if self.tail.len() > LIVE_TAIL {
+            let mut cut = self.tail.len() - LIVE_TAIL;
+            while !self.tail.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.tail.drain(..cut);
+        }
+    }
 }
 
 impl AcpOutput {
     pub fn new(link: Arc<Link>, cwd: PathBuf) -> AcpOutput {
-        AcpOutput { link, cwd, tools: Mutex::default(), replaying: AtomicBool::new(false) }
+        AcpOutput {
+            link,
+            cwd,
+            tools: Mutex::default(),
+            replaying: AtomicBool::new(false),
+            changes: Mutex::default(),
+            commanding: AtomicBool::new(false),
+            live: Mutex::default(),
+        }
     }
 
     pub fn set_tools(&self, tools: &[Arc<Tool>]) {
@@ -105,8 +151,43 @@ impl AcpOutput {
         }
     }
 
+    pub fn set_commanding(&self, commanding: bool) {
+        self.commanding.store(commanding, Ordering::Relaxed);
+    }
+
     pub fn set_replaying(&self, replaying: bool) {
         self.replaying.store(replaying, Ordering::Relaxed);
+    }
+
+    /// The change call `call_id` would make, as ACP `diff` content, if it reported one.
+    pub fn change_of(&self, call_id: &str) -> Option<Value> {
+        self.changes.lock().ok().and_then(|changes| changes.get(call_id).cloned())
+    }
+
+    /// A piece of a running call's output: the tail so far goes to the editor as the call's
+    /// content, at most every `LIVE_EVERY` (the finished call's result replaces it).
+    fn live_output(&self, id: String, chunk: &str) -> Option<Value> {
+        let mut live = self.live.lock().ok()?;
+        let call = live.entry(id.clone()).or_default();
+        call.push(chunk);
+        let now = Instant::now();
+        if call.sent.is_some_and(|sent| now.duration_since(sent) < LIVE_EVERY) {
+            return None;
+        }
+        call.sent = Some(now);
+        let tail = crate::sanitize::sanitize(&call.tail);
+        let fence = if tail.contains("```") { "````" } else { "```" };
+        let shown = format!("{fence}\n{}\n{fence}", tail.trim_end());
+        Some(json!({
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": id,
+            "status": "in_progress",
+            "content": [{"type": "content", "content": text(&shown)}],
+        }))
+    }
+
+    fn take_change(&self, call_id: &str) -> Option<Value> {
+        self.changes.lock().ok().and_then(|mut changes| changes.remove(call_id))
     }
 
     fn tool(&self, name: &str) -> Option<Arc<Tool>> {
@@ -154,6 +235,15 @@ fn absolute(cwd: &Path, path: &str) -> String {
     }
 }
 
+/// `absolute` for a path the kernel holds.
+fn absolute_path(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}
+
 /// A line on stderr, the agent's log in an editor (or a terminal, when run by hand):
 /// sanitised, since model, tool and client text reach it.
 pub fn log(line: &str) {
@@ -182,7 +272,14 @@ fn plan(plan: &Plan) -> Value {
     json!({"sessionUpdate": "plan", "entries": entries})
 }
 
-/// What a finished call shows: its content, or its error; a change's diff, fenced.
+/// ACP's `diff` tool call content: the file's absolute path, its whole old text (`null`
+/// for a new file) and its new text.
+pub fn diff(path: &Path, old: Option<&str>, new: &str) -> Value {
+    json!({"type": "diff", "path": path.display().to_string(), "oldText": old, "newText": new})
+}
+
+/// What a finished call shows: its content, or its error; a change's diff, fenced (when
+/// the tool did not report the change whole).
 fn result_text(result: &crate::protocol::ToolResult) -> String {
     if let Some(error) = result.error() {
         return error.to_string();
@@ -215,7 +312,22 @@ impl Output for AcpOutput {
                 json!({"sessionUpdate": "user_message_chunk", "content": text(&prompt)})
             }
             AgentEvent::ToolStarted { call, summary } => self.started(&call, &summary),
+            AgentEvent::FileChange { call_id, path, old, new } => {
+                let change = diff(&absolute_path(&self.cwd, &path), old.as_deref(), &new);
+                if let Ok(mut changes) = self.changes.lock() {
+                    changes.insert(call_id, change);
+                }
+                return;
+            }
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => match self.live_output(id, &chunk) {
+                Some(update) => update,
+                None => return,
+            },
             AgentEvent::ToolFinished { call, result } => {
+                if let Ok(mut live) = self.live.lock() {
+                    live.remove(&call.id);
+                }
+                let change = self.take_change(&call.id).filter(|_| result.is_ok());
                 let shown = result_text(&result);
                 let mut update = json!({
                     "sessionUpdate": "tool_call_update",
@@ -223,16 +335,41 @@ impl Output for AcpOutput {
                     "status": if result.is_ok() { "completed" } else { "failed" },
                     "rawOutput": result.to_value(),
                 });
-                if !shown.is_empty() {
+                if let Some(change) = change {
+                    update["content"] = json!([change]);
+                } else if !shown.is_empty() {
                     update["content"] = json!([{"type": "content", "content": text(&shown)}]);
                 }
                 update
             }
             AgentEvent::Plan(steps) => plan(&steps),
+            AgentEvent::Info(message) | AgentEvent::Warning(message) | AgentEvent::Error(message)
+                if self.commanding.load(Ordering::Relaxed) =>
+            {
+                json!({"sessionUpdate": "agent_message_chunk", "content": text(&format!("{message}\n"))})
+            }
             AgentEvent::Warning(message) => return log(&format!("warning: {message}")),
             AgentEvent::Error(message) => return log(&format!("error: {message}")),
             _ => return,
         };
         self.link.update(update);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_output_keeps_only_its_tail_on_a_character_boundary() {
+        let mut live = Live::default();
+        live.push("é");
+        live.push(&"x".repeat(LIVE_TAIL));
+        assert_eq!(live.tail.len(), LIVE_TAIL);
+        live.push("ab");
+        assert!(live.tail.len() <= LIVE_TAIL && live.tail.ends_with("xab"));
+        let mut wide = Live::default();
+        wide.push(&"é".repeat(LIVE_TAIL));
+        assert!(wide.tail.len() <= LIVE_TAIL && wide.tail.chars().all(|c| c == 'é'));
     }
 }

@@ -101,6 +101,16 @@ pub enum AgentEvent {
         call: ToolCall,
         result: ToolResult,
     },
+    /// The whole texts of a change to one file that call `call_id` would make (its
+    /// permission preview) or made (after writing), for front ends that show changes their
+    /// own way (an editor's diff view; the others show the unified diff of the result).
+    /// `old` is `None` for a new file.
+    FileChange {
+        call_id: String,
+        path: std::path::PathBuf,
+        old: Option<String>,
+        new: String,
+    },
     /// Token usage of one model call.
     Usage(Usage),
     /// The provider is waiting before retrying.

@@ -461,7 +461,7 @@ impl Session {
     }
 
     /// Handles one line: skips blanks, runs `/commands`, and sends anything else as a turn.
-    async fn dispatch(&mut self, line: &str, cancel: CancellationToken) -> Flow {
+    pub async fn dispatch(&mut self, line: &str, cancel: CancellationToken) -> Flow {
         let line = line.trim_end_matches(['\r', '\n']);
         if line.trim().is_empty() {
             return Flow::Continue;

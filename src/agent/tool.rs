@@ -172,6 +172,20 @@ impl ToolContext {
         }
     }
 
+    /// Reports the whole texts of a change to a file this call would make (from its
+    /// preview) or made (after writing), for front ends that show changes their own way
+    /// (`AgentEvent::FileChange`); `old` is `None` for a new file.
+    pub fn file_change(&self, path: &std::path::Path, old: Option<&str>, new: &str) {
+        if let Some(output) = &self.output {
+            output.emit(AgentEvent::FileChange {
+                call_id: self.call_id.clone(),
+                path: path.to_path_buf(),
+                old: old.map(str::to_string),
+                new: new.to_string(),
+            });
+        }
+    }
+
     /// Runs blocking work off the async threads; a panic there fails this call like a
     /// panic in the handler itself.
     pub async fn blocking<R: Send + 'static>(&self, f: impl FnOnce() -> R + Send + 'static) -> anyhow::Result<R> {
@@ -184,7 +198,9 @@ pub type Handler = Arc<dyn Fn(Value, ToolContext) -> ToolFuture + Send + Sync>;
 /// A one-line summary of a call's arguments.
 pub type Summarizer = Arc<dyn Fn(&Value) -> String + Send + Sync>;
 /// What a call would do, shown before approval; `Err` refuses the call with that message.
-pub type Previewer = Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Preview, String>> + Send + Sync>;
+/// It gets the call's context: the resolved paths and the front end's file access (a
+/// preview of a change shows the editor's text of the file, as the call would change it).
+pub type Previewer = Arc<dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<Preview, String>> + Send + Sync>;
 
 /// How a preview reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -375,10 +391,10 @@ impl Tool {
     /// Shows what a call would do before it is approved.
     pub fn with_preview<F, Fut>(mut self, f: F) -> Self
     where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Preview, String>> + Send + 'static,
     {
-        self.preview = Some(Arc::new(move |args| f(args).boxed()));
+        self.preview = Some(Arc::new(move |args, ctx| f(args, ctx).boxed()));
         self
     }
 
@@ -448,8 +464,14 @@ impl Tool {
     /// What a call would do: the tool's own preview, else the command (for tools that run
     /// commands) or the arguments.
     pub async fn preview(&self, args: &Value) -> Result<Preview, String> {
+        self.preview_in(args, &ToolContext::detached()).await
+    }
+
+    /// `preview` of a call about to run in `ctx` (its resolved paths, its file access; a
+    /// preview of a change may report it through the context: `ToolContext::file_change`).
+    pub async fn preview_in(&self, args: &Value, ctx: &ToolContext) -> Result<Preview, String> {
         if let Some(preview) = &self.preview {
-            return preview(args.clone()).await;
+            return preview(args.clone(), ctx.clone()).await;
         }
         Ok(match self.shell_command(args) {
             Some(command) => Preview { kind: PreviewKind::Command, text: command.to_string() },

@@ -42,7 +42,9 @@ pub fn tool() -> Tool {
     .summarized_by("path")
     .touches_paths(&["path"])
     .edits_files()
-    .with_preview(|args| async move { preview(&args).await.map(|text| Preview { kind: PreviewKind::Diff, text }) })
+    .with_preview(|args, ctx| async move {
+        preview_in(&args, &ctx).await.map(|text| Preview { kind: PreviewKind::Diff, text })
+    })
 }
 
 /// An edit worked out but not yet written.
@@ -51,19 +53,15 @@ pub struct Planned {
     pub path: String,
     pub after: String,
     pub replacements: usize,
+    /// The text it changes (the file's, or the front end's when it routes file access).
+    pub before: String,
     /// The unified diff of the change.
     pub diff: String,
 }
 
 async fn edit(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
-    let (given, real) = super::path_arg(&args, &ctx, "path")?;
-    // The front end's text of the file (an editor's buffer), when it routes file access.
-    let routed = match ctx.read_routed(&real).await {
-        Some(Ok(text)) => Some(text),
-        Some(Err(error)) => return Ok(json!({"error": format!("cannot read {given}: {error:#}")})),
-        None => None,
-    };
-    let planned = match plan_at(&args, Some(real.clone()), routed, &ctx.cancel).await {
+    let (_, real) = super::path_arg(&args, &ctx, "path")?;
+    let planned = match plan_routed(&args, &real, &ctx).await {
         Ok(planned) => planned,
         Err(message) => return Ok(json!({"error": message})),
     };
@@ -74,12 +72,40 @@ async fn edit(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     if let Err(e) = written {
         return Ok(json!({"error": format!("{e:#}")}));
     }
+    ctx.file_change(&real, Some(&planned.before), &planned.after);
     Ok(json!({"path": planned.path, "replacements": planned.replacements, "diff": planned.diff}))
+}
+
+/// The edit of the file at `real` planned on the front end's text of it (an editor's
+/// buffer) when it routes file access, else on the file's.
+async fn plan_routed(args: &Value, real: &Path, ctx: &ToolContext) -> Result<Planned, String> {
+    let routed = match ctx.read_routed(real).await {
+        Some(Ok(text)) => Some(text),
+        Some(Err(error)) => {
+            let given = args["path"].as_str().unwrap_or_default();
+            return Err(format!("cannot read {given}: {error:#}"));
+        }
+        None => None,
+    };
+    plan_at(args, Some(real.to_path_buf()), routed, &ctx.cancel).await
 }
 
 /// The diff this call would make, or why it would fail (for the approval question).
 pub async fn preview(args: &Value) -> Result<String, String> {
-    plan(args, &CancellationToken::new()).await.map(|p| p.diff)
+    preview_in(args, &ToolContext::detached()).await
+}
+
+/// `preview` of a call about to run in `ctx`: of the text the call would change (the
+/// front end's, when it routes file access), reported whole through `ctx` too.
+pub async fn preview_in(args: &Value, ctx: &ToolContext) -> Result<String, String> {
+    let given = args["path"].as_str().ok_or("missing string argument \"path\"")?;
+    let real = match ctx.path("path") {
+        Some(real) => real.to_path_buf(),
+        None => paths::resolve(given, &paths::working_dir(), paths::home().as_deref()),
+    };
+    let planned = plan_routed(args, &real, ctx).await?;
+    ctx.file_change(&real, Some(&planned.before), &planned.after);
+    Ok(planned.diff)
 }
 
 /// The arguments of one edit.
@@ -147,7 +173,7 @@ fn plan_blocking(request: Request, cancel: &CancellationToken) -> Result<Planned
         n => {
             let after = if replace_all { before.replace(&old, &new) } else { before.replacen(&old, &new, 1) };
             let diff = diff::unified(&path, Some(&before), &after);
-            Ok(Planned { path, after, replacements: n, diff })
+            Ok(Planned { path, after, replacements: n, before, diff })
         }
     }
 }

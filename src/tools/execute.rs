@@ -28,7 +28,7 @@ pub fn tool() -> Tool {
         }),
         execute,
     )
-    .with_aliases(&["bash", "sh", "exec", "shell"]).runs_commands("command").with_preview(|args| async move {
+    .with_aliases(&["bash", "sh", "exec", "shell"]).runs_commands("command").with_preview(|args, _| async move {
             let command = args["command"].as_str().unwrap_or_default().to_string();
             let text = match args["cwd"].as_str() {
                 Some(cwd) => format!("{command}\n(in {cwd})"),

@@ -598,6 +598,8 @@ impl App {
             AgentEvent::Rewound { turns } => self.rewound(turns),
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
+            // The terminal shows a change as its result's unified diff.
+            AgentEvent::FileChange { .. } => {}
             AgentEvent::Plan(plan) => {
                 if self.status.busy() {
                     self.planned = Some(plan.clone());

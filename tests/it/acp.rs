@@ -132,12 +132,16 @@ fn the_official_client_drives_a_turn_with_a_read_and_an_asked_write() {
     assert_eq!(request["sessionId"], id.as_str());
     assert_eq!(request["toolCall"]["toolCallId"], "call-write");
     assert_eq!(request["toolCall"]["kind"], "edit");
-    assert!(request["toolCall"]["content"][0]["content"]["text"].as_str().unwrap().contains("+written by elelem"));
+    // The change is ACP diff content: the file's absolute path, no old text (a new file).
+    let out = home.dir.path().join("out.txt").display().to_string();
+    let created = json!([{"type": "diff", "path": out, "oldText": null, "newText": "written by elelem\n"}]);
+    assert_eq!(request["toolCall"]["content"], created, "{request:#}");
     let offered: Vec<&str> = request["options"].as_array().unwrap().iter().filter_map(|o| o["kind"].as_str()).collect();
     assert_eq!(offered, ["allow_once", "allow_always", "reject_once"]);
     let write = of_call(&updates, "call-write");
     assert_eq!(write[0]["kind"], "edit");
     assert_eq!(write.last().unwrap()["status"], "completed", "{write:#?}");
+    assert_eq!(write.last().unwrap()["content"], created, "{write:#?}");
     assert_eq!(std::fs::read_to_string(home.dir.path().join("out.txt")).unwrap(), "written by elelem\n");
 
     // The plan, as ACP's entries.
@@ -174,8 +178,7 @@ fn a_rejected_or_cancelled_permission_writes_nothing() {
 #[test]
 fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
     let home = Home::new();
-    // The permission question's diff is still worked out from the disk (README), so the
-    // edit's `old` is on the disk too; what the edit changes is the editor's text.
+    // The disk's text differs from the editor's: every diff must show the editor's.
     std::fs::write(home.dir.path().join("notes.txt"), "BUFFER on disk\n").unwrap();
     let script = json!([
         {"events": [{"type": "doing", "id": "call-read", "name": "read", "arguments": {"path": "notes.txt"}}]},
@@ -195,7 +198,11 @@ fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
     let shown = read.last().unwrap()["content"][0]["content"]["text"].as_str().unwrap().to_string();
     assert!(shown.contains(&format!("BUFFER {notes}")) && !shown.contains("on disk"), "{shown}");
     let reads = asked("fs/read_text_file");
-    assert!(reads.iter().all(|r| r["path"] == notes.as_str() && r["sessionId"].is_string()), "{reads:#?}");
+    assert!(
+        reads.iter().all(|r| [notes.as_str(), out.as_str()].contains(&r["path"].as_str().unwrap_or_default())
+            && r["sessionId"].is_string()),
+        "{reads:#?}"
+    );
     // The edit changed the editor's text and wrote it back through the editor; the write too.
     let writes = asked("fs/write_text_file");
     assert_eq!(writes.len(), 2, "{lines:#?}");
@@ -204,9 +211,17 @@ fn with_the_editors_files_offered_the_tools_read_and_write_its_buffers() {
         (Some(notes.as_str()), Some(&*format!("EDITED {notes}\n")))
     );
     assert_eq!((writes[1]["path"].as_str(), writes[1]["content"].as_str()), (Some(out.as_str()), Some("new file\n")));
+    // The edit's diff, asked about and done, is of the editor's text (the "editor" of
+    // acp_support/client.mjs holds "BUFFER <path>" for every file, out.txt too).
+    let edit_diff = json!([{"type": "diff", "path": notes, "oldText": format!("BUFFER {notes}\n"), "newText": format!("EDITED {notes}\n")}]);
+    let write_diff =
+        json!([{"type": "diff", "path": out, "oldText": format!("BUFFER {out}\n"), "newText": "new file\n"}]);
     let edited = of_call(&updates, "call-edit");
-    let shown = edited.last().unwrap()["content"][0]["content"]["text"].as_str().unwrap_or_default();
-    assert!(shown.starts_with("```diff") && shown.contains("+EDITED"), "the edit's diff: {shown}");
+    assert_eq!(edited.last().unwrap()["content"], edit_diff, "{edited:#?}");
+    assert_eq!(of_call(&updates, "call-write").last().unwrap()["content"], write_diff);
+    let permissions = asked("session/request_permission");
+    assert_eq!(permissions[0]["toolCall"]["content"], edit_diff, "{permissions:#?}");
+    assert_eq!(permissions[1]["toolCall"]["content"], write_diff, "{permissions:#?}");
     for id in ["call-read", "call-edit", "call-write"] {
         assert_eq!(of_call(&updates, id).last().unwrap()["status"], "completed", "{id}: {updates:#?}");
     }
@@ -362,6 +377,121 @@ fn session_cancel_stops_the_turn_with_stop_reason_cancelled() {
 }
 
 #[test]
+fn a_cancel_before_a_queued_prompts_turn_began_cancels_it_too() {
+    let home = Home::new();
+    let script = json!([
+        {"events": [
+            {"type": "saying", "text": "first"},
+            {"type": "saying", "text": " and never finishing", "delay_ms": 600000}
+        ]},
+        {"events": [{"type": "saying", "text": "the next turn's reply"}]}
+    ]);
+    let mut raw = Raw::start(&home, script);
+    initialize(&mut raw);
+    let id = raw.new_session(1, home.dir.path());
+    let prompt = |text: &str| json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]});
+    raw.request(2, "session/prompt", prompt("one"));
+    loop {
+        let line = raw.next();
+        assert!(line.get("error").is_none(), "{line}");
+        if line["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+            break;
+        }
+    }
+    // The second prompt waits for the running turn; the cancel comes before its turn began.
+    raw.request(3, "session/prompt", prompt("two"));
+    raw.send_line(&json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": id}}).to_string());
+    let mut lines = Vec::new();
+    while [2, 3].iter().any(|id| !lines.iter().any(|l: &Value| l["id"] == *id && l.get("method").is_none())) {
+        lines.push(raw.next());
+    }
+    for id in [2, 3] {
+        let answer = lines.iter().find(|l| l["id"] == id && l.get("method").is_none()).unwrap();
+        assert_eq!(answer["result"], json!({"stopReason": "cancelled"}), "{answer}");
+    }
+    assert!(!lines.iter().any(|l| l.to_string().contains("the next turn's reply")), "{lines:#?}");
+    // A prompt sent after the cancel runs, with the model's next reply.
+    raw.request(4, "session/prompt", prompt("three"));
+    let lines = raw.until_response(4);
+    assert_eq!(lines.last().unwrap()["result"], json!({"stopReason": "end_turn"}), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.to_string().contains("the next turn's reply")), "{lines:#?}");
+    let _ = raw.finish();
+}
+
+#[test]
+fn slash_commands_are_announced_and_a_slash_prompt_runs_one() {
+    let home = Home::new();
+    let mut raw = Raw::start(&home, json!([{"events": [{"type": "saying", "text": "the model answered"}]}]));
+    initialize(&mut raw);
+    let id = raw.new_session(1, home.dir.path());
+    // Right after the answer to session/new: the commands, without `/`, with input hints.
+    let update = raw.next();
+    assert_eq!(update["method"], "session/update", "{update}");
+    assert_eq!(update["params"]["sessionId"], id.as_str());
+    let update = &update["params"]["update"];
+    assert_eq!(update["sessionUpdate"], "available_commands_update", "{update}");
+    let commands = update["availableCommands"].as_array().unwrap();
+    let named = |name: &str| commands.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("{name}: {update}"));
+    assert!(named("tools")["description"].as_str().is_some_and(|d| !d.is_empty()));
+    assert!(named("tools").get("input").is_none(), "{update}");
+    assert_eq!(named("model")["input"]["hint"], "[name]");
+    assert!(commands.iter().all(|c| !c["name"].as_str().unwrap().starts_with('/')));
+    // A prompt starting with /name runs the command; its output is the reply, no model turn.
+    raw.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "/tools"}]}));
+    let lines = raw.until_response(2);
+    assert_eq!(lines.last().unwrap()["result"], json!({"stopReason": "end_turn"}), "{lines:#?}");
+    let reply: String = lines
+        .iter()
+        .filter(|l| l["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|l| l["params"]["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(reply.contains("read") && !reply.contains("the model answered"), "{reply}");
+    // An unknown command says so to the editor.
+    raw.request(3, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "/fly"}]}));
+    let lines = raw.until_response(3);
+    assert!(lines.iter().any(|l| l.to_string().contains("unknown command")), "{lines:#?}");
+    let _ = raw.finish();
+}
+
+#[test]
+fn a_running_commands_output_streams_to_the_editor() {
+    let home = Home::new();
+    let command = "echo first-line; sleep 1; echo second-line";
+    let script = json!([
+        {"events": [{"type": "doing", "id": "call-run", "name": "execute", "arguments": {"command": command}}]},
+        {"events": [{"type": "saying", "text": "ran it"}]}
+    ]);
+    let mut raw = Raw::start(&home, script);
+    initialize(&mut raw);
+    let id = raw.new_session(1, home.dir.path());
+    raw.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "run"}]}));
+    let mut seen = Vec::new();
+    loop {
+        let line = raw.next();
+        if line["method"] == "session/request_permission" {
+            let outcome = json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}});
+            raw.send_line(&json!({"jsonrpc": "2.0", "id": line["id"], "result": outcome}).to_string());
+        }
+        let done = line["id"] == 2 && line.get("method").is_none();
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    let updates: Vec<&Value> =
+        seen.iter().map(|l| &l["params"]["update"]).filter(|u| u["toolCallId"] == "call-run").collect();
+    // While it ran: an in-progress update whose content is the output so far.
+    let live: Vec<&str> = updates
+        .iter()
+        .filter(|u| u["status"] == "in_progress")
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(live.first().is_some_and(|text| text.contains("first-line")), "{updates:#?}");
+    assert_eq!(updates.last().unwrap()["status"], "completed", "{updates:#?}");
+    let _ = raw.finish();
+}
+
+#[test]
 fn session_load_replays_the_history_and_goes_on() {
     let home = Home::new();
     let mut first = Raw::start(&home, json!([{"events": [{"type": "saying", "text": "the answer is 42"}]}]));
@@ -394,6 +524,24 @@ fn session_load_replays_the_history_and_goes_on() {
     second.request(2, "session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "sure?"}]}));
     let lines = second.until_response(2);
     assert_eq!(lines.last().unwrap()["result"], json!({"stopReason": "end_turn"}));
+    // Loading it again in the same process replays its conversation, the new turn too.
+    second.request(3, "session/load", json!({"sessionId": id, "cwd": home.dir.path(), "mcpServers": []}));
+    let lines = second.until_response(3);
+    let again: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| &l["params"]["update"])
+        .filter_map(|u| Some((u["sessionUpdate"].as_str()?, u["content"]["text"].as_str()?)))
+        .collect();
+    assert_eq!(
+        again,
+        [
+            ("user_message_chunk", "what is it?"),
+            ("agent_message_chunk", "the answer is 42"),
+            ("user_message_chunk", "sure?"),
+            ("agent_message_chunk", "still 42")
+        ],
+        "{lines:#?}"
+    );
     let _ = second.finish();
     // Both turns are in the one session file.
     let files = home.session_files();

@@ -158,7 +158,7 @@ impl Gate {
             });
         }
         let (args, leads) = self.as_opened(&call);
-        let mut preview = call.tool.preview(&args).await?;
+        let mut preview = call.tool.preview_in(&args, &call.context).await?;
         if !leads.is_empty() {
             preview.text = format!("{leads}{}", preview.text);
         }
