@@ -320,6 +320,39 @@ mod tests {
     }
 
     #[test]
+    fn the_newest_mode_comes_back_sub_agent_calls_are_shown_and_rewound_turns_are_not() {
+        let call = json!({"id": "c9", "name": "read", "arguments": {}});
+        let tail = [
+            json!({"type": "mode", "mode": "plan"}),
+            json!({"type": "prompt", "text": "q2"}),
+            json!({"type": "sub_agent", "call_id": "t9", "event": {"type": "tool_started", "call": call, "summary": "x"}}),
+            json!({"type": "mode", "mode": "edits"}),
+            json!({"type": "turn_finished", "reply": "r2", "end": "done"}),
+            json!({"type": "prompt", "text": "q3"}),
+            json!({"type": "turn_finished", "reply": "r3", "end": "done"}),
+            json!({"type": "rewound", "turns": 2}),
+            json!({"type": "sub_agent", "call_id": "t9", "event": {"type": "usage"}}),
+        ];
+        let tail: String = tail.iter().map(|v| format!("{v}\n")).collect();
+        let replayed = read(session(2, &tail).path()).unwrap();
+        assert_eq!(replayed.mode, Some(Mode::Edits));
+        let prompts: Vec<_> =
+            replayed.events.iter().filter_map(|e| matches!(e, AgentEvent::TurnStarted { .. }).then_some(e)).collect();
+        assert_eq!(prompts.len(), 2, "q2 and q3 were rewound: {prompts:?}");
+        assert_eq!(replayed.warnings.len(), 1, "the usage is not shown: {:?}", replayed.warnings);
+
+        let tail = [
+            json!({"type": "prompt", "text": "q2"}),
+            json!({"type": "sub_agent", "call_id": "t9", "event": {"type": "tool_started", "call": call, "summary": "x"}}),
+        ];
+        let tail: String = tail.iter().map(|v| format!("{v}\n")).collect();
+        let replayed = read(session(1, &tail).path()).unwrap();
+        assert_eq!(replayed.mode, None);
+        let nested = AgentEvent::ToolStarted { call: serde_json::from_value(call).unwrap(), summary: "x".into() };
+        assert!(replayed.events.contains(&AgentEvent::SubAgent { call_id: "t9".into(), event: Box::new(nested) }));
+    }
+
+    #[test]
     fn a_cut_last_line_is_a_warning_and_an_unfinished_turn_shows_as_interrupted() {
         let file = session(2, "{\"type\":\"prompt\",\"text\":\"q2\"}\n{\"type\":\"saying\",\"te");
         let replayed = read(file.path()).unwrap();
