@@ -362,6 +362,14 @@ pub fn build_recorded_session(
     Ok((session, id))
 }
 
+/// Removes the session file `id` when it holds no turn (a new session the user left for
+/// another before typing anything); a session with a turn is never touched.
+pub fn discard_empty_session(id: &str) {
+    if let Some(store) = crate::sessions::Store::default_location() {
+        store.discard_if_empty(id);
+    }
+}
+
 /// A recorded session as the resume picker lists it. All of it comes from files anyone
 /// could have written: a front end sanitizes it before drawing.
 #[derive(Clone, Debug, PartialEq)]

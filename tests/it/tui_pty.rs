@@ -704,6 +704,10 @@ fn resume_without_an_id_opens_a_picker_and_the_chosen_session_comes_back() {
     picker.send("\x04");
     picker.wait_exit();
     picker.assert_restored();
+    // The new session the picker opened over, left before its first turn, left no file.
+    let sessions = picker._dir.path().join("data/elelem/sessions");
+    let files: Vec<_> = std::fs::read_dir(sessions).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(files.len(), 2, "{files:?}");
 }
 
 #[test]
