@@ -336,8 +336,7 @@ mod tests {
         let tail: String = tail.iter().map(|v| format!("{v}\n")).collect();
         let replayed = read(session(2, &tail).path()).unwrap();
         assert_eq!(replayed.mode, Some(Mode::Edits));
-        let prompts: Vec<_> =
-            replayed.events.iter().filter_map(|e| matches!(e, AgentEvent::TurnStarted { .. }).then_some(e)).collect();
+        let prompts: Vec<_> = replayed.events.iter().filter(|e| matches!(e, AgentEvent::TurnStarted { .. })).collect();
         assert_eq!(prompts.len(), 2, "q2 and q3 were rewound: {prompts:?}");
         assert_eq!(replayed.warnings.len(), 1, "the usage is not shown: {:?}", replayed.warnings);
 
