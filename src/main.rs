@@ -178,7 +178,7 @@ fn main() -> ExitCode {
         web_search: global.web_search,
         allow: global.permissions.allow.clone(),
         yolo: global.permissions.yolo,
-        mode: global.permissions.mode.unwrap_or_default(),
+        mode: global.permissions.mode,
         max_steps: global.max_steps.map(|n| n as usize),
         headless,
         trust: global.trust,

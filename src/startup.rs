@@ -10,7 +10,7 @@ use crate::agent::output::Output;
 use crate::agent::system_prompt::SystemPrompt;
 use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
-use crate::agent::{Agent, Plugin, Session};
+use crate::agent::{Agent, Mode, Plugin, Session};
 use crate::plugins::checkpoints::{Checkpoints, Journal};
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
@@ -55,8 +55,8 @@ pub struct Options {
     pub yolo: bool,
     /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
     pub headless: bool,
-    /// The mode to start in (`--mode`).
-    pub mode: crate::agent::Mode,
+    /// The mode to start in (`--mode`); `None`: ask, or a resumed session's last mode.
+    pub mode: Option<crate::agent::Mode>,
     /// Trust the project's own `.agents/` settings for this run (`--trust`).
     pub trust: bool,
     /// Model calls one turn may make (`--max-steps`, `ELELEM_MAX_STEPS`); `None`: the
@@ -347,14 +347,27 @@ pub fn build_recorded_session(
     } else if declared_later {
         session.switch_provider(&name, settings)?;
     }
-    if options.mode != crate::agent::Mode::Ask {
-        session.set_mode(options.mode);
+    if let Some(mode) = options.mode {
+        session.set_mode(mode);
     }
-    if let Some(resumed) = recorded {
+    if let Some(mut resumed) = recorded {
         export.log().seed(&resumed.replayed.events);
+        // The mode the session was left in comes back, unless `--mode` says otherwise
+        // (before the history, so a front end shows it by the time it says "Resumed").
+        if let Some(mode) = resumed.replayed.mode.take().filter(|m| options.mode.is_none() && *m != Mode::Ask) {
+            session.set_mode(mode);
+        }
         restore(&mut session, resumed, options.replay_history);
     }
     Ok((session, id))
+}
+
+/// Removes the session file `id` when it holds no turn (a new session the user left for
+/// another before typing anything); a session with a turn is never touched.
+pub fn discard_empty_session(id: &str) {
+    if let Some(store) = crate::sessions::Store::default_location() {
+        store.discard_if_empty(id);
+    }
 }
 
 /// A recorded session as the resume picker lists it. All of it comes from files anyone

@@ -1,7 +1,8 @@
 //! Sub-agents: a tool that declares `runs_agents` gets a `SubAgent` in its `ToolContext`,
 //! with which it runs a child turn — the same provider, stream adapter and step limit, the
 //! parent's toolbox (its hooks, so permissions, sandbox and hooks apply) minus the tools
-//! that run agents (no recursion), a fresh transcript with the same system prompt, and the
+//! that run agents (no recursion), a fresh transcript with the same system prompt after a
+//! short preamble (`PREAMBLE`: it is a sub-agent, only its final reply goes back), and the
 //! call's cancellation token (an interrupt stops the child with the turn).
 //!
 //! Only the child's final reply goes back (`SubReport`); its tool traffic stays in its own
@@ -16,6 +17,13 @@ use super::transcript::Transcript;
 use crate::protocol::{Provider, Usage};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
+
+/// What a child is told first in its system prompt: that it works for another agent and
+/// only its final reply goes back.
+pub const PREAMBLE: &str = "You are a sub-agent: another agent handed you the task in the user's message. \
+Only your final reply is returned to it; it sees none of your tool calls or their output. \
+Make that final reply a complete, self-contained report: what you found or did, the files and \
+details it will need, and anything you could not do.";
 
 /// What a tool needs to run a child turn (`ToolContext::sub_agent`).
 #[derive(Clone)]
@@ -42,7 +50,8 @@ pub struct SubReport {
 
 impl SubAgent {
     /// The sub-agent a call of a tool that runs agents gets: `toolbox` without the tools
-    /// that run agents, the transcript's system prompt and nothing of its conversation.
+    /// that run agents, the transcript's system prompt after `PREAMBLE` and nothing of its
+    /// conversation.
     pub(super) fn for_call(agent: &Agent, call_id: &str, max_steps: usize, adapter: Option<StreamAdapter>) -> Self {
         let mut toolbox = agent.toolbox().clone();
         let nesting: Vec<String> =
@@ -51,7 +60,7 @@ impl SubAgent {
         SubAgent {
             provider: agent.provider().clone(),
             toolbox,
-            transcript: Transcript::new(agent.transcript().system_prompt.clone()),
+            transcript: Transcript::new(agent.transcript().system_prompt.clone().with_preamble(PREAMBLE)),
             adapter,
             max_steps,
             output: Some(agent.output().clone()),

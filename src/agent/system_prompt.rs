@@ -30,6 +30,12 @@ impl SystemPrompt {
         self
     }
 
+    /// Puts `text` before the template (a sub-agent's word on what it is).
+    pub fn with_preamble(mut self, text: &str) -> Self {
+        self.template = format!("{}\n\n{}", text.trim_end(), self.template);
+        self
+    }
+
     /// Sets (or, with empty text, removes) the section `name`, shown after the project's
     /// instructions.
     pub fn set_section(&mut self, name: &str, text: impl Into<String>) {

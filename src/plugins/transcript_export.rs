@@ -117,6 +117,7 @@ fn kept(event: &AgentEvent) -> bool {
             | AgentEvent::ToolFinished { .. }
             | AgentEvent::Error(_)
             | AgentEvent::Cleared
+            | AgentEvent::Rewound { .. }
     )
 }
 

@@ -1,7 +1,7 @@
 //! The transcript as the user saw it, for `/export`: an observer of the session's events
 //! keeps prompts, replies, each tool call with its arguments and its result (cut to
 //! `RESULT_LIMIT`), and errors; thinking is marked, not kept. `/clear` empties it. A resumed
-//! session's history is handed in by `startup` (`seed`). What each event costs is the size
+//! session's history is handed in by `startup` (`seed`). A rewind takes the rewound turns out. What each event costs is the size
 //! of that event: a delta is appended to the reply it continues.
 
 use crate::agent::{AgentEvent, Delta};
@@ -46,6 +46,13 @@ impl TranscriptLog {
             }
             AgentEvent::Error(text) => entries.push(Entry::Error(text.clone())),
             AgentEvent::Cleared => entries.clear(),
+            AgentEvent::Rewound { turns } => {
+                // The rewound turns leave the export with the conversation.
+                let mut prompts = entries.iter().enumerate().rev().filter(|(_, e)| matches!(e, Entry::Prompt(_)));
+                if let Some((at, _)) = prompts.nth(turns.saturating_sub(1)).filter(|_| *turns > 0) {
+                    entries.truncate(at);
+                }
+            }
             _ => {}
         }
     }

@@ -259,6 +259,18 @@ struct Messages<'a> {
     append: &'a [Message],
 }
 
+/// The record of what a sub-agent showed that is shown again on resume (its calls and
+/// errors), in the shape of the parent's own records; `None` for the rest (its usage is in
+/// the call's result, its warnings were for the moment).
+fn sub_record(event: &AgentEvent) -> Option<Value> {
+    Some(match event {
+        AgentEvent::ToolStarted { call, summary } => json!({"type": "tool_started", "call": call, "summary": summary}),
+        AgentEvent::ToolFinished { call, result } => json!({"type": "tool_finished", "call": call, "result": result}),
+        AgentEvent::Error(message) => json!({"type": "error", "message": message}),
+        _ => return None,
+    })
+}
+
 fn end_name(end: TurnEnd) -> &'static str {
     match end {
         TurnEnd::Done => "done",
@@ -318,6 +330,20 @@ impl Output for Recorder {
                 AgentEvent::Plan(plan) => {
                     state.flush_pending();
                     state.write_line(&json!({"type": "plan", "plan": plan}));
+                }
+                AgentEvent::Mode(mode) => {
+                    state.flush_pending();
+                    state.write_line(&json!({"type": "mode", "mode": mode.word()}));
+                }
+                AgentEvent::Rewound { turns } => {
+                    state.flush_pending();
+                    state.write_line(&json!({"type": "rewound", "turns": turns}));
+                }
+                AgentEvent::SubAgent { call_id, event } => {
+                    if let Some(record) = sub_record(event) {
+                        state.flush_pending();
+                        state.write_line(&json!({"type": "sub_agent", "call_id": call_id, "event": record}));
+                    }
                 }
                 _ => {}
             }

@@ -6,6 +6,7 @@
 //! short by a crash — is skipped with a warning. A file past `open::READ_LIMIT` is refused.
 
 use super::open::READ_LIMIT;
+use crate::agent::mode::Mode;
 use crate::agent::output::{AgentEvent, TurnEnd};
 use crate::protocol::{Message, ToolCall, ToolResult};
 use serde_json::Value;
@@ -41,6 +42,8 @@ pub struct Replayed {
     /// File checkpoint records (`file_before`, `file_after`, `undo`), in order, for the
     /// checkpoints plugin to rebuild its state from.
     pub files: Vec<Value>,
+    /// The mode the session was last switched to (`/mode`, Shift+Tab), if it ever was.
+    pub mode: Option<Mode>,
 }
 
 /// Record kinds that belong to the file checkpoints.
@@ -127,7 +130,7 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
     let mut replayed = Replayed::default();
     let mut preamble: Vec<Line> = Vec::new();
     let mut turns: VecDeque<Vec<Line>> = VecDeque::new();
-    let mut hidden = 0;
+    let mut hidden: usize = 0;
     let mut shown = Shown::default();
     // Only the newest plan is shown again, after the turns, whichever turn set it.
     let mut plan: Option<Line> = None;
@@ -152,7 +155,20 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
             continue;
         }
         match kind_of(line) {
-            Some("messages" | "session") => parse_and_apply(&mut replayed, &mut shown, path, (n, line)),
+            Some("messages" | "session" | "mode") => parse_and_apply(&mut replayed, &mut shown, path, (n, line)),
+            Some("rewound") => {
+                // The rewound turns are not shown again (the conversation lost them too).
+                let rewound = serde_json::from_str::<Value>(line).ok().and_then(|r| r.get("turns")?.as_u64());
+                let Some(rewound) = rewound else {
+                    replayed.warnings.push(format!("{}: line {n} skipped: no \"turns\"", path.display()));
+                    continue;
+                };
+                for _ in 0..rewound {
+                    if turns.pop_back().is_none() {
+                        hidden = hidden.saturating_sub(1);
+                    }
+                }
+            }
             Some(kind) if FILE_RECORDS.contains(&kind) => parse_and_apply(&mut replayed, &mut shown, path, (n, line)),
             Some("plan") => plan = Some((n, line.to_string())),
             Some("prompt") => {
@@ -208,14 +224,18 @@ fn apply(replayed: &mut Replayed, shown: &mut Shown, mut record: Value) -> Resul
         }
         "saying" => shown.push(AgentEvent::saying(take_text(&mut record, "text")?)),
         "thinking" => shown.push(AgentEvent::thinking(take_text(&mut record, "text")?)),
-        "tool_started" => shown.push(AgentEvent::ToolStarted {
-            call: parse::<ToolCall>(&mut record, "call")?,
-            summary: take_text(&mut record, "summary").unwrap_or_default(),
-        }),
-        "tool_finished" => shown.push(AgentEvent::ToolFinished {
-            call: parse::<ToolCall>(&mut record, "call")?,
-            result: parse::<ToolResult>(&mut record, "result")?,
-        }),
+        "tool_started" | "tool_finished" => shown.push(tool_event(&kind, &mut record)?),
+        "sub_agent" => {
+            let call_id = take_text(&mut record, "call_id")?;
+            let mut event = record.get_mut("event").map(Value::take).unwrap_or_default();
+            let kind = event.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+            let event = match kind.as_str() {
+                "tool_started" | "tool_finished" => tool_event(&kind, &mut event)?,
+                "error" => AgentEvent::Error(take_text(&mut event, "message")?),
+                _ => return Err(format!("a sub-agent's {kind:?} is not shown")),
+            };
+            shown.push(AgentEvent::SubAgent { call_id, event: Box::new(event) });
+        }
         "turn_finished" => {
             shown.open_turn = false;
             let end = match record.get("end").and_then(Value::as_str) {
@@ -228,6 +248,10 @@ fn apply(replayed: &mut Replayed, shown: &mut Shown, mut record: Value) -> Resul
         "error" => shown.push(AgentEvent::Error(take_text(&mut record, "message")?)),
         "cleared" => shown.push(AgentEvent::Cleared),
         "plan" => shown.push(AgentEvent::Plan(parse(&mut record, "plan")?)),
+        "mode" => {
+            let word = take_text(&mut record, "mode")?;
+            replayed.mode = Some(Mode::parse(&word).ok_or_else(|| format!("{word:?} is not a mode"))?);
+        }
         kind if FILE_RECORDS.contains(&kind) => replayed.files.push(record),
         "messages" => {
             let keep = record.get("keep").and_then(Value::as_u64).ok_or("no \"keep\"")? as usize;
@@ -238,6 +262,15 @@ fn apply(replayed: &mut Replayed, shown: &mut Shown, mut record: Value) -> Resul
         _ => {}
     }
     Ok(())
+}
+
+/// A `tool_started` or `tool_finished` record (the parent's or a sub-agent's) as its event.
+fn tool_event(kind: &str, record: &mut Value) -> Result<AgentEvent, String> {
+    let call = parse::<ToolCall>(record, "call")?;
+    Ok(match kind {
+        "tool_started" => AgentEvent::ToolStarted { call, summary: take_text(record, "summary").unwrap_or_default() },
+        _ => AgentEvent::ToolFinished { call, result: parse::<ToolResult>(record, "result")? },
+    })
 }
 
 #[cfg(test)]
@@ -284,6 +317,38 @@ mod tests {
         let started = replayed.events.iter().filter(|e| matches!(e, AgentEvent::TurnStarted { .. })).count();
         assert_eq!(started, SHOWN_TURNS);
         assert!(replayed.warnings.is_empty(), "{:?}", replayed.warnings);
+    }
+
+    #[test]
+    fn the_newest_mode_comes_back_sub_agent_calls_are_shown_and_rewound_turns_are_not() {
+        let call = json!({"id": "c9", "name": "read", "arguments": {}});
+        let tail = [
+            json!({"type": "mode", "mode": "plan"}),
+            json!({"type": "prompt", "text": "q2"}),
+            json!({"type": "sub_agent", "call_id": "t9", "event": {"type": "tool_started", "call": call, "summary": "x"}}),
+            json!({"type": "mode", "mode": "edits"}),
+            json!({"type": "turn_finished", "reply": "r2", "end": "done"}),
+            json!({"type": "prompt", "text": "q3"}),
+            json!({"type": "turn_finished", "reply": "r3", "end": "done"}),
+            json!({"type": "rewound", "turns": 2}),
+            json!({"type": "sub_agent", "call_id": "t9", "event": {"type": "usage"}}),
+        ];
+        let tail: String = tail.iter().map(|v| format!("{v}\n")).collect();
+        let replayed = read(session(2, &tail).path()).unwrap();
+        assert_eq!(replayed.mode, Some(Mode::Edits));
+        let prompts: Vec<_> = replayed.events.iter().filter(|e| matches!(e, AgentEvent::TurnStarted { .. })).collect();
+        assert_eq!(prompts.len(), 2, "q2 and q3 were rewound: {prompts:?}");
+        assert_eq!(replayed.warnings.len(), 1, "the usage is not shown: {:?}", replayed.warnings);
+
+        let tail = [
+            json!({"type": "prompt", "text": "q2"}),
+            json!({"type": "sub_agent", "call_id": "t9", "event": {"type": "tool_started", "call": call, "summary": "x"}}),
+        ];
+        let tail: String = tail.iter().map(|v| format!("{v}\n")).collect();
+        let replayed = read(session(1, &tail).path()).unwrap();
+        assert_eq!(replayed.mode, None);
+        let nested = AgentEvent::ToolStarted { call: serde_json::from_value(call).unwrap(), summary: "x".into() };
+        assert!(replayed.events.contains(&AgentEvent::SubAgent { call_id: "t9".into(), event: Box::new(nested) }));
     }
 
     #[test]

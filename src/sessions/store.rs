@@ -58,6 +58,17 @@ impl Store {
         Ok((SessionFile { id, path }, file))
     }
 
+    /// Removes the session file `id` if it holds no turn and no conversation (only its
+    /// header and records of the setup, such as the mode). `false` when it is kept.
+    pub fn discard_if_empty(&self, id: &str) -> bool {
+        if id.contains('/') {
+            return false;
+        }
+        let path = self.dir.join(format!("{id}.jsonl"));
+        let empty = super::replay::read(&path).is_ok_and(|r| r.turns == 0 && r.messages.is_empty());
+        empty && std::fs::remove_file(&path).is_ok()
+    }
+
     /// Why `find(id)` found nothing: no such session, or a file of that name that is not a
     /// regular one (a link is never followed).
     pub fn not_found(&self, id: &str) -> String {

@@ -521,6 +521,7 @@ impl App {
     pub fn handle_agent(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TurnStarted { prompt } => {
+                self.tools.turn_started();
                 self.started_prompt(&prompt);
                 self.status.turn_started(self.clock.now());
                 match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {

@@ -432,8 +432,8 @@ impl App {
         self.prompts.push(typed.unwrap_or_else(|| prompt.to_string()));
     }
 
-    /// The session rewound `turns` turns: their prompts leave the picker's list and the
-    /// earliest comes back into the composer to edit.
+    /// The session rewound `turns` turns: their prompts leave the picker's list, their cells
+    /// and tool rows leave the panes, and the earliest prompt comes back into the composer.
     pub(super) fn rewound(&mut self, turns: usize) {
         let at = self.prompts.len().saturating_sub(turns);
         let taken = self.prompts.split_off(at);
@@ -442,6 +442,7 @@ impl App {
             self.composer.set_text(&prompt);
         }
         self.history.rewind(turns);
+        self.tools.rewound(turns);
         self.history.push(CellKind::Notice(format!("⏪ rewound {turns} turn{}", if turns == 1 { "" } else { "s" })));
     }
 

@@ -20,7 +20,7 @@ pub mod text;
 pub mod wrap;
 
 use crate::signals::{Stop, Stops};
-use crate::startup::{banner, build_session, Options};
+use crate::startup::{banner, build_recorded_session, Options};
 use crate::tui::panes::conversation::welcome::Welcome;
 use app::{Action, App};
 use crossterm::event::{Event, EventStream};
@@ -110,7 +110,8 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
         let (line_tx, line_rx) = mpsc::unbounded_channel();
         draw(&mut term, &mut app)?;
-        let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx));
+        let new_session = runtime::new_session::NewSession::default();
+        let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx, new_session.clone()));
         if let Some(prompt) = first_prompt.take().filter(|p| !p.trim().is_empty()) {
             // Queued like a line typed before the session is ready: it runs first.
             for action in app.run_line(&prompt) {
@@ -131,6 +132,9 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         let _ = agent.await;
         match (&result, app.take_resume()) {
             (Ok(None), Some(id)) => {
+                if options.session == crate::startup::SessionChoice::New {
+                    new_session.abandon();
+                }
                 options.session = crate::startup::SessionChoice::Resume(id);
                 mouse = app.mouse();
             }
@@ -180,6 +184,7 @@ async fn start_session(
     options: Options,
     ui_tx: mpsc::UnboundedSender<UiMessage>,
     line_rx: mpsc::UnboundedReceiver<String>,
+    new_session: runtime::new_session::NewSession,
 ) {
     let output = Arc::new(ChannelOutput(ui_tx.clone()));
     let editor = Arc::new(channel::ChannelEditor(ui_tx.clone()));
@@ -188,7 +193,8 @@ async fn start_session(
     let waiting_tx = ui_tx.clone();
     let built = tokio::task::spawn_blocking(move || {
         let input = Box::new(ChannelInput { lines: line_rx, ui: waiting_tx });
-        let session = build_session(&options, output, input, approver)?;
+        let (session, id) = build_recorded_session(&options, output, input, approver)?;
+        new_session.recorded(id);
         let welcome = welcome(&options, &session);
         Ok::<_, anyhow::Error>((session, prompt_history::load(), welcome))
     })

@@ -36,7 +36,7 @@ fn repl(home: &Home, steps: Value, stdin: &str) -> String {
 #[test]
 fn rewind_in_the_line_repl_puts_the_conversation_and_the_files_back_and_tells_the_model() {
     let home = Home::new();
-    let input = "first prompt\nsecond prompt\n/rewind\n/rewind 1\n/context\nthird prompt\n/context json\n";
+    let input = "first prompt\nsecond prompt\n/rewind\n/rewind 1\n/context\nthird prompt\n/context json\n/export\n";
     let text = repl(&home, two_turns(), input);
     let dir = home.dir.path();
     assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "one\n", "{text}");
@@ -50,6 +50,12 @@ fn rewind_in_the_line_repl_puts_the_conversation_and_the_files_back_and_tells_th
     // The note went with the next prompt, before it.
     let sent = &text[text.find("[The user rewound the conversation").expect("the note was sent")..];
     assert!(sent.contains("third prompt"), "{text}");
+    // `/export` holds the turns that stayed, not the rewound one.
+    let exports = home.dir.path().join("data/elelem/exports");
+    let file = std::fs::read_dir(&exports).unwrap().flatten().next().expect("exported").path();
+    let md = std::fs::read_to_string(file).unwrap();
+    assert!(md.contains("first prompt") && md.contains("wrote one") && md.contains("third prompt"), "{md}");
+    assert!(!md.contains("second prompt") && !md.contains("wrote two") && !md.contains(r#"{"path":"b.txt""#), "{md}");
 }
 
 #[test]
@@ -92,6 +98,7 @@ fn esc_esc_opens_the_earlier_prompts_and_enter_rewinds_with_the_prompt_in_the_co
     tui.send("second prompt\r");
     tui.wait_for("wrote two");
     assert_eq!(std::fs::read_to_string(tui._dir.path().join("b.txt")).unwrap(), "new\n");
+    assert!(tui.contents().contains("write b.txt"), "{}", tui.contents());
     tui.send("\x1b");
     std::thread::sleep(std::time::Duration::from_millis(100));
     tui.send("\x1b");
@@ -108,10 +115,21 @@ fn esc_esc_opens_the_earlier_prompts_and_enter_rewinds_with_the_prompt_in_the_co
     // from the conversation pane.
     let screen = tui.contents();
     assert!(!screen.contains("wrote two") && screen.contains("wrote one"), "{screen}");
+    // Its calls left the tool log too (the first turn's stays).
+    assert!(!screen.contains("write b.txt") && screen.contains("write a.txt"), "{screen}");
     let composer = screen.lines().skip_while(|l| !l.contains("prompt · accept edits")).nth(1).unwrap_or_default();
     assert!(composer.contains("second prompt"), "composer: {composer}\n{screen}");
     tui.send("\r");
     tui.wait_for("after the rewind");
     tui.send("\x04");
     assert!(tui.wait_exit().success());
+    // Resumed, the rewound turn is not shown again.
+    let dir = std::mem::replace(&mut tui._dir, tempfile::tempdir().unwrap());
+    let mut again = Tui::start_in(dir, json!([]), 30, 110, &["--continue"]);
+    again.wait_for("Resumed session");
+    let screen = again.contents();
+    assert!(screen.contains("wrote one") && screen.contains("after the rewind"), "{screen}");
+    assert!(!screen.contains("wrote two") && !screen.contains("write b.txt"), "{screen}");
+    again.send("\x04");
+    assert!(again.wait_exit().success());
 }

@@ -31,6 +31,15 @@ fn first_prompt(body: &Value) -> String {
     }
 }
 
+/// The system prompt's text in `body` (a string or text blocks).
+fn system_text(body: &Value) -> String {
+    match &body["system"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect(),
+        _ => String::new(),
+    }
+}
+
 /// The result text of call `id` in `body`.
 fn result_of(body: &Value, id: &str) -> Option<String> {
     tool_results(body).iter().find(|b| b["tool_use_id"] == id).map(result_text)
@@ -62,7 +71,11 @@ async fn a_task_returns_the_sub_agents_report_and_none_of_its_tool_output() {
     let (parent, child): (Vec<&Value>, Vec<&Value>) = requests.iter().partition(|b| offers_task(b));
     assert_eq!((parent.len(), child.len()), (2, 2), "two parent and two child requests");
     assert_eq!(first_prompt(child[0]), "Read notes.txt and report its number.", "a fresh context: only the task");
-    assert_eq!(child[0]["system"], parent[0]["system"], "the same system prompt");
+    let (child_system, parent_system) = (system_text(child[0]), system_text(parent[0]));
+    assert!(child_system.starts_with("You are a sub-agent"), "a preamble first: {child_system}");
+    assert!(child_system.contains("Only your final reply is returned"), "{child_system}");
+    assert!(!parent_system.contains("sub-agent:"), "{parent_system}");
+    assert!(child_system.ends_with(parent_system.trim_start()), "then the same system prompt");
     assert_eq!(child[0]["messages"].as_array().map(Vec::len), Some(1), "nothing of the parent's conversation");
     let report = result_of(parent[1], "toolu_task").expect("the task's result");
     assert!(report.contains("REPORT: saw the notes = true"), "{report}");

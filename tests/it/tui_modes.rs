@@ -346,3 +346,44 @@ fn shift_tab_during_a_turn_lets_its_next_edit_run_unasked_through_the_real_binar
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// The mode survives resume: a session left in accept edits comes back in it (the status
+/// line says so and a write runs unasked); `--mode` given on resume wins and is kept.
+#[test]
+fn the_mode_comes_back_with_the_session_unless_mode_is_given() {
+    let mut tui = Tui::start(json!([{"events": [{"type": "saying", "text": "first answer"}]}]), 30, 110, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send(SHIFT_TAB);
+    tui.wait_for("accept edits (Shift+Tab)");
+    tui.send("hello\r");
+    tui.wait_for("first answer");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+
+    let write = json!([
+        {"events": [{"type": "doing", "id": "w1", "name": "write", "arguments": {"path": "new.txt", "content": "hi\n"}}]},
+        {"events": [{"type": "saying", "text": "written without asking"}]}
+    ]);
+    let dir = std::mem::replace(&mut tui._dir, tempfile::tempdir().unwrap());
+    let mut again = Tui::start_in(dir, write, 30, 110, &["--continue"]);
+    again.wait_for("Resumed session");
+    let screen = again.contents();
+    assert!(screen.contains("accept edits (Shift+Tab)") && screen.contains("prompt · accept edits"), "{screen}");
+    again.send("write a file\r");
+    again.wait_for("written without asking");
+    assert!(!again.contents().contains("Allow write?"), "{}", again.contents());
+    assert_eq!(std::fs::read_to_string(again._dir.path().join("new.txt")).unwrap(), "hi\n");
+    again.send("\x04");
+    assert!(again.wait_exit().success());
+
+    // `--mode ask` on resume wins, and is what the next resume finds.
+    for args in [&["--continue", "--mode", "ask"][..], &["--continue"][..]] {
+        let dir = std::mem::replace(&mut again._dir, tempfile::tempdir().unwrap());
+        again = Tui::start_in(dir, json!([]), 30, 110, args);
+        again.wait_for("Resumed session");
+        let screen = again.contents();
+        assert!(!screen.contains("accept edits"), "{args:?}:\n{screen}");
+        again.send("\x04");
+        assert!(again.wait_exit().success());
+    }
+}

@@ -704,6 +704,10 @@ fn resume_without_an_id_opens_a_picker_and_the_chosen_session_comes_back() {
     picker.send("\x04");
     picker.wait_exit();
     picker.assert_restored();
+    // The new session the picker opened over, left before its first turn, left no file.
+    let sessions = picker._dir.path().join("data/elelem/sessions");
+    let files: Vec<_> = std::fs::read_dir(sessions).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(files.len(), 2, "{files:?}");
 }
 
 #[test]
@@ -1009,6 +1013,48 @@ fn esc_stops_a_sub_agent_whose_call_is_nested_under_its_task_row() {
     tui.send("\x03\x03");
     assert!(tui.wait_exit().success());
     tui.assert_restored();
+}
+
+/// A sub-agent survives resume: its calls were recorded under the `task` call, so the
+/// resumed session's tool log shows the task row with the child's call nested when
+/// expanded, and the child's traffic is not in the model's context.
+#[test]
+fn a_resumed_session_shows_the_sub_agents_calls_under_its_task_row() {
+    let script = json!([
+        {"events": [{"type": "doing", "id": "toolu_task", "name": "task",
+                     "arguments": {"description": "find the readme", "prompt": "read the readme"}}]},
+        {"events": [{"type": "doing", "id": "c1", "name": "read", "arguments": {"path": "README.md"}}]},
+        {"events": [{"type": "saying", "text": "the child found it"}]},
+        {"events": [{"type": "saying", "text": "parent done"}]}
+    ]);
+    let mut tui = Tui::start(script, 40, 120, &[]);
+    std::fs::write(tui._dir.path().join("README.md"), "# hello\n").unwrap();
+    tui.wait_for("Ask elelem");
+    tui.send("look\r");
+    tui.wait_for("parent done");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+
+    let dir = std::mem::replace(&mut tui._dir, tempfile::tempdir().unwrap());
+    let mut again = Tui::start_in(dir, json!([]), 40, 120, &["--continue"]);
+    again.wait_for("Resumed session");
+    assert!(row_with(&again, "#1 task").is_some(), "{}", again.contents());
+    assert!(!again.contents().contains("#2 read"), "the child's call is no row of its own:\n{}", again.contents());
+    // Tab twice: the tool log; Up selects the newest row; Enter expands it.
+    again.send("\t");
+    again.send("\t");
+    again.send("\x1b[A");
+    again.send("\r");
+    wait_for_screen(&again, "the nested call", |s| s.lines().any(|l| l.contains("↳ + read README.md")));
+    again.send("\x1b");
+    again.send("\x04");
+    assert!(again.wait_exit().success());
+    let sessions = again._dir.path().join("data/elelem/sessions");
+    let file = std::fs::read_dir(&sessions).unwrap().flatten().next().unwrap().path();
+    let text = std::fs::read_to_string(file).unwrap();
+    let messages: Vec<&str> = text.lines().filter(|l| l.starts_with(r#"{"type":"messages""#)).collect();
+    assert!(messages.iter().all(|l| !l.contains("README.md") && !l.contains("the child found it")), "{messages:?}");
+    assert!(text.lines().any(|l| l.starts_with(r#"{"type":"sub_agent","call_id":"toolu_task""#)), "{text}");
 }
 
 /// Issue 31 point 4: through the real binary, `@shot.png` in the prompt shows its chip in

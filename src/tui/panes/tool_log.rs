@@ -159,6 +159,8 @@ pub struct ToolLog {
     clock: SharedClock,
     rows: Vec<ToolRow>,
     by_id: HashMap<String, usize>,
+    /// Where each turn's rows begin, so a rewind takes the rewound turns' rows out.
+    turn_starts: Vec<usize>,
     index: RowIndex,
     pub scroll: Scroll,
     pub selected: Option<usize>,
@@ -183,6 +185,7 @@ impl ToolLog {
             clock,
             rows: Vec::new(),
             by_id: HashMap::new(),
+            turn_starts: Vec::new(),
             index: RowIndex::default(),
             scroll: Scroll::default(),
             selected: None,
@@ -195,6 +198,23 @@ impl ToolLog {
 
     pub fn running(&self) -> usize {
         self.rows.iter().rev().take_while(|r| r.result.is_none()).count()
+    }
+
+    /// A turn began: the rows from here on are its.
+    pub fn turn_started(&mut self) {
+        self.turn_starts.push(self.rows.len());
+    }
+
+    /// The last `turns` turns were rewound: their rows leave the log.
+    pub fn rewound(&mut self, turns: usize) {
+        let kept = self.turn_starts.len().saturating_sub(turns);
+        let Some(&cut) = self.turn_starts.get(kept) else { return };
+        self.turn_starts.truncate(kept);
+        self.rows.truncate(cut);
+        self.by_id.retain(|_, i| *i < cut);
+        self.selected = self.selected.filter(|s| *s < cut);
+        self.unseen = self.unseen.min(self.rows.len());
+        self.index.invalidate(cut);
     }
 
     /// A call began; `summary` is the tool's own one-line description of it. While the
