@@ -121,3 +121,24 @@ fn no_built_in_tool_is_named_outside_its_module_and_registration() {
     }
     assert!(broken.is_empty(), "tool names outside their modules:\n{}", broken.join("\n"));
 }
+
+#[test]
+fn impl_app_lives_only_where_architecture_md_says() {
+    // ARCHITECTURE.md ("The TUI"): `impl App` lives in app.rs, keys.rs and feed.rs only.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
+    assert!(doc.contains("`impl App` lives in these three files only"), "the rule changed: update this test");
+    let allowed = ["tui/app.rs", "tui/keys.rs", "tui/feed.rs"];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    files(&src, &mut paths);
+    let mut broken = Vec::new();
+    for path in paths {
+        let rel = path.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let found = text.lines().any(|line| line.trim_start().starts_with("impl App {"));
+        if found && !allowed.contains(&rel.as_str()) {
+            broken.push(rel);
+        }
+    }
+    assert!(broken.is_empty(), "impl App outside {allowed:?}: {broken:?}");
+}
