@@ -5,13 +5,17 @@
 //! theirs. This is the only place that lists the built-in plugins, turns command-line
 //! options into their settings, and says how a declared provider's wire is built.
 
+mod recording;
+
+pub use recording::{sessions_in, SessionChoice, SessionRow};
+
 use crate::agent::input::{Approver, Input};
 use crate::agent::output::Output;
 use crate::agent::system_prompt::SystemPrompt;
 use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Mode, Plugin, Session};
-use crate::plugins::checkpoints::{Checkpoints, Journal};
+use crate::plugins::checkpoints::Checkpoints;
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
 use crate::plugins::hooks::run::{CommandRunner, Ran, Script};
@@ -35,6 +39,7 @@ use crate::providers::prompt_cache::PromptCache;
 use crate::tools::secret_env::SecretPolicy;
 use crate::tools::BuiltinTools;
 use anyhow::Context as _;
+use recording::{record, restore, Recording};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -77,20 +82,6 @@ pub struct Options {
     /// Show a resumed session's history again through the output (the full-screen app);
     /// otherwise a one-line summary.
     pub replay_history: bool,
-}
-
-/// Where a run's events are recorded, and what it starts from.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum SessionChoice {
-    /// A new session file.
-    #[default]
-    New,
-    /// The newest session of the working directory (`--continue`); a new one if none.
-    Continue,
-    /// The session with this id (`--resume ID`).
-    Resume(String),
-    /// Nothing recorded (tests, embedders).
-    Off,
 }
 
 /// Plugins added by whoever embeds elelem.
@@ -303,7 +294,7 @@ pub fn build_recorded_session(
     let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
-    let Recording { resumed: mut recorded, output, journal, file } = record(options, &cwd, output)?;
+    let Recording { resumed: mut recorded, output, journal, file } = record(&options.session, &cwd, output)?;
     let id = file.as_ref().map(|file| file.id.clone());
     let hook_session = match file {
         Some(file) => HookSession { id: file.id, transcript_path: Some(file.path) },
@@ -368,147 +359,6 @@ pub fn discard_empty_session(id: &str) {
     if let Some(store) = crate::sessions::Store::default_location() {
         store.discard_if_empty(id);
     }
-}
-
-/// A recorded session as the resume picker lists it. All of it comes from files anyone
-/// could have written: a front end sanitizes it before drawing.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SessionRow {
-    pub id: String,
-    /// `YYYY-MM-DD HH:MM` (UTC) it started.
-    pub date: String,
-    pub turns: usize,
-    pub first_prompt: String,
-    /// The last exchange: its prompt and reply, first lines.
-    pub last_prompt: String,
-    pub last_reply: String,
-}
-
-/// The recorded sessions of `cwd`, newest first (at most 200).
-pub fn sessions_in(cwd: &Path) -> Vec<SessionRow> {
-    let cwd = cwd.to_string_lossy();
-    let Some(store) = crate::sessions::Store::default_location() else { return Vec::new() };
-    store
-        .list()
-        .into_iter()
-        .filter(|s| s.cwd == cwd && s.turns > 0)
-        .take(200)
-        .map(|s| SessionRow {
-            id: s.file.id,
-            date: crate::agent::system_prompt::date_time(s.started),
-            turns: s.turns,
-            first_prompt: s.first_prompt,
-            last_prompt: s.last_prompt,
-            last_reply: s.last_reply,
-        })
-        .collect()
-}
-
-/// A session being resumed: its file and what it held.
-struct Resumed {
-    file: crate::sessions::SessionFile,
-    replayed: crate::sessions::Replayed,
-    /// The output without the recorder, to show the history without recording it again.
-    plain_output: Arc<dyn Output>,
-}
-
-/// Where a run records: what a resumed session held, the output to use, and where plugins
-/// append records of their own.
-struct Recording {
-    resumed: Option<Resumed>,
-    output: Arc<dyn Output>,
-    journal: Option<Journal>,
-    /// The file recorded into (new or resumed), when there is one.
-    file: Option<crate::sessions::SessionFile>,
-}
-
-/// Wraps `output` in a recorder for the chosen session; returns what a resumed session held
-/// and where plugins append records of their own (file checkpoints).
-fn record(options: &Options, cwd: &std::path::Path, output: Arc<dyn Output>) -> anyhow::Result<Recording> {
-    use crate::sessions::{open, replay, Recorder, Store};
-    let Some(store) = Store::default_location().filter(|_| options.session != SessionChoice::Off) else {
-        return Ok(Recording { resumed: None, output, journal: None, file: None });
-    };
-    let existing = match &options.session {
-        SessionChoice::Continue => store.latest_in(cwd),
-        SessionChoice::Resume(id) => Some(store.find(id).with_context(|| store.not_found(id))?),
-        _ => None,
-    };
-    if let Some(info) = existing {
-        // One descriptor, locked before it is read: what is read back is what is appended
-        // to, and no other elelem writes between.
-        let file = open::resume(&info.file.path).map_err(|error| match error.get_ref() {
-            Some(e) if e.is::<open::InUse>() => anyhow::anyhow!(
-                "session {} is open in another elelem, which records into it; \
-                 end that one first, or start a new session",
-                info.file.id
-            ),
-            _ => anyhow::Error::new(error).context(format!("cannot open session {}", info.file.path.display())),
-        })?;
-        let replayed = replay::read_from(&file, &info.file.path)
-            .with_context(|| format!("cannot read session {}", info.file.path.display()))?;
-        let recorder = Arc::new(Recorder::new(output.clone(), file, replayed.messages.clone()));
-        let journal = journal_of(&recorder);
-        let file = Some(info.file.clone());
-        let resumed = Resumed { file: info.file, replayed, plain_output: output };
-        return Ok(Recording { resumed: Some(resumed), output: recorder, journal: Some(journal), file });
-    }
-    if options.session == SessionChoice::Continue {
-        output.emit(crate::agent::AgentEvent::Warning(format!(
-            "no earlier session in {}; starting a new one",
-            cwd.display()
-        )));
-    }
-    match store.create() {
-        Ok((file, handle)) => {
-            let recorder = Arc::new(Recorder::new(output, handle, Vec::new()));
-            recorder.header(&file.id, &cwd.to_string_lossy());
-            let journal = journal_of(&recorder);
-            Ok(Recording { resumed: None, output: recorder, journal: Some(journal), file: Some(file) })
-        }
-        Err(error) => {
-            output.emit(crate::agent::AgentEvent::Warning(format!("this session is not recorded: {error}")));
-            Ok(Recording { resumed: None, output, journal: None, file: None })
-        }
-    }
-}
-
-fn journal_of(recorder: &Arc<crate::sessions::Recorder>) -> Journal {
-    let recorder = recorder.clone();
-    Arc::new(move |record| recorder.append(record))
-}
-
-/// Puts a resumed session's conversation back and shows its history (or a summary).
-fn restore(session: &mut Session, resumed: Resumed, replay_history: bool) {
-    let Resumed { file, replayed, plain_output } = resumed;
-    for warning in &replayed.warnings {
-        plain_output.emit(crate::agent::AgentEvent::Info(format!("warning: {warning}")));
-    }
-    if replay_history {
-        for event in replayed.events {
-            plain_output.emit(event);
-        }
-    } else if let Some(plan) = replayed.events.into_iter().rfind(|e| matches!(e, crate::agent::AgentEvent::Plan(_))) {
-        // Without the history, the model's newest plan still comes back.
-        plain_output.emit(plan);
-    }
-    let mut messages = replayed.messages;
-    for warning in crate::sessions::images::reload(&mut messages) {
-        plain_output.emit(crate::agent::AgentEvent::Warning(warning));
-    }
-    let conversation = session.conversation_mut();
-    conversation.clear();
-    for message in messages {
-        let _ = conversation.push(message);
-    }
-    plain_output.emit(crate::agent::AgentEvent::Info(format!(
-        "Resumed session {} ({} turn{}, {} message{} kept).",
-        file.id,
-        replayed.turns,
-        if replayed.turns == 1 { "" } else { "s" },
-        session.conversation().len(),
-        if session.conversation().len() == 1 { "" } else { "s" }
-    )));
 }
 
 /// The question a chat front end asks before the first prompt when the project has a

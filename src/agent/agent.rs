@@ -9,22 +9,18 @@
 //! Consecutive calls that may run concurrently run together (`batch.rs`), results in call
 //! order; a tool that runs agents gets a `SubAgent` (`sub_agent.rs`) in its context.
 //!
-//! The agent reads a provider's events as they come and shows them; whatever paces them
-//! is a `StreamAdapter` composed from outside (`crate::pacing`, set by `startup`).
+//! The agent reads a provider's events as they come and shows them (`stream.rs`); whatever
+//! paces them is a `StreamAdapter` composed from outside (`crate::pacing`, set by
+//! `startup`). One call runs through the toolbox in `tools.rs`.
 
-use super::output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
-use super::ready::{ready_next, Ready};
-use super::repeats;
-use super::sub_agent::SubAgent;
-use super::tool::ToolContext;
+mod stream;
+mod tools;
+
+use super::output::{AgentEvent, ContextSnapshot, Output, TurnEnd};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use super::window::{self, Budget, Fit};
-use crate::protocol::{
-    EventStream, Image, Message, Provider, ProviderError, ProviderEvent, Request, Role, ThinkingBlock, ToolCall,
-    ToolResult,
-};
-use futures::StreamExt;
+use crate::protocol::{EventStream, Image, Message, Provider, ProviderError, Request, Role, ThinkingBlock, ToolCall};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -32,11 +28,6 @@ use tokio_util::sync::CancellationToken;
 /// Model calls one turn may make unless set otherwise.
 pub const DEFAULT_MAX_STEPS: usize = 100;
 
-/// How long a cancelled tool gets to clean up (kill its processes) before it is dropped.
-const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
-/// Provider events already waiting that are taken together before their text is shown
-/// (bounded, so a fast stream still shows progress and lets an interrupt in).
-const EVENT_BATCH: usize = 256;
 /// Tool calls one model response may ask for. A response asking for more is refused whole
 /// (none of its calls run) and the turn ends with an error saying so.
 pub const MAX_TOOL_CALLS: usize = 256;
@@ -267,184 +258,6 @@ impl Agent {
             (TurnEnd::Interrupted, _) | (_, None) => String::new(),
             (_, Some(last)) => last.content.clone(),
         }
-    }
-
-    /// Streams one model response, showing it as it arrives. Every event already waiting,
-    /// or a task away (`ready_next`: an HTTP body comes one chunk per hand-over), is taken
-    /// in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown as one
-    /// delta: a fast stream costs one output call per batch, not one per event. The stream
-    /// is read through the agent's `StreamAdapter`, if any (a pace). The response is
-    /// collected into `response`, whose text an interrupt keeps.
-    async fn call_provider(&self, request: Request, response: &mut Response) -> Result<(), ProviderError> {
-        let mut stream = self.provider.fetch(request);
-        if let Some(adapt) = &self.adapter {
-            stream = adapt(stream, self.provider.as_ref());
-        }
-        let mut shown: Option<Delta> = None;
-        while let Some(event) = stream.next().await {
-            self.take_event(event, response, &mut shown)?;
-            let mut ended = false;
-            for _ in 1..EVENT_BATCH {
-                match ready_next(&mut stream).await {
-                    Ready::Item(event) => self.take_event(event, response, &mut shown)?,
-                    Ready::Ended => {
-                        ended = true;
-                        break;
-                    }
-                    Ready::Pending => break,
-                }
-            }
-            self.show(None, &mut shown);
-            if ended {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// One event of a response: text is merged into `shown`, an error ends the response
-    /// after the text shown before it.
-    fn take_event(
-        &self,
-        event: Result<ProviderEvent, ProviderError>,
-        response: &mut Response,
-        shown: &mut Option<Delta>,
-    ) -> Result<(), ProviderError> {
-        match event {
-            Ok(ProviderEvent::Doing(_)) if response.calls.len() >= MAX_TOOL_CALLS => {
-                self.show(None, shown);
-                Err(ProviderError::Protocol(format!(
-                    "the model asked for more than {MAX_TOOL_CALLS} tool calls in one response; \
-                     none of them ran"
-                )))
-            }
-            Ok(event) => {
-                self.take(event, response, shown);
-                Ok(())
-            }
-            Err(error) => {
-                self.show(None, shown);
-                Err(error)
-            }
-        }
-    }
-
-    /// Adds one provider event to the response; text goes to `shown` (merged), anything
-    /// else is emitted after the text before it.
-    fn take(&self, event: ProviderEvent, response: &mut Response, shown: &mut Option<Delta>) {
-        match event {
-            ProviderEvent::Saying(text) => {
-                response.text.push_str(&text);
-                self.show(Some(Delta::Saying(text)), shown);
-            }
-            ProviderEvent::Thinking(text) => {
-                match response.thinking.last_mut() {
-                    Some(block) if block.signature.is_none() && block.redacted.is_none() => block.text.push_str(&text),
-                    _ => response.thinking.push(ThinkingBlock { text: text.clone(), ..Default::default() }),
-                }
-                self.show(Some(Delta::Thinking(text)), shown);
-            }
-            ProviderEvent::ThinkingSignature(signature) => match response.thinking.last_mut() {
-                Some(block) if block.signature.is_none() && block.redacted.is_none() => {
-                    block.signature = Some(signature)
-                }
-                _ => response.thinking.push(ThinkingBlock { signature: Some(signature), ..Default::default() }),
-            },
-            ProviderEvent::RedactedThinking(data) => {
-                response.thinking.push(ThinkingBlock { redacted: Some(data), ..Default::default() })
-            }
-            ProviderEvent::Doing(call) => response.calls.push(call),
-            ProviderEvent::Usage(usage) => {
-                self.show(None, shown);
-                self.output.emit(AgentEvent::Usage(usage))
-            }
-            ProviderEvent::ServerTool { call, summary, result } => {
-                self.show(None, shown);
-                self.output.emit(AgentEvent::ToolStarted { call: call.clone(), summary });
-                self.output.emit(AgentEvent::ToolFinished { call, result });
-            }
-            ProviderEvent::Retrying { attempt, max, delay, reason } => {
-                self.show(None, shown);
-                self.output.emit(AgentEvent::Retrying { attempt, max, delay, reason })
-            }
-        }
-    }
-
-    /// Merges `delta` into the text waiting in `shown`, emitting what cannot merge; `None`
-    /// emits what is waiting.
-    fn show(&self, delta: Option<Delta>, shown: &mut Option<Delta>) {
-        let ready = match (shown.as_mut(), delta) {
-            (Some(waiting), Some(delta)) => waiting.merge(delta).err().and_then(|next| shown.replace(next)),
-            (None, Some(delta)) => shown.replace(delta),
-            (_, None) => shown.take(),
-        };
-        if let Some(delta) = ready {
-            self.output.emit(AgentEvent::Delta(delta));
-        }
-    }
-
-    /// Runs one tool call through the toolbox, showing its start and result (a repeat of a
-    /// result the model still sees shortened to a note, `repeats`).
-    /// The result comes with the images the tool attached (`ToolContext::attach_image`).
-    async fn run_tool(
-        &self,
-        call: &ToolCall,
-        cancel: &CancellationToken,
-        scratch: &[Message],
-    ) -> (ToolResult, Vec<Image>) {
-        let mut shown = ToolCall { name: self.toolbox.resolve(&call.name), ..call.clone() };
-        let mut context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()))
-            .with_images_accepted(self.provider.accepts_images())
-            .with_files(self.files.clone());
-        if self.toolbox.get(&call.name).is_some_and(|tool| tool.spawns_agents()) {
-            context = context.with_sub_agent(SubAgent::for_call(self, &call.id, self.max_steps, self.adapter.clone()));
-        }
-        let images = context.clone();
-        let started = std::sync::atomic::AtomicBool::new(false);
-        let result = {
-            // The row shows the arguments that run: a prepare hook may have replaced the model's.
-            let shown = &mut shown;
-            let run = async {
-                let prepared = self.toolbox.prepare_call(&call.name, call.arguments.clone(), context).await;
-                if let Ok(ready) = &prepared {
-                    shown.arguments = ready.args().clone();
-                }
-                let summary = self.toolbox.summarize(&call.name, &shown.arguments);
-                self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
-                started.store(true, std::sync::atomic::Ordering::Relaxed);
-                match prepared {
-                    Ok(ready) => self.toolbox.run_prepared(ready).await,
-                    Err(result) => result,
-                }
-            };
-            tokio::pin!(run);
-            tokio::select! {
-                result = &mut run => result,
-                _ = cancel.cancelled() => {
-                    // The tool sees the same cancellation and gets a moment to clean up.
-                    match tokio::time::timeout(TOOL_CANCEL_GRACE, &mut run).await {
-                        Ok(result) => result,
-                        Err(_) => ToolResult::failure("interrupted"),
-                    }
-                }
-            }
-        };
-        if !started.load(std::sync::atomic::Ordering::Relaxed) {
-            // Interrupted while its prepare hooks ran: the row still opens and closes.
-            let summary = self.toolbox.summarize(&call.name, &shown.arguments);
-            self.output.emit(AgentEvent::ToolStarted { call: shown.clone(), summary });
-        }
-        let read_only = self.toolbox.get(&call.name).is_some_and(|tool| tool.read_only);
-        let conversation = self.transcript.conversation.messages();
-        let result =
-            repeats::shorten(&shown.name, read_only, result, conversation, scratch, |n| self.toolbox.resolve(n));
-        self.output.emit(AgentEvent::ToolFinished { call: shown, result: result.clone() });
-        // A result shortened to a note (`same_as`) leaves its image with the earlier one.
-        let images = match result.get(repeats::SAME_AS) {
-            Some(_) => Vec::new(),
-            None => images.take_images(),
-        };
-        (result, images)
     }
 
     /// Keeps `request` inside the model's window (`window::fit`): older results of this turn

@@ -64,11 +64,14 @@ fn every_layer_imports_only_the_layers_below_it() {
     assert!(missing.is_empty(), "layers of src/ missing from ARCHITECTURE.md's import-rule table: {missing:?}");
     for (layer, allowed) in &rules {
         let mut paths = Vec::new();
+        // A layer is a folder, a file, or both (`startup.rs` with its child modules in `startup/`).
         let dir = src.join(layer);
         if dir.is_dir() {
             files(&dir, &mut paths);
-        } else {
-            paths.push(src.join(format!("{layer}.rs")));
+        }
+        let file = src.join(format!("{layer}.rs"));
+        if file.is_file() || !dir.is_dir() {
+            paths.push(file);
         }
         for path in paths {
             let text = std::fs::read_to_string(&path).unwrap();
@@ -117,4 +120,25 @@ fn no_built_in_tool_is_named_outside_its_module_and_registration() {
         }
     }
     assert!(broken.is_empty(), "tool names outside their modules:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn impl_app_lives_only_where_architecture_md_says() {
+    // ARCHITECTURE.md ("The TUI"): `impl App` lives in app.rs, keys.rs and feed.rs only.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
+    assert!(doc.contains("`impl App` lives in these three files only"), "the rule changed: update this test");
+    let allowed = ["tui/app.rs", "tui/keys.rs", "tui/feed.rs"];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    files(&src, &mut paths);
+    let mut broken = Vec::new();
+    for path in paths {
+        let rel = path.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let found = text.lines().any(|line| line.trim_start().starts_with("impl App {"));
+        if found && !allowed.contains(&rel.as_str()) {
+            broken.push(rel);
+        }
+    }
+    assert!(broken.is_empty(), "impl App outside {allowed:?}: {broken:?}");
 }
