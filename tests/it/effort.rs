@@ -15,18 +15,7 @@ fn openai_reply() -> Reply {
 }
 
 fn anthropic_reply() -> Reply {
-    let events = [
-        json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
-               "model": "claude-test", "stop_reason": null, "usage": {"input_tokens": 3, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "done"}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
-        json!({"type": "message_stop"}),
-    ];
-    let body: String =
-        events.iter().map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap())).collect();
-    Reply::sse(&body)
+    Reply::anthropic_text("done")
 }
 
 fn ollama_reply() -> Reply {

@@ -67,6 +67,23 @@ impl Reply {
     pub fn ndjson(body: &str) -> Reply {
         Reply::stream("application/x-ndjson", body)
     }
+    /// Anthropic's documented stream of one text reply, `text`, as SSE.
+    pub fn anthropic_text(text: &str) -> Reply {
+        let events = [
+            json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+                   "model": "claude-test", "stop_reason": null, "usage": {"input_tokens": 3, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+            json!({"type": "message_stop"}),
+        ];
+        let body: String = events
+            .iter()
+            .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or_default()))
+            .collect();
+        Reply::sse(&body)
+    }
     /// A plain (not streamed) reply, e.g. an error status with a JSON body.
     pub fn status(status: u16, body: &str) -> Reply {
         Reply {
