@@ -2,7 +2,7 @@
 //! prompt, status line), the popups (file picker, model picker, history search, help,
 //! approval) and the
 //! regions they are drawn in, decides which has the keys (`Focus`), applies what they ask
-//! for (`Intent`, in `keys.rs`), feeds them the agent's events (`feed.rs`) and draws them. Each pane and
+//! for (`Intent`, in `keys.rs`), feeds them the agent's events and draws them. Each pane and
 //! popup keeps its own state and draws itself; none reaches into another. `App` never talks
 //! to the terminal or the agent directly: it returns `Action`s for the event loop to carry
 //! out, which keeps it testable with `TestBackend`. Its fields are private: the event loop
@@ -10,6 +10,8 @@
 
 use super::panes::plan::PlanStrip;
 use super::panes::queue::QueueStrip;
+use crate::agent::input::{Approval, ApprovalRequest};
+use crate::agent::output::{AgentEvent, Delta, TurnEnd};
 use crate::tui::panes::context_panel::ContextPanel;
 use crate::tui::panes::conversation::cells::CellKind;
 use crate::tui::panes::conversation::history::History;
@@ -26,6 +28,7 @@ use crate::tui::popups::rewind::RewindPicker;
 use crate::tui::regions::{PaneRects, Regions};
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
 use crate::tui::runtime::notify::NotifyMode;
+use crate::tui::runtime::notify::NOTIFY_AFTER;
 use crate::tui::runtime::prefs::Zoom;
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::truncate;
@@ -34,6 +37,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Clear, Widget};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
 
 pub use crate::tui::intent::Focus;
 pub use crate::tui::popups::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL_PAUSE};
@@ -483,5 +487,150 @@ impl App {
     /// the prompt), so only then do the title and the status line offer it.
     fn esc_interrupts(&self) -> bool {
         self.status.busy() && self.focus == Focus::Composer
+    }
+}
+
+// The agent's side: each `AgentEvent` fed to the panes it concerns, and the approval
+// questions the session asks, opened as the dialog and answered back.
+impl App {
+    /// A question from the session: the approval dialog opens.
+    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
+        self.tools.waiting(&request.call_id, true);
+        self.status.drop_turn_notice(); // the previous answer is not about this question
+        self.approval = Some(PendingApproval::new(request, reply, self.clock.now()));
+        self.status.set_activity(Activity::Approving);
+    }
+
+    /// Answers the pending approval.
+    pub fn answer(&mut self, approval: Approval) {
+        if let Some(pending) = self.approval.take() {
+            self.status.notify_for_turn(pending.answered(&approval));
+            self.tools.waiting(&pending.request.call_id, false);
+            let tool = pending.request.tool.clone();
+            let _ = pending.reply.send(approval);
+            self.status.set_activity(if self.status.busy() { Activity::RunningTool(tool) } else { Activity::Idle });
+        }
+    }
+
+    /// A turn ended: a long one, finished while the user looked elsewhere, rings or
+    /// notifies (`runtime/notify.rs`).
+    fn turn_finished(&mut self) {
+        let Some(took) = self.status.turn_finished(self.clock.now()) else { return };
+        if !self.terminal_focused && took >= NOTIFY_AFTER {
+            self.alert = self.notify_mode.sequence(&format!("elelem: done after {}s", took.as_secs()));
+        }
+    }
+
+    pub fn handle_agent(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::TurnStarted { prompt } => {
+                self.tools.turn_started();
+                self.started_prompt(&prompt);
+                self.status.turn_started(self.clock.now());
+                match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
+                    Some(i) => {
+                        let (sent, shown) = self.pasted_prompts.remove(i).unwrap_or_default();
+                        self.history.user_pasted(&shown, &sent);
+                    }
+                    None => self.history.user(&prompt),
+                }
+            }
+            AgentEvent::Delta(Delta::Thinking(delta)) => {
+                self.status.set_activity(Activity::Thinking);
+                self.history.thinking(&delta);
+            }
+            AgentEvent::Delta(Delta::Saying(delta)) => {
+                self.status.set_activity(Activity::Responding);
+                self.history.saying(&delta);
+            }
+            AgentEvent::ToolStarted { call, summary } => {
+                self.status.set_activity(Activity::RunningTool(call.name.clone()));
+                let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
+                let name = crate::sanitize::sanitize_visible(&call.name);
+                let label = format!("#{} {name} {summary_line}", self.tools.next_number());
+                self.history.tool_started(&call.id, &name, label.trim_end());
+                self.tools.started(&call.id, &call.name, &summary, &call.arguments);
+            }
+            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {
+                self.history.tool_output(&id, &chunk);
+                self.tools.output(&id, &chunk);
+            }
+            AgentEvent::ToolFinished { call, result } => {
+                self.history.tool_finished(&call.id, &result);
+                self.tools.finished(&call.id, &result);
+                self.status.set_activity(if self.status.busy() { Activity::Thinking } else { Activity::Idle });
+            }
+            AgentEvent::Usage(usage) => {
+                self.history.step_ended();
+                self.status.add_usage(usage);
+            }
+            AgentEvent::Retrying { attempt, max, delay, reason } => {
+                self.status.set_activity(Activity::Retrying { attempt, max, until: Instant::now() + delay });
+                self.notify(reason);
+            }
+            AgentEvent::ProviderChanged { provider, model } => {
+                self.status.set_model(provider, model);
+            }
+            AgentEvent::Context(snapshot) => self.context.set(snapshot),
+            AgentEvent::Info(text) => {
+                self.history.close();
+                self.history.push(CellKind::Info(text));
+            }
+            AgentEvent::Warning(text) => self.notify(text),
+            AgentEvent::Error(text) => {
+                self.history.close();
+                self.history.push(CellKind::Error(format!("Error: {text}")));
+            }
+            AgentEvent::TurnFinished { end, .. } => {
+                self.turn_finished();
+                let planned = self.planned.take();
+                if let Some(plan) = planned.filter(|_| self.status.mode() == crate::agent::mode::Mode::Plan) {
+                    self.plan_accept = Some(PlanAccept::new(self.clock.now(), &plan));
+                }
+                if end == TurnEnd::Interrupted {
+                    self.history.interrupted();
+                }
+                self.history.close();
+                if end == TurnEnd::Interrupted {
+                    self.history.push(CellKind::Notice("⏹ interrupted".into()));
+                }
+            }
+            AgentEvent::Cleared => {
+                self.prompts.clear();
+                self.history.clear()
+            }
+            AgentEvent::Rewound { turns } => self.rewound(turns),
+            AgentEvent::Exit => self.quit = true,
+            AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
+            // The terminal shows a change as its result's unified diff.
+            AgentEvent::FileChange { .. } => {}
+            AgentEvent::Plan(plan) => {
+                if self.status.busy() {
+                    self.planned = Some(plan.clone());
+                }
+                self.plan.set(plan)
+            }
+            AgentEvent::SubAgent { call_id, event } => {
+                // Its tokens count in the totals; its calls nest under its row in the tool log.
+                if let Some(usage) = event.billed_usage() {
+                    self.status.add_sub_usage(usage);
+                }
+                if let AgentEvent::Warning(text) = event.as_ref() {
+                    self.notify(format!("sub-agent: {text}"));
+                }
+                self.tools.sub_agent(&call_id, *event);
+            }
+            AgentEvent::Models { provider, current, listed } => {
+                self.focus = Focus::Composer;
+                self.models = Some(ModelPicker::new(provider, current, listed));
+            }
+            AgentEvent::Mode(mode) => {
+                self.status.set_mode(mode);
+                self.notify(mode.describe());
+                if mode != crate::agent::mode::Mode::Plan {
+                    self.plan_accept = None;
+                }
+            }
+        }
     }
 }

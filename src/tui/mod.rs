@@ -3,12 +3,11 @@
 //! background task and talks to the UI over channels (see `runtime/channel.rs`).
 //!
 //! Where things are: `app.rs` (`App`, the one owner of the panes and popups), `keys.rs`
-//! (who gets a key) and `feed.rs` (the agent's events fed to it); `intent.rs` (what a pane or popup asks `App` to do); `regions.rs`
+//! (who gets a key); `intent.rs` (what a pane or popup asks `App` to do); `regions.rs`
 //! (where the panes go); `panes/`, `popups/`; `text/` and `wrap.rs`, `markdown/`,
 //! `highlight/` (how text is drawn); `runtime/` (the loop's plumbing).
 
 pub mod app;
-mod feed;
 pub mod highlight;
 pub mod intent;
 pub mod keys;
