@@ -21,9 +21,24 @@ pub enum Source<'a> {
     Http(&'a str),
 }
 
+/// The device attributes query (DA1).
+const DA1_QUERY: &[u8] = b"\x1b[c";
+
+/// The pty's input, shared by the bench and the reader thread that answers queries.
+#[derive(Clone)]
+struct Writer(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Writer {
+    fn send(&self, bytes: &[u8]) {
+        let mut w = self.0.lock().unwrap();
+        let _ = w.write_all(bytes);
+        let _ = w.flush();
+    }
+}
+
 pub struct Run {
     child: Box<dyn portable_pty::Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
+    writer: Writer,
     screen: Arc<Mutex<vt100::Parser>>,
     bytes: Arc<AtomicU64>,
     frames: Arc<AtomicU64>,
@@ -64,7 +79,8 @@ pub fn start(source: Source, dir: &std::path::Path) -> Run {
     let child = pair.slave.spawn_command(cmd).unwrap();
     drop(pair.slave);
     let mut reader = pair.master.try_clone_reader().unwrap();
-    let writer = pair.master.take_writer().unwrap();
+    let writer = Writer(Arc::new(Mutex::new(pair.master.take_writer().unwrap())));
+    let answer = writer.clone();
     let n = |v| NonZeroU16::new(v).unwrap();
     let screen = Arc::new(Mutex::new(vt100::Parser::new(n(40), n(120), 0)));
     let (bytes, frames, frame_ends) =
@@ -86,6 +102,11 @@ pub fn start(source: Source, dir: &std::path::Path) -> Run {
             let read_at = Instant::now();
             b.fetch_add(k as u64, Ordering::Relaxed);
             carry.extend_from_slice(&buf[..k]);
+            // Answer the device attributes query (DA1) as every terminal does: the app asks
+            // it after its background query, and a terminal's DA1 answer ends that wait.
+            if buf[..k].windows(DA1_QUERY.len()).any(|w| w == DA1_QUERY) {
+                answer.send(b"\x1b[?62;22c");
+            }
             let found = carry.windows(FRAME_START.len()).filter(|w| *w == FRAME_START).count();
             f.fetch_add(found as u64, Ordering::Relaxed);
             // Parse before counting the end, so a waiter woken by the count sees the frame.
@@ -167,8 +188,7 @@ impl Run {
     }
 
     pub fn send(&mut self, line: &str) {
-        self.writer.write_all(format!("{line}\r").as_bytes()).unwrap();
-        self.writer.flush().unwrap();
+        self.writer.send(format!("{line}\r").as_bytes());
     }
 
     /// Sends a prompt and waits for `marker`: the CPU time, wall time, peak memory and what
@@ -219,8 +239,7 @@ impl Run {
         for attempt in 1..=3 {
             self.send("/clear");
             self.wait_for("Clear conversation?", Duration::from_secs(10));
-            self.writer.write_all(b"\r").unwrap();
-            self.writer.flush().unwrap();
+            self.writer.send(b"\r");
             if self.try_wait_for("Conversation cleared", Duration::from_secs(5)).is_some() {
                 return;
             }
@@ -244,8 +263,7 @@ impl Run {
             let key = (b'a' + (i % 26) as u8) as char;
             typed.push(key);
             *self.probe.lock().unwrap() = Some((typed.clone(), Instant::now()));
-            self.writer.write_all(&[key as u8]).unwrap();
-            self.writer.flush().unwrap();
+            self.writer.send(&[key as u8]);
             let Ok(latency) = self.seen.recv_timeout(Duration::from_secs(10)) else {
                 let shown = prompt_text(self.screen.lock().unwrap().screen());
                 panic!("typed {typed:?}, but the prompt shows {shown:?}");
@@ -262,8 +280,7 @@ impl Run {
     }
 
     pub fn quit(mut self) {
-        let _ = self.writer.write_all(b"\x04");
-        let _ = self.writer.flush();
+        self.writer.send(b"\x04");
         std::thread::sleep(Duration::from_millis(100));
         let _ = self.child.kill();
     }

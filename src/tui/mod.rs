@@ -83,14 +83,13 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
     // In raw mode and before the key reader exists, so the answer is neither echoed nor
-    // read as keys; what the user typed meanwhile goes to the prompt.
-    let mut typed = String::new();
-    let light = background::choose_light(tui.theme, || {
-        let answers = background_query::ask();
-        typed = answers.typed;
-        answers.osc11
-    });
-    let theme = theme::Theme { color: tui.color, light };
+    // read as keys; keys typed meanwhile go to the prompt (`background_query.rs`).
+    let (mut typed, mut osc11) = (Vec::new(), None);
+    if let Some(mut asked) = background::follows_terminal(tui.theme).then(background_query::Query::send).flatten() {
+        asked.wait(std::time::Instant::now() + background_query::MAX_WAIT);
+        (typed, osc11) = asked.answers().into_parts();
+    }
+    let theme = theme::Theme { color: tui.color, light: background::choose_light(tui.theme, osc11.as_deref()) };
     let mut term = new_terminal()?;
     let mut options = options.clone();
     let mut first_prompt = tui.first_prompt.clone();
@@ -100,15 +99,17 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     // on the same screen.
     let (result, resumable) = loop {
         let mut app = new_app(&options, &tui, theme, mouse);
-        if !typed.is_empty() {
-            app.handle_paste(&std::mem::take(&mut typed));
+        let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
+        let (line_tx, line_rx) = mpsc::unbounded_channel();
+        for key in std::mem::take(&mut typed) {
+            for action in app.handle_key(key) {
+                carry_out(&mut app, action, &line_tx);
+            }
         }
         if std::mem::take(&mut pick) {
             let cwd = std::env::current_dir().unwrap_or_default();
             app.open_resume(crate::startup::sessions_in(&cwd));
         }
-        let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
-        let (line_tx, line_rx) = mpsc::unbounded_channel();
         draw(&mut term, &mut app)?;
         let new_session = runtime::new_session::NewSession::default();
         let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx, new_session.clone()));

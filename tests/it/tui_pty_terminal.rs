@@ -259,3 +259,16 @@ fn closing_the_help_over_wide_characters_redraws_them_whole() {
     tui.send("\x03\x03");
     tui.wait_exit();
 }
+
+/// Keys typed before the first frame are keys, not pasted text: Enter typed ahead sends the
+/// prompt, Backspace takes a character back, an arrow key's sequence is not typed as text.
+#[test]
+fn enter_typed_before_the_first_frame_sends_the_prompt() {
+    let answers = [(OSC11_QUERY, &b"helo\x7flo\x1b[A\r\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c"[..])];
+    let mut tui = start_answering(&[("ELELEM_THEME", ""), ("COLORFGBG", "")], &answers);
+    tui.wait_for("Pty demo");
+    let screen = tui.contents();
+    assert!(screen.contains("hello") && !screen.contains("[A"), "{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}

@@ -25,21 +25,24 @@ impl ThemeChoice {
     }
 }
 
+/// Whether the terminal's own word decides: `flag` (`--theme`), else `ELELEM_THEME`, is
+/// `auto` or unset (an unknown `ELELEM_THEME` value counts as `auto`).
+pub fn follows_terminal(flag: Option<ThemeChoice>) -> bool {
+    let setting = std::env::var("ELELEM_THEME").ok();
+    flag.or_else(|| setting.as_deref().and_then(ThemeChoice::parse)).unwrap_or(ThemeChoice::Auto) == ThemeChoice::Auto
+}
+
 /// Whether to use the light palette: `flag` (`--theme`) first, then `ELELEM_THEME`, then
-/// for `auto` (or neither set) the terminal's answer to OSC 11 (`ask_terminal`, called only
-/// then), then its `COLORFGBG`; dark otherwise. An unknown `ELELEM_THEME` value counts as
-/// `auto`.
-pub fn choose_light(flag: Option<ThemeChoice>, ask_terminal: impl FnOnce() -> Option<Vec<u8>>) -> bool {
+/// for `auto` (or neither set) the terminal's answer to OSC 11 (`osc11`, if it came), then
+/// its `COLORFGBG`; dark otherwise.
+pub fn choose_light(flag: Option<ThemeChoice>, osc11: Option<&[u8]>) -> bool {
     let env = |name| std::env::var(name).ok();
-    let setting = env("ELELEM_THEME");
-    if flag.or_else(|| setting.as_deref().and_then(ThemeChoice::parse)).unwrap_or(ThemeChoice::Auto)
-        == ThemeChoice::Auto
-    {
-        if let Some(light) = ask_terminal().as_deref().and_then(light_from_osc11) {
+    if follows_terminal(flag) {
+        if let Some(light) = osc11.and_then(light_from_osc11) {
             return light;
         }
     }
-    choose_light_from(flag, setting.as_deref(), env("COLORFGBG").as_deref())
+    choose_light_from(flag, env("ELELEM_THEME").as_deref(), env("COLORFGBG").as_deref())
 }
 
 /// `choose_light` with the environment given.
