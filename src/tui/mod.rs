@@ -23,7 +23,7 @@ use crate::signals::{Stop, Stops};
 use crate::startup::{banner, build_recorded_session, Options};
 use crate::tui::panes::conversation::welcome::Welcome;
 use app::{Action, App};
-use crossterm::event::{Event, EventStream};
+use crossterm::event::Event;
 use futures::StreamExt;
 use panes::prompt::prompt_history;
 use ratatui::backend::CrosstermBackend;
@@ -31,8 +31,8 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use runtime::channel::{self, ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
 use runtime::held_text::HeldText;
-use runtime::input_stream::WokenOnly;
 use runtime::scheduler::FrameScheduler;
+use runtime::terminal_input::TerminalInput;
 use runtime::{background_query, notify, prefs, terminal};
 use std::sync::Arc;
 use text::{background, theme};
@@ -58,12 +58,12 @@ const BATCH: usize = 4096;
 /// Redraw cadence while something animates (spinner, elapsed time).
 const TICK: Duration = Duration::from_millis(100);
 
-/// The terminal's input, asked only when it has something (see `runtime/input_stream.rs`).
-type Input = WokenOnly<EventStream>;
+/// The terminal's input (`runtime/terminal_input/`).
+type Input = TerminalInput;
 
 /// A new reader of the terminal's input.
-fn terminal_input() -> Input {
-    WokenOnly::new(EventStream::new())
+fn terminal_input() -> std::io::Result<Input> {
+    TerminalInput::start()
 }
 
 /// Frames are written through one buffer and flushed once, so a frame is one `write`.
@@ -262,7 +262,7 @@ async fn event_loop(
     line_tx: &mpsc::UnboundedSender<String>,
     stops: &mut Stops,
 ) -> anyhow::Result<Option<Stop>> {
-    let mut events = terminal_input();
+    let mut events = terminal_input()?;
     let mut scheduler = FrameScheduler::default();
     let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
@@ -452,7 +452,7 @@ async fn edit_outside(
     // Not `term.clear()`: it asks the terminal where the cursor is, which may not answer.
     ratatui::backend::Backend::clear(term.backend_mut())?;
     term.swap_buffers(); // both buffers blank: the next frame is drawn whole
-    Ok((edited, terminal_input()))
+    Ok((edited, terminal_input()?))
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.

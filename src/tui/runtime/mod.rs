@@ -1,5 +1,5 @@
 //! The event loop's plumbing: the channels to the agent task (`channel.rs`), the terminal
-//! (`terminal.rs`, `input_stream.rs`, `background_query.rs`), when to draw (`scheduler.rs`, `held_text.rs`),
+//! (`terminal.rs`, `terminal_input/`, `background_query.rs`), when to draw (`scheduler.rs`, `held_text.rs`),
 //! "now" (`clock.rs`), notifications (`notify.rs`), the cells a pane drew last frame
 //! (`pane_cache.rs`), the saved layout (`prefs.rs`) and a new session's file left for
 //! another before its first turn (`new_session.rs`).
@@ -8,10 +8,10 @@ pub mod background_query;
 pub mod channel;
 pub mod clock;
 pub mod held_text;
-pub mod input_stream;
 pub mod new_session;
 pub mod notify;
 pub mod pane_cache;
 pub mod prefs;
 pub mod scheduler;
 pub mod terminal;
+pub mod terminal_input;

@@ -1,0 +1,63 @@
+//! The terminal's input for the event loop, read by elelem itself instead of crossterm's
+//! `EventStream` (whose parser drops xterm's modifyOtherKeys keys, `CSI 27;2;13~` for
+//! Shift+Enter under tmux). `TerminalInput` is a stream of crossterm `Event`s: keys, mouse,
+//! paste and focus from the reader thread (`reader.rs`, decoding with `decode.rs`,
+//! `csi.rs`, `kitty_keys.rs`) and `Event::Resize` on SIGWINCH, all through one channel, so
+//! polling it when nothing came is one lock-free look at that channel (the event loop polls
+//! input first on every turn). Dropping it stops the reader thread before it returns.
+
+mod csi;
+mod decode;
+mod kitty_keys;
+mod reader;
+#[cfg(test)]
+mod tests;
+
+use crossterm::event::Event;
+use futures::Stream;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// The terminal's events while it lives; the stream ends when the terminal does.
+pub struct TerminalInput {
+    events: mpsc::UnboundedReceiver<std::io::Result<Event>>,
+    /// Sends `Event::Resize` into the same channel on SIGWINCH.
+    resizes: JoinHandle<()>,
+    /// Dropped after `events` (fields drop in order): stops and joins the thread.
+    _reader: reader::Reader,
+}
+
+impl TerminalInput {
+    /// Starts reading stdin (a terminal in raw mode). Must run inside the tokio runtime.
+    pub fn start() -> std::io::Result<TerminalInput> {
+        let mut resized = signal(SignalKind::window_change())?;
+        let (tx, events) = mpsc::unbounded_channel();
+        let reader = reader::Reader::start(std::io::stdin(), tx.clone())?;
+        let resizes = tokio::spawn(async move {
+            while resized.recv().await.is_some() {
+                let size = crossterm::terminal::size().map(|(columns, rows)| Event::Resize(columns, rows));
+                if tx.send(size).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(TerminalInput { events, resizes, _reader: reader })
+    }
+}
+
+impl Drop for TerminalInput {
+    fn drop(&mut self) {
+        self.resizes.abort();
+    }
+}
+
+impl Stream for TerminalInput {
+    type Item = std::io::Result<Event>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.events.poll_recv(cx)
+    }
+}

@@ -1,0 +1,142 @@
+//! The thread that reads the terminal: waits (poll) on the input and on a stop socket,
+//! reads what came, decodes it (`decode.rs`) and sends the events to the event loop. When
+//! an unfinished sequence is pending it waits only `Decoder::wait()` for the rest. Dropping
+//! the `Reader` stops the thread and waits for it, so nothing reads the terminal while the
+//! user's editor has it. The input ending (the terminal hung up) ends the channel.
+
+use super::decode::Decoder;
+use crossterm::event::Event;
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
+use std::os::fd::AsFd;
+use std::os::unix::net::UnixStream;
+use std::thread::JoinHandle;
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Bytes read at most per read (a paste comes in several).
+const READ_SIZE: usize = 8192;
+
+/// The running reader; dropping it stops it.
+pub struct Reader {
+    /// Closed to stop the thread (its end then polls as hung up).
+    stop: Option<UnixStream>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Reader {
+    /// Starts reading `input` (the terminal, in raw mode) on a thread of its own, sending
+    /// what it decodes to `events`.
+    pub fn start<F: AsFd + Send + 'static>(
+        input: F,
+        events: UnboundedSender<std::io::Result<Event>>,
+    ) -> std::io::Result<Reader> {
+        let (stop, stopped) = UnixStream::pair()?;
+        let thread = std::thread::Builder::new()
+            .name("terminal-input".into())
+            .spawn(move || read_until_stopped(&input, &stopped, &events))?;
+        Ok(Reader { stop: Some(stop), thread: Some(thread) })
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn read_until_stopped(input: &impl AsFd, stopped: &UnixStream, events: &UnboundedSender<std::io::Result<Event>>) {
+    let mut decoder = Decoder::default();
+    let mut buf = vec![0u8; READ_SIZE];
+    let mut decoded = Vec::new();
+    loop {
+        let timeout = decoder.wait().map(timespec);
+        let mut fds = [PollFd::new(input, PollFlags::IN), PollFd::new(stopped, PollFlags::IN)];
+        match rustix::event::poll(&mut fds, timeout.as_ref()) {
+            Ok(0) => decoder.timeout(&mut decoded),
+            Ok(_) if !fds[1].revents().is_empty() => return,
+            Ok(_) => match rustix::io::read(input, &mut buf) {
+                Ok(0) => return,
+                Ok(n) => decoder.feed(&buf[..n], &mut decoded),
+                Err(Errno::INTR | Errno::AGAIN) => continue,
+                // The terminal is gone (hung up).
+                Err(Errno::IO) => return,
+                Err(error) => {
+                    let _ = events.send(Err(error.into()));
+                    return;
+                }
+            },
+            Err(Errno::INTR) => continue,
+            Err(error) => {
+                let _ = events.send(Err(error.into()));
+                return;
+            }
+        }
+        for event in decoded.drain(..) {
+            if events.send(Ok(event)).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+fn timespec(wait: Duration) -> Timespec {
+    Timespec { tv_sec: wait.as_secs() as _, tv_nsec: wait.subsec_nanos() as _ }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use std::io::{Read, Write};
+    use std::time::Instant;
+    use tokio::sync::mpsc;
+
+    fn next(rx: &mut mpsc::UnboundedReceiver<std::io::Result<Event>>) -> Event {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match rx.try_recv() {
+                Ok(event) => return event.unwrap(),
+                Err(mpsc::error::TryRecvError::Empty) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                Err(error) => panic!("no event: {error}"),
+            }
+        }
+    }
+
+    #[test]
+    fn keys_arrive_a_lone_esc_after_its_wait_and_a_stopped_reader_reads_nothing_more() {
+        let (mut terminal, input) = UnixStream::pair().unwrap();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let reader = Reader::start(input.try_clone().unwrap(), tx).unwrap();
+        terminal.write_all(b"a\x1b[27;2;13~").unwrap();
+        assert_eq!(next(&mut rx), Event::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)));
+        assert_eq!(next(&mut rx), Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT)));
+        let sent = Instant::now();
+        terminal.write_all(b"\x1b").unwrap();
+        assert_eq!(next(&mut rx), Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
+        assert!(sent.elapsed() < Duration::from_millis(500), "Esc took {:?}", sent.elapsed());
+        drop(reader);
+        // Stopped: what the terminal sends now stays for whoever reads next (the editor).
+        terminal.write_all(b"typed in the editor").unwrap();
+        let mut left = [0u8; 64];
+        let mut input = input;
+        input.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        let n = input.read(&mut left).unwrap();
+        assert_eq!(&left[..n], b"typed in the editor");
+        assert!(rx.try_recv().is_err(), "the channel is closed and empty");
+    }
+
+    #[test]
+    fn the_input_ending_ends_the_channel() {
+        let (terminal, input) = UnixStream::pair().unwrap();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let _reader = Reader::start(input, tx).unwrap();
+        drop(terminal);
+        assert!(rx.blocking_recv().is_none());
+    }
+}
