@@ -215,19 +215,69 @@ fn help_from_the_first_screen_by_command_closes_without_a_fragment() {
     tui.wait_exit();
 }
 
-#[test]
-fn shift_enter_as_kitty_csi_u_is_a_new_line_in_the_prompt() {
+/// Types "line one", then `shift_enter` with "line two" right behind it (one read), and
+/// checks that the prompt holds the two lines, unsent.
+fn shift_enter_makes_a_second_line(shift_enter: &str) {
     let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
     tui.wait_for("Ask elelem");
     tui.send("line one");
     tui.wait_for("line one");
-    tui.send("\x1b[13;2u");
-    tui.send("line two");
+    tui.send(&format!("{shift_enter}line two"));
     tui.wait_for("line two");
     let screen = settled(&tui);
     let one = screen.lines().position(|l| l.contains("line one")).unwrap();
     assert!(screen.lines().nth(one + 1).is_some_and(|l| l.contains("line two")), "{screen}");
     assert!(!screen.contains("› line one"), "sent instead of a new line:\n{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+#[test]
+fn shift_enter_as_kitty_csi_u_is_a_new_line_in_the_prompt() {
+    shift_enter_makes_a_second_line("\x1b[13;2u");
+}
+
+/// tmux's default `extended-keys-format xterm` (modifyOtherKeys): crossterm's reader
+/// dropped it, and the text read with it.
+#[test]
+fn shift_enter_as_xterm_modify_other_keys_is_a_new_line_in_the_prompt() {
+    shift_enter_makes_a_second_line("\x1b[27;2;13~");
+}
+
+/// A bracketed paste that reaches the app in two reads, 150 ms apart, is one paste: its
+/// line break does not send the prompt.
+#[test]
+fn a_paste_split_across_reads_is_one_paste() {
+    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("\x1b[200~pasted one\r\npasted");
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    tui.send(" two\x1b[201~ typed");
+    tui.wait_for("pasted two typed");
+    let screen = settled(&tui);
+    let one = screen.lines().position(|l| l.contains("pasted one")).unwrap();
+    assert!(screen.lines().nth(one + 1).is_some_and(|l| l.contains("pasted two typed")), "{screen}");
+    assert!(!screen.contains("› pasted one"), "the paste's line break sent the prompt:\n{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+/// An SGR mouse click (press and release, with a wheel turn in the same read) on the tool
+/// log during a turn focuses it (the status line then offers Esc back to the prompt); none
+/// of it is typed.
+#[test]
+fn a_click_focuses_the_pane_under_it() {
+    let slow: Vec<serde_json::Value> =
+        (0..20).map(|i| serde_json::json!({"type": "saying", "text": format!("chunk{i} "), "delay_ms": 150})).collect();
+    let mut tui = Tui::start(serde_json::json!([{"events": slow}]), 24, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("talk slowly\r");
+    tui.wait_for("chunk1 ");
+    assert!(!tui.contents().contains("Esc back to prompt"));
+    tui.send("\x1b[<64;100;6M\x1b[<0;100;6M\x1b[<0;100;6m");
+    tui.wait_for("Esc back to prompt");
+    let screen = tui.contents();
+    assert!(!screen.contains("<0;") && !screen.contains("100;6"), "read as keys:\n{screen}");
     tui.send("\x03\x03");
     tui.wait_exit();
 }
