@@ -218,16 +218,22 @@ fn help_from_the_first_screen_by_command_closes_without_a_fragment() {
 /// Types "line one", then `shift_enter` with "line two" right behind it (one read), and
 /// checks that the prompt holds the two lines, unsent.
 fn shift_enter_makes_a_second_line(shift_enter: &str) {
-    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    let tui = Tui::start(steps_with_tool(), 24, 80, &[]);
     tui.wait_for("Ask elelem");
     tui.send("line one");
     tui.wait_for("line one");
     tui.send(&format!("{shift_enter}line two"));
-    tui.wait_for("line two");
+    two_unsent_lines_then_quit(tui, "line one", "line two");
+}
+
+/// Once `second` is on screen: the prompt holds `first` and `second` on the next line, and
+/// nothing was sent; then quits.
+fn two_unsent_lines_then_quit(mut tui: Tui, first: &str, second: &str) {
+    tui.wait_for(second);
     let screen = settled(&tui);
-    let one = screen.lines().position(|l| l.contains("line one")).unwrap();
-    assert!(screen.lines().nth(one + 1).is_some_and(|l| l.contains("line two")), "{screen}");
-    assert!(!screen.contains("› line one"), "sent instead of a new line:\n{screen}");
+    let one = screen.lines().position(|l| l.contains(first)).unwrap();
+    assert!(screen.lines().nth(one + 1).is_some_and(|l| l.contains(second)), "{screen}");
+    assert!(!screen.contains(&format!("› {first}")), "sent instead of a new line:\n{screen}");
     tui.send("\x03\x03");
     tui.wait_exit();
 }
@@ -248,18 +254,12 @@ fn shift_enter_as_xterm_modify_other_keys_is_a_new_line_in_the_prompt() {
 /// line break does not send the prompt.
 #[test]
 fn a_paste_split_across_reads_is_one_paste() {
-    let mut tui = Tui::start(steps_with_tool(), 24, 80, &[]);
+    let tui = Tui::start(steps_with_tool(), 24, 80, &[]);
     tui.wait_for("Ask elelem");
     tui.send("\x1b[200~pasted one\r\npasted");
     std::thread::sleep(std::time::Duration::from_millis(150));
     tui.send(" two\x1b[201~ typed");
-    tui.wait_for("pasted two typed");
-    let screen = settled(&tui);
-    let one = screen.lines().position(|l| l.contains("pasted one")).unwrap();
-    assert!(screen.lines().nth(one + 1).is_some_and(|l| l.contains("pasted two typed")), "{screen}");
-    assert!(!screen.contains("› pasted one"), "the paste's line break sent the prompt:\n{screen}");
-    tui.send("\x03\x03");
-    tui.wait_exit();
+    two_unsent_lines_then_quit(tui, "pasted one", "pasted two typed");
 }
 
 /// An SGR mouse click (press and release, with a wheel turn in the same read) on the tool
