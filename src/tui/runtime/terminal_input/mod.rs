@@ -15,6 +15,7 @@ mod tests;
 
 use crossterm::event::Event;
 use futures::Stream;
+use std::os::fd::AsFd;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::signal::unix::{signal, SignalKind};
@@ -33,11 +34,20 @@ pub struct TerminalInput {
 impl TerminalInput {
     /// Starts reading stdin (a terminal in raw mode). Must run inside the tokio runtime.
     pub fn start() -> std::io::Result<TerminalInput> {
+        TerminalInput::over(std::io::stdin())
+    }
+
+    /// Starts reading `input`.
+    fn over<F: AsFd + Send + 'static>(input: F) -> std::io::Result<TerminalInput> {
         let mut resized = signal(SignalKind::window_change())?;
         let (tx, events) = mpsc::unbounded_channel();
-        let reader = reader::Reader::start(std::io::stdin(), tx.clone())?;
+        // Weak: the channel ends when the reader does (the terminal is gone), not when this
+        // task does.
+        let weak = tx.downgrade();
+        let reader = reader::Reader::start(input, tx)?;
         let resizes = tokio::spawn(async move {
             while resized.recv().await.is_some() {
+                let Some(tx) = weak.upgrade() else { break };
                 let size = crossterm::terminal::size().map(|(columns, rows)| Event::Resize(columns, rows));
                 if tx.send(size).is_err() {
                     break;
@@ -59,5 +69,37 @@ impl Stream for TerminalInput {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.events.poll_recv(cx)
+    }
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use futures::StreamExt;
+    use std::io::Write;
+    use std::os::unix::net::UnixStream;
+    use std::time::Duration;
+
+    async fn next(input: &mut TerminalInput) -> Option<std::io::Result<Event>> {
+        tokio::time::timeout(Duration::from_secs(5), input.next()).await.expect("no event within 5 s")
+    }
+
+    #[tokio::test]
+    async fn keys_and_resizes_come_through_and_the_stream_ends_with_the_terminal() {
+        let (mut terminal, input) = UnixStream::pair().unwrap();
+        let mut events = TerminalInput::over(input).unwrap();
+        terminal.write_all(b"x").unwrap();
+        let x = Event::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
+        assert_eq!(next(&mut events).await.unwrap().unwrap(), x);
+        // SAFETY: raising a signal the runtime handles (SIGWINCH is ignored by default).
+        assert_eq!(unsafe { libc::raise(libc::SIGWINCH) }, 0);
+        // The size of a terminal the test may not have: a Resize or the error asking gave.
+        match next(&mut events).await {
+            Some(Ok(Event::Resize(..)) | Err(_)) => {}
+            other => panic!("not a resize: {other:?}"),
+        }
+        drop(terminal);
+        assert!(next(&mut events).await.is_none(), "the stream goes on without a terminal");
     }
 }
