@@ -299,6 +299,17 @@ impl App {
         self.theme
     }
 
+    /// Switches to the light or the dark palette (the terminal said its background late):
+    /// code is highlighted for it and what the conversation holds is drawn again in it.
+    pub fn set_light(&mut self, light: bool) {
+        if self.theme.light == light {
+            return;
+        }
+        self.theme.light = light;
+        crate::tui::highlight::use_light(light);
+        self.history.set_light(light);
+    }
+
     /// The notification waiting to be written, taken.
     pub fn take_alert(&mut self) -> Option<String> {
         self.alert.take()

@@ -63,7 +63,7 @@ type Input = TerminalInput;
 
 /// A new reader of the terminal's input.
 fn terminal_input() -> std::io::Result<Input> {
-    TerminalInput::start()
+    TerminalInput::start(Vec::new())
 }
 
 /// Frames are written through one buffer and flushed once, so a frame is one `write`.
@@ -83,13 +83,16 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
     terminal::install_panic_hook();
     // In raw mode and before the key reader exists, so the answer is neither echoed nor
-    // read as keys; keys typed meanwhile go to the prompt (`background_query.rs`).
-    let (mut typed, mut osc11) = (Vec::new(), None);
-    if let Some(mut asked) = background::follows_terminal(tui.theme).then(background_query::Query::send).flatten() {
-        asked.wait(std::time::Instant::now() + background_query::MAX_WAIT);
-        (typed, osc11) = asked.answers().into_parts();
+    // read as keys. What was read meanwhile goes to the key reader (keys typed ahead); an
+    // answer later than the first frame's short wait comes through it (`background_query.rs`).
+    let asks_terminal = background::follows_terminal(tui.theme);
+    let (mut read_before, mut osc11) = (Vec::new(), None);
+    if let Some(mut query) = asks_terminal.then(background_query::Query::send).flatten() {
+        query.wait();
+        osc11 = query.osc11().map(<[u8]>::to_vec);
+        read_before = query.into_read();
     }
-    let theme = theme::Theme { color: tui.color, light: background::choose_light(tui.theme, osc11.as_deref()) };
+    let mut theme = theme::Theme { color: tui.color, light: background::choose_light(tui.theme, osc11.as_deref()) };
     let mut term = new_terminal()?;
     let mut options = options.clone();
     let mut first_prompt = tui.first_prompt.clone();
@@ -101,11 +104,6 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         let mut app = new_app(&options, &tui, theme, mouse);
         let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
         let (line_tx, line_rx) = mpsc::unbounded_channel();
-        for key in std::mem::take(&mut typed) {
-            for action in app.handle_key(key) {
-                carry_out(&mut app, action, &line_tx);
-            }
-        }
         if std::mem::take(&mut pick) {
             let cwd = std::env::current_dir().unwrap_or_default();
             app.open_resume(crate::startup::sessions_in(&cwd));
@@ -124,7 +122,10 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
                 }
             }
         }
-        let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops).await;
+        let input = Started { read_before: std::mem::take(&mut read_before), asks_terminal };
+        let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops, input).await;
+        // A late answer may have changed the palette; the next session keeps it.
+        theme = app.theme();
         app.interrupt();
         let resumable = app.history_mut().has_prompt();
         drop(line_tx);
@@ -255,14 +256,31 @@ fn welcome(options: &Options, session: &crate::agent::session::Session) -> Welco
     }
 }
 
+/// How the key reader starts: with the bytes read while asking the terminal its background,
+/// and whether a later answer to that may still come.
+struct Started {
+    read_before: Vec<u8>,
+    asks_terminal: bool,
+}
+
+/// The next answer to the background query, if they are still listened for.
+async fn next_answer(answers: &mut Option<mpsc::UnboundedReceiver<Vec<u8>>>) -> Option<Vec<u8>> {
+    match answers {
+        Some(answers) => answers.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 async fn event_loop(
     term: &mut Term,
     app: &mut App,
     ui_rx: &mut mpsc::UnboundedReceiver<UiMessage>,
     line_tx: &mpsc::UnboundedSender<String>,
     stops: &mut Stops,
+    started: Started,
 ) -> anyhow::Result<Option<Stop>> {
-    let mut events = terminal_input()?;
+    let mut events = TerminalInput::start(started.read_before)?;
+    let mut answers = events.take_answers().filter(|_| started.asks_terminal);
     let mut scheduler = FrameScheduler::default();
     let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
@@ -293,6 +311,17 @@ async fn event_loop(
                 }
                 Some(Err(error)) => return Err(error.into()),
                 None => break,
+            },
+            answer = next_answer(&mut answers) => match answer.as_deref().and_then(background::light_from_osc11) {
+                // The terminal's background, later than the first frame: its palette now.
+                Some(light) if light != app.theme().light => {
+                    app.set_light(light);
+                    draw(term, app)?;
+                    scheduler.drawn(Instant::now());
+                }
+                Some(_) => {}
+                None if answer.is_none() => answers = None,
+                None => {}
             },
             stop = stops.next() => return Ok(Some(stop)),
             _ = scheduler.wait() => {

@@ -864,6 +864,14 @@ pub(super) fn status_background(tui: &Tui) -> vt100::Color {
     screen.cell(row, 1).unwrap().bgcolor()
 }
 
+/// The background of the bottom row's second cell (the status line, before the session is
+/// ready and names its provider there).
+pub(super) fn bottom_background(tui: &Tui) -> vt100::Color {
+    let parser = tui.screen.lock().unwrap();
+    let screen = parser.screen();
+    screen.cell(screen.size().0.get() - 1, 1).unwrap().bgcolor()
+}
+
 /// The light palette's status line background (`Theme::status`), and the dark one's.
 pub(super) const LIGHT_STATUS: vt100::Color = vt100::Color::Rgb(0xe4, 0xe7, 0xec);
 pub(super) const DARK_STATUS: vt100::Color = vt100::Color::Rgb(30, 34, 42);

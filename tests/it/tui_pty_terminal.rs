@@ -2,7 +2,7 @@
 //! the terminal and how it reads what comes back — the OSC 11 background query, Shift+Enter
 //! as the terminal encodes it, the help overlay at 80x24, `/copy` under tmux.
 
-use super::tui_pty::{status_background, steps_with_tool, Tui, DARK_STATUS, LIGHT_STATUS};
+use super::tui_pty::{bottom_background, status_background, steps_with_tool, Tui, DARK_STATUS, LIGHT_STATUS};
 
 /// The app's background query and the DA1 query after it.
 const OSC11_QUERY: &[u8] = b"\x1b]11;?\x1b\\";
@@ -319,6 +319,30 @@ fn enter_typed_before_the_first_frame_sends_the_prompt() {
     tui.wait_for("Pty demo");
     let screen = tui.contents();
     assert!(screen.contains("hello") && !screen.contains("[A"), "{screen}");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+/// The first frame does not wait for a terminal that is slow to answer: it comes in the
+/// guessed (dark) palette, and the answer that arrives after it repaints in the light one,
+/// and is not typed into the prompt (`ELELEM_TERMINAL_WAIT_MS=0`: the first frame does not
+/// wait at all, so the answer sent after it is late even on a loaded machine).
+#[test]
+fn the_first_frame_comes_before_a_slow_answer_and_the_answer_repaints() {
+    let env = [("ELELEM_THEME", ""), ("COLORFGBG", ""), ("ELELEM_TERMINAL_WAIT_MS", "0")];
+    let mut tui = start_answering(&env, &[]);
+    tui.wait_for("Ask elelem");
+    assert_eq!(bottom_background(&tui), DARK_STATUS, "the first frame waited for the answer:\n{}", tui.contents());
+    tui.send("\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while status_background(&tui) != LIGHT_STATUS {
+        assert!(std::time::Instant::now() < deadline, "no repaint in the light palette:\n{}", tui.contents());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let screen = tui.contents();
+    assert!(!screen.contains("rgb:") && !screen.contains("11;"), "the answer was read as keys:\n{screen}");
+    tui.send("hello\r");
+    tui.wait_for("Pty demo");
     tui.send("\x03\x03");
     tui.wait_exit();
 }

@@ -113,6 +113,14 @@ impl MarkdownDoc {
         }
     }
 
+    /// The same text rendered with `options` (a theme change): laid out anew from the source,
+    /// as if it had streamed in whole.
+    pub fn restyled(&self, options: RenderOptions) -> MarkdownDoc {
+        let mut doc = MarkdownDoc::new(options);
+        doc.push_str(&self.source);
+        doc
+    }
+
     /// The raw Markdown received so far (unsanitized; sanitizing happens at render time).
     pub fn source(&self) -> &str {
         &self.source

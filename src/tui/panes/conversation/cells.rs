@@ -6,7 +6,7 @@
 //! (`ThinkingText`).
 
 use crate::sanitize::sanitize;
-use crate::tui::markdown::MarkdownDoc;
+use crate::tui::markdown::{MarkdownDoc, RenderOptions};
 use crate::tui::panes::conversation::thinking::ThinkingText;
 use crate::tui::panes::conversation::tool_line::ToolLine;
 use crate::tui::text::theme::Theme;
@@ -73,6 +73,14 @@ impl HistoryCell {
         if let CellKind::Reply(doc) = &mut self.kind {
             doc.push_str(delta);
         }
+    }
+
+    /// Drawn anew with `options` (a reply laid out again from its text).
+    pub fn restyle(&mut self, options: RenderOptions) {
+        if let CellKind::Reply(doc) = &mut self.kind {
+            **doc = doc.restyled(options);
+        }
+        self.cache = None;
     }
 
     /// A reply cut off by an interrupt: an unfinished table row at its end goes.

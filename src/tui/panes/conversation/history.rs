@@ -242,6 +242,17 @@ impl History {
         };
     }
 
+    /// Markdown coloured for a light (or dark) background from now on, replies already
+    /// shown included (laid out again from their text).
+    pub fn set_light(&mut self, light: bool) {
+        self.light = light;
+        let options = RenderOptions { color: self.color, light };
+        for cell in &mut self.cells {
+            cell.restyle(options);
+        }
+        self.index.invalidate(0);
+    }
+
     pub fn toggle_thinking(&mut self) {
         self.expand_thinking = !self.expand_thinking;
         for cell in &mut self.cells {

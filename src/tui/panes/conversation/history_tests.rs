@@ -105,3 +105,21 @@ fn paging_down_from_the_top_after_a_width_change_shows_every_line_once() {
     }
     assert!(shown == whole(&text, 70, &theme), "paging down shows the whole conversation once, in order");
 }
+
+/// A late answer about the terminal's background: a reply already shown is drawn again
+/// exactly as if it had arrived in the light palette.
+#[test]
+fn a_reply_already_shown_takes_the_light_palette_when_the_theme_changes() {
+    let text = "Some `code` and:\n\n```rust\nfn main() {}\n```\n";
+    let (dark, light) = (Theme::new(true), Theme::light(true));
+    let mut switched = history(text);
+    let before = switched.visible(80, 10, &dark, false);
+    switched.set_light(true);
+    let after = switched.visible(80, 10, &light, false);
+    let mut born_light = History::themed(light);
+    born_light.saying(text);
+    born_light.close();
+    born_light.push(super::CellKind::Info("done".into()));
+    assert_eq!(after, born_light.visible(80, 10, &light, false));
+    assert_ne!(before, after, "the reply kept its dark colours");
+}

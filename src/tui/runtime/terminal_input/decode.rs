@@ -38,7 +38,13 @@ pub struct Decoder {
     pending: Vec<u8>,
     /// The bracketed paste being read, if one is open.
     paste: Option<Vec<u8>>,
+    /// The terminal's answers to the background colour query (`ESC ] 11 ; …`) read since
+    /// the last `take_answers`.
+    answers: Vec<Vec<u8>>,
 }
+
+/// Answers to the background query kept at most between two `take_answers`.
+const MAX_ANSWERS: usize = 4;
 
 /// What the bytes at the front are.
 enum Step {
@@ -80,6 +86,12 @@ impl Decoder {
         self.pending.clear();
     }
 
+    /// The answers to the background colour query (OSC 11) among the terminal strings read
+    /// since the last call, whole (`ESC ] 11 ; rgb:… ST`); they are never events.
+    pub fn take_answers(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.answers)
+    }
+
     fn run(&mut self, end: bool, out: &mut Vec<Event>) {
         let mut at = 0;
         while at < self.pending.len() {
@@ -92,7 +104,13 @@ impl Decoder {
                     out.push(event);
                     at += used;
                 }
-                Step::Skip(used) => at += used,
+                Step::Skip(used) => {
+                    let skipped = &self.pending[at..at + used];
+                    if skipped.starts_with(b"\x1b]11;") && self.answers.len() < MAX_ANSWERS {
+                        self.answers.push(skipped.to_vec());
+                    }
+                    at += used;
+                }
                 Step::PasteStart(used) => {
                     at += used;
                     self.paste = Some(Vec::new());

@@ -25,6 +25,8 @@ use tokio::task::JoinHandle;
 /// The terminal's events while it lives; the stream ends when the terminal does.
 pub struct TerminalInput {
     events: mpsc::UnboundedReceiver<std::io::Result<Event>>,
+    /// The terminal's answers to the background colour query (`ESC ] 11 ; …`), until taken.
+    answers: Option<mpsc::UnboundedReceiver<Vec<u8>>>,
     /// Sends `Event::Resize` into the same channel on SIGWINCH.
     resizes: JoinHandle<()>,
     /// Dropped after `events` (fields drop in order): stops and joins the thread.
@@ -33,18 +35,22 @@ pub struct TerminalInput {
 
 impl TerminalInput {
     /// Starts reading stdin (a terminal in raw mode). Must run inside the tokio runtime.
-    pub fn start() -> std::io::Result<TerminalInput> {
-        TerminalInput::over(std::io::stdin())
+    /// `read_before`: bytes the app read from it already (while asking the terminal its
+    /// background colour), decoded first.
+    pub fn start(read_before: Vec<u8>) -> std::io::Result<TerminalInput> {
+        TerminalInput::over(std::io::stdin(), read_before)
     }
 
     /// Starts reading `input`.
-    fn over<F: AsFd + Send + 'static>(input: F) -> std::io::Result<TerminalInput> {
+    fn over<F: AsFd + Send + 'static>(input: F, read_before: Vec<u8>) -> std::io::Result<TerminalInput> {
         let mut resized = signal(SignalKind::window_change())?;
         let (tx, events) = mpsc::unbounded_channel();
+        let (answers_tx, answers) = mpsc::unbounded_channel();
         // Weak: the channel ends when the reader does (the terminal is gone), not when this
         // task does.
         let weak = tx.downgrade();
-        let reader = reader::Reader::start(input, tx)?;
+        let start = reader::Start { read_before, answers: Some(answers_tx) };
+        let reader = reader::Reader::start_with(input, tx, start)?;
         let resizes = tokio::spawn(async move {
             while resized.recv().await.is_some() {
                 let Some(tx) = weak.upgrade() else { break };
@@ -54,7 +60,13 @@ impl TerminalInput {
                 }
             }
         });
-        Ok(TerminalInput { events, resizes, _reader: reader })
+        Ok(TerminalInput { events, answers: Some(answers), resizes, _reader: reader })
+    }
+
+    /// The terminal's answers to the background colour query, each whole (`ESC ] 11 ; rgb:…
+    /// ST`); once.
+    pub fn take_answers(&mut self) -> Option<mpsc::UnboundedReceiver<Vec<u8>>> {
+        self.answers.take()
     }
 }
 
@@ -88,7 +100,7 @@ mod stream_tests {
     #[tokio::test]
     async fn keys_and_resizes_come_through_and_the_stream_ends_with_the_terminal() {
         let (mut terminal, input) = UnixStream::pair().unwrap();
-        let mut events = TerminalInput::over(input).unwrap();
+        let mut events = TerminalInput::over(input, Vec::new()).unwrap();
         terminal.write_all(b"x").unwrap();
         let x = Event::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
         assert_eq!(next(&mut events).await.unwrap().unwrap(), x);

@@ -24,17 +24,35 @@ pub struct Reader {
     thread: Option<JoinHandle<()>>,
 }
 
+/// What the reader starts with besides the input: bytes already read from it (decoded
+/// first), and where the answers to the background query go (dropped without).
+#[derive(Default)]
+pub struct Start {
+    pub read_before: Vec<u8>,
+    pub answers: Option<UnboundedSender<Vec<u8>>>,
+}
+
 impl Reader {
     /// Starts reading `input` (the terminal, in raw mode) on a thread of its own, sending
     /// what it decodes to `events`.
+    #[cfg(test)]
     pub fn start<F: AsFd + Send + 'static>(
         input: F,
         events: UnboundedSender<std::io::Result<Event>>,
     ) -> std::io::Result<Reader> {
+        Reader::start_with(input, events, Start::default())
+    }
+
+    /// `start`, with `start`'s bytes decoded first and its answers sent on.
+    pub fn start_with<F: AsFd + Send + 'static>(
+        input: F,
+        events: UnboundedSender<std::io::Result<Event>>,
+        start: Start,
+    ) -> std::io::Result<Reader> {
         let (stop, stopped) = UnixStream::pair()?;
         let thread = std::thread::Builder::new()
             .name("terminal-input".into())
-            .spawn(move || read_until_stopped(&input, &stopped, &events))?;
+            .spawn(move || read_until_stopped(&input, &stopped, &events, start))?;
         Ok(Reader { stop: Some(stop), thread: Some(thread) })
     }
 }
@@ -48,11 +66,27 @@ impl Drop for Reader {
     }
 }
 
-fn read_until_stopped(input: &impl AsFd, stopped: &UnixStream, events: &UnboundedSender<std::io::Result<Event>>) {
+fn read_until_stopped(
+    input: &impl AsFd,
+    stopped: &UnixStream,
+    events: &UnboundedSender<std::io::Result<Event>>,
+    start: Start,
+) {
     let mut decoder = Decoder::default();
     let mut buf = vec![0u8; READ_SIZE];
     let mut decoded = Vec::new();
+    decoder.feed(&start.read_before, &mut decoded);
     loop {
+        for answer in decoder.take_answers() {
+            if let Some(answers) = &start.answers {
+                let _ = answers.send(answer);
+            }
+        }
+        for event in decoded.drain(..) {
+            if events.send(Ok(event)).is_err() {
+                return;
+            }
+        }
         let timeout = decoder.wait().map(timespec);
         let mut fds = [PollFd::new(input, PollFlags::IN), PollFd::new(stopped, PollFlags::IN)];
         match rustix::event::poll(&mut fds, timeout.as_ref()) {
@@ -72,11 +106,6 @@ fn read_until_stopped(input: &impl AsFd, stopped: &UnixStream, events: &Unbounde
             Err(Errno::INTR) => continue,
             Err(error) => {
                 let _ = events.send(Err(error.into()));
-                return;
-            }
-        }
-        for event in decoded.drain(..) {
-            if events.send(Ok(event)).is_err() {
                 return;
             }
         }
