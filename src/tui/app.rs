@@ -30,6 +30,7 @@ use crate::tui::runtime::clock::{SharedClock, SystemClock};
 use crate::tui::runtime::notify::NotifyMode;
 use crate::tui::runtime::notify::NOTIFY_AFTER;
 use crate::tui::runtime::prefs::Zoom;
+use crate::tui::text::background::ThemeChoice;
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::truncate;
 use ratatui::buffer::Buffer;
@@ -57,10 +58,15 @@ pub enum Action {
     Quit,
     /// Turn mouse capture on or off.
     SetMouse(bool),
+    /// Ask the terminal for its background colour again (`/theme auto`).
+    AskBackground,
 }
 
 pub struct App {
     pub(super) theme: Theme,
+    /// What chose the palette (`--theme`, `ELELEM_THEME`, `/theme`): `auto` follows the
+    /// terminal's answers.
+    pub(super) theme_choice: ThemeChoice,
     pub(super) history: History,
     pub(super) tools: ToolLog,
     pub(super) context: ContextPanel,
@@ -147,6 +153,7 @@ impl App {
         crate::tui::highlight::use_light(theme.light);
         App {
             theme,
+            theme_choice: ThemeChoice::Auto,
             history: History::themed(theme),
             plan: PlanStrip::default(),
             queue: QueueStrip::default(),
@@ -297,6 +304,20 @@ impl App {
 
     pub fn theme(&self) -> Theme {
         self.theme
+    }
+
+    /// What chose the palette at start (`auto`: the terminal's answers may change it).
+    pub fn set_theme_choice(&mut self, choice: ThemeChoice) {
+        self.theme_choice = choice;
+    }
+
+    pub fn theme_choice(&self) -> ThemeChoice {
+        self.theme_choice
+    }
+
+    /// Whether a late answer from the terminal about its background decides the palette.
+    pub fn follows_terminal(&self) -> bool {
+        self.theme_choice == ThemeChoice::Auto
     }
 
     /// Switches to the light or the dark palette (the terminal said its background late):

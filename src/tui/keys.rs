@@ -32,6 +32,7 @@ use crate::tui::popups::help::HelpOverlay;
 use crate::tui::popups::resume_picker::ResumePicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
 use crate::tui::popups::rewind::RewindPicker;
+use crate::tui::text::background::ThemeChoice;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 use std::time::Instant;
@@ -305,6 +306,7 @@ impl App {
                 self.notify(if self.mouse { "mouse capture on" } else { "mouse capture off: select text freely" });
                 vec![Action::SetMouse(self.mouse)]
             }
+            theme if theme == "/theme" || theme.starts_with("/theme ") => self.theme_command(&theme[6..]),
             "/exit" | "/quit" => vec![Action::Quit],
             "/model" | "/models" => {
                 self.notify(format!("asking {} for its models…", self.status.provider()));
@@ -485,5 +487,39 @@ impl App {
             }
         };
         self.apply(intent)
+    }
+}
+
+impl App {
+    /// `/theme`: says which palette is in use and why; `/theme light|dark|auto` switches now
+    /// and remembers it in `tui.json` (`--theme` and `ELELEM_THEME` still win at start);
+    /// `auto` asks the terminal again.
+    fn theme_command(&mut self, arg: &str) -> Vec<Action> {
+        let palette = |light: bool| if light { "light" } else { "dark" };
+        let Some(choice) = ThemeChoice::parse(arg) else {
+            if !arg.trim().is_empty() {
+                self.notify(format!("unknown theme {:?}: /theme light, dark or auto", arg.trim()));
+            } else {
+                let why = if self.follows_terminal() { "auto: the terminal's background" } else { "chosen" };
+                self.notify(format!("theme: {} ({why}) · /theme light, dark or auto", palette(self.theme.light)));
+            }
+            return vec![];
+        };
+        self.theme_choice = choice;
+        let saved = match self.regions.save_theme(choice) {
+            Ok(()) => "saved".to_string(),
+            Err(error) => error,
+        };
+        match choice {
+            ThemeChoice::Light | ThemeChoice::Dark => {
+                self.set_light(choice == ThemeChoice::Light);
+                self.notify(format!("theme: {} ({saved})", choice.name()));
+                vec![]
+            }
+            ThemeChoice::Auto => {
+                self.notify(format!("theme: auto, asking the terminal for its background ({saved})"));
+                vec![Action::AskBackground]
+            }
+        }
     }
 }

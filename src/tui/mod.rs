@@ -85,14 +85,15 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     // In raw mode and before the key reader exists, so the answer is neither echoed nor
     // read as keys. What was read meanwhile goes to the key reader (keys typed ahead); an
     // answer later than the first frame's short wait comes through it (`background_query.rs`).
-    let asks_terminal = background::follows_terminal(tui.theme);
+    let saved = prefs::LayoutPrefs::path().and_then(|path| prefs::LayoutPrefs::load(&path).theme);
+    let mut choice = background::choice(tui.theme, saved);
     let (mut read_before, mut osc11) = (Vec::new(), None);
-    if let Some(mut query) = asks_terminal.then(background_query::Query::send).flatten() {
+    if let Some(mut query) = (choice == background::ThemeChoice::Auto).then(background_query::Query::send).flatten() {
         query.wait();
         osc11 = query.osc11().map(<[u8]>::to_vec);
         read_before = query.into_read();
     }
-    let mut theme = theme::Theme { color: tui.color, light: background::choose_light(tui.theme, osc11.as_deref()) };
+    let mut theme = theme::Theme { color: tui.color, light: background::choose_light(choice, osc11.as_deref()) };
     let mut term = new_terminal()?;
     let mut options = options.clone();
     let mut first_prompt = tui.first_prompt.clone();
@@ -102,6 +103,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     // on the same screen.
     let (result, resumable) = loop {
         let mut app = new_app(&options, &tui, theme, mouse);
+        app.set_theme_choice(choice);
         let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
         let (line_tx, line_rx) = mpsc::unbounded_channel();
         if std::mem::take(&mut pick) {
@@ -122,10 +124,10 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
                 }
             }
         }
-        let input = Started { read_before: std::mem::take(&mut read_before), asks_terminal };
+        let input = std::mem::take(&mut read_before);
         let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops, input).await;
-        // A late answer may have changed the palette; the next session keeps it.
-        theme = app.theme();
+        // A late answer or `/theme` may have changed the palette; the next session keeps it.
+        (theme, choice) = (app.theme(), app.theme_choice());
         app.interrupt();
         let resumable = app.history_mut().has_prompt();
         drop(line_tx);
@@ -177,6 +179,7 @@ fn print_resume_hint() {
 fn local_commands() -> Vec<(String, String)> {
     vec![
         ("/mouse".into(), "toggle mouse capture".into()),
+        ("/theme".into(), "light, dark or auto (the terminal's background); remembered".into()),
         ("/resume".into(), "pick a recorded session of this directory to resume".into()),
     ]
 }
@@ -256,13 +259,6 @@ fn welcome(options: &Options, session: &crate::agent::session::Session) -> Welco
     }
 }
 
-/// How the key reader starts: with the bytes read while asking the terminal its background,
-/// and whether a later answer to that may still come.
-struct Started {
-    read_before: Vec<u8>,
-    asks_terminal: bool,
-}
-
 /// The next answer to the background query, if they are still listened for.
 async fn next_answer(answers: &mut Option<mpsc::UnboundedReceiver<Vec<u8>>>) -> Option<Vec<u8>> {
     match answers {
@@ -277,10 +273,16 @@ async fn event_loop(
     ui_rx: &mut mpsc::UnboundedReceiver<UiMessage>,
     line_tx: &mpsc::UnboundedSender<String>,
     stops: &mut Stops,
-    started: Started,
+    read_before: Vec<u8>,
 ) -> anyhow::Result<Option<Stop>> {
-    let mut events = TerminalInput::start(started.read_before)?;
-    let mut answers = events.take_answers().filter(|_| started.asks_terminal);
+    let mut events = TerminalInput::start(read_before)?;
+    let mut answers = events.take_answers();
+    // A size change between the first frame and the reader's SIGWINCH listener is not
+    // signalled again.
+    let area = screen_area()?;
+    if area != term.get_frame().area() {
+        term.resize(area)?;
+    }
     let mut scheduler = FrameScheduler::default();
     let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
@@ -313,8 +315,9 @@ async fn event_loop(
                 None => break,
             },
             answer = next_answer(&mut answers) => match answer.as_deref().and_then(background::light_from_osc11) {
-                // The terminal's background, later than the first frame: its palette now.
-                Some(light) if light != app.theme().light => {
+                // The terminal's background, later than the first frame (or asked again by
+                // `/theme auto`): its palette now, unless a palette was chosen.
+                Some(light) if light != app.theme().light && app.follows_terminal() => {
                     app.set_light(light);
                     draw(term, app)?;
                     scheduler.drawn(Instant::now());
@@ -377,6 +380,9 @@ fn carry_out(app: &mut App, action: Action, line_tx: &mpsc::UnboundedSender<Stri
         Action::Interrupt => app.interrupt(),
         Action::Quit => app.set_quit(),
         Action::SetMouse(on) => terminal::set_mouse(on),
+        Action::AskBackground => {
+            let _ = background_query::Query::send();
+        }
     }
 }
 

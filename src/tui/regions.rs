@@ -9,6 +9,7 @@
 
 use crate::tui::intent::Focus;
 use crate::tui::runtime::prefs::{LayoutPrefs, Zoom};
+use crate::tui::text::background::ThemeChoice;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use std::path::PathBuf;
 
@@ -28,8 +29,9 @@ pub struct PaneRects {
     pub composer: Rect,
 }
 
-/// The layout the user chose (split, zoom, the context panel shown), where it is
-/// remembered, and where the panes were drawn last.
+/// The layout the user chose (split, zoom, the context panel shown; the palette `/theme`
+/// chose is kept in the same file), where it is remembered, and where the panes were drawn
+/// last.
 #[derive(Default)]
 pub struct Regions {
     prefs: LayoutPrefs,
@@ -145,6 +147,17 @@ impl Regions {
             Focus::Context => Zoom::Context,
         };
         self.prefs.zoom = if self.zoomed().is_some() { None } else { Some(pane) };
+        self.save()
+    }
+
+    /// The palette `/theme` saved, if any.
+    pub fn saved_theme(&self) -> Option<ThemeChoice> {
+        self.prefs.theme
+    }
+
+    /// Remembers the palette `/theme` chose.
+    pub fn save_theme(&mut self, theme: ThemeChoice) -> Result<(), String> {
+        self.prefs.theme = Some(theme);
         self.save()
     }
 

@@ -334,15 +334,45 @@ fn the_first_frame_comes_before_a_slow_answer_and_the_answer_repaints() {
     tui.wait_for("Ask elelem");
     assert_eq!(bottom_background(&tui), DARK_STATUS, "the first frame waited for the answer:\n{}", tui.contents());
     tui.send("\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while status_background(&tui) != LIGHT_STATUS {
-        assert!(std::time::Instant::now() < deadline, "no repaint in the light palette:\n{}", tui.contents());
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_status_background(&tui, LIGHT_STATUS);
     let screen = tui.contents();
     assert!(!screen.contains("rgb:") && !screen.contains("11;"), "the answer was read as keys:\n{screen}");
     tui.send("hello\r");
     tui.wait_for("Pty demo");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+}
+
+/// Waits until the status line is drawn on `background`.
+fn wait_status_background(tui: &Tui, background: vt100::Color) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while status_background(tui) != background {
+        assert!(std::time::Instant::now() < deadline, "no repaint on {background:?}:\n{}", tui.contents());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// `/theme light` switches at once and is remembered: the next start is light without
+/// asking a terminal that would say black; `/theme auto` asks it again and follows it.
+#[test]
+fn the_theme_command_switches_now_is_remembered_and_auto_asks_the_terminal_again() {
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().to_str().unwrap();
+    let env = [("ELELEM_THEME", ""), ("COLORFGBG", ""), ("XDG_DATA_HOME", data_dir)];
+    let black = [(OSC11_QUERY, &b"\x1b]11;rgb:0000/0000/0000\x07"[..]), (DA1_QUERY, DA1_ANSWER)];
+    let mut tui = start_answering(&env, &black);
+    assert_eq!(status_background(&tui), DARK_STATUS);
+    tui.send("/theme light\r");
+    wait_status_background(&tui, LIGHT_STATUS);
+    tui.send("\x03\x03");
+    tui.wait_exit();
+    let saved = std::fs::read_to_string(data.path().join("elelem/tui.json")).unwrap();
+    assert!(saved.contains(r#""theme":"light""#), "{saved}");
+
+    let mut tui = start_answering(&env, &black);
+    assert_eq!(status_background(&tui), LIGHT_STATUS, "the saved theme did not apply at start");
+    tui.send("/theme auto\r");
+    wait_status_background(&tui, DARK_STATUS);
     tui.send("\x03\x03");
     tui.wait_exit();
 }

@@ -1,5 +1,6 @@
 //! The layout the user chose, remembered between runs in `$XDG_DATA_HOME/elelem/tui.json`
-//! (mode 0600): how wide the side column is and which pane, if any, is zoomed. A missing
+//! (mode 0600): how wide the side column is, which pane, if any, is zoomed, and the palette
+//! `/theme` chose. A missing
 //! or unreadable file gives the defaults; a failed write is ignored (it is a convenience).
 
 use serde::{Deserialize, Serialize};
@@ -27,11 +28,14 @@ pub enum Zoom {
 pub struct LayoutPrefs {
     pub split: u16,
     pub zoom: Option<Zoom>,
+    /// `/theme light|dark|auto`; unset until the user chose.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theme: Option<crate::tui::text::background::ThemeChoice>,
 }
 
 impl Default for LayoutPrefs {
     fn default() -> Self {
-        LayoutPrefs { split: DEFAULT_SPLIT, zoom: None }
+        LayoutPrefs { split: DEFAULT_SPLIT, zoom: None, theme: None }
     }
 }
 
@@ -77,7 +81,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("elelem/tui.json");
         assert_eq!(LayoutPrefs::load(&path), LayoutPrefs::default());
-        let prefs = LayoutPrefs { split: 52, zoom: Some(Zoom::Tools) };
+        let prefs = LayoutPrefs {
+            split: 52,
+            zoom: Some(Zoom::Tools),
+            theme: Some(crate::tui::text::background::ThemeChoice::Light),
+        };
         prefs.save(&path).unwrap();
         assert_eq!(LayoutPrefs::load(&path), prefs);
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;

@@ -1,11 +1,13 @@
 //! Which palette fits the terminal: light or dark. Owns the choice only (the palettes are in
-//! `theme.rs`): `--theme light|dark|auto`, then `ELELEM_THEME`, then, for `auto`, the
+//! `theme.rs`): `--theme light|dark|auto`, then `ELELEM_THEME`, then what `/theme` saved in
+//! `tui.json` (`runtime/prefs.rs`), then, for `auto`, the
 //! terminal's own word — its answer to the OSC 11 query (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB ST`,
 //! asked by `runtime/background_query.rs` only when needed), else `COLORFGBG` (`fg;bg`, set by
 //! rxvt, Konsole, iTerm2 and others) — and dark when nothing says.
 
 /// What the user asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ThemeChoice {
     Light,
     Dark,
@@ -25,32 +27,42 @@ impl ThemeChoice {
     }
 }
 
-/// Whether the terminal's own word decides: `flag` (`--theme`), else `ELELEM_THEME`, is
-/// `auto` or unset (an unknown `ELELEM_THEME` value counts as `auto`).
-pub fn follows_terminal(flag: Option<ThemeChoice>) -> bool {
-    let setting = std::env::var("ELELEM_THEME").ok();
-    flag.or_else(|| setting.as_deref().and_then(ThemeChoice::parse)).unwrap_or(ThemeChoice::Auto) == ThemeChoice::Auto
-}
-
-/// Whether to use the light palette: `flag` (`--theme`) first, then `ELELEM_THEME`, then
-/// for `auto` (or neither set) the terminal's answer to OSC 11 (`osc11`, if it came), then
-/// its `COLORFGBG`; dark otherwise.
-pub fn choose_light(flag: Option<ThemeChoice>, osc11: Option<&[u8]>) -> bool {
-    let env = |name| std::env::var(name).ok();
-    if follows_terminal(flag) {
-        if let Some(light) = osc11.and_then(light_from_osc11) {
-            return light;
+impl ThemeChoice {
+    /// The word for it (`light`, `dark`, `auto`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ThemeChoice::Light => "light",
+            ThemeChoice::Dark => "dark",
+            ThemeChoice::Auto => "auto",
         }
     }
-    choose_light_from(flag, env("ELELEM_THEME").as_deref(), env("COLORFGBG").as_deref())
+}
+
+/// The choice in force: `flag` (`--theme`), else `ELELEM_THEME`, else what `/theme` saved,
+/// else `auto` (an unknown `ELELEM_THEME` value counts as unset).
+pub fn choice(flag: Option<ThemeChoice>, saved: Option<ThemeChoice>) -> ThemeChoice {
+    choice_from(flag, std::env::var("ELELEM_THEME").ok().as_deref(), saved)
+}
+
+/// `choice` with the environment given.
+pub fn choice_from(flag: Option<ThemeChoice>, setting: Option<&str>, saved: Option<ThemeChoice>) -> ThemeChoice {
+    flag.or_else(|| setting.and_then(ThemeChoice::parse)).or(saved).unwrap_or(ThemeChoice::Auto)
+}
+
+/// Whether to use the light palette for `choice`: for `auto` the terminal's answer to
+/// OSC 11 (`osc11`, if it came), then its `COLORFGBG`; dark when nothing says.
+pub fn choose_light(choice: ThemeChoice, osc11: Option<&[u8]>) -> bool {
+    light_for(choice, osc11, std::env::var("COLORFGBG").ok().as_deref())
 }
 
 /// `choose_light` with the environment given.
-pub fn choose_light_from(flag: Option<ThemeChoice>, setting: Option<&str>, colorfgbg: Option<&str>) -> bool {
-    match flag.or_else(|| setting.and_then(ThemeChoice::parse)).unwrap_or(ThemeChoice::Auto) {
+pub fn light_for(choice: ThemeChoice, osc11: Option<&[u8]>, colorfgbg: Option<&str>) -> bool {
+    match choice {
         ThemeChoice::Light => true,
         ThemeChoice::Dark => false,
-        ThemeChoice::Auto => colorfgbg.and_then(light_from_colorfgbg).unwrap_or(false),
+        ThemeChoice::Auto => {
+            osc11.and_then(light_from_osc11).or_else(|| colorfgbg.and_then(light_from_colorfgbg)).unwrap_or(false)
+        }
     }
 }
 
@@ -131,15 +143,20 @@ mod tests {
     }
 
     #[test]
-    fn the_flag_wins_then_the_setting_then_the_terminal() {
-        assert!(choose_light_from(Some(ThemeChoice::Light), Some("dark"), Some("15;0")));
-        assert!(!choose_light_from(Some(ThemeChoice::Dark), Some("light"), Some("0;15")));
-        assert!(choose_light_from(None, Some("light"), Some("15;0")));
-        assert!(!choose_light_from(None, Some("dark"), Some("0;15")));
-        assert!(choose_light_from(None, Some("auto"), Some("0;15")));
-        assert!(choose_light_from(Some(ThemeChoice::Auto), Some("dark"), Some("0;15")));
-        assert!(choose_light_from(None, Some("nonsense"), Some("0;15")));
-        assert!(!choose_light_from(None, None, None));
-        assert!(!choose_light_from(None, None, Some("default")));
+    fn the_flag_wins_then_the_setting_then_what_was_saved_then_the_terminal() {
+        use ThemeChoice::*;
+        assert_eq!(choice_from(Some(Light), Some("dark"), Some(Dark)), Light);
+        assert_eq!(choice_from(None, Some("light"), Some(Dark)), Light);
+        assert_eq!(choice_from(None, Some("nonsense"), Some(Dark)), Dark);
+        assert_eq!(choice_from(None, None, Some(Light)), Light);
+        assert_eq!(choice_from(None, None, None), Auto);
+        assert_eq!(choice_from(Some(Auto), Some("dark"), Some(Dark)), Auto);
+        let white: &[u8] = b"\x1b]11;rgb:ffff/ffff/ffff\x07";
+        assert!(light_for(Light, None, Some("15;0")));
+        assert!(!light_for(Dark, Some(white), Some("0;15")));
+        assert!(light_for(Auto, Some(white), Some("15;0")), "the terminal's answer wins over COLORFGBG");
+        assert!(light_for(Auto, None, Some("0;15")));
+        assert!(!light_for(Auto, None, None));
+        assert!(!light_for(Auto, None, Some("default")));
     }
 }
