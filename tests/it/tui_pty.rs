@@ -1084,3 +1084,7 @@ mod tui_modes;
 /// Rewind: its own file, a child of this module for `Tui`.
 #[path = "rewind.rs"]
 mod rewind;
+
+/// Issue 30's rough edges through the real binary: a child of this module for `Tui`.
+#[path = "tui_rough_edges_pty.rs"]
+mod tui_rough_edges_pty;

@@ -50,6 +50,8 @@ pub struct History {
     frame: PaneFrame,
     /// The welcome's cell, until the first prompt takes it away.
     welcome: Option<usize>,
+    /// The banner's cell (version, sandbox, provider, model), kept to be amended.
+    banner: Option<usize>,
 }
 
 impl History {
@@ -74,6 +76,25 @@ impl History {
         let i = self.cells.len() - 1;
         self.changed(i);
         i
+    }
+
+    /// The banner: what elelem runs with (version, sandbox, provider, model).
+    pub fn banner(&mut self, text: String) {
+        self.banner = Some(self.push(CellKind::Notice(text)));
+    }
+
+    /// Says `new` where the banner said `old` (the sandbox mode was switched): the banner
+    /// tells what holds now, not what held at start.
+    pub fn amend_banner(&mut self, old: &str, new: &str) {
+        let Some(i) = self.banner else { return };
+        let Some(cell) = self.cells.get_mut(i) else { return };
+        if let CellKind::Notice(text) = &mut cell.kind {
+            if text.contains(old) {
+                *text = text.replacen(old, new, 1);
+                cell.touch();
+                self.index.invalidate(i);
+            }
+        }
     }
 
     /// Shows the first screen's welcome (`welcome.rs`) when nothing was said yet.

@@ -1,0 +1,139 @@
+//! Issue 30's rough edges through the real binary in a pty (a child of `tui_pty` for its
+//! `Tui`), where `tui_rough_edges.rs` drives `App` alone: the banner after `/sandbox`
+//! switches the mode, a 500-line paste recalled with Up after `--continue`, `NO_COLOR`, and
+//! Home then Down in the conversation.
+
+use super::Tui;
+use serde_json::json;
+use std::time::Duration;
+
+/// The screen row holding `text`.
+fn row_with(tui: &Tui, text: &str) -> String {
+    tui.contents().lines().find(|l| l.contains(text)).unwrap_or_default().to_string()
+}
+
+/// The banner (`elelem v… · sandbox: …`) said the mode the app started with after
+/// `/sandbox` had switched it; the status line and `/permissions` were right.
+#[test]
+fn the_banner_says_the_sandbox_mode_a_switch_set() {
+    let mut tui = Tui::start(json!([]), 30, 120, &[("ELELEM_SANDBOX", "read-only")]);
+    tui.wait_for("No API key found");
+    let before = row_with(&tui, "elelem v");
+    assert!(before.contains("sandbox: ") && !before.contains("sandbox: off"), "{}", tui.contents());
+    tui.send("/sandbox off\r");
+    tui.wait_for("off for this session");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !row_with(&tui, "elelem v").contains("sandbox: off") && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let after = row_with(&tui, "elelem v");
+    assert!(after.contains("sandbox: off"), "the banner kept the old mode:\n{}", tui.contents());
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+fn long_paste() -> String {
+    (1..=500).map(|i| format!("pasted line {i}")).collect::<Vec<_>>().join("\r")
+}
+
+/// A 500-line paste sent in one session is a chip again when recalled with Up after
+/// `--continue` (the input history file holds it whole), and is sent whole.
+#[test]
+fn a_long_paste_recalled_after_continue_is_a_chip_and_sent_whole() {
+    let script = json!([{"events": [{"type": "saying", "text": "got the paste"}]}]);
+    let mut tui = Tui::start(script, 30, 110, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send(&format!("\x1b[200~{}\x1b[201~", long_paste()));
+    tui.wait_for("[pasted 500 lines");
+    tui.send("\r");
+    tui.wait_for("got the paste");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+
+    let dir = std::mem::replace(&mut tui._dir, tempfile::tempdir().unwrap());
+    let script = json!([{"events": [{"type": "saying", "text": "got it again"}]}]);
+    let mut again = Tui::start_in(dir, script, 30, 110, &["--continue"]);
+    again.wait_for("Resumed session");
+    again.wait_for("Ask elelem");
+    again.send("\x1b[A"); // Up
+    again.wait_for("│[pasted 500 lines");
+    assert!(!again.contents().contains("pasted line 2"), "recalled as 500 lines:\n{}", again.contents());
+    again.send("\r");
+    again.wait_for("got it again");
+    again.send("\x04");
+    assert!(again.wait_exit().success());
+    let sessions = again._dir.path().join("data/elelem/sessions");
+    let file = std::fs::read_dir(sessions).unwrap().next().unwrap().unwrap().path();
+    let recorded = std::fs::read_to_string(file).unwrap();
+    assert!(recorded.matches("pasted line 500").count() >= 2, "the recalled prompt was not sent whole");
+}
+
+/// With `NO_COLOR` set, the app draws no colour at all (bold, dim and reverse stay).
+#[test]
+fn no_color_draws_without_colour() {
+    let script = json!([{"events": [{"type": "saying", "text": "# A heading\n\n`code` and **bold**"}]}]);
+    let mut tui = Tui::start(script, 24, 100, &[("NO_COLOR", "1")]);
+    tui.wait_for("Ask elelem");
+    tui.send("hello\r");
+    tui.wait_for("and bold");
+    {
+        let parser = tui.screen.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let coloured: Vec<(u16, u16)> = (0..rows.get())
+            .flat_map(|r| (0..cols.get()).map(move |c| (r, c)))
+            .filter(|&(r, c)| {
+                screen.cell(r, c).is_some_and(|cell| {
+                    cell.fgcolor() != vt100::Color::Default || cell.bgcolor() != vt100::Color::Default
+                })
+            })
+            .collect();
+        assert!(
+            coloured.is_empty(),
+            "coloured cells at {:?}:\n{}",
+            &coloured[..coloured.len().min(5)],
+            screen.contents()
+        );
+        let bold = (0..cols.get()).any(|c| {
+            let row = screen.contents().lines().position(|l| l.contains("and bold")).unwrap_or(0) as u16;
+            screen.cell(row, c).is_some_and(|cell| cell.bold())
+        });
+        assert!(bold, "modifiers stay: **bold** is bold");
+    }
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// Home then Down in the conversation moves one row (it used to jump to the bottom).
+#[test]
+fn home_then_down_in_the_conversation_moves_one_row() {
+    let replies: Vec<serde_json::Value> = (0..3)
+        .map(|t| {
+            let text: String = (0..30).map(|i| format!("line {i} of reply {t}\n\n")).collect();
+            json!({"events": [{"type": "saying", "text": text}]})
+        })
+        .collect();
+    let mut tui = Tui::start(json!(replies), 24, 80, &[]);
+    tui.wait_for("Ask elelem");
+    for t in 0..3 {
+        tui.send(&format!("question {t}\r"));
+        tui.wait_for(&format!("line 29 of reply {t}"));
+    }
+    tui.send("\t"); // the conversation
+    tui.send("\x1b[H"); // Home
+    tui.wait_for("elelem v");
+    let top = tui.contents();
+    let first = top.lines().nth(1).unwrap_or_default().to_string();
+    tui.send("\x1b[B"); // Down
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while tui.contents() == top && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let moved = tui.contents();
+    // One row: the old second row is the first now, and the start is still in view.
+    assert_ne!(moved.lines().nth(1).unwrap_or_default(), first, "did not move:\n{moved}");
+    assert_eq!(moved.lines().nth(1), top.lines().nth(2), "moved more than one row:\n{top}\n---\n{moved}");
+    assert!(moved.contains("question 0") && !moved.contains("line 29 of reply 2"), "jumped:\n{moved}");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
