@@ -550,10 +550,12 @@ impl App {
             }
             AgentEvent::Delta(Delta::Thinking(delta)) => {
                 self.status.set_activity(Activity::Thinking);
+                self.status.streamed(delta.len());
                 self.history.thinking(&delta);
             }
             AgentEvent::Delta(Delta::Saying(delta)) => {
                 self.status.set_activity(Activity::Responding);
+                self.status.streamed(delta.len());
                 self.history.saying(&delta);
             }
             AgentEvent::ToolStarted { call, summary } => {

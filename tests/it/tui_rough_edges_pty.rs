@@ -1,7 +1,7 @@
 //! Issue 30's rough edges through the real binary in a pty (a child of `tui_pty` for its
 //! `Tui`), where `tui_rough_edges.rs` drives `App` alone: the banner after `/sandbox`
-//! switches the mode, a 500-line paste recalled with Up after `--continue`, `NO_COLOR`, and
-//! Home then Down in the conversation.
+//! switches the mode, a 500-line paste recalled with Up after `--continue`, `NO_COLOR`,
+//! Home then Down in the conversation, and the live turn counter in the status line.
 
 use super::Tui;
 use serde_json::json;
@@ -134,6 +134,30 @@ fn home_then_down_in_the_conversation_moves_one_row() {
     assert_ne!(moved.lines().nth(1).unwrap_or_default(), first, "did not move:\n{moved}");
     assert_eq!(moved.lines().nth(1), top.lines().nth(2), "moved more than one row:\n{top}\n---\n{moved}");
     assert!(moved.contains("question 0") && !moved.contains("line 29 of reply 2"), "jumped:\n{moved}");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// While a turn runs, the status line counts its time and its output tokens up.
+#[test]
+fn the_status_line_counts_a_running_turns_time_and_output() {
+    let slow: Vec<serde_json::Value> = (0..10)
+        .map(|i| json!({"type": "saying", "text": format!("chunk {i} of a slow reply. "), "delay_ms": 300}))
+        .collect();
+    let mut tui = Tui::start(json!([{"events": slow}]), 24, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("talk slowly\r");
+    tui.wait_for("chunk 1 ");
+    let counting = |screen: &str| {
+        let status = screen.lines().last().unwrap_or_default();
+        status.contains("turn ↓~") && (status.contains(" 1s ") || status.contains(" 2s "))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !counting(&tui.contents()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    assert!(counting(&tui.contents()), "no live count:\n{}", tui.contents());
+    tui.wait_for("chunk 9 ");
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
