@@ -1,12 +1,12 @@
 //! The status line while a turn runs (ratatui `TestBackend`, a `ManualClock`): the turn's
 //! time and its output so far count up live — the text streamed since the last reported
 //! usage estimated (`~`), replaced by the provider's count when it comes — and the turn's
-//! time stays once it ends.
+//! time stays once it ends; what Esc does is said while a turn runs, whatever the width.
 
-use super::tui_snapshots::{app, text};
+use super::tui_snapshots::{app, frame, text};
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::protocol::Usage;
-use elelem::tui::app::App;
+use elelem::tui::app::{App, Focus};
 use elelem::tui::runtime::clock::ManualClock;
 use std::time::Duration;
 
@@ -52,4 +52,22 @@ fn a_turn_under_a_second_shows_no_time_while_it_runs() {
     clock.advance(Duration::from_millis(900));
     let line = status(&mut app);
     assert!(line.contains("│ ctx ~0 tok ") && !line.contains("turn"), "{line}");
+}
+
+/// While a turn runs the status line says what Esc does even when the rest does not fit
+/// (at 80 columns the full hints never did): the left side is cut first.
+#[test]
+fn a_running_turn_says_what_esc_does_at_80_columns() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    app.handle_agent(AgentEvent::Usage(Usage { input_tokens: 12_345, output_tokens: 678, ..Default::default() }));
+    app.handle_agent(AgentEvent::saying("streaming"));
+    let line = text(&frame(&mut app, 80, 24)).lines().last().unwrap_or_default().to_string();
+    assert!(line.ends_with("Esc interrupt") && line.contains("│ ◐ responding │ turn ↑12k"), "{line}");
+    app.set_focus(Focus::Tools);
+    let line = text(&frame(&mut app, 80, 24)).lines().last().unwrap_or_default().to_string();
+    assert!(line.ends_with("Esc back to prompt"), "{line}");
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    let line = text(&frame(&mut app, 80, 24)).lines().last().unwrap_or_default().to_string();
+    assert!(!line.contains("Esc"), "{line}");
 }

@@ -275,15 +275,25 @@ impl Status {
         } else if let Some((notice, _)) = &self.notice {
             left.push_str(&format!(" │ {notice}"));
         }
-        let hints = if around.esc_interrupts {
-            "Esc interrupt · Tab focus · ^O context · ? help "
+        // While a turn runs, what Esc does is said whatever else the line holds: the rest
+        // of the hints only when they fit, the left side cut before this one is.
+        let (hints, must) = if around.esc_interrupts {
+            ("Esc interrupt · Tab focus · ^O context · ? help ", "Esc interrupt ")
         } else if self.busy {
-            "Esc back to prompt · Tab focus · ^O context · ? help "
+            ("Esc back to prompt · Tab focus · ^O context · ? help ", "Esc back to prompt ")
         } else {
-            "Tab focus · ^O context · ? help "
+            ("Tab focus · ^O context · ? help ", "")
         };
         let width = usize::from(area.width);
-        let left = truncate(&crate::sanitize::sanitize(&left), width);
+        let left = crate::sanitize::sanitize(&left);
+        let hints = if left.width() + hints.width() + 2 <= width {
+            hints
+        } else if width >= 3 * must.width() {
+            must
+        } else {
+            ""
+        };
+        let left = truncate(&left, width.saturating_sub(if hints.is_empty() { 0 } else { hints.width() + 2 }));
         buf.set_string(area.x, area.y, &left, theme.status());
         if left.width() + hints.width() + 2 <= width {
             buf.set_string(area.x + (width - hints.width()) as u16, area.y, hints, theme.status());
