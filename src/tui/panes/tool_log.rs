@@ -391,11 +391,17 @@ impl ToolLog {
     }
 
     /// A key while the tool log has the keys: Up/Down select (and show the call in the
-    /// conversation), Enter expands, `<` `>` move the split; anything else is `Ignored`.
+    /// conversation), Enter expands (with nothing selected, the newest call), `<` `>` move the split; anything else is `Ignored`.
     pub fn handle_key(&mut self, key: KeyEvent) -> Intent {
         match key.code {
             KeyCode::Up => self.select_row(-1),
             KeyCode::Down => self.select_row(1),
+            KeyCode::Enter if self.selected.is_none() => {
+                // As the first arrow selects the newest call, so does the first Enter.
+                self.select_last();
+                self.toggle_selected();
+                self.show_selected()
+            }
             KeyCode::Enter => {
                 self.toggle_selected();
                 Intent::Handled
