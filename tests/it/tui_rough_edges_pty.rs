@@ -1,7 +1,8 @@
 //! Issue 30's rough edges through the real binary in a pty (a child of `tui_pty` for its
 //! `Tui`), where `tui_rough_edges.rs` drives `App` alone: the banner after `/sandbox`
 //! switches the mode, a 500-line paste recalled with Up after `--continue`, `NO_COLOR`,
-//! Home then Down in the conversation, and the live turn counter in the status line.
+//! Home then Down in the conversation, the live turn counter in the status line, and what
+//! the welcome counts.
 
 use super::Tui;
 use serde_json::json;
@@ -158,6 +159,26 @@ fn the_status_line_counts_a_running_turns_time_and_output() {
     }
     assert!(counting(&tui.contents()), "no live count:\n{}", tui.contents());
     tui.wait_for("chunk 9 ");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// The first screen says what was found: the project's AGENTS.md, the user's plugin files
+/// and MCP servers (counted from the real files, not only in `Welcome`'s unit test).
+#[test]
+fn the_welcome_counts_the_instructions_plugins_and_mcp_servers_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".agents/plugins")).unwrap();
+    std::fs::write(home.join(".agents/plugins/quiet.lua"), "-- does nothing\n").unwrap();
+    let mcp = json!({"mcpServers": {"one": {"command": "/bin/false"}, "two": {"command": "/bin/false"}}});
+    std::fs::write(home.join(".agents/mcp.json"), mcp.to_string()).unwrap();
+    std::fs::write(dir.path().join("AGENTS.md"), "# Rules\n\nBe brief.\n").unwrap();
+    let home = home.to_string_lossy().into_owned();
+    let binary = env!("CARGO_BIN_EXE_elelem").as_ref();
+    let mut tui = Tui::launch(binary, dir, json!([]), 30, 120, &[("HOME", &home)], &[]);
+    tui.wait_for("No API key found");
+    tui.wait_for("AGENTS.md loaded · 1 plugin file · 2 MCP servers");
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
