@@ -468,9 +468,15 @@ impl ToolLog {
     }
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, now: Instant) {
-        let running = self.running();
-        let mut title =
-            if running > 0 { format!("tools · {running} running") } else { format!("tools · {}", self.rows.len()) };
+        // A call waiting for the user's answer is not running yet: the title says which.
+        let open = self.rows.iter().rev().take_while(|r| r.result.is_none());
+        let waiting = open.filter(|r| r.waiting_since.is_some()).count();
+        let mut title = match (self.running() - waiting, waiting) {
+            (0, 0) => format!("tools · {}", self.rows.len()),
+            (running, 0) => format!("tools · {running} running"),
+            (0, waiting) => format!("tools · {waiting} waiting for approval"),
+            (running, waiting) => format!("tools · {running} running · {waiting} waiting"),
+        };
         // A strip (the stacked layout) has no bottom border for the badge: it joins the title.
         let strip = area.height <= crate::tui::regions::STRIP;
         let inner = theme.draw_pane_cached(&mut self.frame, area, buf, &title, focused, strip);
