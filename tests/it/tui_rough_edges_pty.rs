@@ -4,14 +4,8 @@
 //! Home then Down in the conversation, the live turn counter in the status line, and what
 //! the welcome counts.
 
-use super::Tui;
+use super::{row_with, wait_for_screen, Tui};
 use serde_json::json;
-use std::time::Duration;
-
-/// The screen row holding `text`.
-fn row_with(tui: &Tui, text: &str) -> String {
-    tui.contents().lines().find(|l| l.contains(text)).unwrap_or_default().to_string()
-}
 
 /// The banner (`elelem v… · sandbox: …`) said the mode the app started with after
 /// `/sandbox` had switched it; the status line and `/permissions` were right.
@@ -19,16 +13,12 @@ fn row_with(tui: &Tui, text: &str) -> String {
 fn the_banner_says_the_sandbox_mode_a_switch_set() {
     let mut tui = Tui::start(json!([]), 30, 120, &[("ELELEM_SANDBOX", "read-only")]);
     tui.wait_for("No API key found");
-    let before = row_with(&tui, "elelem v");
+    let before = row_with(&tui, "elelem v").unwrap_or_default();
     assert!(before.contains("sandbox: ") && !before.contains("sandbox: off"), "{}", tui.contents());
     tui.send("/sandbox off\r");
     tui.wait_for("off for this session");
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !row_with(&tui, "elelem v").contains("sandbox: off") && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(30));
-    }
-    let after = row_with(&tui, "elelem v");
-    assert!(after.contains("sandbox: off"), "the banner kept the old mode:\n{}", tui.contents());
+    let banner_follows = |screen: &str| screen.lines().any(|l| l.contains("elelem v") && l.contains("sandbox: off"));
+    wait_for_screen(&tui, "the banner to say `sandbox: off` (it kept the old mode)", banner_follows);
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
@@ -126,11 +116,7 @@ fn home_then_down_in_the_conversation_moves_one_row() {
     let top = tui.contents();
     let first = top.lines().nth(1).unwrap_or_default().to_string();
     tui.send("\x1b[B"); // Down
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while tui.contents() == top && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(30));
-    }
-    let moved = tui.contents();
+    let moved = wait_for_screen(&tui, "the conversation to move", |screen| screen != top);
     // One row: the old second row is the first now, and the start is still in view.
     assert_ne!(moved.lines().nth(1).unwrap_or_default(), first, "did not move:\n{moved}");
     assert_eq!(moved.lines().nth(1), top.lines().nth(2), "moved more than one row:\n{top}\n---\n{moved}");
@@ -153,11 +139,7 @@ fn the_status_line_counts_a_running_turns_time_and_output() {
         let status = screen.lines().last().unwrap_or_default();
         status.contains("turn ↓~") && (status.contains(" 1s ") || status.contains(" 2s "))
     };
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !counting(&tui.contents()) && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(30));
-    }
-    assert!(counting(&tui.contents()), "no live count:\n{}", tui.contents());
+    wait_for_screen(&tui, "a live count in the status line", counting);
     tui.wait_for("chunk 9 ");
     tui.send("\x04");
     assert!(tui.wait_exit().success());

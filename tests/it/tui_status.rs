@@ -3,16 +3,20 @@
 //! usage estimated (`~`), replaced by the provider's count when it comes — and the turn's
 //! time stays once it ends; what Esc does is said while a turn runs, whatever the width.
 
-use super::tui_snapshots::{app, frame, text};
+use super::tui_snapshots::{app, text};
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::protocol::Usage;
 use elelem::tui::app::{App, Focus};
 use elelem::tui::runtime::clock::ManualClock;
 use std::time::Duration;
 
-/// The status line, drawn at the app's own clock.
+/// The status line at 120x40 (or `status_at` 80x24), drawn at the app's own clock.
 fn status(app: &mut App) -> String {
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+    status_at(app, 120, 40)
+}
+
+fn status_at(app: &mut App, width: u16, height: u16) -> String {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| app.draw(f)).unwrap();
     text(terminal.backend().buffer()).lines().last().unwrap_or_default().to_string()
 }
@@ -62,12 +66,12 @@ fn a_running_turn_says_what_esc_does_at_80_columns() {
     app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
     app.handle_agent(AgentEvent::Usage(Usage { input_tokens: 12_345, output_tokens: 678, ..Default::default() }));
     app.handle_agent(AgentEvent::saying("streaming"));
-    let line = text(&frame(&mut app, 80, 24)).lines().last().unwrap_or_default().to_string();
+    let line = status_at(&mut app, 80, 24);
     assert!(line.ends_with("Esc interrupt") && line.contains("│ ◐ responding │ turn ↑12k"), "{line}");
     app.set_focus(Focus::Tools);
-    let line = text(&frame(&mut app, 80, 24)).lines().last().unwrap_or_default().to_string();
+    let line = status_at(&mut app, 80, 24);
     assert!(line.ends_with("Esc back to prompt"), "{line}");
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
-    let line = text(&frame(&mut app, 80, 24)).lines().last().unwrap_or_default().to_string();
+    let line = status_at(&mut app, 80, 24);
     assert!(!line.contains("Esc"), "{line}");
 }
