@@ -340,8 +340,8 @@ impl ToolLog {
         let mut title = match (self.running() - waiting, waiting) {
             (0, 0) => format!("tools · {}", self.rows.len()),
             (running, 0) => format!("tools · {running} running"),
-            (0, waiting) => format!("tools · {waiting} waiting for approval"),
-            (running, waiting) => format!("tools · {running} running · {waiting} waiting"),
+            (0, waiting) => format!("tools · {waiting} to approve"),
+            (running, waiting) => format!("tools · {running} running · {waiting} to approve"),
         };
         // A strip (the stacked layout) has no bottom border for the badge: it joins the title.
         let strip = area.height <= crate::tui::regions::STRIP;
