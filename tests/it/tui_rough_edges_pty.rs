@@ -1,8 +1,8 @@
 //! Issue 30's rough edges through the real binary in a pty (a child of `tui_pty` for its
 //! `Tui`), where `tui_rough_edges.rs` drives `App` alone: the banner after `/sandbox`
 //! switches the mode, a 500-line paste recalled with Up after `--continue`, `NO_COLOR`,
-//! Home then Down in the conversation, the live turn counter in the status line, and what
-//! the welcome counts.
+//! Home then Down in the conversation, the live turn counter in the status line, what the
+//! welcome counts, and a step's calls of several tools on one line.
 
 use super::{row_with, wait_for_screen, Tui};
 use serde_json::json;
@@ -161,6 +161,28 @@ fn the_welcome_counts_the_instructions_plugins_and_mcp_servers_found() {
     let mut tui = Tui::launch(binary, dir, json!([]), 30, 120, &[("HOME", &home)], &[]);
     tui.wait_for("No API key found");
     tui.wait_for("AGENTS.md loaded · 1 plugin file · 2 MCP servers");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// A step's calls of several tools (read and glob taking turns, as they run side by side)
+/// are one line in the conversation.
+#[test]
+fn a_steps_reads_and_globs_are_one_line_through_the_real_binary() {
+    let calls: Vec<serde_json::Value> = (0..6)
+        .map(|i| match i % 2 {
+            0 => json!({"type": "doing", "id": format!("r{i}"), "name": "read", "arguments": {"path": "README.md"}}),
+            _ => json!({"type": "doing", "id": format!("g{i}"), "name": "glob", "arguments": {"pattern": "*.md"}}),
+        })
+        .collect();
+    let script = json!([{"events": calls}, {"events": [{"type": "saying", "text": "looked"}]}]);
+    let mut tui = Tui::start(script, 30, 120, &[]);
+    tui.wait_for("Ask elelem");
+    tui.send("look\r");
+    tui.wait_for("looked");
+    let screen = tui.contents();
+    assert!(screen.contains("│+ read ×3, glob ×3 · #1 read README.md · #2 glob *.md"), "{screen}");
+    assert!(!screen.lines().any(|l| l.starts_with("│+ #")), "a call on a line of its own:\n{screen}");
     tui.send("\x04");
     assert!(tui.wait_exit().success());
 }
