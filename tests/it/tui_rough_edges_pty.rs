@@ -27,10 +27,11 @@ fn long_paste() -> String {
     (1..=500).map(|i| format!("pasted line {i}")).collect::<Vec<_>>().join("\r")
 }
 
-/// A 500-line paste sent in one session is a chip again when recalled with Up after
-/// `--continue` (the input history file holds it whole), and is sent whole.
+/// A 500-line paste sent in one session is a chip in the conversation after `--continue`,
+/// and again when recalled with Up (the input history file holds it whole), and is sent
+/// whole.
 #[test]
-fn a_long_paste_recalled_after_continue_is_a_chip_and_sent_whole() {
+fn a_long_paste_after_continue_is_a_chip_shown_and_recalled_and_sent_whole() {
     let script = json!([{"events": [{"type": "saying", "text": "got the paste"}]}]);
     let mut tui = Tui::start(script, 30, 110, &[]);
     tui.wait_for("Ask elelem");
@@ -46,6 +47,9 @@ fn a_long_paste_recalled_after_continue_is_a_chip_and_sent_whole() {
     let mut again = Tui::start_in(dir, script, 30, 110, &["--continue"]);
     again.wait_for("Resumed session");
     again.wait_for("Ask elelem");
+    // The resumed conversation shows the prompt as a chip too, not 500 lines.
+    let screen = again.contents();
+    assert!(screen.contains("› [pasted 500 lines]") && !screen.contains("pasted line 2"), "{screen}");
     again.send("\x1b[A"); // Up
     again.wait_for("│[pasted 500 lines");
     assert!(!again.contents().contains("pasted line 2"), "recalled as 500 lines:\n{}", again.contents());
