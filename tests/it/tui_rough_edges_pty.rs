@@ -2,7 +2,8 @@
 //! `Tui`), where `tui_rough_edges.rs` drives `App` alone: the banner after `/sandbox`
 //! switches the mode, a 500-line paste recalled with Up after `--continue`, `NO_COLOR`,
 //! Home then Down in the conversation, the live turn counter in the status line, what the
-//! welcome counts, and a step's calls of several tools on one line.
+//! welcome counts, a step's calls of several tools on one line, and the context panel's
+//! title.
 
 use super::{row_with, wait_for_screen, Tui};
 use serde_json::json;
@@ -189,4 +190,19 @@ fn a_steps_reads_and_globs_are_one_line_through_the_real_binary() {
     assert!(!screen.lines().any(|l| l.starts_with("│+ #")), "a call on a line of its own:\n{screen}");
     tui.send("\x04");
     assert!(tui.wait_exit().success());
+}
+
+/// The context panel's title is whole at each size (it was cut to `1% of┐`).
+#[test]
+fn the_context_panels_title_is_whole_at_80_100_and_120_columns() {
+    for (rows, cols) in [(24, 80), (30, 100), (40, 120)] {
+        let mut tui = Tui::start(json!([]), rows, cols, &[]);
+        tui.wait_for("No API key found");
+        tui.send("\x0f"); // Ctrl+O
+        let screen = wait_for_screen(&tui, "the context panel", |s| s.contains("system prompt"));
+        let title = screen.lines().find(|l| l.contains("context ·")).unwrap_or_default();
+        assert!(title.contains("% of 200k") && !title.contains("of┐"), "{cols}x{rows}:\n{screen}");
+        tui.send("\x04");
+        assert!(tui.wait_exit().success());
+    }
 }
