@@ -126,8 +126,6 @@ pub struct App {
     pub(super) mode: Option<crate::agent::SharedMode>,
     /// Sequences for the terminal itself (OSC 52 clipboard), written before the next frame.
     pub(super) terminal_writes: Vec<String>,
-    /// The sandbox as the banner says it (`/sandbox` may switch it).
-    sandbox: String,
 }
 
 /// Said at start while the app captures the mouse (clicks and the wheel only).
@@ -185,7 +183,6 @@ impl App {
             interrupter: None,
             mode: None,
             terminal_writes: Vec::new(),
-            sandbox: String::new(),
         }
     }
 
@@ -197,7 +194,6 @@ impl App {
         self.mode = Some(ready.mode);
         self.files.start();
         let notice = format!("{banner} · {} · {} · ? for help", self.status.provider(), self.status.model());
-        self.sandbox = crate::startup::sandbox_label();
         self.history.banner(notice);
         if self.mouse {
             self.history.push(CellKind::Notice(SELECT_TEXT.into()));
@@ -525,15 +521,6 @@ impl App {
         }
     }
 
-    /// `/sandbox` switched the mode (it says so in an `Info`): the banner follows.
-    fn follow_sandbox(&mut self) {
-        let now = crate::startup::sandbox_label();
-        if now != self.sandbox {
-            self.history.amend_banner(&self.sandbox, &now);
-            self.sandbox = now;
-        }
-    }
-
     pub fn handle_agent(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TurnStarted { prompt } => {
@@ -590,7 +577,8 @@ impl App {
             AgentEvent::Info(text) => {
                 self.history.close();
                 self.history.push(CellKind::Info(text));
-                self.follow_sandbox();
+                // `/sandbox` switched the mode (it says so in an Info): the banner follows.
+                self.history.follow_sandbox();
             }
             AgentEvent::Warning(text) => self.notify(text),
             AgentEvent::Error(text) => {

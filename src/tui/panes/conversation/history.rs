@@ -50,8 +50,8 @@ pub struct History {
     frame: PaneFrame,
     /// The welcome's cell, until the first prompt takes it away.
     welcome: Option<usize>,
-    /// The banner's cell (version, sandbox, provider, model), kept to be amended.
-    banner: Option<usize>,
+    /// The banner's cell (version, sandbox, provider, model) and the sandbox it says.
+    banner: Option<(usize, String)>,
 }
 
 impl History {
@@ -80,21 +80,23 @@ impl History {
 
     /// The banner: what elelem runs with (version, sandbox, provider, model).
     pub fn banner(&mut self, text: String) {
-        self.banner = Some(self.push(CellKind::Notice(text)));
+        self.banner = Some((self.push(CellKind::Notice(text)), crate::startup::sandbox_label()));
     }
 
-    /// Says `new` where the banner said `old` (the sandbox mode was switched): the banner
-    /// tells what holds now, not what held at start.
-    pub fn amend_banner(&mut self, old: &str, new: &str) {
-        let Some(i) = self.banner else { return };
-        let Some(cell) = self.cells.get_mut(i) else { return };
-        if let CellKind::Notice(text) = &mut cell.kind {
-            if text.contains(old) {
-                *text = text.replacen(old, new, 1);
-                cell.touch();
-                self.index.invalidate(i);
-            }
+    /// The banner says the sandbox mode that holds now (`/sandbox` may have switched it),
+    /// not the one the app started with.
+    pub fn follow_sandbox(&mut self) {
+        let Some((i, said)) = &mut self.banner else { return };
+        let now = crate::startup::sandbox_label();
+        if now == *said {
+            return;
         }
+        if let Some(CellKind::Notice(text)) = self.cells.get_mut(*i).map(|c| &mut c.kind) {
+            *text = text.replacen(said.as_str(), &now, 1);
+            self.cells[*i].touch();
+            self.index.invalidate(*i);
+        }
+        *said = now;
     }
 
     /// Shows the first screen's welcome (`welcome.rs`) when nothing was said yet.
