@@ -201,7 +201,7 @@ impl App {
         self.mode = Some(ready.mode);
         self.files.start();
         let notice = format!("{banner} · {} · {} · ? for help", self.status.provider(), self.status.model());
-        self.history.push(CellKind::Notice(notice));
+        self.history.banner(notice);
         if self.mouse {
             self.history.push(CellKind::Notice(SELECT_TEXT.into()));
         }
@@ -569,10 +569,12 @@ impl App {
             }
             AgentEvent::Delta(Delta::Thinking(delta)) => {
                 self.status.set_activity(Activity::Thinking);
+                self.status.streamed(delta.len());
                 self.history.thinking(&delta);
             }
             AgentEvent::Delta(Delta::Saying(delta)) => {
                 self.status.set_activity(Activity::Responding);
+                self.status.streamed(delta.len());
                 self.history.saying(&delta);
             }
             AgentEvent::ToolStarted { call, summary } => {
@@ -607,6 +609,8 @@ impl App {
             AgentEvent::Info(text) => {
                 self.history.close();
                 self.history.push(CellKind::Info(text));
+                // `/sandbox` switched the mode (it says so in an Info): the banner follows.
+                self.history.follow_sandbox();
             }
             AgentEvent::Warning(text) => self.notify(text),
             AgentEvent::Error(text) => {

@@ -142,3 +142,27 @@ fn impl_app_lives_only_where_architecture_md_says() {
     }
     assert!(broken.is_empty(), "impl App outside {allowed:?}: {broken:?}");
 }
+
+#[test]
+fn every_colour_a_pane_or_popup_draws_comes_from_the_theme() {
+    // ARCHITECTURE.md ("The TUI"): every style a pane draws comes from `theme.rs`, so the
+    // light palette (and NO_COLOR) reach all of it; a colour named in a pane does not.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
+    assert!(doc.contains("every style a pane draws comes from `theme.rs`"), "the rule changed: update this test");
+    let tui = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tui");
+    let mut paths = Vec::new();
+    files(&tui.join("panes"), &mut paths);
+    files(&tui.join("popups"), &mut paths);
+    paths.extend(["app.rs", "keys.rs", "regions.rs"].map(|f| tui.join(f)));
+    let mut broken = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if code.contains("Color::") {
+                broken.push(format!("{}:{}: {}", path.strip_prefix(&tui).unwrap().display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "colours named outside theme.rs:\n{}", broken.join("\n"));
+}

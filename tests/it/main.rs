@@ -69,6 +69,7 @@ mod tui_queue;
 mod tui_queue_pty;
 mod tui_rough_edges;
 mod tui_snapshots;
+mod tui_status;
 mod tui_task;
 mod tui_tool_groups;
 mod undo_attacks;

@@ -1,5 +1,6 @@
 //! The README's key table is the help overlay's list (`elelem::tui::popups::help::KEYS`), row for
-//! row: a key added, changed or removed in one and not the other fails here.
+//! row: a key added, changed or removed in one and not the other fails here; and the
+//! pictures it shows exist.
 
 use elelem::tui::popups::help::KEYS;
 
@@ -19,4 +20,20 @@ fn the_readme_key_table_is_the_help_overlays_list() {
         .collect();
     let keys: Vec<(String, String)> = KEYS.iter().map(|(k, w)| (k.to_string(), w.to_string())).collect();
     assert_eq!(rows, keys, "README's key table and help::KEYS differ");
+}
+
+/// Every picture the README shows is in the repository, a dark and a light one among them
+/// (`scripts/screenshots.py` makes them).
+#[test]
+fn the_readmes_pictures_exist_in_both_palettes() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = include_str!("../../README.md");
+    let pictures: Vec<&str> =
+        readme.split("](screenshots/").skip(1).filter_map(|rest| rest.split(')').next()).collect();
+    assert!(pictures.len() >= 2, "{pictures:?}");
+    for picture in &pictures {
+        let path = root.join("screenshots").join(picture);
+        assert!(path.is_file(), "README shows {} but it is not there", path.display());
+    }
+    assert!(pictures.iter().any(|p| p.contains("light")), "no light picture: {pictures:?}");
 }

@@ -32,6 +32,7 @@ fn the_welcome_at_120x40_and_80x24() {
         app.history_mut().welcome(demo_welcome().lines());
         let screen = text(&frame(&mut app, width, height));
         assert!(screen.contains("No API key found") && screen.contains("AGENTS.md loaded"), "{screen}");
+        assert!(screen.contains("dropped when it ends unless kept: /context keep K"), "{screen}");
         insta::assert_snapshot!(format!("welcome_{width}x{height}"), screen);
     }
 }

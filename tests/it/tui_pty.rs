@@ -951,6 +951,7 @@ fn the_first_screen_welcomes_and_quitting_after_a_turn_says_how_to_resume() {
     let steps = json!([{"events": [{"type": "saying", "text": "hello back"}]}]);
     let mut tui = Tui::start(steps, 40, 120, &[]);
     tui.wait_for("No API key found");
+    tui.wait_for("unless kept: /context keep K");
     tui.wait_for("Try: explain this project");
     tui.send("hello\r");
     tui.wait_for("hello back");
@@ -1092,3 +1093,7 @@ mod tui_modes;
 /// Rewind: its own file, a child of this module for `Tui`.
 #[path = "rewind.rs"]
 mod rewind;
+
+/// Issue 30's rough edges through the real binary: a child of this module for `Tui`.
+#[path = "tui_rough_edges_pty.rs"]
+mod tui_rough_edges_pty;

@@ -1,5 +1,6 @@
 //! Issue 30, the rough edges of round three, through `App` and `TestBackend`: the context
-//! panel's title on a narrow pane, Home then Down in the conversation.
+//! panel's title on a narrow pane, Home then Down in the conversation, Enter in the tool log
+//! with nothing selected.
 
 use super::tui_snapshots::{app, call, frame, text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -117,4 +118,27 @@ fn an_interrupted_table_leaves_no_bare_pipe() {
         assert!(!bare, "after {tail:?}:\n{screen}");
         assert!(screen.contains("1 │ 2"), "the finished rows stay:\n{screen}");
     }
+}
+
+/// Tab to the tool log after a turn, Enter: the newest call opens (nothing was selected,
+/// and Enter did nothing).
+#[test]
+fn enter_in_the_tool_log_with_nothing_selected_opens_the_newest_call() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+    for (id, path) in [("r1", "README.md"), ("r2", "Cargo.toml")] {
+        let read = call(id, "read", json!({"path": path}));
+        app.handle_agent(AgentEvent::ToolStarted { call: read.clone(), summary: path.into() });
+        app.handle_agent(AgentEvent::ToolFinished {
+            call: read,
+            result: json!({"content": format!("the text of {path}"), "path": path}).into(),
+        });
+    }
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    frame(&mut app, 120, 40);
+    app.set_focus(Focus::Tools);
+    app.handle_key(key(KeyCode::Enter));
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("the text of Cargo.toml") && !screen.contains("the text of README.md"), "{screen}");
+    assert_eq!(app.tools().selected_id(), Some("r2"));
 }

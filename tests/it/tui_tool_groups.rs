@@ -1,6 +1,7 @@
-//! Issue 30, calmer tool traffic: consecutive successful calls of one tool that printed
-//! nothing are one conversation line (`+ read ×12`), which Space expands to a line per call;
-//! a failure, or a command's output, is always a line of its own.
+//! Issue 30, calmer tool traffic: consecutive successful calls of a step that printed
+//! nothing are one conversation line (`+ read ×12`, or `+ read ×6, glob ×6` for several
+//! tools), which Space expands to a line per call; a failure, or a command's output, is
+//! always a line of its own.
 
 use super::tui_snapshots::{app, call, frame, text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -30,7 +31,7 @@ fn busy_turn() -> App {
     }
     run(&mut app, "bad", "read", json!({"path": "nope.rs"}), json!({"error": "no such file: nope.rs"}));
     run(&mut app, "r12", "read", json!({"path": "README.md"}), json!({"content": "x", "path": "README.md"}));
-    run(&mut app, "x1", "execute", json!({"command": "ls"}), json!({"output": "Cargo.toml\nsrc\n", "exit_code": 0}));
+    run(&mut app, "x1", "execute", json!({"command": "ls"}), json!({"content": "Cargo.toml\nsrc\n", "exit_status": 0}));
     run(&mut app, "g1", "glob", json!({"pattern": "*.md"}), json!({"content": "README.md"}));
     run(&mut app, "g2", "glob", json!({"pattern": "*.toml"}), json!({"content": "Cargo.toml"}));
     app
@@ -107,4 +108,30 @@ fn reads_of_two_steps_are_not_one_line() {
     let screen = text(&frame(&mut app, 100, 30));
     assert!(screen.contains("+ read ×2 · #1 a.rs · #2 b.rs"), "{screen}");
     assert!(screen.contains("│+ #3 read c.rs"), "the next step's call is a line of its own:\n{screen}");
+}
+
+/// A step's calls of several tools, read and glob taking turns: one line, not twelve (and
+/// a row between each), counted per tool; Space shows a line per call.
+#[test]
+fn a_steps_calls_of_several_tools_are_one_line() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "look around".into() });
+    for i in 0..12 {
+        if i % 2 == 0 {
+            let path = format!("src/file_{i}.rs");
+            run(&mut app, &format!("r{i}"), "read", json!({"path": path}), json!({"content": "x", "path": path}));
+        } else {
+            let pattern = format!("*{i}.md");
+            run(&mut app, &format!("g{i}"), "glob", json!({"pattern": pattern}), json!({"content": ""}));
+        }
+    }
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("│+ read ×6, glob ×6 · #1 read src/file_0.rs · #2 glob *1.md · #3 read"), "{screen}");
+    assert_eq!(screen.matches("#2 glob").count(), 2, "the group's line and the tool log's row:\n{screen}");
+    app.set_focus(Focus::Conversation);
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Char(' ')));
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("│  + #1 read src/file_0.rs") && screen.contains("│  + #12 glob *11.md"), "{screen}");
+    insta::assert_snapshot!(screen);
 }

@@ -1,7 +1,8 @@
 //! The status line and the turn state it shows: the provider and model, what the agent is
 //! doing (`Activity`), whether a turn runs, the tokens of
-//! the turn and the session, how long the last turn took, a short notice, YOLO and the
-//! `/clear` question. `App` tells it what happened; it draws the bottom row.
+//! the turn and the session (while a turn runs, live: its time and its output so far, the
+//! text streamed since the last reported usage estimated at 4 bytes a token), how long the
+//! last turn took, a short notice, YOLO and the `/clear` question. `App` tells it what happened; it draws the bottom row.
 
 use crate::protocol::Usage;
 use crate::tui::panes::context_panel::short_count;
@@ -53,6 +54,8 @@ pub struct Status {
     last_turn: Option<Duration>,
     /// When the running turn started.
     turn_started: Option<Instant>,
+    /// Bytes of text and thinking streamed since the last model call reported its usage.
+    streamed: usize,
     /// A short message, and when it expires.
     notice: Option<(String, Instant)>,
     /// The notice is about the running turn (an approval's answer): it goes when the turn
@@ -78,6 +81,7 @@ impl Status {
             last_call: Usage::default(),
             last_turn: None,
             turn_started: None,
+            streamed: 0,
             notice: None,
             notice_of_turn: false,
             yolo: false,
@@ -132,12 +136,14 @@ impl Status {
         self.busy = true;
         self.turn_started = Some(now);
         self.turn_usage = Usage::default();
+        self.streamed = 0;
         self.activity = Activity::Thinking;
     }
 
     /// The turn ended at `now`; how long it took, if one was running.
     pub fn turn_finished(&mut self, now: Instant) -> Option<Duration> {
         self.busy = false;
+        self.streamed = 0;
         self.drop_turn_notice();
         let took = self.turn_started.take().map(|started| now.saturating_duration_since(started));
         if took.is_some() {
@@ -152,7 +158,33 @@ impl Status {
         for total in [&mut self.usage, &mut self.turn_usage] {
             total.add(&usage);
         }
+        self.streamed = 0;
         self.last_call = usage;
+    }
+
+    /// `bytes` of reply or thinking streamed in: the live output count until the call
+    /// reports its usage.
+    pub fn streamed(&mut self, bytes: usize) {
+        self.streamed += bytes;
+    }
+
+    /// The running turn's time and output tokens so far, for the status line: ` 3s` once
+    /// a second has passed, the output marked `~` while part of it is estimated.
+    fn live(&self, now: Instant) -> (String, String) {
+        let time = match self.turn_started.filter(|_| self.busy) {
+            Some(started) => {
+                let secs = now.saturating_duration_since(started).as_secs();
+                match secs {
+                    0 => String::new(),
+                    1..60 => format!(" {secs}s"),
+                    _ => format!(" {}m{:02}s", secs / 60, secs % 60),
+                }
+            }
+            None => self.last_turn.map(|d| format!(" {}", duration(d))).unwrap_or_default(),
+        };
+        let out = self.turn_usage.output_tokens as usize + self.streamed / 4;
+        let out = if self.streamed > 0 { format!("~{}", short_count(out)) } else { short_count(out) };
+        (time, out)
     }
 
     /// A sub-agent's tokens: counted in the turn's and the session's totals, not as the
@@ -217,14 +249,17 @@ impl Status {
         if self.notice.as_ref().is_some_and(|(_, until)| *until <= Instant::now()) {
             self.notice = None;
         }
+        let (time, out) = self.live(now);
         let tokens = if self.usage.input_tokens + self.usage.output_tokens > 0 {
-            let took = self.last_turn.filter(|_| !self.busy).map(|d| format!(" {}", duration(d))).unwrap_or_default();
             format!(
-                "turn {}{took} · session {}{}",
-                in_out(&self.turn_usage),
+                "turn ↑{} ↓{out}{time} · session {}{}",
+                short_count(self.turn_usage.input_tokens as usize),
                 in_out(&self.usage),
                 cached(&self.last_call)
             )
+        } else if self.busy && (self.streamed > 0 || !time.is_empty()) {
+            let out = if self.streamed > 0 { format!(" ↓{out}") } else { String::new() };
+            format!("ctx ~{} tok · turn{out}{time}", short_count(around.context_tokens))
         } else {
             format!("ctx ~{} tok", short_count(around.context_tokens))
         };
@@ -240,15 +275,25 @@ impl Status {
         } else if let Some((notice, _)) = &self.notice {
             left.push_str(&format!(" │ {notice}"));
         }
-        let hints = if around.esc_interrupts {
-            "Esc interrupt · Tab focus · ^O context · ? help "
+        // While a turn runs, what Esc does is said whatever else the line holds: the rest
+        // of the hints only when they fit, the left side cut before this one is.
+        let (hints, must) = if around.esc_interrupts {
+            ("Esc interrupt · Tab focus · ^O context · ? help ", "Esc interrupt ")
         } else if self.busy {
-            "Esc back to prompt · Tab focus · ^O context · ? help "
+            ("Esc back to prompt · Tab focus · ^O context · ? help ", "Esc back to prompt ")
         } else {
-            "Tab focus · ^O context · ? help "
+            ("Tab focus · ^O context · ? help ", "")
         };
         let width = usize::from(area.width);
-        let left = truncate(&crate::sanitize::sanitize(&left), width);
+        let left = crate::sanitize::sanitize(&left);
+        let hints = if left.width() + hints.width() + 2 <= width {
+            hints
+        } else if width >= 3 * must.width() {
+            must
+        } else {
+            ""
+        };
+        let left = truncate(&left, width.saturating_sub(if hints.is_empty() { 0 } else { hints.width() + 2 }));
         buf.set_string(area.x, area.y, &left, theme.status());
         if left.width() + hints.width() + 2 <= width {
             buf.set_string(area.x + (width - hints.width()) as u16, area.y, hints, theme.status());

@@ -7,12 +7,9 @@
 
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
-use crate::startup::secret_values;
-use crate::tool_outcome::live::mask_secrets;
-use crate::tool_outcome::{exit_status, outcome};
 use crate::tui::intent::{Intent, Scrolled};
 use crate::tui::panes::sub_calls::SubCalls;
-use crate::tui::panes::tool_detail::detail_lines;
+use crate::tui::panes::tool_row::{one_line, ToolRow, OUTPUT_TAIL};
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
 use crate::tui::text::rows::{RowIndex, Scroll};
 use crate::tui::text::theme::{PaneFrame, Theme};
@@ -20,140 +17,9 @@ use crate::tui::wrap::truncate;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use unicode_width::UnicodeWidthStr;
-
-/// Bytes of live output kept per running call (only the tail is shown).
-const OUTPUT_TAIL: usize = 4096;
-/// Live output lines shown under a running call.
-const LIVE_LINES: usize = 3;
-const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
-
-pub struct ToolRow {
-    pub id: String,
-    /// The call's number in the session (`#3`), shown in both panes.
-    pub number: usize,
-    pub name: String,
-    pub summary: String,
-    pub args: Value,
-    started: Instant,
-    /// How long it ran, once finished (approval waits excluded).
-    pub elapsed: Option<Duration>,
-    /// Since when the user has been asked about it (the approval dialog is open).
-    waiting_since: Option<Instant>,
-    /// Time spent waiting for approval so far, which is not run time.
-    waited: Duration,
-    pub result: Option<ToolResult>,
-    output: String,
-    pub expanded: bool,
-    detail: Option<(u16, Vec<Line<'static>>)>,
-    /// What a sub-agent run by this call showed, if any.
-    sub: Option<SubCalls>,
-}
-
-impl ToolRow {
-    /// `None` while running, then whether it succeeded (a command that exited non-zero
-    /// did not).
-    pub fn ok(&self) -> Option<bool> {
-        self.result.as_ref().map(|r| !outcome(r).failed)
-    }
-
-    /// Time it has run until `now`: since it started, less any wait for approval.
-    fn run_time(&self, now: Instant) -> Duration {
-        let waiting = self.waiting_since.map_or(Duration::ZERO, |since| now.saturating_duration_since(since));
-        now.saturating_duration_since(self.started).saturating_sub(self.waited + waiting)
-    }
-
-    fn live_lines(&self) -> Vec<&str> {
-        if self.result.is_some() || self.output.is_empty() {
-            return Vec::new();
-        }
-        let lines: Vec<&str> = self.output.trim_end().lines().collect();
-        lines[lines.len().saturating_sub(LIVE_LINES)..].to_vec()
-    }
-
-    fn height(&mut self, width: u16, theme: &Theme) -> usize {
-        let nested = self.nested(width, theme).len();
-        1 + self.live_lines().len() + nested + if self.expanded { self.detail(width, theme).len() } else { 0 }
-    }
-
-    /// A sub-agent's calls under the row: all of them when expanded, the last few while
-    /// running, none otherwise.
-    fn nested(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-        match &self.sub {
-            Some(sub) if self.expanded => sub.lines(width, theme, None),
-            Some(sub) if self.result.is_none() => sub.lines(width, theme, Some(LIVE_LINES)),
-            _ => Vec::new(),
-        }
-    }
-
-    fn detail(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
-        if self.detail.as_ref().map(|(w, _)| *w) != Some(width) {
-            let lines = detail_lines(&self.args, self.result.as_ref(), width, theme);
-            self.detail = Some((width, lines));
-        }
-        self.detail.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
-    }
-
-    fn head_line(&self, width: u16, theme: &Theme, selected: bool, now: Instant) -> Line<'static> {
-        let elapsed = self.elapsed.unwrap_or_else(|| self.run_time(now));
-        let (glyph, style) = match self.ok() {
-            None if self.waiting_since.is_some() => ("?", theme.approval()),
-            None => (SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()], theme.running()),
-            Some(true) => ("+", theme.ok()),
-            Some(false) => ("x", theme.error()),
-        };
-        let mut right = match self.waiting_since {
-            Some(_) => " waiting for approval".to_string(),
-            None => format!(" {:.1}s", elapsed.as_secs_f64()),
-        };
-        if let Some(tokens) = self.sub.as_ref().and_then(SubCalls::tokens) {
-            right = format!(" {tokens} ·{right}");
-        }
-        if let Some(code) = self.result.as_ref().and_then(exit_status).filter(|c| *c != 0) {
-            right = format!(" exit {code}{right}");
-        }
-        let left_width = usize::from(width).saturating_sub(right.width() + 2);
-        let left = truncate(&format!("#{} {} {}", self.number, self.name, self.summary), left_width);
-        let pad = usize::from(width).saturating_sub(2 + left.width() + right.width());
-        let mut line = Line::from(vec![
-            Span::styled(format!("{glyph} "), style),
-            Span::raw(left),
-            Span::raw(" ".repeat(pad)),
-            Span::styled(right, if self.waiting_since.is_some() { theme.approval() } else { theme.dim() }),
-        ]);
-        if selected {
-            line = line.patch_style(theme.selected());
-        }
-        line
-    }
-
-    fn lines(&mut self, width: u16, theme: &Theme, selected: bool, now: Instant) -> Vec<Line<'static>> {
-        let mut out = vec![self.head_line(width, theme, selected, now)];
-        for live in self.live_lines() {
-            out.push(Line::from(Span::styled(
-                truncate(
-                    &format!("  │ {}", mask_secrets(sanitize(live).into_owned(), secret_values())),
-                    usize::from(width),
-                ),
-                theme.dim(),
-            )));
-        }
-        out.extend(self.nested(width, theme));
-        if self.expanded {
-            out.extend(self.detail(width, theme).iter().cloned());
-        }
-        out
-    }
-}
-
-/// A call's summary as one safe line.
-fn one_line(summary: &str) -> String {
-    crate::sanitize::sanitize_visible(summary).replace('\n', " ⏎ ")
-}
 
 pub struct ToolLog {
     clock: SharedClock,
@@ -391,11 +257,17 @@ impl ToolLog {
     }
 
     /// A key while the tool log has the keys: Up/Down select (and show the call in the
-    /// conversation), Enter expands, `<` `>` move the split; anything else is `Ignored`.
+    /// conversation), Enter expands (with nothing selected, the newest call), `<` `>` move the split; anything else is `Ignored`.
     pub fn handle_key(&mut self, key: KeyEvent) -> Intent {
         match key.code {
             KeyCode::Up => self.select_row(-1),
             KeyCode::Down => self.select_row(1),
+            KeyCode::Enter if self.selected.is_none() => {
+                // As the first arrow selects the newest call, so does the first Enter.
+                self.select_last();
+                self.toggle_selected();
+                self.show_selected()
+            }
             KeyCode::Enter => {
                 self.toggle_selected();
                 Intent::Handled
@@ -462,9 +334,15 @@ impl ToolLog {
     }
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, now: Instant) {
-        let running = self.running();
-        let mut title =
-            if running > 0 { format!("tools · {running} running") } else { format!("tools · {}", self.rows.len()) };
+        // A call waiting for the user's answer is not running yet: the title says which.
+        let open = self.rows.iter().rev().take_while(|r| r.result.is_none());
+        let waiting = open.filter(|r| r.waiting_since.is_some()).count();
+        let mut title = match (self.running() - waiting, waiting) {
+            (0, 0) => format!("tools · {}", self.rows.len()),
+            (running, 0) => format!("tools · {running} running"),
+            (0, waiting) => format!("tools · {waiting} to approve"),
+            (running, waiting) => format!("tools · {running} running · {waiting} to approve"),
+        };
         // A strip (the stacked layout) has no bottom border for the badge: it joins the title.
         let strip = area.height <= crate::tui::regions::STRIP;
         let inner = theme.draw_pane_cached(&mut self.frame, area, buf, &title, focused, strip);

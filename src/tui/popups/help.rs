@@ -32,7 +32,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Ctrl+Home, Ctrl+End", "the same from the prompt (End alone at the end of the text)"),
     ("Enter (conversation)", "open the selected tool call in the tool log"),
     ("Space (conversation)", "show all output of the selected call, a line per call of a group, or a whole paste"),
-    ("Enter (tools)", "expand / collapse the selected call"),
+    ("Enter (tools)", "expand / collapse the selected call (none selected: the newest)"),
     ("Esc", "from a pane: back to the prompt (never interrupts); from the prompt: interrupt the running turn; close a popup or this help"),
     ("Up, Esc (queued prompts)", "on an empty prompt: take the newest queued prompt back to edit / drop it"),
     ("Esc Enter", "interrupt the turn and send the prompt before the queued ones"),

@@ -7,6 +7,9 @@
 pub const KEEP_HINT: &str = "A turn's tool calls and their output are dropped from what the model sees when \
                              the turn ends; /context lists them, /context keep K keeps the K-th.";
 
+/// `KEEP_HINT` in one line, for the first screen's welcome.
+pub const KEEP_SHORT: &str = "A turn's tool output is dropped when it ends unless kept: /context keep K.";
+
 /// A paste (or a prompt) of more lines than this shows as `[pasted N lines]`.
 pub const PASTE_LINES: usize = 10;
 

@@ -50,6 +50,8 @@ pub struct History {
     frame: PaneFrame,
     /// The welcome's cell, until the first prompt takes it away.
     welcome: Option<usize>,
+    /// The banner's cell (version, sandbox, provider, model) and the sandbox it says.
+    banner: Option<(usize, String)>,
 }
 
 impl History {
@@ -74,6 +76,27 @@ impl History {
         let i = self.cells.len() - 1;
         self.changed(i);
         i
+    }
+
+    /// The banner: what elelem runs with (version, sandbox, provider, model).
+    pub fn banner(&mut self, text: String) {
+        self.banner = Some((self.push(CellKind::Notice(text)), crate::startup::sandbox_label()));
+    }
+
+    /// The banner says the sandbox mode that holds now (`/sandbox` may have switched it),
+    /// not the one the app started with.
+    pub fn follow_sandbox(&mut self) {
+        let Some((i, said)) = &mut self.banner else { return };
+        let now = crate::startup::sandbox_label();
+        if now == *said {
+            return;
+        }
+        if let Some(CellKind::Notice(text)) = self.cells.get_mut(*i).map(|c| &mut c.kind) {
+            *text = text.replacen(said.as_str(), &now, 1);
+            self.cells[*i].touch();
+            self.index.invalidate(*i);
+        }
+        *said = now;
     }
 
     /// Shows the first screen's welcome (`welcome.rs`) when nothing was said yet.

@@ -1,8 +1,9 @@
 //! Which tool lines share one line: a call that succeeded and printed nothing joins the
 //! line just above it (nothing else shown between them, and of the same step: cells from
-//! `first` on) when that line is a call of the same tool that did too, so twelve reads are
-//! `+ read ×12`. A failure, a command's output, anything in between and a step's end keep
-//! calls apart. Owns the merging only; `tool_line.rs` draws a group.
+//! `first` on) when that line is a call that did too, whatever its tool, so twelve reads are
+//! `+ read ×12` and a step's reads and globs one `+ read ×6, glob ×6` line. A failure, a
+//! command's output, anything in between and a step's end keep calls apart. Owns the merging
+//! only; `tool_line.rs` draws a group.
 
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
 
@@ -14,7 +15,7 @@ pub struct Merged {
     pub ids: Vec<String>,
 }
 
-/// Merges the finished call in cell `i` with its neighbours of the same tool, the one above
+/// Merges the finished call in cell `i` with its quiet neighbours, the one above
 /// first and then the one below (calls finish out of order when they run side by side); cells
 /// before `first` belong to an earlier step and are left alone.
 pub fn regroup(cells: &mut [HistoryCell], i: usize, first: usize) -> Vec<Merged> {
@@ -43,7 +44,7 @@ fn neighbour(cells: &[HistoryCell], i: usize, after: bool) -> Option<usize> {
 fn joinable(cells: &[HistoryCell], first: usize, second: usize) -> bool {
     match (&cells[first].kind, &cells[second].kind) {
         (CellKind::Tool(a), CellKind::Tool(b)) => {
-            a.tool == b.tool && a.groupable() && a.group.iter().all(|c| c.groupable()) && b.groupable()
+            a.groupable() && a.group.iter().all(|c| c.groupable()) && b.groupable()
         }
         _ => false,
     }

@@ -4,8 +4,9 @@
 //! command runs, the last lines it printed so far (`LiveTail`, bounded) show there instead,
 //! replaced by the final tail when it ends. An output line too long for the pane wraps under
 //! its gutter (at most `ROWS_PER_LINE` rows, the last cut with `…`). Consecutive successful
-//! calls of one tool that printed nothing are one line, `+ read ×3 · #1 a.rs · #2 b.rs …`
-//! (`group`, merged by `tool_group.rs`), which expands to a line per call.
+//! calls of a step that printed nothing are one line, `+ read ×3 · #1 a.rs · #2 b.rs …`, or
+//! with several tools `+ read ×2, glob · #1 read a.rs · #2 glob *.md · …` (`group`, merged by
+//! `tool_group.rs`), which expands to a line per call.
 
 use crate::protocol::ToolResult;
 use crate::sanitize::sanitize;
@@ -151,13 +152,31 @@ impl ToolLine {
 }
 
 impl ToolLine {
-    /// A group's line, `+ read ×3 · #1 a.rs · #2 b.rs`, cut to the width; expanded, a line
-    /// per call under it.
+    /// A group's line, `+ read ×3 · #1 a.rs · #2 b.rs` (several tools: `+ read ×2, glob ·
+    /// #1 read a.rs · …`, each call with its tool), cut to the width; expanded, a line per
+    /// call under it.
     fn render_group(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         let calls = std::iter::once(self).chain(&self.group);
-        let named = format!("{} ", self.tool);
-        let summaries: Vec<String> = calls.clone().map(|c| c.label.replacen(&named, "", 1)).collect();
-        let head = format!("{} ×{}", self.tool, self.group.len() + 1);
+        let mut tools: Vec<(&str, usize)> = Vec::new();
+        for call in calls.clone() {
+            match tools.iter_mut().find(|(tool, _)| *tool == call.tool) {
+                Some((_, n)) => *n += 1,
+                None => tools.push((&call.tool, 1)),
+            }
+        }
+        let (head, summaries): (String, Vec<String>) = match tools.as_slice() {
+            [(tool, n)] => {
+                let named = format!("{tool} ");
+                (format!("{tool} ×{n}"), calls.clone().map(|c| c.label.replacen(&named, "", 1)).collect())
+            }
+            _ => {
+                let counts: Vec<String> = tools
+                    .iter()
+                    .map(|(tool, n)| if *n > 1 { format!("{tool} ×{n}") } else { tool.to_string() })
+                    .collect();
+                (counts.join(", "), calls.clone().map(|c| c.label.clone()).collect())
+            }
+        };
         let line = Line::from(vec![
             Span::styled("+ ", theme.ok()),
             Span::styled(head, theme.dim()),

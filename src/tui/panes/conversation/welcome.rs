@@ -1,7 +1,7 @@
 //! The first screen's welcome, shown in the empty conversation until the first prompt: which
 //! provider answers and why (no API key found: the built-in demo provider, and how to set
-//! one), the project instructions loaded, the plugin files and MCP servers configured, and
-//! three things to try. `Welcome` holds what was found; `lines` says it.
+//! one), the project instructions loaded, the plugin files and MCP servers configured, that
+//! a turn's tool output is dropped unless kept, and three things to try. `Welcome` holds what was found; `lines` says it.
 
 use std::path::Path;
 
@@ -52,6 +52,7 @@ impl Welcome {
             plural(self.plugin_files, "plugin file"),
             plural(self.mcp_servers, "MCP server")
         ));
+        lines.push(crate::tui::text::hints::KEEP_SHORT.to_string());
         lines.push("Try: explain this project  ·  @README.md what is in it?  ·  !git status".to_string());
         lines
     }
@@ -76,6 +77,7 @@ mod tests {
         let lines = welcome.lines();
         assert!(lines[0].contains("No API key found") && lines[1].contains("ANTHROPIC_API_KEY"), "{lines:?}");
         assert_eq!(lines[2], "no AGENTS.md · no plugin files · no MCP servers");
+        assert!(lines[3].contains("dropped") && lines[3].contains("/context keep K"), "{lines:?}");
         let chosen = Welcome { provider: "openai".into(), model: "gpt".into(), mcp_servers: 1, ..welcome };
         assert_eq!(chosen.lines()[0], "Provider: openai · gpt (OPENAI_API_KEY is set).");
         assert!(chosen.lines()[1].ends_with("1 MCP server"));
