@@ -639,7 +639,7 @@ impl App {
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
             // The terminal shows a change as its result's unified diff.
-            AgentEvent::FileChange { .. } => {}
+            AgentEvent::FileChange { call_id, .. } => self.history.file_changed(&call_id),
             AgentEvent::Plan(plan) => {
                 if self.status.busy() {
                     self.planned = Some(plan.clone());

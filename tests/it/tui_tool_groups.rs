@@ -135,3 +135,29 @@ fn a_steps_calls_of_several_tools_are_one_line() {
     assert!(screen.contains("│  + #1 read src/file_0.rs") && screen.contains("│  + #12 glob *11.md"), "{screen}");
     insta::assert_snapshot!(screen);
 }
+
+/// A call that changed a file keeps its own line between the reads around it: what changed
+/// is never folded into a count.
+#[test]
+fn a_call_that_changed_a_file_keeps_its_own_line() {
+    let mut app = app();
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "fix it".into() });
+    for i in 0..2 {
+        let path = format!("src/file_{i}.rs");
+        run(&mut app, &format!("r{i}"), "read", json!({"path": path}), json!({"content": "x", "path": path}));
+    }
+    let edit = call("e1", "edit", json!({"path": "src/file_1.rs"}));
+    app.handle_agent(AgentEvent::ToolStarted { call: edit.clone(), summary: "src/file_1.rs".into() });
+    app.handle_agent(AgentEvent::FileChange {
+        call_id: "e1".into(),
+        path: "src/file_1.rs".into(),
+        old: Some("x".into()),
+        new: "y".into(),
+    });
+    app.handle_agent(AgentEvent::ToolFinished { call: edit, result: json!({"ok": true}).into() });
+    run(&mut app, "r2", "read", json!({"path": "src/file_2.rs"}), json!({"content": "x", "path": "src/file_2.rs"}));
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("│+ read ×2 · #1 src/file_0.rs · #2 src/file_1.rs"), "{screen}");
+    assert!(screen.contains("│+ #3 edit src/file_1.rs"), "the edit joined a group:\n{screen}");
+    assert!(screen.contains("│+ #4 read src/file_2.rs"), "{screen}");
+}

@@ -196,6 +196,14 @@ impl History {
         self.changed(i);
     }
 
+    /// Call `id` changed a file: its line is never folded into a group.
+    pub fn file_changed(&mut self, id: &str) {
+        let Some(&i) = self.tools.get(id) else { return };
+        if let Some(CellKind::Tool(line)) = self.cells.get_mut(i).map(|c| &mut c.kind) {
+            line.changed_files = true;
+        }
+    }
+
     pub fn tool_finished(&mut self, id: &str, result: &ToolResult) {
         if let Some(&i) = self.tools.get(id) {
             if let CellKind::Tool(line) = &mut self.cells[i].kind {

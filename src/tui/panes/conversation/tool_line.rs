@@ -46,6 +46,8 @@ pub struct ToolLine {
     /// What a running command printed so far (its last lines), until it finishes.
     pub live: Option<Box<LiveTail>>,
     pub expanded: bool,
+    /// The call changed a file (`AgentEvent::FileChange`): it keeps a line of its own.
+    pub changed_files: bool,
     /// The calls after this one shown on its line (a group), in order.
     pub group: Vec<ToolLine>,
 }
@@ -62,14 +64,19 @@ impl ToolLine {
             streamed: false,
             live: None,
             expanded: false,
+            changed_files: false,
             group: Vec::new(),
         }
     }
 
-    /// Whether this call may share a line with others of its tool: it succeeded and
-    /// printed nothing (a failure, and a command's output, are always shown).
+    /// Whether this call may share a line with others: it succeeded, printed nothing and
+    /// changed no file (a failure, a command's output and a change are always shown).
     pub fn groupable(&self) -> bool {
-        self.mark == ToolMark::Ok && self.output.is_none() && !self.streamed && self.live.is_none()
+        self.mark == ToolMark::Ok
+            && self.output.is_none()
+            && !self.streamed
+            && self.live.is_none()
+            && !self.changed_files
     }
 
     pub fn finish(&mut self, result: &ToolResult) {
