@@ -312,7 +312,8 @@ async fn event_loop(
                     }
                 }
                 Some(Err(error)) => return Err(error.into()),
-                None => break,
+                // The terminal is gone (its input hung up): as on SIGHUP, which may follow.
+                None => return Ok(Some(Stop::HangUp)),
             },
             answer = next_answer(&mut answers) => match answer.as_deref().and_then(background::light_from_osc11) {
                 // The terminal's background, later than the first frame (or asked again by
