@@ -71,25 +71,43 @@ pub fn become_subreaper() -> std::io::Result<()> {
     }
 }
 
-/// This process: its pid, process group and session.
+/// This process: its pid, process group and session, and whether it is a child subreaper.
 #[derive(Clone, Copy)]
 struct Me {
     pid: i32,
     pgrp: i32,
     sid: i32,
+    /// Orphans are reparented to it. Without, it adopts nothing: every child is one some
+    /// code of this process started and waits for (a test binary running elelem in
+    /// process beside the pseudo-terminals of other tests, each a session of its own).
+    subreaper: bool,
 }
 
 impl Me {
     fn now() -> Me {
-        // SAFETY: these calls only read ids of the calling process.
-        unsafe { Me { pid: libc::getpid(), pgrp: libc::getpgrp(), sid: libc::getsid(0) } }
+        let mut subreaper: libc::c_int = 0;
+        // SAFETY: these calls only read ids of the calling process; PR_GET_CHILD_SUBREAPER
+        // writes one int through the pointer given.
+        unsafe {
+            let asked = libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut subreaper as *mut libc::c_int, 0, 0, 0);
+            Me {
+                pid: libc::getpid(),
+                pgrp: libc::getpgrp(),
+                sid: libc::getsid(0),
+                subreaper: asked == 0 && subreaper != 0,
+            }
+        }
     }
 
-    /// Whether `p`, a child of this process, is one no other code waits for: neither a
-    /// process-group leader in this session (a command's or a server's root) nor a member
-    /// of this process's own group.
+    /// Whether `p`, a child of this process, is one no other code waits for: this process
+    /// is a subreaper, and `p` is neither a process-group leader in this session (a
+    /// command's or a server's root) nor a member of this process's own group.
     fn adopted(&self, p: &Proc) -> bool {
-        p.ppid == self.pid && p.pid != self.pid && !(p.pid == p.pgrp && p.sid == self.sid) && p.pgrp != self.pgrp
+        self.subreaper
+            && p.ppid == self.pid
+            && p.pid != self.pid
+            && !(p.pid == p.pgrp && p.sid == self.sid)
+            && p.pgrp != self.pgrp
     }
 }
 
@@ -224,7 +242,7 @@ mod tests {
 
     #[test]
     fn a_tree_holds_its_group_its_descendants_and_the_orphans_started_after_it() {
-        let me = Me { pid: 10, pgrp: 10, sid: 1 };
+        let me = Me { pid: 10, pgrp: 10, sid: 1, subreaper: true };
         let procs = [
             proc(10, 1, 10, 1, 0),     // elelem
             proc(20, 10, 20, 1, 100),  // the command's root
@@ -241,6 +259,37 @@ mod tests {
         let mut members: Vec<i32> = tree.members(&procs, me).into_iter().collect();
         members.sort();
         assert_eq!(members, vec![20, 21, 22, 23, 30, 31]);
+        // Not a subreaper: a child in a session of its own is someone's own child, never
+        // an orphan to take into a command's tree.
+        let mut members: Vec<i32> = tree.members(&procs, Me { subreaper: false, ..me }).into_iter().collect();
+        members.sort();
+        assert_eq!(members, vec![20, 21, 22, 23]);
+    }
+
+    /// The flake of a test binary: a command killed in process took with it a process
+    /// another test had started after it in a session of its own (a pseudo-terminal's
+    /// elelem), counted as an adopted orphan though this process is no subreaper.
+    #[test]
+    fn killing_a_tree_leaves_a_later_child_of_another_session_alone_when_not_a_subreaper() {
+        use std::os::unix::process::CommandExt;
+        use std::process::Command;
+        let mut command = Command::new("sleep").arg("30").process_group(0).spawn().unwrap();
+        let tree = Tree::of(i32::try_from(command.id()).unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(20)); // started later, surely
+        let mut other = Command::new("sleep");
+        other.arg("30");
+        // SAFETY: setsid(2) in the child before exec touches no memory.
+        unsafe {
+            other.pre_exec(|| if libc::setsid() < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) });
+        }
+        let mut other = other.spawn().unwrap();
+        assert!(!Me::now().subreaper, "the test binary is no subreaper");
+        tree.kill();
+        command.wait().unwrap();
+        let survived = other.try_wait().unwrap().is_none();
+        let _ = other.kill();
+        let _ = other.wait();
+        assert!(survived, "another session's child was killed with the command");
     }
 
     #[test]
