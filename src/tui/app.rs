@@ -193,15 +193,17 @@ impl App {
         }
     }
 
-    /// The session is built: show what it runs on and offer its commands and history.
-    pub fn ready(&mut self, ready: crate::tui::runtime::channel::Ready, banner: &str) {
+    /// The session is built: show what it runs on (`banner`, the `sandbox` mode, provider and
+    /// model) and offer its commands and history.
+    pub fn ready(&mut self, ready: crate::tui::runtime::channel::Ready, banner: &str, sandbox: String) {
         self.status.set_model(ready.provider, ready.model);
         self.composer.set_commands_and_history(ready.commands, ready.history);
         self.interrupter = Some(ready.interrupter);
         self.mode = Some(ready.mode);
         self.files.start();
-        let notice = format!("{banner} · {} · {} · ? for help", self.status.provider(), self.status.model());
-        self.history.banner(notice);
+        let notice =
+            format!("{banner} · {sandbox} · {} · {} · ? for help", self.status.provider(), self.status.model());
+        self.history.banner(notice, sandbox);
         if self.mouse {
             self.history.push(CellKind::Notice(SELECT_TEXT.into()));
         }
@@ -266,8 +268,13 @@ impl App {
     }
 
     /// Uses the layout remembered at `path` and saves changes there.
-    pub fn use_layout_prefs(&mut self, path: std::path::PathBuf) {
-        self.regions.use_prefs(path);
+    pub fn use_layout_prefs(&mut self, path: std::path::PathBuf, prefs: crate::tui::runtime::prefs::LayoutPrefs) {
+        self.regions.use_prefs(path, prefs);
+    }
+
+    /// The layout as it stands and where it is saved (`tui.json`).
+    pub fn layout_prefs(&self) -> Option<(std::path::PathBuf, crate::tui::runtime::prefs::LayoutPrefs)> {
+        self.regions.prefs()
     }
 
     /// The app is done: the event loop ends.
@@ -322,13 +329,15 @@ impl App {
 
     /// Switches to the light or the dark palette (the terminal said its background late):
     /// code is highlighted for it and what the conversation holds is drawn again in it.
-    pub fn set_light(&mut self, light: bool) {
+    /// Whether it changed.
+    pub fn set_light(&mut self, light: bool) -> bool {
         if self.theme.light == light {
-            return;
+            return false;
         }
         self.theme.light = light;
         crate::tui::highlight::use_light(light);
         self.history.set_light(light);
+        true
     }
 
     /// The notification waiting to be written, taken.
@@ -610,7 +619,7 @@ impl App {
                 self.history.close();
                 self.history.push(CellKind::Info(text));
                 // `/sandbox` switched the mode (it says so in an Info): the banner follows.
-                self.history.follow_sandbox();
+                self.history.set_banner_sandbox(crate::startup::sandbox_label());
             }
             AgentEvent::Warning(text) => self.notify(text),
             AgentEvent::Error(text) => {

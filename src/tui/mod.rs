@@ -85,8 +85,12 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     // In raw mode and before the key reader exists, so the answer is neither echoed nor
     // read as keys. What was read meanwhile goes to the key reader (keys typed ahead); an
     // answer later than the first frame's short wait comes through it (`background_query.rs`).
-    let saved = prefs::LayoutPrefs::path().and_then(|path| prefs::LayoutPrefs::load(&path).theme);
-    let mut choice = background::choice(tui.theme, saved);
+    // Read once: the theme it saved counts before the first frame, the app keeps the rest.
+    let mut layout = prefs::LayoutPrefs::path().map(|path| {
+        let prefs = prefs::LayoutPrefs::load(&path);
+        (path, prefs)
+    });
+    let mut choice = background::choice(tui.theme, layout.as_ref().and_then(|(_, prefs)| prefs.theme));
     let (mut read_before, mut osc11) = (Vec::new(), None);
     if let Some(mut query) = (choice == background::ThemeChoice::Auto).then(background_query::Query::send).flatten() {
         query.wait();
@@ -102,7 +106,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     // One session at a time; the resume picker's choice stops it and starts the chosen one
     // on the same screen.
     let (result, resumable) = loop {
-        let mut app = new_app(&options, &tui, theme, mouse);
+        let mut app = new_app(&options, &tui, theme, mouse, layout.take());
         app.set_theme_choice(choice);
         let (ui_tx, mut ui_rx) = mpsc::unbounded_channel();
         let (line_tx, line_rx) = mpsc::unbounded_channel();
@@ -126,8 +130,9 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         }
         let input = std::mem::take(&mut read_before);
         let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops, input).await;
-        // A late answer or `/theme` may have changed the palette; the next session keeps it.
-        (theme, choice) = (app.theme(), app.theme_choice());
+        // A late answer or `/theme` may have changed the palette, keys the layout; the next
+        // session keeps them.
+        (theme, choice, layout) = (app.theme(), app.theme_choice(), app.layout_prefs());
         app.interrupt();
         let resumable = app.history_mut().has_prompt();
         drop(line_tx);
@@ -155,17 +160,20 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
 }
 
 /// The app for one session, before it is ready.
-fn new_app(options: &Options, tui: &TuiOptions, theme: theme::Theme, mouse: bool) -> App {
+fn new_app(options: &Options, tui: &TuiOptions, theme: theme::Theme, mouse: bool, layout: Option<Layout>) -> App {
     let placeholder = options.provider.clone().unwrap_or_else(|| "…".into());
     let mut app = App::new(theme, &placeholder, "", local_commands(), Vec::new());
     app.set_yolo(tui.yolo);
     app.set_mouse(mouse);
     app.set_notify_mode(notify::NotifyMode::from_env());
-    if let Some(path) = prefs::LayoutPrefs::path() {
-        app.use_layout_prefs(path);
+    if let Some((path, prefs)) = layout {
+        app.use_layout_prefs(path, prefs);
     }
     app
 }
+
+/// The saved layout (`tui.json`) and where it is saved.
+type Layout = (std::path::PathBuf, prefs::LayoutPrefs);
 
 /// On the normal screen, once the app is gone: how to come back to this session.
 fn print_resume_hint() {
@@ -315,17 +323,17 @@ async fn event_loop(
                 // The terminal is gone (its input hung up): as on SIGHUP, which may follow.
                 None => return Ok(Some(Stop::HangUp)),
             },
-            answer = next_answer(&mut answers) => match answer.as_deref().and_then(background::light_from_osc11) {
+            answer = next_answer(&mut answers) => match answer {
                 // The terminal's background, later than the first frame (or asked again by
                 // `/theme auto`): its palette now, unless a palette was chosen.
-                Some(light) if light != app.theme().light && app.follows_terminal() => {
-                    app.set_light(light);
-                    draw(term, app)?;
-                    scheduler.drawn(Instant::now());
+                Some(answer) => {
+                    let light = background::light_from_osc11(&answer).filter(|_| app.follows_terminal());
+                    if light.is_some_and(|light| app.set_light(light)) {
+                        draw(term, app)?;
+                        scheduler.drawn(Instant::now());
+                    }
                 }
-                Some(_) => {}
-                None if answer.is_none() => answers = None,
-                None => {}
+                None => answers = None,
             },
             stop = stops.next() => return Ok(Some(stop)),
             _ = scheduler.wait() => {
@@ -382,7 +390,8 @@ fn carry_out(app: &mut App, action: Action, line_tx: &mpsc::UnboundedSender<Stri
         Action::Quit => app.set_quit(),
         Action::SetMouse(on) => terminal::set_mouse(on),
         Action::AskBackground => {
-            let _ = background_query::Query::send();
+            // The answer comes through the key reader (`next_answer`).
+            background_query::ask();
         }
     }
 }
@@ -453,7 +462,7 @@ fn handle_message(
     match message {
         UiMessage::Agent(event) => app.handle_agent(event),
         UiMessage::Approval(request, reply) => app.ask(request, reply),
-        UiMessage::Ready(ready) => app.ready(*ready, &format!("{} · {}", banner(), crate::startup::sandbox_label())),
+        UiMessage::Ready(ready) => app.ready(*ready, &banner(), crate::startup::sandbox_label()),
         UiMessage::Failed(error) => return Err(error),
         UiMessage::Edit(text, reply) => return Ok(Some((text, reply))),
         UiMessage::Waiting => {

@@ -41,10 +41,15 @@ pub struct Regions {
 }
 
 impl Regions {
-    /// Uses the layout remembered at `path` and saves changes there.
-    pub fn use_prefs(&mut self, path: PathBuf) {
-        self.prefs = LayoutPrefs::load(&path);
+    /// Uses `prefs`, the layout remembered at `path`, and saves changes there.
+    pub fn use_prefs(&mut self, path: PathBuf, prefs: LayoutPrefs) {
+        self.prefs = prefs;
         self.path = Some(path);
+    }
+
+    /// The layout as it stands and where it is saved, for the app of the next session.
+    pub fn prefs(&self) -> Option<(PathBuf, LayoutPrefs)> {
+        self.path.clone().map(|path| (path, self.prefs))
     }
 
     /// The pane zoomed to the whole screen, if it can be shown.
@@ -148,11 +153,6 @@ impl Regions {
         };
         self.prefs.zoom = if self.zoomed().is_some() { None } else { Some(pane) };
         self.save()
-    }
-
-    /// The palette `/theme` saved, if any.
-    pub fn saved_theme(&self) -> Option<ThemeChoice> {
-        self.prefs.theme
     }
 
     /// Remembers the palette `/theme` chose.

@@ -553,11 +553,12 @@ fn a_click_focuses_a_pane_and_selects_the_row_under_it() {
 
 #[test]
 fn the_layout_choice_is_saved_privately_and_loaded_again() {
+    use elelem::tui::runtime::prefs::LayoutPrefs;
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("elelem/tui.json");
     let mut app = app();
-    app.use_layout_prefs(path.clone());
+    app.use_layout_prefs(path.clone(), LayoutPrefs::load(&path));
     app.set_focus(Focus::Tools);
     app.handle_key(key(KeyCode::Char('<')));
     app.handle_key(ctrl('z'));
@@ -565,7 +566,7 @@ fn the_layout_choice_is_saved_privately_and_loaded_again() {
     assert_eq!(saved, serde_json::json!({"split": 40, "zoom": "tools"}));
     assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
     let mut again = self::app();
-    again.use_layout_prefs(path);
+    again.use_layout_prefs(path.clone(), LayoutPrefs::load(&path));
     assert_eq!(again.zoomed(), Some(elelem::tui::runtime::prefs::Zoom::Tools));
     draw(&mut again);
     assert_eq!(again.rects().tools.width, 100, "the tool log fills the screen");

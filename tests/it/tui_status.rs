@@ -15,6 +15,15 @@ fn status(app: &mut App) -> String {
     status_at(app, 120, 40)
 }
 
+/// An app on a clock the test moves, a turn started with `prompt`.
+fn turn_started(prompt: &str) -> (App, ManualClock) {
+    let mut app = app();
+    let clock = ManualClock::default();
+    app.set_clock(std::sync::Arc::new(clock.clone()));
+    app.handle_agent(AgentEvent::TurnStarted { prompt: prompt.into() });
+    (app, clock)
+}
+
 fn status_at(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| app.draw(f)).unwrap();
@@ -23,10 +32,7 @@ fn status_at(app: &mut App, width: u16, height: u16) -> String {
 
 #[test]
 fn the_turns_time_and_output_count_up_while_it_runs() {
-    let mut app = app();
-    let clock = ManualClock::default();
-    app.set_clock(std::sync::Arc::new(clock.clone()));
-    app.handle_agent(AgentEvent::TurnStarted { prompt: "first".into() });
+    let (mut app, clock) = turn_started("first");
     app.handle_agent(AgentEvent::thinking("x".repeat(200)));
     app.handle_agent(AgentEvent::saying("y".repeat(1000)));
     clock.advance(Duration::from_millis(3400));
@@ -49,10 +55,7 @@ fn the_turns_time_and_output_count_up_while_it_runs() {
 
 #[test]
 fn a_turn_under_a_second_shows_no_time_while_it_runs() {
-    let mut app = app();
-    let clock = ManualClock::default();
-    app.set_clock(std::sync::Arc::new(clock.clone()));
-    app.handle_agent(AgentEvent::TurnStarted { prompt: "quick".into() });
+    let (mut app, clock) = turn_started("quick");
     clock.advance(Duration::from_millis(900));
     let line = status(&mut app);
     assert!(line.contains("│ ctx ~0 tok ") && !line.contains("turn"), "{line}");

@@ -2,7 +2,8 @@
 //! doing (`Activity`), whether a turn runs, the tokens of
 //! the turn and the session (while a turn runs, live: its time and its output so far, the
 //! text streamed since the last reported usage estimated at 4 bytes a token), how long the
-//! last turn took, a short notice, YOLO and the `/clear` question. `App` tells it what happened; it draws the bottom row.
+//! last turn took, a short notice, YOLO and the `/clear` question. `App` tells it what
+//! happened; it draws the bottom row.
 
 use crate::protocol::Usage;
 use crate::tui::panes::context_panel::short_count;
@@ -293,10 +294,11 @@ impl Status {
         } else {
             ""
         };
-        let left = truncate(&left, width.saturating_sub(if hints.is_empty() { 0 } else { hints.width() + 2 }));
-        buf.set_string(area.x, area.y, &left, theme.status());
-        if left.width() + hints.width() + 2 <= width {
-            buf.set_string(area.x + (width - hints.width()) as u16, area.y, hints, theme.status());
+        // The hints and two columns before them; the left side is cut to what is left.
+        let hints_width = if hints.is_empty() { 0 } else { hints.width() + 2 };
+        buf.set_string(area.x, area.y, truncate(&left, width.saturating_sub(hints_width)), theme.status());
+        if !hints.is_empty() {
+            buf.set_string(area.x + (width + 2 - hints_width) as u16, area.y, hints, theme.status());
         }
     }
 }

@@ -32,6 +32,17 @@ const QUERY: &[u8] = b"\x1b]11;?\x1b\\\x1b[c";
 /// Bytes read at most while waiting (answers are ~30 bytes; anything past this is typing).
 const READ_CAP: usize = 4096;
 
+/// Writes the queries on stdout when stdin and stdout are terminals; whether it did. The
+/// answers are for whoever reads the terminal next (`Query`, or the key reader).
+pub fn ask() -> bool {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return false;
+    }
+    let mut out = std::io::stdout();
+    out.write_all(QUERY).and_then(|()| out.flush()).is_ok()
+}
+
 /// The queries sent and what has come back so far.
 pub struct Query {
     got: Vec<u8>,
@@ -41,13 +52,7 @@ impl Query {
     /// Writes the queries on stdout; `None` when stdin or stdout is not a terminal (they must
     /// be, in raw mode) or the write fails.
     pub fn send() -> Option<Query> {
-        use std::io::IsTerminal;
-        if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-            return None;
-        }
-        let mut out = std::io::stdout();
-        out.write_all(QUERY).and_then(|()| out.flush()).ok()?;
-        Some(Query { got: Vec::new() })
+        ask().then(|| Query { got: Vec::new() })
     }
 
     /// Reads what the terminal sends until it has answered (DA1 came) or the wait is over.

@@ -78,16 +78,16 @@ impl History {
         i
     }
 
-    /// The banner: what elelem runs with (version, sandbox, provider, model).
-    pub fn banner(&mut self, text: String) {
-        self.banner = Some((self.push(CellKind::Notice(text)), crate::startup::sandbox_label()));
+    /// The banner: what elelem runs with (version, `sandbox` as its text says it, provider,
+    /// model).
+    pub fn banner(&mut self, text: String, sandbox: String) {
+        self.banner = Some((self.push(CellKind::Notice(text)), sandbox));
     }
 
-    /// The banner says the sandbox mode that holds now (`/sandbox` may have switched it),
+    /// The banner says the sandbox mode that holds `now` (`/sandbox` may have switched it),
     /// not the one the app started with.
-    pub fn follow_sandbox(&mut self) {
+    pub fn set_banner_sandbox(&mut self, now: String) {
         let Some((i, said)) = &mut self.banner else { return };
-        let now = crate::startup::sandbox_label();
         if now == *said {
             return;
         }

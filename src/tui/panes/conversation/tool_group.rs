@@ -3,8 +3,7 @@
 //! `first` on) when that line is a call that did too, whatever its tool, so twelve reads are
 //! `+ read ×12` and a step's reads and globs one `+ read ×6, glob ×6` line. A failure, a
 //! command's output, a change to a file, anything in between and a step's end keep calls
-//! apart. Owns the merging
-//! only; `tool_line.rs` draws a group.
+//! apart. Owns the merging only; `tool_line.rs` draws a group.
 
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
 

@@ -1,7 +1,8 @@
 //! The first screen's welcome, shown in the empty conversation until the first prompt: which
 //! provider answers and why (no API key found: the built-in demo provider, and how to set
 //! one), the project instructions loaded, the plugin files and MCP servers configured, that
-//! a turn's tool output is dropped unless kept, and three things to try. `Welcome` holds what was found; `lines` says it.
+//! a turn's tool output is dropped unless kept, and three things to try. `Welcome` holds what
+//! was found; `lines` says it.
 
 use std::path::Path;
 
