@@ -7,6 +7,7 @@ use elelem::agent::input::DenyAll;
 use elelem::agent::output::{Output, TurnEnd};
 use elelem::ask::{prompt_with_stdin, JsonOutput};
 use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
+use elelem::sanitize::sanitize;
 use elelem::startup::{banner, build_session, trust_question, Options, SessionChoice};
 use elelem::tui::text::background::ThemeChoice;
 use std::io::{IsTerminal, Read};
@@ -382,7 +383,10 @@ async fn line_chat(options: Options, first: Option<String>) -> anyhow::Result<Ex
     let mut session = build_session(&options, output, Box::new(input), approver)?;
     session.set_editor(Arc::new(elelem::repl::LineEditor));
     let (provider, sandbox) = (session.provider(), elelem::startup::sandbox_label());
-    println!("{} ({}, {}) · {sandbox}", banner(), provider.name(), provider.model());
+    // The provider refuses a model name with control characters; a plugin's provider name
+    // is not checked, so both are sanitized on their way out.
+    let (name, model) = (sanitize(provider.name()), sanitize(provider.model()));
+    println!("{} ({name}, {model}) · {sandbox}", banner());
     if options.yolo {
         println!("--yolo: tool calls run without asking");
     } else if piped {

@@ -116,22 +116,54 @@ fn add(
     session.commands_mut().add(&name, &usage, about.trim(), move |_, args| {
         let text = shared_dirs::read_small(&file, COMMAND_FILE_CAP).map_err(anyhow::Error::msg)?;
         let doc = front_matter::parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()))?;
-        Ok(Flow::Turn(expand(&doc.body, args)))
+        Ok(Flow::Turn(expand(&doc.body, args)?))
     });
 }
 
+/// A command's prompt may grow past this by its placeholders repeating the arguments
+/// (`$ARGUMENTS` a thousand times): past it, and past the body and arguments once, the
+/// command is refused (`TooLong`) instead of sending megabytes to the model and the
+/// session file.
+pub const EXPANDED_CAP: usize = 256 * 1024;
+
+/// A command whose placeholders would make its prompt too long.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TooLong {
+    /// The bytes the filled-in prompt would have had.
+    pub would_be: usize,
+    /// What it may have: `EXPANDED_CAP`, or the body and the arguments once when longer.
+    pub limit: usize,
+}
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::protocol::image::human_size;
+        write!(
+            f,
+            "this command's placeholders would make a prompt of {}, past the {} a command may send; \
+             shorten the arguments (or the placeholders in the command's file)",
+            human_size(self.would_be as u64),
+            human_size(self.limit as u64)
+        )
+    }
+}
+
+impl std::error::Error for TooLong {}
+
 /// The body with `$ARGUMENTS` and `$1`, `$2`… filled in; when it has no placeholder, the
-/// arguments (if any) follow it.
-pub fn expand(body: &str, args: &str) -> String {
+/// arguments (if any) follow it. One pass over the body; nothing past the limit is built
+/// (the rest is only measured, for the error).
+pub fn expand(body: &str, args: &str) -> Result<String, TooLong> {
     let words: Vec<&str> = args.split_whitespace().collect();
-    let mut out = String::with_capacity(body.len() + args.len());
+    let limit = EXPANDED_CAP.max(body.len() + args.len());
+    let mut out = Bounded { text: String::with_capacity((body.len() + args.len()).min(limit)), len: 0, limit };
     let mut placeholders = 0;
     let mut rest = body;
     while let Some(i) = rest.find('$') {
-        out.push_str(&rest[..i]);
+        out.push(&rest[..i]);
         let after = &rest[i + 1..];
         if let Some(tail) = after.strip_prefix("ARGUMENTS") {
-            out.push_str(args);
+            out.push(args);
             placeholders += 1;
             rest = tail;
             continue;
@@ -139,34 +171,71 @@ pub fn expand(body: &str, args: &str) -> String {
         let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         match after[..digits].parse::<usize>() {
             Ok(n) if n >= 1 => {
-                out.push_str(words.get(n - 1).copied().unwrap_or(""));
+                out.push(words.get(n - 1).copied().unwrap_or(""));
                 placeholders += 1;
                 rest = &after[digits..];
             }
             _ => {
-                out.push('$');
+                out.push("$");
                 rest = after;
             }
         }
     }
-    out.push_str(rest);
-    let mut out = out.trim().to_string();
+    out.push(rest);
+    if out.len > limit {
+        return Err(TooLong { would_be: out.len, limit });
+    }
+    let mut out = out.text.trim().to_string();
     if placeholders == 0 && !args.trim().is_empty() {
         out.push_str("\n\n");
         out.push_str(args.trim());
     }
-    out
+    Ok(out)
+}
+
+/// A string that stops growing at `limit` bytes but goes on counting.
+struct Bounded {
+    text: String,
+    len: usize,
+    limit: usize,
+}
+
+impl Bounded {
+    fn push(&mut self, piece: &str) {
+        self.len = self.len.saturating_add(piece.len());
+        if self.len <= self.limit {
+            self.text.push_str(piece);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::expand;
+    use super::{expand, TooLong, EXPANDED_CAP};
 
     #[test]
     fn fills_arguments_and_positions() {
+        let expand = |body, args| expand(body, args).unwrap();
         assert_eq!(expand("Review $ARGUMENTS now", "src/lib.rs fast"), "Review src/lib.rs fast now");
         assert_eq!(expand("a=$1 b=$2 c=$3 $0 $$", "x y"), "a=x b=y c= $0 $$");
         assert_eq!(expand("Fix it.", "the bug"), "Fix it.\n\nthe bug");
         assert_eq!(expand("cost $5 of $ARGUMENTS", "$1"), "cost  of $1");
+    }
+
+    #[test]
+    fn placeholders_repeating_the_arguments_stop_at_the_cap() {
+        // 39 KB of placeholders and a 10 KB argument: 50 MB once filled in.
+        let body = "$ARGUMENTS ".repeat(39 * 1024 / 11);
+        let args = "x".repeat(10 * 1024);
+        let error = expand(&body, &args).unwrap_err();
+        assert_eq!(error, TooLong { would_be: 3630 * (10 * 1024 + 1), limit: EXPANDED_CAP });
+        assert!(error.to_string().contains("35.5 MB, past the 256 KB"), "{error}");
+        // `$1` repeats a word the same way.
+        assert!(expand(&"$1".repeat(30_000), &args).is_err());
+        // Up to the cap, and a long argument used once, are fine.
+        assert_eq!(expand(&"$1".repeat(25), &args).unwrap().len(), 25 * 10 * 1024);
+        let paste = "y".repeat(EXPANDED_CAP * 2);
+        assert_eq!(expand("Explain: $ARGUMENTS", &paste).unwrap().len(), "Explain: ".len() + paste.len());
+        assert_eq!(expand("Explain.", &paste).unwrap().len(), "Explain.\n\n".len() + paste.len());
     }
 }

@@ -206,10 +206,32 @@ impl Providers {
         self.factories.keys().map(String::as_str).collect()
     }
 
+    /// Builds the provider `name`. This is the one way a provider is made (at start, by
+    /// `/provider` and `/model`), so the model name is checked here, wherever it came from
+    /// (`-m`, a `*_MODEL` variable, a plugin's declaration, a server's listing): one with
+    /// control characters is refused (`model_name_error`), never printed or sent.
     pub fn build(&self, name: &str, settings: &ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> {
-        match self.factories.get(name) {
-            Some(factory) => factory(settings),
-            None => Err(ProviderError::Unknown { name: name.to_string(), available: self.names().join(", ") }),
+        if let Some(error) = settings.model.as_deref().and_then(model_name_error) {
+            return Err(error);
+        }
+        let provider = match self.factories.get(name) {
+            Some(factory) => factory(settings)?,
+            None => return Err(ProviderError::Unknown { name: name.to_string(), available: self.names().join(", ") }),
+        };
+        match model_name_error(provider.model()) {
+            Some(error) => Err(error),
+            None => Ok(provider),
         }
     }
+}
+
+/// Why `model` cannot be a model's name: it holds control characters (C0, DEL, C1: a
+/// terminal would act on them) or bidirectional controls (it would read as another name).
+/// The error quotes the name with those characters escaped.
+pub fn model_name_error(model: &str) -> Option<ProviderError> {
+    let bidi =
+        |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    model.chars().any(|c| c.is_control() || bidi(c)).then(|| {
+        ProviderError::Config(format!("model name {model:?} has control characters; give the model's plain name"))
+    })
 }

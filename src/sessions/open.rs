@@ -22,19 +22,46 @@ pub fn read(path: &Path) -> io::Result<File> {
     regular(path, file.map_err(|e| refused(path, e))?)
 }
 
+/// A session opened to be resumed.
+#[derive(Debug)]
+pub struct Resume {
+    pub file: File,
+    /// Why nothing can be appended to it (a full disk, a file-size limit, a read-only file
+    /// system): the session is resumed from what the file holds but not recorded into.
+    /// `None`: it can be recorded into.
+    pub unwritable: Option<io::Error>,
+}
+
 /// Opens an existing session for reading it back and appending to it, locked for this
 /// process (tightened to 0600 if it was more open). A last line cut short (a crash, a full
-/// disk) is ended, so the next record starts a line of its own instead of joining it.
-pub fn resume(path: &Path) -> io::Result<File> {
-    let file = OpenOptions::new().read(true).append(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+/// disk) is ended, so the next record starts a line of its own instead of joining it. When
+/// that cannot be written (the disk is still full) or the file system is read-only, the
+/// file is still given, to be read back, with the reason it cannot be recorded into.
+pub fn resume(path: &Path) -> io::Result<Resume> {
+    let open = |append: bool| {
+        OpenOptions::new().read(true).append(append).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
+    };
+    let (file, unwritable) = match open(true) {
+        Ok(file) => (Ok(file), None),
+        Err(error) if error.raw_os_error() == Some(libc::EROFS) => (open(false), Some(error)),
+        Err(error) => (Err(error), None),
+    };
     let file = regular(path, file.map_err(|e| refused(path, e))?)?;
     lock(path, &file)?;
+    if unwritable.is_some() {
+        return Ok(Resume { file, unwritable });
+    }
+    let prepared = private(&file).and_then(|len| end_line(&file, len));
+    Ok(Resume { file, unwritable: prepared.err() })
+}
+
+/// Makes `file` 0600 if it was more open; its length.
+fn private(file: &File) -> io::Result<u64> {
     let meta = file.metadata()?;
     if meta.permissions().mode() & 0o077 != 0 {
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }
-    end_line(&file, meta.len())?;
-    Ok(file)
+    Ok(meta.len())
 }
 
 /// Appends a newline when the file's last byte is not one.
@@ -161,9 +188,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, "{\"type\":\"prompt\"}\n{\"type\":\"say").unwrap();
-        resume(&path).unwrap().write_all(b"{}\n").unwrap();
+        resume(&path).unwrap().file.write_all(b"{}\n").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"type\":\"prompt\"}\n{\"type\":\"say\n{}\n");
-        resume(&path).unwrap().write_all(b"{}\n").unwrap();
+        resume(&path).unwrap().file.write_all(b"{}\n").unwrap();
         assert!(std::fs::read_to_string(&path).unwrap().ends_with("say\n{}\n{}\n"), "a whole last line is left");
         std::fs::write(&path, "").unwrap();
         resume(&path).unwrap();

@@ -95,7 +95,7 @@ pub(super) fn record(
     if let Some(info) = existing {
         // One descriptor, locked before it is read: what is read back is what is appended
         // to, and no other elelem writes between.
-        let file = open::resume(&info.file.path).map_err(|error| match error.get_ref() {
+        let opened = open::resume(&info.file.path).map_err(|error| match error.get_ref() {
             Some(e) if e.is::<open::InUse>() => anyhow::anyhow!(
                 "session {} is open in another elelem, which records into it; \
                  end that one first, or start a new session",
@@ -103,8 +103,19 @@ pub(super) fn record(
             ),
             _ => anyhow::Error::new(error).context(format!("cannot open session {}", info.file.path.display())),
         })?;
+        let open::Resume { file, unwritable } = opened;
         let replayed = replay::read_from(&file, &info.file.path)
             .with_context(|| format!("cannot read session {}", info.file.path.display()))?;
+        if let Some(error) = unwritable {
+            // As when the disk fills during a run: the session goes on, unrecorded, and says so.
+            output.emit(crate::agent::AgentEvent::Warning(format!(
+                "session {} is resumed but not recorded: its file cannot be written to ({error}); \
+                 what this run adds will not be kept",
+                info.file.id
+            )));
+            let resumed = Resumed { file: info.file, replayed, plain_output: output.clone() };
+            return Ok(Recording { resumed: Some(resumed), output, journal: None, file: None });
+        }
         let recorder = Arc::new(Recorder::new(output.clone(), file, replayed.messages.clone()));
         let journal = journal_of(&recorder);
         let file = Some(info.file.clone());

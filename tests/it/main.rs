@@ -53,6 +53,7 @@ mod sessions;
 mod shell_rules;
 mod signals;
 mod skills;
+mod small_holes;
 mod task;
 mod tool_safety;
 mod tools;

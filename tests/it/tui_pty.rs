@@ -16,7 +16,7 @@ const APPROVAL_PAUSE: Duration = Duration::from_millis(1100);
 /// what it put on the clipboard through OSC 52 (`.1`, base64) and whether focus reporting
 /// (`CSI ? 1004 h/l`) is on (`.2`).
 #[derive(Default)]
-pub(super) struct Titles(Vec<Vec<u8>>, pub(super) Vec<Vec<u8>>, Option<bool>);
+pub(super) struct Titles(pub(super) Vec<Vec<u8>>, pub(super) Vec<Vec<u8>>, Option<bool>);
 
 impl vt100::Callbacks for Titles {
     fn copy_to_clipboard(&mut self, _: &mut vt100::Screen, _ty: &[u8], data: &[u8]) {
