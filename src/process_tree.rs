@@ -12,10 +12,48 @@
 //!
 //! Orphans elelem adopted are nobody's children in the code: `reap_adopted` waits for the
 //! ones that died. It never waits for a process some other code may wait for: a
-//! process-group leader in elelem's session (the roots of commands and MCP servers) or a
-//! process in elelem's own group (the editor, `git`).
+//! process-group leader in elelem's session (the roots of commands and MCP servers), a
+//! process in elelem's own group (the editor, `git`), or a child started as a session of
+//! its own (a contained command, which has no terminal) through `own`, which knows it
+//! from the moment it exists.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+/// The children started through `own` and not yet let go: waited for by the code that
+/// started them, though they look like adopted orphans (a session of their own). Held while
+/// one is started, and while `reap_adopted` looks, so none is taken for an orphan first.
+static OWN: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+fn own_list() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    OWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A child started through `own`: known as this process's own until dropped (drop it once
+/// the child is reaped).
+#[derive(Debug)]
+pub struct Own(Option<i32>);
+
+impl Drop for Own {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.take() {
+            own_list().retain(|p| *p != pid);
+        }
+    }
+}
+
+/// Starts a child with `start` (`pid` says which process it is) that makes itself a
+/// session of its own: from the moment it exists it is never an adopted orphan, neither
+/// reaped by `reap_adopted` nor counted in another command's `Tree`.
+pub fn own<T, E>(start: impl FnOnce() -> Result<T, E>, pid: impl FnOnce(&T) -> Option<i32>) -> Result<(T, Own), E> {
+    let mut list = own_list();
+    let started = start()?;
+    let pid = pid(&started).filter(|p| *p > 0);
+    if let Some(pid) = pid {
+        list.push(pid);
+    }
+    Ok((started, Own(pid)))
+}
 
 /// How many times `Tree::kill` looks for new processes before killing what it found.
 const ROUNDS: usize = 16;
@@ -101,13 +139,15 @@ impl Me {
 
     /// Whether `p`, a child of this process, is one no other code waits for: this process
     /// is a subreaper, and `p` is neither a process-group leader in this session (a
-    /// command's or a server's root) nor a member of this process's own group.
-    fn adopted(&self, p: &Proc) -> bool {
+    /// command's or a server's root), a member of this process's own group, nor one of
+    /// the `own` children.
+    fn adopted(&self, p: &Proc, own: &[i32]) -> bool {
         self.subreaper
             && p.ppid == self.pid
             && p.pid != self.pid
             && !(p.pid == p.pgrp && p.sid == self.sid)
             && p.pgrp != self.pgrp
+            && !own.contains(&p.pid)
     }
 }
 
@@ -132,11 +172,11 @@ impl Tree {
 
     /// The tree's processes now: the root, its process group, the adopted orphans that
     /// started since the root did, and all their descendants.
-    fn members(&self, procs: &[Proc], me: Me) -> HashSet<i32> {
+    fn members(&self, procs: &[Proc], me: Me, own: &[i32]) -> HashSet<i32> {
         let seeds = procs.iter().filter(|p| {
             p.pid == self.root
                 || (p.pgrp == self.root && p.pid != me.pid)
-                || self.started.is_some_and(|since| me.adopted(p) && p.start >= since)
+                || self.started.is_some_and(|since| me.adopted(p, own) && p.start >= since)
         });
         descendants_of(procs, seeds.map(|p| p.pid), me)
     }
@@ -144,7 +184,7 @@ impl Tree {
     /// Stops and kills every process of the tree; returns how many were signalled.
     pub fn kill(&self) -> usize {
         let me = Me::now();
-        let killed = freeze_and_kill(|procs| self.members(procs, me));
+        let killed = freeze_and_kill(|procs, own| self.members(procs, me, own));
         if self.root > 0 {
             signal(-self.root, libc::SIGKILL); // whatever of its group is left
         }
@@ -170,13 +210,16 @@ fn descendants_of(procs: &[Proc], seeds: impl Iterator<Item = i32>, me: Me) -> H
 }
 
 /// Stops what `members` finds, again until nothing new appears, then kills it all.
-fn freeze_and_kill(members: impl Fn(&[Proc]) -> HashSet<i32>) -> usize {
+/// `members` gets the processes and the `own` children, listed after the processes were
+/// read (so a child that shows in them is known by then).
+fn freeze_and_kill(members: impl Fn(&[Proc], &[i32]) -> HashSet<i32>) -> usize {
     let mut stopped: HashSet<i32> = HashSet::new();
     for _ in 0..ROUNDS {
         let procs = snapshot();
+        let own = own_list().clone();
         let live: HashSet<i32> = procs.iter().filter(|p| !p.zombie).map(|p| p.pid).collect();
         let new: Vec<i32> =
-            members(&procs).into_iter().filter(|pid| live.contains(pid) && !stopped.contains(pid)).collect();
+            members(&procs, &own).into_iter().filter(|pid| live.contains(pid) && !stopped.contains(pid)).collect();
         if new.is_empty() {
             break;
         }
@@ -196,7 +239,7 @@ fn freeze_and_kill(members: impl Fn(&[Proc]) -> HashSet<i32>) -> usize {
 pub fn kill_all_descendants() -> usize {
     let me = Me::now();
     let killed =
-        freeze_and_kill(|procs| descendants_of(procs, procs.iter().filter(|p| p.ppid == me.pid).map(|p| p.pid), me));
+        freeze_and_kill(|procs, _| descendants_of(procs, procs.iter().filter(|p| p.ppid == me.pid).map(|p| p.pid), me));
     reap_adopted();
     killed
 }
@@ -205,8 +248,9 @@ pub fn kill_all_descendants() -> usize {
 /// returns how many were reaped.
 pub fn reap_adopted() -> usize {
     let me = Me::now();
+    let own = own_list();
     let mut reaped = 0;
-    for p in snapshot().iter().filter(|p| p.zombie && me.adopted(p)) {
+    for p in snapshot().iter().filter(|p| p.zombie && me.adopted(p, &own)) {
         let mut status = 0;
         // SAFETY: waitpid(2) on one pid with WNOHANG writes only `status`.
         if unsafe { libc::waitpid(p.pid, &mut status, libc::WNOHANG) } == p.pid {
@@ -256,12 +300,17 @@ mod tests {
             proc(60, 10, 10, 1, 120),  // the editor, in elelem's group
         ];
         let tree = Tree { root: 20, started: Some(100) };
-        let mut members: Vec<i32> = tree.members(&procs, me).into_iter().collect();
+        let mut members: Vec<i32> = tree.members(&procs, me, &[]).into_iter().collect();
         members.sort();
         assert_eq!(members, vec![20, 21, 22, 23, 30, 31]);
+        // A child started as a session of its own through `own` (another contained
+        // command) is no orphan, though it started after the root.
+        let mut members: Vec<i32> = tree.members(&procs, me, &[30]).into_iter().collect();
+        members.sort();
+        assert_eq!(members, vec![20, 21, 22, 23]);
         // Not a subreaper: a child in a session of its own is someone's own child, never
         // an orphan to take into a command's tree.
-        let mut members: Vec<i32> = tree.members(&procs, Me { subreaper: false, ..me }).into_iter().collect();
+        let mut members: Vec<i32> = tree.members(&procs, Me { subreaper: false, ..me }, &[]).into_iter().collect();
         members.sort();
         assert_eq!(members, vec![20, 21, 22, 23]);
     }

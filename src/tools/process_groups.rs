@@ -1,9 +1,10 @@
 //! The commands tools have started and not yet reaped. `execute` and the user's `!`
-//! register each command's process group while it runs (`GroupGuard`); killing it stops
-//! the command's whole process tree (`crate::process_tree`: its group, anything it moved to
-//! another group or session, the orphans it left to elelem). A front end that is told to
-//! stop (SIGINT, SIGTERM, SIGHUP, or quitting) calls `kill_all` so no command, and no
-//! background job it forked, outlives elelem.
+//! register each command's process group while it runs (`GroupGuard`; a contained command
+//! started without namespaces leads a session of its own, of the same number); killing it
+//! stops the command's whole process tree (`crate::process_tree`: its group, anything it
+//! moved to another group or session, the orphans it left to elelem). A front end that is
+//! told to stop (SIGINT, SIGTERM, SIGHUP, or quitting) calls `kill_all` so no command, and
+//! no background job it forked, outlives elelem.
 
 use crate::process_tree::{self, Tree};
 use std::collections::HashMap;
@@ -57,7 +58,8 @@ fn kill_group(pgid: i32) {
     }
 }
 
-/// Kills every registered group that still has members in elelem's session (a group whose
+/// Kills every registered group that still has members in elelem's session or in a
+/// session of its own (a contained command's, `setsid` in its child; a group whose
 /// processes are all gone may have had its number reused by someone else), then every
 /// process below elelem (what left its group or session; with elelem a subreaper, every
 /// orphan too). Safe to call from any exit path, more than once.
@@ -93,7 +95,8 @@ pub fn reap_orphans_in_background() {
     });
 }
 
-/// The process groups with at least one process in `session`.
+/// The process groups with at least one process in `session`, or in the session the group
+/// leads (a command without a terminal made itself a session of its own).
 fn live_groups(session: i32) -> std::collections::HashSet<i32> {
-    process_tree::snapshot().into_iter().filter(|p| p.sid == session).map(|p| p.pgrp).collect()
+    process_tree::snapshot().into_iter().filter(|p| p.sid == session || p.sid == p.pgrp).map(|p| p.pgrp).collect()
 }

@@ -1,6 +1,8 @@
 //! Runs one `bash -c` command for a tool (`execute`) or the user (`!command`): in a
-//! process group of its own, without secret-bearing variables (`secret_env`), its merged
-//! stdout and stderr streamed live and kept capped (head and tail, `capped`). The command
+//! process group of its own (a contained command: a session of its own, without a
+//! terminal), without secret-bearing variables (`secret_env`; a contained one without the
+//! variables that lead to the session's sockets either), its merged stdout and stderr
+//! streamed live and kept capped (head and tail, `capped`). The command
 //! and its whole process tree (`process_groups`) are killed on timeout, on cancel, past an
 //! output limit, or if the call is dropped, so no process is left behind. A contained
 //! command is started by the sandbox (`sandbox::start`), whose PID namespace ends its tree.
@@ -9,6 +11,7 @@ use super::capped::CappedText;
 use super::process_groups::GroupGuard;
 use super::secret_env::SecretPolicy;
 use crate::agent::ToolContext;
+use crate::process_tree::{self, Own};
 use std::os::fd::OwnedFd;
 use std::process::Stdio;
 use std::time::Duration;
@@ -75,16 +78,23 @@ impl Finished {
 }
 
 /// The running command: a `Command`'s child in its own process group (killed with its tree
-/// by the guard), or a contained one (`sandbox::start`: killed with its PID namespace).
+/// by the guard; `Own` when it is a session of its own, contained without namespaces), or a
+/// contained one (`sandbox::start`: killed with its PID namespace).
 enum Running {
-    Plain(tokio::process::Child, GroupGuard),
+    Plain(tokio::process::Child, GroupGuard, Option<Own>),
     Contained(super::sandbox::Started),
 }
 
 impl Running {
     async fn wait(&mut self) -> std::io::Result<i32> {
         match self {
-            Running::Plain(child, _) => child.wait().await.map(exit_code),
+            Running::Plain(child, _, own) => {
+                let status = child.wait().await;
+                if status.is_ok() {
+                    own.take(); // reaped: no longer this process's child
+                }
+                status.map(exit_code)
+            }
             Running::Contained(started) => started.wait().await,
         }
     }
@@ -92,7 +102,7 @@ impl Running {
     /// Kills the command's whole tree and waits for the command.
     async fn kill(&mut self) {
         match self {
-            Running::Plain(child, killer) => {
+            Running::Plain(child, killer, _) => {
                 killer.kill();
                 let _ = child.wait().await;
             }
@@ -115,7 +125,8 @@ pub async fn run(
     contained: bool,
 ) -> anyhow::Result<Finished> {
     let (reader, writer) = std::io::pipe()?;
-    let removed = SecretPolicy::from_env().removed_names();
+    let policy = SecretPolicy::from_env();
+    let removed = if contained { policy.removed_names_contained() } else { policy.removed_names() };
     let mut running = None;
     if contained {
         let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
@@ -173,7 +184,7 @@ pub async fn run(
     };
     let _ = tokio::time::timeout(DRAIN_GRACE, drain).await;
     let sandbox = match running {
-        Running::Plain(_, killer) if matches!(ending, Ending::Exited(_)) && !contained => {
+        Running::Plain(_, killer, _) if matches!(ending, Ending::Exited(_)) && !contained => {
             // The command finished; background jobs it started may keep running until
             // elelem exits. A contained command's jobs end with it: they live in its
             // namespaces, where the protected paths would no longer be kept if someone
@@ -190,7 +201,8 @@ pub async fn run(
 }
 
 /// Starts `bash -c command` as a `Command`'s child in a process group of its own
-/// (contained by `sandbox::contain` when the machine gives no user namespaces).
+/// (contained by `sandbox::contain` when the machine gives no user namespaces: then a
+/// session of its own, which `setsid` in the child makes).
 fn spawn_plain(
     command: &str,
     cwd: Option<&str>,
@@ -199,13 +211,10 @@ fn spawn_plain(
     contained: bool,
 ) -> anyhow::Result<Running> {
     let mut cmd = tokio::process::Command::new("bash");
-    cmd.arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone()?)
-        .stderr(writer)
-        .process_group(0)
-        .kill_on_drop(true);
+    cmd.arg("-c").arg(command).stdin(Stdio::null()).stdout(writer.try_clone()?).stderr(writer).kill_on_drop(true);
+    if !contained {
+        cmd.process_group(0);
+    }
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
@@ -216,14 +225,18 @@ fn spawn_plain(
         let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
         super::sandbox::contain(&mut cmd, &project, cwd)?;
     }
-    let spawned = cmd.spawn();
+    let spawned = match contained {
+        true => process_tree::own(|| cmd.spawn(), |child| child.id().and_then(|id| i32::try_from(id).ok()))
+            .map(|(child, own)| (child, Some(own))),
+        false => cmd.spawn().map(|child| (child, None)),
+    };
     drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive
-    let child = spawned.map_err(|e| match contained {
+    let (child, own) = spawned.map_err(|e| match contained {
         true => anyhow::anyhow!("cannot start bash in the sandbox: {e}"),
         false => anyhow::anyhow!("cannot start bash: {e}"),
     })?;
     let killer = GroupGuard::new(child.id().and_then(|id| i32::try_from(id).ok()));
-    Ok(Running::Plain(child, killer))
+    Ok(Running::Plain(child, killer, own))
 }
 
 fn exit_code(status: std::process::ExitStatus) -> i32 {

@@ -7,6 +7,16 @@
 //! `ELELEM_EXECUTE_SCRUB_ENV`. `ELELEM_EXECUTE_KEEP_ENV` lets named variables through to
 //! tool processes; their values are still redacted from tool results.
 //!
+//! A contained command also loses the variables that lead to a socket of the user's session
+//! (`SOCKET_VARS`, issue 37): through them a command that runs without approval would reach
+//! code outside the sandbox (`tmux run-shell`, `screen -X stuff`, an editor's or window
+//! manager's remote control, `systemd-run --user` on the session bus), sign with the user's
+//! keys (`SSH_AUTH_SOCK`) or run containers (`DOCKER_HOST`). `DISPLAY` and
+//! `WAYLAND_DISPLAY` go too: an X client may read the clipboard and type into the user's
+//! terminal window, and a contained command has no business opening windows. The keep list
+//! lets one through. A command outside the sandbox (`!command`, an approved
+//! `"sandbox": false`) keeps them all.
+//!
 //! A child could still read the keys from elelem itself: `/proc/<elelem>/environ` shows
 //! the environment block elelem started with, whatever it removes or sets later.
 //! `scrub_initial_environ` gives each secret variable a copy of its own and overwrites its
@@ -26,6 +36,41 @@ pub const KEEP_VAR: &str = "ELELEM_EXECUTE_KEEP_ENV";
 const SECRET_WORDS: &[&str] = &["SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"];
 /// Endings of a name that mark a credential (upper case); `_KEY` covers `*_API_KEY`.
 const SECRET_ENDINGS: &[&str] = &["_KEY", "_TOKEN", "_APIKEY"];
+
+/// Variables that name a socket (or a server behind one) of the user's session: terminal
+/// multiplexers and emulators, agents, container engines, the session bus, display servers,
+/// editors and window managers with a remote control, sound servers.
+pub const SOCKET_VARS: &[&str] = &[
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "SSH_AUTH_SOCK",
+    "SSH_AGENT_PID",
+    "GPG_AGENT_INFO",
+    "DOCKER_HOST",
+    "CONTAINER_HOST",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+    "KITTY_LISTEN_ON",
+    "WEZTERM_UNIX_SOCKET",
+    "ALACRITTY_SOCKET",
+    "NVIM",
+    "NVIM_LISTEN_ADDRESS",
+    "EMACS_SOCKET_NAME",
+    "VSCODE_IPC_HOOK",
+    "VSCODE_IPC_HOOK_CLI",
+    "VSCODE_GIT_IPC_HANDLE",
+    "SWAYSOCK",
+    "I3SOCK",
+    "NIRI_SOCKET",
+    "HYPRLAND_INSTANCE_SIGNATURE",
+    "PULSE_SERVER",
+    "PIPEWIRE_REMOTE",
+];
 
 /// Which variables are secret, and which of those tool processes may still see.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -67,6 +112,20 @@ impl SecretPolicy {
         std::env::vars_os()
             .map(|(name, _)| name)
             .filter(|name| name.to_str().is_some_and(|n| self.removes(n)))
+            .collect()
+    }
+
+    /// Whether a contained command starts without the variable: a secret or a socket's
+    /// (`SOCKET_VARS`), not on the keep list.
+    pub fn removes_contained(&self, name: &str) -> bool {
+        (self.is_secret(name) || SOCKET_VARS.contains(&name)) && !self.keep.iter().any(|n| n == name)
+    }
+
+    /// The variables of this process that a contained command must not see.
+    pub fn removed_names_contained(&self) -> Vec<OsString> {
+        std::env::vars_os()
+            .map(|(name, _)| name)
+            .filter(|name| name.to_str().is_some_and(|n| self.removes_contained(n)))
             .collect()
     }
 
@@ -201,6 +260,17 @@ mod tests {
         assert!(policy.is_secret("GITHUB_TOKEN"));
         assert!(!policy.removes("GITHUB_TOKEN"));
         assert!(policy.removes("NPM_TOKEN"));
+    }
+
+    #[test]
+    fn contained_commands_also_lose_the_sockets_of_the_session() {
+        let policy = SecretPolicy::new("", "DOCKER_HOST");
+        for name in ["TMUX", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "GITHUB_TOKEN"] {
+            assert!(policy.removes_contained(name), "{name}");
+        }
+        assert!(!policy.removes("TMUX") && !policy.removes("SSH_AUTH_SOCK"), "a command outside keeps them");
+        assert!(!policy.removes_contained("DOCKER_HOST"), "the keep list lets one through");
+        assert!(!policy.removes_contained("PATH") && !policy.removes_contained("TERM"));
     }
 
     #[test]

@@ -46,6 +46,7 @@ mod resume_prefix;
 mod robustness_props;
 mod sandbox;
 mod sandbox_attacks;
+mod sandbox_terminal;
 mod sandbox_tree;
 mod sanitize_e2e;
 mod session_files;

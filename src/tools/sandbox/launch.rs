@@ -1,8 +1,10 @@
 //! Starting one contained command: what is prepared in elelem for it (the protected paths
 //! for its working directory, the mounts, the kept rule set, argument and environment
-//! strings), then `spawn.rs`'s clone where this machine gives user namespaces, else a
-//! `pre_exec` on the caller's `Command` (`contain`, Landlock and a network namespace only).
+//! strings, the session's sockets to hide, `sockets.rs`), then `spawn.rs`'s clone where this
+//! machine gives user namespaces, else a `pre_exec` on the caller's `Command` (`contain`,
+//! Landlock and a network namespace only).
 
+use super::sockets::Hidden;
 use super::spawn::{self, Contained, Request};
 use super::watch::Watch;
 use super::{rules, seals, Mode, Settings};
@@ -85,6 +87,11 @@ pub fn start(
         return Ok(None);
     }
     let steps = seals::ChildSteps::new(&setup.seals, false, true, Some(&setup.dir))?;
+    let lost: Vec<(String, String)> = std::env::vars_os()
+        .filter(|(name, _)| removed.contains(name))
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect();
+    let hidden = Hidden::for_command(project, &setup.dir, &lost)?;
     let bash = spawn::find_program("bash").ok_or_else(|| anyhow::anyhow!("cannot find bash on PATH"))?;
     let envp = std::env::vars_os()
         .filter(|(name, _)| !removed.contains(name))
@@ -101,6 +108,7 @@ pub fn start(
         envp,
         output: output.as_raw_fd(),
         steps: &steps,
+        hidden: &hidden,
         ruleset: setup.ruleset.as_raw_fd(),
         no_network: !setup.settings.network,
     };
@@ -110,18 +118,28 @@ pub fn start(
 
 /// Restricts `cmd`'s child to the sandbox without namespaces of its own making (this
 /// machine gives none, `start` said so): Landlock, with the protected paths as holes of
-/// the grant, and a network namespace when one can be had.
+/// the grant, and a network namespace when one can be had. Like `start`'s, the child has no
+/// terminal: a session of its own (`setsid`, so the caller must not also ask for a process
+/// group, which would make it a group leader that cannot), its descriptors past 2 closed
+/// at exec; the caller starts it through `process_tree::own`.
 pub fn contain(cmd: &mut tokio::process::Command, project: &Path, cwd: Option<&str>) -> anyhow::Result<()> {
     let setup = setup(project, cwd)?;
     let child = seals::ChildSteps::new(&setup.seals, setup.namespaces, setup.settings.network, Some(&setup.dir))?;
     let ruleset = Arc::clone(&setup.ruleset);
-    // SAFETY: between fork and exec the closure only makes system calls (unshare, chdir,
-    // prctl, landlock_restrict_self) on strings and a rule set made before the fork; it
-    // allocates nothing.
+    // SAFETY: between fork and exec the closure only makes system calls (setsid, unshare,
+    // chdir, prctl, landlock_restrict_self, close_range) on strings and a rule set made
+    // before the fork; it allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             child.run()?;
-            rules::restrict_self(&ruleset)
+            rules::restrict_self(&ruleset)?;
+            if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
         });
     }
     Ok(())

@@ -13,6 +13,7 @@ mod launch;
 mod report;
 mod rules;
 mod seals;
+mod sockets;
 mod spawn;
 mod watch;
 

@@ -1,10 +1,12 @@
 //! The Landlock rule set a contained command gets: reads granted on everything but the
-//! user's secrets and the unreadable paths, writes on the project, the temp directory and
-//! the writable directories (minus the protected and unreadable paths), TCP refused unless
-//! the network is allowed. Built in elelem once and kept (`cached`): a command only
-//! restricts itself with the kept rule set's descriptor (`restrict_self`, in its child). The
-//! kept set is rebuilt when the settings or the project change, or when a directory that
-//! had to be split into its entries (`cover`) changed since.
+//! user's secrets, the unreadable paths and the terminals (`terminals`), writes on the
+//! project, the temp directory and the writable directories (minus the protected and
+//! unreadable paths), TCP refused unless the network is allowed, signals and abstract
+//! sockets kept inside, device ioctls refused (`build`). Built in elelem once and kept
+//! (`cached`): a command only restricts itself with the kept rule set's descriptor
+//! (`restrict_self`, in its child). The kept set is rebuilt when the settings or the
+//! project change, or when a directory that had to be split into its entries (`cover`)
+//! changed since.
 
 use super::{Mode, Settings, SECRETS};
 use landlock::{
@@ -85,7 +87,7 @@ pub fn grants(
 ) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
     let mut split = Vec::new();
     let secrets = unreadable(settings);
-    let reads = cover_split(&[PathBuf::from("/")], &secrets, &mut split);
+    let reads = cover_split(&[PathBuf::from("/")], &[secrets.as_slice(), &terminals()].concat(), &mut split);
     if settings.mode != Mode::WorkspaceWrite {
         return (reads, Vec::new(), split);
     }
@@ -156,26 +158,56 @@ pub fn cached(
     Ok(ruleset)
 }
 
+/// The terminals in `/dev`, which no contained command may open (issue 37): the user's
+/// (`/dev/tty`, `/dev/pts/N`, the console and virtual consoles, whose screens `vcs*` show)
+/// and the pseudo-terminal master `/dev/ptmx` (a new one's `/dev/pts/N` could not be opened
+/// anyway). Reading one would take what the user types; writing, put raw escapes on their
+/// screen; its ioctls, push input (`TIOCSTI`, `TIOCLINUX`).
+fn terminals() -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir("/dev") else { return Vec::new() };
+    entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name().and_then(|n| n.to_str()).is_some_and(|name| {
+                ["pts", "ptmx", "console"].contains(&name) || ["tty", "vcs", "hvc"].iter().any(|p| name.starts_with(p))
+            })
+        })
+        .collect()
+}
+
+/// The newest ABI whose rights the rule set asks for; each kernel enforces the ones it has
+/// (best effort, the crate's default): ioctls on devices (ABI 5), connecting to a Unix
+/// socket file (ABI 9, Linux 7.1: only where a write is granted).
+const ABI_WANTED: ABI = ABI::V9;
+
+/// Device files a command may write to and query (`isatty` on `/dev/null`).
+const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
+
 /// The Landlock rule set granting `reads` and `writes`, TCP refused unless the network is
-/// on, signals and abstract sockets scoped to the sandbox where the kernel has it (ABI 6).
+/// on, signals and abstract Unix sockets scoped to the sandbox where the kernel has it (ABI
+/// 6: no signal to elelem or anything outside, no abstract socket of the host, an X
+/// server's included). No device ioctl but on `DEVICES` (ABI 5), no device node made;
+/// `/dev/shm` writable in workspace-write mode only.
 fn build(settings: &Settings, reads: &[PathBuf], writes: &[PathBuf]) -> anyhow::Result<OwnedFd> {
-    let abi = ABI::V4;
+    let abi = ABI_WANTED;
     let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi))?;
     if !settings.network {
-        ruleset = ruleset.handle_access(AccessNet::from_all(abi))?.scope(Scope::from_all(ABI::V6))?;
-    } else {
-        ruleset = ruleset.scope(Scope::Signal)?;
+        ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
     }
-    let mut ruleset = ruleset.create()?;
+    let mut ruleset = ruleset.scope(Scope::from_all(ABI::V6))?.create()?;
     for path in reads {
         ruleset = add(ruleset, path, AccessFs::from_read(abi))?;
     }
-    // Devices common tools write to.
-    for dev in ["/dev/null", "/dev/zero", "/dev/tty", "/dev/full", "/dev/pts", "/dev/shm"] {
-        ruleset = add(ruleset, Path::new(dev), AccessFs::from_all(abi))?;
+    for dev in DEVICES {
+        ruleset = add(ruleset, Path::new(dev), AccessFs::from_file(abi) & !AccessFs::Execute)?;
+    }
+    let write = AccessFs::from_all(abi) & !(AccessFs::MakeChar | AccessFs::MakeBlock | AccessFs::IoctlDev);
+    if settings.mode == Mode::WorkspaceWrite {
+        ruleset = add(ruleset, Path::new("/dev/shm"), write)?;
     }
     for path in writes {
-        ruleset = add(ruleset, path, AccessFs::from_all(abi))?;
+        ruleset = add(ruleset, path, write)?;
     }
     Option::<OwnedFd>::from(ruleset).ok_or_else(|| anyhow::anyhow!("this kernel has no Landlock"))
 }
@@ -183,7 +215,7 @@ fn build(settings: &Settings, reads: &[PathBuf], writes: &[PathBuf]) -> anyhow::
 /// Grants `access` on `path` (only the file rights when it is not a directory).
 fn add(ruleset: RulesetCreated, path: &Path, access: landlock::BitFlags<AccessFs>) -> anyhow::Result<RulesetCreated> {
     let Ok(fd) = PathFd::new(path) else { return Ok(ruleset) };
-    let access = if path.is_dir() { access } else { access & AccessFs::from_file(ABI::V4) };
+    let access = if path.is_dir() { access } else { access & AccessFs::from_file(ABI_WANTED) };
     Ok(ruleset.add_rule(PathBeneath::new(fd, access))?)
 }
 
@@ -294,5 +326,25 @@ mod tests {
         std::fs::create_dir_all(project.join("new")).unwrap();
         let rebuilt = cached(&s, &project, &[], true).unwrap();
         assert!(!Arc::ptr_eq(&first, &rebuilt));
+    }
+
+    /// No terminal is readable (a hole of the read grant) nor writable; `/dev/null` is.
+    #[test]
+    fn the_terminals_are_never_granted() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let holes = terminals();
+        if !Path::new("/dev/tty").exists() {
+            return;
+        }
+        assert!(holes.contains(&PathBuf::from("/dev/tty")) && holes.contains(&PathBuf::from("/dev/pts")), "{holes:?}");
+        assert!(!holes.iter().any(|h| h.ends_with("null") || h.ends_with("shm")), "{holes:?}");
+        for mode in [Mode::WorkspaceWrite, Mode::ReadOnly] {
+            let (reads, writes, _) = grants(&settings(mode), &project, &protected(&project), true);
+            for granted in reads.iter().chain(&writes) {
+                assert!(!holes.iter().any(|t| t.starts_with(granted)), "{granted:?} holds a terminal");
+            }
+            assert!(reads.contains(&PathBuf::from("/dev/null")), "{reads:?}");
+        }
     }
 }

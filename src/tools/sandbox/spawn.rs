@@ -9,12 +9,21 @@
 //! would not be covered by the Landlock rules made on the old one): there `$$` is 1 while
 //! `/proc/self` and `ps` show the host's numbers.
 //!
+//! The command has no terminal (issue 37): the child makes itself a session of its own
+//! (`setsid`), so it has no controlling terminal to inject input into (`TIOCSTI`), to take
+//! the foreground of (`tcsetpgrp`) or to open as `/dev/tty`; its stdin is `/dev/null` and
+//! every descriptor but 0, 1 and 2 closes at `execve` (one elelem inherited from whoever
+//! started it, perhaps a terminal, included). elelem knows it as its own child from the
+//! start (`process_tree::own`), though it looks like an orphan that left elelem's session.
+//!
 //! Everything the child needs (paths, arguments, environment as C strings, the mounts, the
 //! Landlock rule set's descriptor) is made in elelem first: the child only makes system
 //! calls, on a stack of its own, with every signal blocked until it has put the handlers
 //! back to their defaults. elelem waits for it through a pidfd.
 
 use super::seals::ChildSteps;
+use super::sockets::Hidden;
+use crate::process_tree::{self, Own};
 use std::ffi::{CString, OsStr};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -24,13 +33,15 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
 /// What the child runs: `program` (a path) with `argv` and `envp`, its stdout and stderr
-/// on `output`, its stdin `/dev/null`, after the sandbox's `steps` and `ruleset`.
+/// on `output`, its stdin `/dev/null`, after the sandbox's `steps`, `hidden` and `ruleset`.
 pub struct Request<'a> {
     pub program: CString,
     pub argv: Vec<CString>,
     pub envp: Vec<CString>,
     pub output: RawFd,
     pub steps: &'a ChildSteps,
+    /// The session's sockets, hidden after the steps' mounts.
+    pub hidden: &'a Hidden,
     pub ruleset: RawFd,
     /// Make a network namespace (no network).
     pub no_network: bool,
@@ -54,6 +65,8 @@ pub struct Contained {
     pid: i32,
     pidfd: AsyncFd<OwnedFd>,
     reaped: bool,
+    /// Let go once reaped (dropped after `Drop::drop` reaped it).
+    _own: Own,
 }
 
 const STACK: usize = 64 * 1024;
@@ -61,7 +74,16 @@ const STACK: usize = 64 * 1024;
 const P_PIDFD: libc::idtype_t = 3;
 
 /// The steps of the child, named for the error a failed one gives.
-const STEPS: [&str; 6] = ["mounting", "redirecting", "the process group", "chdir", "Landlock", "execve"];
+const STEPS: [&str; 8] = [
+    "mounting",
+    "redirecting",
+    "the session",
+    "chdir",
+    "Landlock",
+    "closing descriptors",
+    "execve",
+    "hiding the session's sockets",
+];
 
 /// Starts `request`'s command contained. Fails (and nothing runs) if a step fails.
 pub fn spawn(request: &Request) -> io::Result<Contained> {
@@ -88,7 +110,7 @@ pub fn spawn(request: &Request) -> io::Result<Contained> {
     // returns once the child has exec'd or exited); `shared` likewise. All signals are
     // blocked around the call so no handler of elelem's runs in the child on shared memory;
     // the old mask is put back right after.
-    let pid = unsafe {
+    let clone = || unsafe {
         let top = stack.as_mut_ptr().add(STACK);
         let top = top.sub(top as usize % 16);
         let mut all: libc::sigset_t = std::mem::zeroed();
@@ -107,14 +129,15 @@ pub fn spawn(request: &Request) -> io::Result<Contained> {
         if pid < 0 {
             return Err(error);
         }
-        pid
+        Ok(pid)
     };
+    let (pid, own) = process_tree::own(clone, |pid| Some(*pid))?;
     drop(stack);
     // SAFETY: CLONE_PIDFD wrote a descriptor we now own.
     let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
     // SAFETY: the pidfd is owned by the AsyncFd, open and the same for its whole life.
     let pidfd = unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) }?;
-    let mut contained = Contained { pid, pidfd, reaped: false };
+    let mut contained = Contained { pid, pidfd, reaped: false, _own: own };
     let step = shared.step.load(Ordering::SeqCst);
     if step >= 0 {
         let errno = shared.error.load(Ordering::SeqCst);
@@ -143,13 +166,18 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         if shared.request.steps.mount().is_err() {
             return fail(0);
         }
+        if shared.request.hidden.hide().is_err() {
+            return fail(7);
+        }
         if libc::dup2(shared.stdin, 0) < 0
             || libc::dup2(shared.request.output, 1) < 0
             || libc::dup2(shared.request.output, 2) < 0
         {
             return fail(1);
         }
-        if libc::setpgid(0, 0) != 0 {
+        // No controlling terminal: a session of its own (and a process group, which the
+        // PID namespace makes needless for killing it).
+        if libc::setsid() < 0 {
             return fail(2);
         }
         if shared.request.steps.chdir().is_err() {
@@ -158,12 +186,15 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         if super::rules::restrict_fd(shared.request.ruleset).is_err() {
             return fail(4);
         }
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC) != 0 {
+            return fail(5);
+        }
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);
         libc::pthread_sigmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
         libc::execve(shared.request.program.as_ptr(), shared.argv.as_ptr(), shared.envp.as_ptr());
     }
-    fail(5)
+    fail(6)
 }
 
 /// Puts every caught signal's handler back to the default (they are elelem's code, which
