@@ -18,6 +18,8 @@ pub struct Running {
     pub number: usize,
     /// Output arrived while it ran: it is a command.
     pub streamed: bool,
+    /// A `PreToolUse` hook ran for it (its failure, the hook's refusal, is printed whole).
+    pub hook_ran: bool,
     tail: LiveTail,
     printed: usize,
     skipped: usize,

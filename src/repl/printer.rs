@@ -1,7 +1,10 @@
 //! The line outputs' event printer, `PlainOutput`: how each `AgentEvent` reads as plain
 //! lines (thinking set apart, numbered tool lines, a command's output as it streams, the
 //! turn's tokens and time), written whole per event to stdout, or split between the reply
-//! (stdout) and progress (stderr) for `ask`.
+//! (stdout) and progress (stderr) for `ask`. Hook runs (the hooks plugin's `hook` rows) are
+//! not printed: a call a `PreToolUse` hook refused prints the refusal whole on its `x` line,
+//! a hook's failure is printed as its warning, and a `Stop` or `PostToolUse` hook's block
+//! (which nothing else shows) as a line of its own.
 
 use super::{live, models};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
@@ -43,6 +46,10 @@ struct State {
     /// running call (its line, and its output as printed so far).
     calls: usize,
     running: std::collections::HashMap<String, live::Running>,
+    /// Hook runs under way (their event), and whether a `PreToolUse` hook ran since the last
+    /// call started (its failure, a refusal, is then printed whole).
+    hooks: std::collections::HashMap<String, String>,
+    hook_ran: bool,
     /// When the running turn started, and its tokens so far.
     turn_started: Option<std::time::Instant>,
     turn_usage: crate::protocol::Usage,
@@ -78,6 +85,8 @@ impl PlainOutput {
             thinking_line_start: true,
             calls: 0,
             running: std::collections::HashMap::new(),
+            hooks: std::collections::HashMap::new(),
+            hook_ran: false,
             turn_started: None,
             turn_usage: crate::protocol::Usage::default(),
             said: false,
@@ -151,7 +160,10 @@ impl PlainOutput {
         let (label, streamed) = (&running.label, running.streamed);
         let outcome = outcome(result);
         if outcome.failed {
-            let reason = outcome.reason.map(|r| format!(" · {r}")).unwrap_or_default();
+            // A hook's refusal is shown whole, every line of it.
+            let whole = result.error().filter(|_| running.hook_ran).map(|e| sanitize_visible(e.trim()).into_owned());
+            let reason =
+                whole.or(outcome.reason).map(|r| format!(" · {}", r.replace('\n', "\n  "))).unwrap_or_default();
             state.text.push_str(&format!("{}\n", self.paint(RED, &format!("x {label}{reason}"))));
         }
         if let Some(pending) = running.finish() {
@@ -231,6 +243,22 @@ impl PlainOutput {
                     }
                 }
             }
+            AgentEvent::ToolStarted { call, summary } if is_hook(&call) => {
+                let event = summary.split(':').next().unwrap_or_default().to_string();
+                state.hooks.insert(call.id, event);
+            }
+            AgentEvent::ToolFinished { call, result } if state.hooks.contains_key(&call.id) => {
+                let event = state.hooks.remove(&call.id).unwrap_or_default();
+                state.hook_ran |= event == "PreToolUse";
+                let blocked = result.error().filter(|e| !result.is_ok() && e.starts_with("blocked"));
+                if let Some(error) = blocked.filter(|_| matches!(event.as_str(), "Stop" | "PostToolUse")) {
+                    enter(Section::None, state);
+                    let command = call.arguments["command"].as_str().unwrap_or_default();
+                    let command = cut(command.lines().next().unwrap_or_default(), 120);
+                    let line = format!("hook {event}: {command} · {}", sanitize_visible(error.trim()));
+                    state.text.push_str(&format!("{}\n", self.paint(RED, &line)));
+                }
+            }
             AgentEvent::ToolStarted { call, summary } => {
                 enter(Section::None, state);
                 if let Some(reply) = self.reply.filter(|_| state.reply_line_open) {
@@ -243,7 +271,9 @@ impl PlainOutput {
                 let label = format!("#{} {} {}", state.calls, sanitize_visible(&call.name), cut(&summary, 120));
                 let label = label.trim_end().to_string();
                 state.text.push_str(&format!("{} {}\n", self.paint(GREEN, "+"), label));
-                state.running.insert(call.id, live::Running::new(label, state.calls));
+                let mut running = live::Running::new(label, state.calls);
+                running.hook_ran = std::mem::take(&mut state.hook_ran);
+                state.running.insert(call.id, running);
             }
             AgentEvent::ToolFinished { call, result } => {
                 enter(Section::None, state);
@@ -251,7 +281,7 @@ impl PlainOutput {
             }
             AgentEvent::Usage(usage) => state.turn_usage.add(&usage),
             AgentEvent::SubAgent { event, .. } => match *event {
-                AgentEvent::ToolStarted { call, summary } => {
+                AgentEvent::ToolStarted { call, summary } if !is_hook(&call) => {
                     enter(Section::None, state);
                     let summary = sanitize_visible(&summary).replace('\n', " ⏎ ");
                     let label = format!("  ↳ {} {}", sanitize_visible(&call.name), cut(&summary, 120));
@@ -314,6 +344,11 @@ impl PlainOutput {
             _ => {}
         }
     }
+}
+
+/// Whether a tool row is a hook run's (the hooks plugin's `hook_N` rows).
+fn is_hook(call: &crate::protocol::ToolCall) -> bool {
+    call.name == "hook" && call.id.starts_with("hook_")
 }
 
 /// `950`, `1.2k`, `34k`.

@@ -35,6 +35,8 @@ pub struct Replayed {
     pub events: Vec<AgentEvent>,
     /// Turns started.
     pub turns: usize,
+    /// Turns that remain after the rewinds (`/rewind`): what the session holds now.
+    pub kept_turns: usize,
     /// Turns not shown again (older than the last `SHOWN_TURNS`).
     pub hidden_turns: usize,
     /// Lines that could not be read.
@@ -163,6 +165,9 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
                     replayed.warnings.push(format!("{}: line {n} skipped: no \"turns\"", path.display()));
                     continue;
                 };
+                // Never more than the turns kept (a hostile count would otherwise loop).
+                let rewound = usize::try_from(rewound).unwrap_or(usize::MAX).min(replayed.kept_turns);
+                replayed.kept_turns -= rewound;
                 for _ in 0..rewound {
                     if turns.pop_back().is_none() {
                         hidden = hidden.saturating_sub(1);
@@ -173,6 +178,7 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
             Some("plan") => plan = Some((n, line.to_string())),
             Some("prompt") => {
                 replayed.turns += 1;
+                replayed.kept_turns += 1;
                 turns.push_back(vec![(n, line.to_string())]);
                 if turns.len() > SHOWN_TURNS {
                     turns.pop_front();
@@ -336,6 +342,7 @@ mod tests {
         let tail: String = tail.iter().map(|v| format!("{v}\n")).collect();
         let replayed = read(session(2, &tail).path()).unwrap();
         assert_eq!(replayed.mode, Some(Mode::Edits));
+        assert_eq!((replayed.turns, replayed.kept_turns), (4, 2), "two of four turns were rewound");
         let prompts: Vec<_> = replayed.events.iter().filter(|e| matches!(e, AgentEvent::TurnStarted { .. })).collect();
         assert_eq!(prompts.len(), 2, "q2 and q3 were rewound: {prompts:?}");
         assert_eq!(replayed.warnings.len(), 1, "the usage is not shown: {:?}", replayed.warnings);
@@ -349,6 +356,14 @@ mod tests {
         assert_eq!(replayed.mode, None);
         let nested = AgentEvent::ToolStarted { call: serde_json::from_value(call).unwrap(), summary: "x".into() };
         assert!(replayed.events.contains(&AgentEvent::SubAgent { call_id: "t9".into(), event: Box::new(nested) }));
+    }
+
+    #[test]
+    fn a_rewind_of_more_turns_than_there_are_keeps_none_at_once() {
+        let tail = format!("{}\n", json!({"type": "rewound", "turns": u64::MAX}));
+        let replayed = read(session(3, &tail).path()).unwrap();
+        assert_eq!((replayed.turns, replayed.kept_turns), (3, 0));
+        assert!(!replayed.events.iter().any(|e| matches!(e, AgentEvent::TurnStarted { .. })));
     }
 
     #[test]

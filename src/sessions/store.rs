@@ -1,7 +1,9 @@
 //! Where session files live (`$XDG_DATA_HOME/elelem/sessions/<id>.jsonl`), how a new one
 //! is named, and listing them for `elelem sessions`, `--continue` and `--resume`. Only
 //! regular files are listed (a link, FIFO or device named `*.jsonl` is passed over), each
-//! read no further than `open::READ_LIMIT`, keeping only the lines it shows.
+//! read no further than `open::READ_LIMIT`, keeping only the lines it shows. Turns a
+//! `/rewind` took back are neither counted nor previewed: the scan keeps where each
+//! remaining turn's prompt and reply start and reads those lines back at the end.
 
 use super::open;
 use super::replay::SessionFile;
@@ -19,9 +21,11 @@ pub struct SessionInfo {
     pub started: u64,
     pub first_prompt: String,
     /// The last prompt and the last reply, for a preview (first line of each, at most
-    /// `PREVIEW_CHARS`; empty from a header-only scan).
+    /// `PREVIEW_CHARS`, the reply's without its Markdown marks; empty from a header-only
+    /// scan).
     pub last_prompt: String,
     pub last_reply: String,
+    /// Turns the session holds: those started, less those rewound.
     pub turns: usize,
     /// The tokens its model calls reported (with a whole scan; cache figures are parts of
     /// the input).
@@ -134,6 +138,7 @@ enum Kind {
     Prompt,
     Reply,
     Usage,
+    Rewound,
     Other,
 }
 
@@ -143,6 +148,56 @@ pub const PREVIEW_CHARS: usize = 160;
 /// The first non-blank line of `text`, at most `PREVIEW_CHARS`.
 fn preview(text: &str) -> String {
     text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").chars().take(PREVIEW_CHARS).collect()
+}
+
+/// A reply's first line of prose as plain text: code fences skipped, a heading's `#`s, a
+/// quote's `>` and a list's bullet dropped, and the bold and code marks (`**`, `__`, `` ` ``)
+/// taken out.
+fn plain_preview(text: &str) -> String {
+    let is_fence = |l: &str| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~");
+    let line = text.lines().find(|l| !l.trim().is_empty() && !is_fence(l)).unwrap_or("").trim();
+    let line = line.trim_start_matches('#').trim_start_matches('>').trim_start();
+    let line = ["- ", "* ", "+ "].iter().find_map(|bullet| line.strip_prefix(bullet)).unwrap_or(line);
+    line.replace("**", "").replace("__", "").replace('`', "").chars().take(PREVIEW_CHARS).collect()
+}
+
+/// A reader that counts the bytes consumed, so a line's offset is known as it is passed.
+struct Counted<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amount: usize) {
+        self.pos += amount as u64;
+        self.inner.consume(amount);
+    }
+}
+
+/// Where a turn's records start in the file: its prompt and its last reply.
+struct Exchange {
+    prompt: u64,
+    reply: Option<u64>,
+}
+
+/// The record at byte `offset` of `file`, parsed (`None` when it cannot be read).
+fn record_at(mut file: &std::fs::File, offset: u64) -> Option<serde_json::Value> {
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::Start(offset)).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file.take(open::READ_LIMIT.saturating_sub(offset))).read_until(b'\n', &mut line).ok()?;
+    serde_json::from_slice(&line).ok()
 }
 
 /// How many bytes of a line decide its kind.
@@ -157,6 +212,8 @@ fn kind_of(start: &[u8]) -> Kind {
         Kind::Reply
     } else if start.starts_with(br#"{"type":"usage""#) {
         Kind::Usage
+    } else if start.starts_with(br#"{"type":"rewound""#) {
+        Kind::Rewound
     } else {
         Kind::Other
     }
@@ -202,37 +259,41 @@ fn next_line(reader: &mut impl BufRead, line: &mut Vec<u8>, keep: impl Fn(Kind) 
     }
 }
 
-/// Reads what `elelem sessions` shows without parsing every record: only the header and the
-/// first prompt are kept and parsed, other lines are counted as they pass. A link, FIFO or
-/// device is not a session (`None`); a file is read no further than `open::READ_LIMIT`.
+/// Reads what `elelem sessions` shows without parsing every record: only the header, the
+/// usage and rewind records are kept and parsed as they pass, other lines are counted; the
+/// first and last remaining prompt and the last reply are read back by their offsets at the
+/// end. A link, FIFO or device is not a session (`None`); a file is read no further than
+/// `open::READ_LIMIT`.
 fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
     let file = open::read(path).ok()?;
     let meta = file.metadata().ok()?;
     let id = path.file_stem()?.to_string_lossy().into_owned();
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, (&file).take(open::READ_LIMIT));
-    let (mut cwd, mut started, mut first_prompt, mut turns) = (String::new(), 0, String::new(), 0);
+    let inner = std::io::BufReader::with_capacity(1 << 16, (&file).take(open::READ_LIMIT));
+    let mut reader = Counted { inner, pos: 0 };
+    let (mut cwd, mut started) = (String::new(), 0);
     let mut usage = crate::protocol::Usage::default();
     let mut line = Vec::new();
-    let (mut last_prompt, mut last_reply) = (Vec::new(), Vec::new());
+    // The turns that remain, in order.
+    let mut exchanges: Vec<Exchange> = Vec::new();
     loop {
-        let wanted = first_prompt.is_empty();
-        let keep = |kind| matches!(kind, Kind::Session | Kind::Usage | Kind::Prompt | Kind::Reply);
+        let at = reader.pos;
+        let keep = |kind| matches!(kind, Kind::Session | Kind::Usage | Kind::Rewound);
         let Some(kind) = next_line(&mut reader, &mut line, keep) else { break };
+        let record = || serde_json::from_slice::<serde_json::Value>(&line).ok();
         match kind {
-            Kind::Reply => std::mem::swap(&mut last_reply, &mut line),
-            Kind::Prompt => {
-                turns += 1;
-                last_prompt.clone_from(&line);
-                last_reply.clear();
-                if wanted {
-                    if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
-                        first_prompt =
-                            record["text"].as_str().unwrap_or_default().lines().next().unwrap_or("").to_string();
-                    }
+            Kind::Prompt => exchanges.push(Exchange { prompt: at, reply: None }),
+            Kind::Reply => {
+                if let Some(last) = exchanges.last_mut() {
+                    last.reply = Some(at);
                 }
             }
+            Kind::Rewound => {
+                let turns = record().and_then(|r| r["turns"].as_u64()).unwrap_or(0);
+                let turns = usize::try_from(turns).unwrap_or(usize::MAX);
+                exchanges.truncate(exchanges.len().saturating_sub(turns));
+            }
             Kind::Session => {
-                if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
+                if let Some(record) = record() {
                     cwd = record["cwd"].as_str().unwrap_or_default().to_string();
                     started = record["started"].as_u64().unwrap_or_default();
                 }
@@ -241,7 +302,7 @@ fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
                 }
             }
             Kind::Usage => {
-                if let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) {
+                if let Some(record) = record() {
                     let n = |key: &str| record[key].as_u64().unwrap_or_default();
                     usage.add(&crate::protocol::Usage {
                         input_tokens: n("input_tokens"),
@@ -254,17 +315,21 @@ fn info(path: &Path, scan: Scan) -> Option<SessionInfo> {
             Kind::Other => {}
         }
     }
-    let text_of = |line: &[u8], key: &str| {
-        serde_json::from_slice::<serde_json::Value>(line).ok().and_then(|r| r[key].as_str().map(preview))
+    drop(reader);
+    let text_at = |offset: Option<u64>, key: &str| {
+        offset.and_then(|at| record_at(&file, at)).and_then(|r| r[key].as_str().map(str::to_string))
     };
+    let first_prompt =
+        text_at(exchanges.first().map(|e| e.prompt), "text").and_then(|t| t.lines().next().map(str::to_string));
+    let last = exchanges.last();
     Some(SessionInfo {
         file: SessionFile { id, path: path.to_path_buf() },
         cwd,
         started,
-        first_prompt,
-        last_prompt: text_of(&last_prompt, "text").unwrap_or_default(),
-        last_reply: text_of(&last_reply, "reply").unwrap_or_default(),
-        turns,
+        first_prompt: first_prompt.unwrap_or_default(),
+        last_prompt: text_at(last.map(|e| e.prompt), "text").map(|t| preview(&t)).unwrap_or_default(),
+        last_reply: text_at(last.and_then(|e| e.reply), "reply").map(|t| plain_preview(&t)).unwrap_or_default(),
+        turns: exchanges.len(),
         usage,
         truncated: scan == Scan::Whole && meta.len() > open::READ_LIMIT,
         bytes: meta.len(),
@@ -292,5 +357,39 @@ mod tests {
         assert_eq!(line, br#"{"type":"prompt","text":"hi"}"#);
         assert!(next_line(&mut reader, &mut line, keep) == Some(Kind::Other), "a last line without its newline");
         assert!(next_line(&mut reader, &mut line, keep).is_none());
+    }
+
+    #[test]
+    fn a_replys_preview_is_its_first_line_of_prose_without_marks() {
+        assert_eq!(plain_preview("## **Overview**\n\nmore"), "Overview");
+        assert_eq!(plain_preview("```rust\nfn main() {}\n```"), "fn main() {}");
+        assert_eq!(plain_preview("- use `cargo test`"), "use cargo test");
+        assert_eq!(plain_preview("> quoted __words__"), "quoted words");
+    }
+
+    /// Four turns, the last two rewound, then a fifth: three remain, the fifth previewed.
+    #[test]
+    fn rewound_turns_are_neither_counted_nor_previewed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut text = String::from("{\"type\":\"session\",\"cwd\":\"/p\",\"started\":1}\n");
+        let turn = |text: &mut String, n: usize| {
+            text.push_str(&format!("{{\"type\":\"prompt\",\"text\":\"prompt {n}\"}}\n"));
+            text.push_str(&format!("{{\"type\":\"turn_finished\",\"reply\":\"**reply {n}**\",\"end\":\"done\"}}\n"));
+        };
+        (1..=4).for_each(|n| turn(&mut text, n));
+        text.push_str("{\"type\":\"rewound\",\"turns\":2}\n");
+        std::fs::write(&path, &text).unwrap();
+        let listed = info(&path, Scan::Whole).unwrap();
+        assert_eq!((listed.turns, listed.last_prompt.as_str(), listed.last_reply.as_str()), (2, "prompt 2", "reply 2"));
+        turn(&mut text, 5);
+        std::fs::write(&path, &text).unwrap();
+        let listed = info(&path, Scan::Whole).unwrap();
+        assert_eq!((listed.turns, listed.last_prompt.as_str(), listed.last_reply.as_str()), (3, "prompt 5", "reply 5"));
+        assert_eq!(listed.first_prompt, "prompt 1");
+        text.push_str("{\"type\":\"rewound\",\"turns\":18446744073709551615}\n");
+        std::fs::write(&path, &text).unwrap();
+        let listed = info(&path, Scan::Whole).unwrap();
+        assert_eq!((listed.turns, listed.first_prompt.as_str(), listed.last_reply.as_str()), (0, "", ""));
     }
 }

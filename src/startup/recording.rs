@@ -173,8 +173,8 @@ pub(super) fn restore(session: &mut Session, resumed: Resumed, replay_history: b
     plain_output.emit(crate::agent::AgentEvent::Info(format!(
         "Resumed session {} ({} turn{}, {} message{} kept).",
         file.id,
-        replayed.turns,
-        if replayed.turns == 1 { "" } else { "s" },
+        replayed.kept_turns,
+        if replayed.kept_turns == 1 { "" } else { "s" },
         session.conversation().len(),
         if session.conversation().len() == 1 { "" } else { "s" }
     )));

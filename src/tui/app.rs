@@ -566,6 +566,7 @@ impl App {
         match event {
             AgentEvent::TurnStarted { prompt } => {
                 self.tools.turn_started();
+                self.plan.turn_started();
                 self.started_prompt(&prompt);
                 self.status.turn_started(self.clock.now());
                 match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
@@ -648,7 +649,9 @@ impl App {
             AgentEvent::Exit => self.quit = true,
             AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
             // The terminal shows a change as its result's unified diff.
-            AgentEvent::FileChange { call_id, .. } => self.history.file_changed(&call_id),
+            AgentEvent::FileChange { call_id, old, new, .. } => {
+                self.history.file_changed(&call_id, old.is_none().then_some(new))
+            }
             AgentEvent::Plan(plan) => {
                 if self.status.busy() {
                     self.planned = Some(plan.clone());

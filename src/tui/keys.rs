@@ -301,6 +301,10 @@ impl App {
                 self.toggle_context();
                 vec![]
             }
+            "/plan" => {
+                self.history.push(CellKind::Info(self.plan.listing()));
+                vec![]
+            }
             "/mouse" => {
                 self.mouse = !self.mouse;
                 self.notify(if self.mouse { "mouse capture on" } else { "mouse capture off: select text freely" });

@@ -187,6 +187,7 @@ fn print_resume_hint() {
 fn local_commands() -> Vec<(String, String)> {
     vec![
         ("/mouse".into(), "toggle mouse capture".into()),
+        ("/plan".into(), "show the model's newest plan, done or not".into()),
         ("/theme".into(), "light, dark or auto (the terminal's background); remembered".into()),
         ("/resume".into(), "pick a recorded session of this directory to resume".into()),
     ]

@@ -66,3 +66,35 @@ fn a_newer_plan_replaces_the_old_one() {
     assert!(screen.contains("plan 2/3") && screen.contains("▸ Run the whole suite"), "{screen}");
     assert!(!screen.contains("▸ Fix the parser"), "{screen}");
 }
+
+/// Issue 38: a plan whose steps are all done stays pinned through the turn that finished
+/// it, unpins when the next turn starts, and `/plan` still lists it.
+#[test]
+fn a_completed_plan_unpins_when_the_next_turn_starts_and_plan_lists_it() {
+    for (width, height) in [(120, 40), (80, 24)] {
+        let mut app = app();
+        long_turn(&mut app);
+        app.handle_agent(AgentEvent::Plan(plan(["completed", "completed", "completed"])));
+        let screen = text(&frame(&mut app, width, height));
+        assert!(screen.contains("plan 3/3"), "pinned until the next turn:\n{screen}");
+        app.handle_agent(AgentEvent::TurnStarted { prompt: "and now the docs".into() });
+        app.handle_agent(AgentEvent::saying("Docs updated."));
+        app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+        let screen = text(&frame(&mut app, width, height));
+        assert!(!screen.contains("plan 3/3") && !screen.contains("✓ Run the whole suite"), "unpinned:\n{screen}");
+        insta::assert_snapshot!(format!("a_completed_plan_unpins_{width}x{height}"), screen);
+        app.run_line("/plan");
+        let screen = text(&frame(&mut app, width, height));
+        assert!(screen.contains("plan 3/3") && screen.contains("✓ Run the whole suite"), "/plan:\n{screen}");
+    }
+}
+
+/// A plan with steps left stays pinned when the next turn starts.
+#[test]
+fn an_unfinished_plan_stays_pinned_through_the_next_turn() {
+    let mut app = app();
+    long_turn(&mut app);
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "go on".into() });
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("plan 1/3") && screen.contains("▸ Fix the parser"), "{screen}");
+}

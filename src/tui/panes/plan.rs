@@ -1,7 +1,9 @@
 //! The plan strip: the model's newest plan (`AgentEvent::Plan`), pinned above the prompt so
 //! the conversation never scrolls it away. One line per step with its state (done steps
 //! dimmed, the step in progress highlighted), under a header with the count; collapsed to
-//! the header and the current step when the screen is short or the plan long.
+//! the header and the current step when the screen is short or the plan long. A plan whose
+//! steps are all done unpins when the next turn starts (`turn_started`); `/plan` still
+//! shows it (`listing`).
 
 use crate::agent::plan::{Plan, StepStatus};
 use crate::sanitize::sanitize;
@@ -18,18 +20,47 @@ const MIN_CONVERSATION_ROWS: u16 = 12;
 #[derive(Default)]
 pub struct PlanStrip {
     plan: Option<Plan>,
+    /// Whether the plan is drawn above the prompt: from when it is set until a turn starts
+    /// after all its steps were done.
+    pinned: bool,
 }
 
 impl PlanStrip {
-    /// The newest plan replaces the one shown; a plan without steps hides the strip.
+    /// The newest plan replaces the one shown and is pinned; a plan without steps hides the
+    /// strip.
     pub fn set(&mut self, plan: Plan) {
         self.plan = (!plan.steps.is_empty()).then_some(plan);
+        self.pinned = self.plan.is_some();
+    }
+
+    /// A turn started: a plan whose steps are all done is no longer pinned (a later plan
+    /// pins again; `/plan` still lists it).
+    pub fn turn_started(&mut self) {
+        if self.plan.as_ref().is_some_and(|plan| plan.steps.iter().all(|s| s.status == StepStatus::Completed)) {
+            self.pinned = false;
+        }
+    }
+
+    /// The pinned plan, if one is drawn.
+    fn shown(&self) -> Option<&Plan> {
+        self.plan.as_ref().filter(|_| self.pinned)
+    }
+
+    /// The newest plan as `/plan` lists it (pinned or not): its count, then a line per step.
+    pub fn listing(&self) -> String {
+        let Some(plan) = &self.plan else { return "No plan yet: the model makes one with its plan tool.".into() };
+        let (done, all) = plan.progress();
+        let mut text = format!("plan {done}/{all}");
+        for line in plan.lines() {
+            text.push_str(&format!("\n  {}", sanitize(&line)));
+        }
+        text
     }
 
     /// Rows the strip takes on a screen `height` rows high: none without a plan, one when
     /// collapsed, else the header and a row per step.
     pub fn height(&self, height: u16) -> u16 {
-        let Some(plan) = &self.plan else { return 0 };
+        let Some(plan) = self.shown() else { return 0 };
         let full = plan.steps.len() as u16 + 1;
         let fits = plan.steps.len() <= MAX_FULL_STEPS && height.saturating_sub(full) >= MIN_CONVERSATION_ROWS + 6;
         if fits {
@@ -40,7 +71,7 @@ impl PlanStrip {
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let Some(plan) = &self.plan else { return };
+        let Some(plan) = self.shown() else { return };
         if area.height == 0 || area.width == 0 {
             return;
         }

@@ -12,8 +12,9 @@ mod viewport;
 use crate::protocol::ToolResult;
 use crate::tui::markdown::{MarkdownDoc, RenderOptions};
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
+use crate::tui::panes::conversation::hook_rows::{HookRows, HookShown};
 use crate::tui::panes::conversation::tool_group;
-use crate::tui::panes::conversation::tool_line::ToolLine;
+use crate::tui::panes::conversation::tool_line::{ToolLine, ToolMark};
 use crate::tui::text::hints::{paste_chip, PASTE_LINES};
 use crate::tui::text::rows::{RowIndex, Scroll};
 use crate::tui::text::theme::{PaneFrame, Theme};
@@ -52,6 +53,8 @@ pub struct History {
     welcome: Option<usize>,
     /// The banner's cell (version, sandbox, provider, model) and the sandbox it says.
     banner: Option<(usize, String)>,
+    /// Hook runs: shown only when they did not pass (`hook_rows.rs`).
+    hooks: HookRows,
 }
 
 impl History {
@@ -174,9 +177,45 @@ impl History {
     }
 
     pub fn tool_started(&mut self, id: &str, tool: &str, label: &str) {
+        if HookRows::is_hook(id, tool) {
+            return self.hooks.started(id, label);
+        }
         self.close();
-        let i = self.push(CellKind::Tool(ToolLine::new(id, tool, label)));
+        let mut line = ToolLine::new(id, tool, label);
+        let hooks = self.hooks.take_for_call();
+        (line.hook_ran, line.hook_notes) = (hooks.ran, hooks.notes);
+        let i = self.push(CellKind::Tool(line));
         self.tools.insert(id.to_string(), i);
+    }
+
+    /// A hook run ended: a line of its own or a note on the running call when it did not
+    /// pass, else nothing.
+    fn hook_finished(&mut self, shown: HookShown) {
+        match shown {
+            HookShown::Quiet => {}
+            HookShown::OwnLine(note) => {
+                self.close();
+                self.push(CellKind::Error(note));
+            }
+            HookShown::OnRunningCall(note) => {
+                // The calls of this step only: a hook after a call runs before its row closes.
+                let step = self.cells.iter_mut().enumerate().skip(self.step_start);
+                let running = step.rev().find_map(|(i, cell)| match &mut cell.kind {
+                    CellKind::Tool(line) if line.mark == ToolMark::Running => Some((i, line)),
+                    _ => None,
+                });
+                match running {
+                    Some((i, line)) => {
+                        line.hook_notes.push(note);
+                        self.cells[i].touch();
+                        self.changed(i);
+                    }
+                    None => {
+                        self.push(CellKind::Error(note));
+                    }
+                }
+            }
+        }
     }
 
     /// The model's response ended (its usage came): the calls it asks for start a new step,
@@ -196,15 +235,20 @@ impl History {
         self.changed(i);
     }
 
-    /// Call `id` changed a file: its line is never folded into a group.
-    pub fn file_changed(&mut self, id: &str) {
+    /// Call `id` changed a file (or would: its preview): its line is never folded into a
+    /// group; `created` is the text of a file it creates, shown as its diff if it succeeds.
+    pub fn file_changed(&mut self, id: &str, created: Option<String>) {
         let Some(&i) = self.tools.get(id) else { return };
         if let Some(CellKind::Tool(line)) = self.cells.get_mut(i).map(|c| &mut c.kind) {
             line.changed_files = true;
+            line.created = created;
         }
     }
 
     pub fn tool_finished(&mut self, id: &str, result: &ToolResult) {
+        if let Some(shown) = self.hooks.finished(id, result) {
+            return self.hook_finished(shown);
+        }
         if let Some(&i) = self.tools.get(id) {
             if let CellKind::Tool(line) = &mut self.cells[i].kind {
                 line.finish(result);

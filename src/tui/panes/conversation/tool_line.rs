@@ -3,25 +3,28 @@
 //! last lines of its output underneath (all of it, up to a cap, when expanded). While a
 //! command runs, the last lines it printed so far (`LiveTail`, bounded) show there instead,
 //! replaced by the final tail when it ends. An output line too long for the pane wraps under
-//! its gutter (at most `ROWS_PER_LINE` rows, the last cut with `…`). Consecutive successful
-//! calls of a step that printed nothing are one line, `+ read ×3 · #1 a.rs · #2 b.rs …`, or
+//! its gutter (at most two rows, the last cut with `…`: `inline_diff::gutter_rows`).
+//! Consecutive successful calls of a step that printed nothing are one line, `+ read ×3 ·
+//! #1 a.rs · #2 b.rs …`, or
 //! with several tools `+ read ×2, glob · #1 read a.rs · #2 glob *.md · …` (`group`, merged by
-//! `tool_group.rs`), which expands to a line per call.
+//! `tool_group.rs`), which expands to a line per call. A call that changed a file shows its
+//! diff underneath (`inline_diff.rs`). A call a hook refused shows the refusal whole, wrapped
+//! (`hook_rows.rs` says which calls), and a hook's failure or timeout as a note under it.
 
 use crate::protocol::ToolResult;
-use crate::sanitize::sanitize;
+use crate::sanitize::{sanitize, sanitize_visible};
 use crate::tool_outcome::live::LiveTail;
 use crate::tool_outcome::{command_output, outcome, tail_start, TAIL_LINES};
+use crate::tui::panes::conversation::inline_diff::{gutter_rows, InlineDiff};
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::{truncate, wrap, wrap_spans};
 use ratatui::text::{Line, Span};
 
 /// Output lines shown at most when expanded.
 const EXPANDED_CAP: usize = 400;
-/// Rows one output line takes at most when it wraps.
-const ROWS_PER_LINE: usize = 2;
-/// The gutter in front of each output row.
-const GUTTER: &str = "  │ ";
+/// Rows a reason shown whole (a hook's refusal, a hook's note) takes at most: past that its
+/// first row and its last ones show (a refusal's reason comes last).
+const WHOLE_ROWS: usize = 24;
 
 /// Status of a tool call marker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +51,16 @@ pub struct ToolLine {
     pub expanded: bool,
     /// The call changed a file (`AgentEvent::FileChange`): it keeps a line of its own.
     pub changed_files: bool,
+    /// The text of the file it created (its `FileChange` without an old text), until it ends.
+    pub created: Option<String>,
+    /// The change it made, shown under it.
+    pub diff: Option<InlineDiff>,
+    /// A `PreToolUse` hook ran for it: its failure (the hook's refusal) is shown whole.
+    pub hook_ran: bool,
+    /// Its failure in full, when shown whole.
+    whole_reason: Option<String>,
+    /// What its hooks said that did not pass (failures, timeouts), shown whole under it.
+    pub hook_notes: Vec<String>,
     /// The calls after this one shown on its line (a group), in order.
     pub group: Vec<ToolLine>,
 }
@@ -65,6 +78,11 @@ impl ToolLine {
             live: None,
             expanded: false,
             changed_files: false,
+            created: None,
+            diff: None,
+            hook_ran: false,
+            whole_reason: None,
+            hook_notes: Vec::new(),
             group: Vec::new(),
         }
     }
@@ -77,6 +95,8 @@ impl ToolLine {
             && !self.streamed
             && self.live.is_none()
             && !self.changed_files
+            && self.diff.is_none()
+            && self.hook_notes.is_empty()
     }
 
     pub fn finish(&mut self, result: &ToolResult) {
@@ -85,6 +105,19 @@ impl ToolLine {
         self.mark = if outcome.failed { ToolMark::Failed } else { ToolMark::Ok };
         self.reason = outcome.reason;
         self.output = command_output(result, self.streamed).map(|text| sanitize(text.trim_end()).into_owned());
+        let created = self.created.take();
+        if !outcome.failed {
+            self.diff = InlineDiff::of(result, created.as_deref());
+        }
+        self.whole_reason = match result.error() {
+            Some(error) if outcome.failed && self.hook_ran => Some(sanitize_visible(error.trim()).into_owned()),
+            _ => None,
+        };
+        // A note the refusal already says (a hook that could not start) is not said twice.
+        if let Some(whole) = &self.whole_reason {
+            self.hook_notes
+                .retain(|note| !whole.contains(note.split_once(" · ").map_or(note.as_str(), |(_, said)| said)));
+        }
     }
 
     /// A chunk of the running command's output.
@@ -96,6 +129,7 @@ impl ToolLine {
     /// Whether there is more output than the tail shows.
     pub fn expandable(&self) -> bool {
         self.output.as_ref().is_some_and(|o| o.lines().count() > TAIL_LINES)
+            || self.diff.as_ref().is_some_and(InlineDiff::expandable)
     }
 
     pub fn render(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
@@ -113,20 +147,33 @@ impl ToolLine {
             ToolMark::Ok => ("+ ", theme.ok()),
             ToolMark::Failed => ("x ", theme.error()),
         };
+        let whole = self.whole_reason.as_deref();
+        let (reason, rest) = match whole {
+            Some(text) => text.split_once('\n').map_or((Some(text), None), |(first, rest)| (Some(first), Some(rest))),
+            None => (self.reason.as_deref(), None),
+        };
         let mut spans = vec![Span::styled(self.label.clone(), theme.dim())];
-        if let Some(reason) = &self.reason {
+        if let Some(reason) = reason {
             spans.push(Span::styled(format!(" · {reason}"), theme.error()));
         }
         let room = usize::from(width).saturating_sub(2).max(1);
-        let mut lines: Vec<Line<'static>> = wrap_spans(&spans, room)
+        let mut head: Vec<Line<'static>> = wrap_spans(&spans, room)
             .into_iter()
-            .take(2)
+            .take(if whole.is_some() { usize::MAX } else { 2 })
             .enumerate()
             .map(|(i, body)| {
                 let prefix = if i == 0 { Span::styled(glyph, style) } else { Span::raw("  ") };
                 Line::from(std::iter::once(prefix).chain(body).collect::<Vec<_>>())
             })
             .collect();
+        for line in rest.into_iter().flat_map(str::lines) {
+            head.extend(wrap(line, width, theme.error(), "  ", "  ", theme.error()));
+        }
+        let mut lines = bounded(head, width, theme);
+        for note in &self.hook_notes {
+            let rows = note.lines().flat_map(|line| wrap(line, width, theme.warning(), "  ", "    ", theme.warning()));
+            lines.extend(bounded(rows.collect(), width, theme));
+        }
         if let Some(live) = self.live.as_ref().filter(|live| !live.is_empty()) {
             if live.earlier() > 0 {
                 lines.push(dim_line(&format!("  ⋮ {} earlier lines", live.earlier()), width, theme));
@@ -153,6 +200,9 @@ impl ToolLine {
             if self.expanded && hidden > 0 {
                 lines.push(dim_line(&format!("  … {hidden} more lines"), width, theme));
             }
+        }
+        if let Some(diff) = &self.diff {
+            lines.extend(diff.rows(width, theme, self.expanded));
         }
         lines
     }
@@ -203,17 +253,21 @@ impl ToolLine {
     }
 }
 
-/// One output line under its gutter, wrapped to at most `ROWS_PER_LINE` rows.
+/// One output line under its gutter, wrapped to at most two rows.
 fn output_rows(line: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let text = crate::tui::wrap::expand_tabs(line);
-    let mut rows = wrap(&text, width, theme.dim(), GUTTER, GUTTER, theme.dim());
-    if rows.len() > ROWS_PER_LINE {
-        rows.truncate(ROWS_PER_LINE);
-        if let Some(last) = rows.last_mut() {
-            last.spans.push(Span::styled("…", theme.dim()));
-            *last = crate::tui::wrap::truncate_line(std::mem::take(last), usize::from(width));
-        }
+    gutter_rows(line, theme.dim(), width, theme)
+}
+
+/// Rows of a text shown whole, at most `WHOLE_ROWS`: past that the first row, a `⋮` and the
+/// last rows.
+fn bounded(mut rows: Vec<Line<'static>>, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    if rows.len() <= WHOLE_ROWS {
+        return rows;
     }
+    let tail = rows.split_off(rows.len() - (WHOLE_ROWS - 2));
+    rows.truncate(1);
+    rows.push(dim_line("  ⋮", width, theme));
+    rows.extend(tail);
     rows
 }
 
