@@ -18,7 +18,7 @@ use crate::agent::{Agent, Mode, Plugin, Session};
 use crate::plugins::checkpoints::Checkpoints;
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
-use crate::plugins::hooks::run::{CommandRunner, Ran, Script};
+use crate::plugins::hooks::run::{CommandRunner, Ended, Ran, Script};
 use crate::plugins::hooks::{HookSession, HooksPlugin};
 use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 pub use crate::plugins::mcp::config::{ServerConfig as McpServer, Transport as McpTransport, DEFAULT_CALL_TIMEOUT};
@@ -144,22 +144,22 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
     ]
 }
 
-/// Runs a hook's script through the tools' command runner (own process group, secret
-/// variables removed, output bounded, the tree killed at its timeout), not contained:
-/// hooks are the user's own commands.
+/// Runs a hook's script through the tools' runner with input (its JSON on stdin through a
+/// pipe, stdout and stderr apart, own process group, secret variables removed, output
+/// bounded, the tree killed at its timeout), not contained: hooks are the user's own
+/// commands.
 fn hook_runner() -> CommandRunner {
     Arc::new(|script: Script, cancel| {
         Box::pin(async move {
-            use crate::tools::run_command::{self, Ending, Limits};
+            use crate::tools::run_command::{Ending, Limits};
+            use crate::tools::run_with_input;
             let limits = Limits { timeout: script.timeout, keep: 64 * 1024, max_output: 1024 * 1024 };
-            let context = crate::agent::ToolContext::new("hook", cancel, None);
-            let cwd = script.cwd.to_string_lossy().into_owned();
-            let finished = run_command::run(&script.text, Some(&cwd), &limits, &context, false).await?;
-            let ran = match finished.ending {
-                Ending::Exited(status) => Ran::Exited { status, stdout: finished.content },
-                _ => Ran::Stopped(finished.to_json(&limits)["error"].as_str().unwrap_or("stopped").to_string()),
+            let piped = run_with_input::run(&script.text, &script.cwd, script.stdin, &limits, &cancel).await?;
+            let ended = match piped.ending {
+                Ending::Exited(status) => Ended::Exited(status),
+                ending => Ended::Stopped(run_with_input::stopped(ending, &limits)),
             };
-            Ok::<Ran, anyhow::Error>(ran)
+            Ok::<Ran, anyhow::Error>(Ran { ended, stdout: piped.stdout, stderr: piped.stderr })
         })
     })
 }

@@ -16,6 +16,7 @@ pub mod process_groups;
 pub mod read;
 pub mod regular;
 pub mod run_command;
+pub mod run_with_input;
 pub mod sandbox;
 pub mod secret_env;
 pub mod shell;

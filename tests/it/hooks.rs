@@ -4,7 +4,9 @@
 //! `permissionDecision` deny / allow / ask and `updatedInput`; `PostToolUse` with
 //! `tool_response` and `additionalContext`; `UserPromptSubmit` blocking a prompt; `Stop`
 //! sending the turn on; `SessionStart` context; a hook past its timeout; a bad file; project
-//! hooks in an untrusted project.
+//! hooks in an untrusted project. The hook's input goes through a pipe: names planted in the
+//! temp directory (directories, FIFOs, links where the input file used to be) do not stop a
+//! `PreToolUse` hook, and one that cannot be started refuses the call (issue 37).
 
 use crate::support::home::Tree;
 use serde_json::{json, Value};
@@ -163,7 +165,7 @@ fn user_prompt_submit_can_refuse_a_prompt() {
     let script = json!([{"events": [{"type": "saying", "text": "REPLIED"}]}]);
     let out = s.elelem(&["chat", "--plain"], script, "my secret is 42\nhello\n");
     assert!(out.contains("prompt not sent") && out.contains("no secrets in prompts"), "{out}");
-    assert!(out.contains("hook UserPromptSubmit: grep -q secret") && out.contains("→ blocked"), "{out}");
+    // (The line REPL prints no hook rows; the refusal above is what it shows.)
     assert_eq!(out.matches("REPLIED").count(), 1, "only the second prompt reached the model: {out}");
 }
 
@@ -220,4 +222,71 @@ fn project_hooks_run_only_in_a_trusted_project() {
     assert!(out.contains("are not run: the project is not trusted"), "{out}");
     let out = s.elelem(&["ask", "--json", "--trust", "go"], calling("read", json!({"path": "a.txt"})), "");
     assert!(result_of(&out)["error"].as_str().unwrap().contains("PROJECT-HOOK"), "{out}");
+}
+
+/// A `PreToolUse` hook list for `Bash`: `commands` run in order.
+fn pre_tool_use_hooks(commands: &[&str]) -> Value {
+    let hooks: Vec<Value> = commands.iter().map(|c| json!({"type": "command", "command": c, "timeout": 30})).collect();
+    json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}})
+}
+
+#[test]
+fn names_planted_in_the_temp_directory_do_not_stop_a_blocking_hook() {
+    let s = Setup::new();
+    std::fs::create_dir_all(s.path("tmp")).unwrap();
+    s.write("victim", "UNTOUCHED");
+    // The first hook plants what a contained command could: for the next counters of this
+    // elelem (the hook's parent), the names the hooks' input and stderr files used to take,
+    // as directories, FIFOs and links. The second hook is the user's guard.
+    let plant = r#"for n in $(seq 0 40); do b="$TMPDIR/elelem-hook-$PPID-$n"; case $((n % 3)) in
+        0) mkdir "$b.in" "$b.err" ;; 1) mkfifo "$b.in" "$b.err" ;; *) ln -s "$T/victim" "$b.in"; ln -s "$T/victim" "$b.err" ;;
+        esac 2>/dev/null; done; true"#;
+    let guard = "cat > \"$T/stdin.json\"; echo 'guarded by the hook' >&2; exit 2";
+    s.write("home/.agents/hooks.json", &pre_tool_use_hooks(&[plant, guard]).to_string());
+    let planted = || std::fs::read_dir(s.path("tmp")).unwrap().count();
+    let out = s.run(
+        "proj",
+        &["ask", "--json", "--yolo", "go"],
+        &calling("execute", json!({"command": "touch \"$T/ran\""})),
+        "",
+        &[("T", s.dir.path()), ("TMPDIR", &s.path("tmp"))],
+    );
+    let out = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let result = result_of(&out);
+    assert!(result["error"].as_str().unwrap_or_default().contains("guarded by the hook"), "{out}");
+    assert!(!s.path("ran").exists(), "the guarded command ran: {out}");
+    let input: Value = serde_json::from_str(&s.read("stdin.json")).unwrap();
+    assert_eq!(input["tool_input"]["command"], "touch \"$T/ran\"", "the guard read its input");
+    assert_eq!(s.read("victim"), "UNTOUCHED");
+    assert_eq!(planted(), 2 * 41, "elelem added nothing of its own to the temp directory");
+}
+
+#[test]
+fn a_pre_tool_use_hook_that_cannot_start_refuses_the_call() {
+    let s = Setup::new();
+    let write = calling("write", json!({"path": "written.txt", "content": "x"}));
+    let matcher = |event: &str, command: &str| hooks(event, "Write", command, 30).to_string();
+
+    // No shell to start it with.
+    s.write("home/.agents/hooks.json", &matcher("PreToolUse", "exit 0"));
+    std::fs::create_dir_all(s.path("no-shell")).unwrap();
+    let out = s.run("proj", &["ask", "--json", "--yolo", "go"], &write, "", &[("PATH", &s.path("no-shell"))]);
+    let out = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let error = result_of(&out)["error"].as_str().unwrap_or_default().to_string();
+    assert!(error.contains("could not be started") && error.contains("cannot start bash"), "{out}");
+    assert!(!s.path("proj/written.txt").exists(), "the call went on: {out}");
+
+    // Its command is not found.
+    s.write("home/.agents/hooks.json", &matcher("PreToolUse", "\"$T/no-such-guard.sh\""));
+    let out = s.elelem(&["ask", "--json", "--yolo", "go"], write.clone(), "");
+    let error = result_of(&out)["error"].as_str().unwrap_or_default().to_string();
+    assert!(error.contains("could not be started") && error.contains("status 127"), "{out}");
+    assert!(!s.path("proj/written.txt").exists(), "the call went on: {out}");
+
+    // After the call, the same is a warning and the result stands.
+    s.write("home/.agents/hooks.json", &matcher("PostToolUse", "\"$T/no-such-guard.sh\""));
+    let out = s.elelem(&["ask", "--json", "--yolo", "go"], write, "");
+    assert_eq!(result_of(&out)["ok"], true, "{out}");
+    assert!(out.contains("hook PostToolUse") && out.contains("status 127"), "{out}");
+    assert_eq!(s.read("proj/written.txt"), "x");
 }

@@ -14,7 +14,8 @@
 //!   (set before any request, so the cached prefix does not move).
 //!
 //! Every run shows as a `hook` row in the tool log (`hook PreToolUse: <command> → blocked`);
-//! a hook that fails or times out is also a warning. Hooks run on the agent's task, never
+//! a hook that fails or times out is also a warning. A `PreToolUse` hook that cannot be
+//! started (`run::Outcome::NotStarted`) refuses the call: a guard fails closed. Hooks run on the agent's task, never
 //! the UI's, through the `CommandRunner` (`run.rs`).
 
 pub mod config;
@@ -281,12 +282,19 @@ impl Shared {
         let result = match outcome {
             Outcome::Go { stdout, .. } => ToolResult::from_value(json!({"content": stdout})),
             Outcome::Block(reason) => ToolResult::failure(format!("blocked: {reason}")),
-            Outcome::Failed(why) => ToolResult::failure(why.clone()),
+            Outcome::Failed(why) | Outcome::NotStarted(why) => ToolResult::failure(why.clone()),
         };
         output.emit(AgentEvent::ToolStarted { call: call.clone(), summary });
         output.emit(AgentEvent::ToolFinished { call, result });
-        if let Outcome::Failed(why) = outcome {
-            output.emit(AgentEvent::Warning(format!("hook {}: {command}: {why}", event.name())));
+        match outcome {
+            Outcome::NotStarted(why) if event == Event::PreToolUse => output.emit(AgentEvent::Warning(format!(
+                "hook {}: {command}: {why}; the tool call is refused until the hook can run",
+                event.name()
+            ))),
+            Outcome::Failed(why) | Outcome::NotStarted(why) => {
+                output.emit(AgentEvent::Warning(format!("hook {}: {command}: {why}", event.name())))
+            }
+            _ => {}
         }
     }
 
@@ -317,6 +325,13 @@ impl Shared {
             match (&outcome, decision) {
                 (Outcome::Block(stderr), _) => {
                     return Err(HookStop::Refuse(format!("Blocked by a PreToolUse hook ({}): {stderr}", hook.command)))
+                }
+                // Fail closed: a guard that cannot run does not let the call through.
+                (Outcome::NotStarted(why), _) => {
+                    return Err(HookStop::Refuse(format!(
+                        "Blocked: the PreToolUse hook ({}) could not be started ({why}), so the call is refused",
+                        hook.command
+                    )))
                 }
                 (_, "deny") => {
                     return Err(HookStop::Refuse(format!("Denied by a PreToolUse hook ({}): {reason}", hook.command)))

@@ -1,39 +1,48 @@
-//! Running one hook: its JSON input on stdin (through a 0600 temp file), stderr kept apart
-//! (another temp file), stdout and the exit status read back as an `Outcome`. The command
-//! itself is started by the `CommandRunner` the composition root hands in (the tools'
-//! command runner: `bash -c` in its own process group, secret variables removed, output
-//! bounded, the whole process tree killed at the timeout or on interrupt). Hooks are the
-//! user's own commands and are not sandboxed.
+//! Running one hook: its JSON input written to its stdin through a pipe (no file: a
+//! predictable name in the temp directory is one a contained command could plant first, as
+//! a directory, a FIFO or a link), stdout and stderr read apart, and the exit status read
+//! back as an `Outcome`. The command itself is started by the `CommandRunner` the
+//! composition root hands in (`bash -c` in its own process group, secret variables removed,
+//! output bounded, the whole process tree killed at the timeout or on interrupt). Hooks are
+//! the user's own commands and are not sandboxed. A hook that cannot be started (no shell,
+//! a working directory that is gone, its command not found or not executable: status 126
+//! or 127) is `Outcome::NotStarted`, which a `PreToolUse` hook turns into a refusal.
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
-use std::io::{Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// Bytes of a hook's stderr read back.
-const STDERR_LIMIT: u64 = 16 * 1024;
+/// Bytes of a hook's stderr kept for its message.
+const STDERR_LIMIT: usize = 16 * 1024;
 
-/// A shell script to run, where, and for how long at most.
+/// A shell script to run, where, for how long at most, and the bytes on its stdin.
 pub struct Script {
     pub text: String,
     pub cwd: PathBuf,
     pub timeout: Duration,
+    pub stdin: Vec<u8>,
+}
+
+/// How a script ended, with its stdout (bounded) and the head of its stderr.
+pub struct Ran {
+    pub ended: Ended,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 /// How a script ended.
-pub enum Ran {
-    /// It exited with this status; its stdout (bounded).
-    Exited { status: i32, stdout: String },
+pub enum Ended {
+    /// It exited with this status.
+    Exited(i32),
     /// It was stopped (timeout, interrupt, too much output): why, in a sentence.
     Stopped(String),
 }
 
-/// Runs a script (wired by `startup` to the tools' command runner).
+/// Runs a script (wired by `startup` to the tools' runner with input); an error means it
+/// could not be started.
 pub type CommandRunner =
     Arc<dyn Fn(Script, CancellationToken) -> BoxFuture<'static, anyhow::Result<Ran>> + Send + Sync>;
 
@@ -47,6 +56,9 @@ pub enum Outcome {
     /// Anything else: a warning for the user (the exit status or why it was stopped, and
     /// its stderr); the call goes on.
     Failed(String),
+    /// It could not be started, or its command was not found (126, 127): why. A warning,
+    /// except for `PreToolUse`, where it refuses the call.
+    NotStarted(String),
 }
 
 impl Outcome {
@@ -90,6 +102,7 @@ impl Outcome {
         match self {
             Outcome::Block(_) => "blocked".into(),
             Outcome::Failed(why) => format!("failed: {}", why.lines().next().unwrap_or("")),
+            Outcome::NotStarted(why) => format!("not started: {}", why.lines().next().unwrap_or("")),
             Outcome::Go { .. } => match (self.text("permissionDecision"), self.text("decision")) {
                 (Some("deny"), _) | (_, Some("block")) => "denied".into(),
                 (Some("allow"), _) | (_, Some("approve")) => "allowed".into(),
@@ -110,33 +123,41 @@ pub async fn run(
     cwd: &Path,
     cancel: CancellationToken,
 ) -> Outcome {
-    let files = match TempFiles::new(input) {
-        Ok(files) => files,
-        Err(e) => return Outcome::Failed(format!("cannot write the hook's input: {e}")),
-    };
     let dir = quote(&cwd.to_string_lossy());
-    let text = format!(
-        "export CLAUDE_PROJECT_DIR={dir} ELELEM_PROJECT_DIR={dir}\nexec <{} 2>{}\n{command}",
-        quote(&files.input.to_string_lossy()),
-        quote(&files.stderr.to_string_lossy())
-    );
-    let ran = runner(Script { text, cwd: cwd.to_path_buf(), timeout }, cancel).await;
-    let stderr = files.stderr_text();
-    match ran {
-        Err(e) => Outcome::Failed(format!("cannot run the hook: {e:#}")),
-        Ok(Ran::Stopped(why)) => Outcome::Failed(with_stderr(why, &stderr)),
-        Ok(Ran::Exited { status: 0, stdout }) => {
-            let json = serde_json::from_str::<Value>(stdout.trim()).ok().and_then(|v| match v {
+    let text = format!("export CLAUDE_PROJECT_DIR={dir} ELELEM_PROJECT_DIR={dir}\n{command}");
+    let script = Script { text, cwd: cwd.to_path_buf(), timeout, stdin: input.to_string().into_bytes() };
+    let ran = match runner(script, cancel).await {
+        Ok(ran) => ran,
+        Err(e) => return Outcome::NotStarted(format!("cannot start the hook: {e:#}")),
+    };
+    let stderr = bounded(&ran.stderr);
+    match ran.ended {
+        Ended::Stopped(why) => Outcome::Failed(with_stderr(why, &stderr)),
+        Ended::Exited(0) => {
+            let json = serde_json::from_str::<Value>(ran.stdout.trim()).ok().and_then(|v| match v {
                 Value::Object(map) => Some(map),
                 _ => None,
             });
-            Outcome::Go { stdout, json }
+            Outcome::Go { stdout: ran.stdout, json }
         }
-        Ok(Ran::Exited { status: 2, .. }) => {
+        Ended::Exited(2) => {
             Outcome::Block(if stderr.is_empty() { "blocked by a hook (no reason given)".into() } else { stderr })
         }
-        Ok(Ran::Exited { status, .. }) => Outcome::Failed(with_stderr(format!("exited with status {status}"), &stderr)),
+        Ended::Exited(status @ (126 | 127)) => {
+            let what = if status == 127 { "not found" } else { "not executable" };
+            Outcome::NotStarted(with_stderr(format!("exited with status {status} (its command {what})"), &stderr))
+        }
+        Ended::Exited(status) => Outcome::Failed(with_stderr(format!("exited with status {status}"), &stderr)),
     }
+}
+
+/// The head of a hook's stderr, trimmed.
+fn bounded(stderr: &str) -> String {
+    let mut end = stderr.len().min(STDERR_LIMIT);
+    while !stderr.is_char_boundary(end) {
+        end -= 1;
+    }
+    stderr[..end].trim().to_string()
 }
 
 fn with_stderr(why: String, stderr: &str) -> String {
@@ -150,43 +171,6 @@ fn with_stderr(why: String, stderr: &str) -> String {
 /// `text` in single quotes for bash.
 fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// The hook's stdin and stderr files, removed when dropped.
-struct TempFiles {
-    input: PathBuf,
-    stderr: PathBuf,
-}
-
-impl TempFiles {
-    fn new(input: &Value) -> std::io::Result<Self> {
-        static COUNT: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNT.fetch_add(1, Ordering::Relaxed);
-        let base = std::env::temp_dir().join(format!("elelem-hook-{}-{n}", std::process::id()));
-        let files = TempFiles { input: base.with_extension("in"), stderr: base.with_extension("err") };
-        let create = |path: &Path| {
-            let _ = std::fs::remove_file(path);
-            std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)
-        };
-        create(&files.input)?.write_all(input.to_string().as_bytes())?;
-        create(&files.stderr)?;
-        Ok(files)
-    }
-
-    fn stderr_text(&self) -> String {
-        let mut bytes = Vec::new();
-        if let Ok(file) = std::fs::File::open(&self.stderr) {
-            let _ = file.take(STDERR_LIMIT).read_to_end(&mut bytes);
-        }
-        String::from_utf8_lossy(&bytes).trim().to_string()
-    }
-}
-
-impl Drop for TempFiles {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.input);
-        let _ = std::fs::remove_file(&self.stderr);
-    }
 }
 
 #[cfg(test)]
