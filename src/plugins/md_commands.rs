@@ -156,7 +156,7 @@ impl std::error::Error for TooLong {}
 pub fn expand(body: &str, args: &str) -> Result<String, TooLong> {
     let words: Vec<&str> = args.split_whitespace().collect();
     let limit = EXPANDED_CAP.max(body.len() + args.len());
-    let mut out = Bounded { text: String::with_capacity((body.len() + args.len()).min(limit)), len: 0, limit };
+    let mut out = Bounded { text: String::with_capacity(body.len() + args.len()), len: 0, limit };
     let mut placeholders = 0;
     let mut rest = body;
     while let Some(i) = rest.find('$') {
