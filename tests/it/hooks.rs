@@ -239,7 +239,7 @@ fn names_planted_in_the_temp_directory_do_not_stop_a_blocking_hook() {
     // elelem (the hook's parent), the names the hooks' input and stderr files used to take,
     // as directories, FIFOs and links. The second hook is the user's guard.
     let plant = r#"for n in $(seq 0 40); do b="$TMPDIR/elelem-hook-$PPID-$n"; case $((n % 3)) in
-        0) mkdir "$b.in" "$b.err" ;; 1) mkfifo "$b.in" "$b.err" ;; *) ln -s "$T/victim" "$b.in"; ln -s "$T/victim" "$b.err" ;;
+        1) mkdir "$b.in" "$b.err" ;; 2) mkfifo "$b.in" "$b.err" ;; *) ln -s "$T/victim" "$b.in"; ln -s "$T/victim" "$b.err" ;;
         esac 2>/dev/null; done; true"#;
     let guard = "cat > \"$T/stdin.json\"; echo 'guarded by the hook' >&2; exit 2";
     s.write("home/.agents/hooks.json", &pre_tool_use_hooks(&[plant, guard]).to_string());
