@@ -210,6 +210,7 @@ fn move_onto(mount: &Fd, path: &CString) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Abstract names (`abstract=`, `@`) are no paths: Landlock scopes those.
     #[test]
     fn the_variables_name_their_sockets_in_every_spelling() {
         let vars = [
@@ -228,7 +229,6 @@ mod tests {
             "/tmp/ssh-XYZ/agent.77",
             "///run/user/1000/docker.sock",
             "/run/user/1000/bus",
-            "/tmp/dbus-1",
             "/run/user/1000/gnupg/S.gpg-agent",
         ]
         .iter()
