@@ -20,6 +20,10 @@ pub fn folders(kind: &str, cwd: &Path, root: &Path, home: Option<&Path>) -> Vec<
     let mut found = Vec::new();
     let mut add = |dir: &Path, project: bool| {
         for base in [".agents", ".claude"] {
+            // A project's folder the sandbox could not clean up is never read.
+            if project && super::trust::refusal(&dir.join(base)).is_some() {
+                continue;
+            }
             let path = dir.join(base).join(kind);
             if path.is_dir() && !found.iter().any(|f: &Folder| f.path == path) {
                 found.push(Folder { path, project });

@@ -6,6 +6,12 @@
 //! The question's "no" is remembered there too (`declined`: not asked again); "not now"
 //! is not remembered.
 //!
+//! A project's `.agents/` or `.claude/` that a contained command created and the sandbox
+//! could not remove (issue 37) is refused whatever the trust: recorded in the data
+//! directory's `refused.json` while that very entry is in place, it is never loaded (its
+//! project reads as untrusted, `project_agents` and `shared_dirs::folders` skip it), and
+//! `refused_folders` says which, for the user.
+//!
 //! This module owns the store, the question and what answering it does; it does not
 //! decide what an untrusted project may still do (each consumer does: permissions keep
 //! only the stricter rules).
@@ -19,6 +25,10 @@ use std::path::{Path, PathBuf};
 
 /// The file the store keeps under the data directory.
 const STORE_FILE: &str = "trusted.json";
+/// The file under the data directory where the sandbox records the protected paths a
+/// contained command created and the clean-up could not remove (`tools/sandbox/kept.rs`
+/// writes it): `{"refused": [{"path": …, "device": …, "inode": …, "reason": …}]}`.
+const REFUSED_FILE: &str = "refused.json";
 /// How many entries of `.agents/` the question lists.
 const LISTED: usize = 20;
 
@@ -151,9 +161,10 @@ impl Trust {
         Trust { store, assumed }
     }
 
-    /// Whether the project at `root` (see `project_root`) is trusted.
+    /// Whether the project at `root` (see `project_root`) is trusted: never while its
+    /// `.agents/` or `.claude/` is refused.
     pub fn is_trusted(&self, root: &Path) -> bool {
-        self.assumed || self.store.is_trusted(root)
+        (self.assumed || self.store.is_trusted(root)) && refused_folders(root, root).is_empty()
     }
 
     pub fn store(&self) -> &TrustStore {
@@ -196,13 +207,65 @@ impl ProjectTrust {
     }
 
     pub fn is_trusted(&self) -> bool {
-        self.trust.is_trusted(&project_root(&self.cwd))
+        let root = project_root(&self.cwd);
+        self.trust.is_trusted(&root) && refused_folders(&self.cwd, &root).is_empty()
     }
 }
 
-/// The project's `.agents/` directory around `cwd`, when it exists and is not the user's
-/// own `~/.agents` (running in the home directory).
+/// Why `folder` (a project's `.agents` or `.claude`) is refused, if it is: the sandbox
+/// recorded that very entry (its device and inode) as one a contained command created and
+/// the clean-up could not remove.
+pub fn refusal(folder: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(folder).ok()?;
+    let text = std::fs::read_to_string(data_dir()?.join(REFUSED_FILE)).ok()?;
+    let value: Value = serde_json::from_str(&text).ok()?;
+    let entries = value.get("refused")?.as_array()?;
+    entries
+        .iter()
+        .find(|entry| entry["device"].as_u64() == Some(meta.dev()) && entry["inode"].as_u64() == Some(meta.ino()))
+        .map(|entry| entry["reason"].as_str().unwrap_or("recorded").to_string())
+}
+
+/// The refused `.agents` and `.claude` folders (see `refusal`) from `cwd` up to `root`,
+/// with why each is refused.
+pub fn refused_folders(cwd: &Path, root: &Path) -> Vec<(PathBuf, String)> {
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let mut found = Vec::new();
+    if !data_dir().is_some_and(|dir| dir.join(REFUSED_FILE).exists()) {
+        return found;
+    }
+    for dir in cwd.ancestors() {
+        for base in [".agents", ".claude"] {
+            let folder = dir.join(base);
+            if let Some(reason) = refusal(&folder) {
+                found.push((folder, reason));
+            }
+        }
+        if dir == root || !dir.starts_with(root) {
+            break;
+        }
+    }
+    found
+}
+
+/// What to tell the user about a refused folder: why, and how to have it load again.
+pub fn refused_notice(folder: &Path, reason: &str) -> String {
+    let quoted = format!("'{}'", folder.to_string_lossy().replace('\'', r"'\''"));
+    format!(
+        "elelem does not load {}: a sandboxed command created it and it could not be removed ({reason}), so it may \
+         start programs you did not choose. Look at it, then remove it yourself (chmod -R u+rwx {quoted}; rm -rf \
+         {quoted}); one made anew loads again.",
+        folder.display()
+    )
+}
+
+/// The project's `.agents/` directory around `cwd`, when it exists, is not the user's
+/// own `~/.agents` (running in the home directory) and is not refused (`refusal`).
 pub fn project_agents(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    if refusal(&cwd.join(".agents")).is_some() {
+        return None;
+    }
     let agents = std::fs::canonicalize(cwd.join(".agents")).ok().filter(|p| p.is_dir())?;
     let home_agents = home.and_then(|h| std::fs::canonicalize(h.join(".agents")).ok());
     (home_agents.as_deref() != Some(agents.as_path())).then_some(agents)

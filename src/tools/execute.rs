@@ -53,6 +53,10 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
         run_command::Ending::Exited(status) => Some(status),
         _ => None,
     };
+    // What the clean-up after a contained command removed, or could not, the user hears too.
+    if let (Some(note), Some(output)) = (&finished.sandbox, ctx.output()) {
+        output.emit(crate::agent::AgentEvent::Warning(note.clone()));
+    }
     let refused = sandbox::failure_note(status, &finished.content).filter(|_| contained);
     let notes: Vec<String> = finished.sandbox.iter().cloned().chain(refused).collect();
     if !notes.is_empty() {

@@ -48,6 +48,7 @@ mod resume_prefix;
 mod robustness_props;
 mod sandbox;
 mod sandbox_attacks;
+mod sandbox_git;
 mod sandbox_terminal;
 mod sandbox_tree;
 mod sanitize_e2e;

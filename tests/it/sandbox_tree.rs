@@ -48,7 +48,8 @@ fn a_missing_protected_path_a_command_creates_is_removed() {
         ("mkdir .agents && echo '{}' > .agents/permissions.json", ".agents"),
         ("mkdir x && echo '{}' > x/permissions.json && mv x .agents", ".agents"),
         ("ln -s src/elsewhere .agents", ".agents"),
-        ("echo '[core] hooksPath = /tmp' > c && ln c .git/config", ".git/config"),
+        // Linked from inside `.git/` (which is pinned: a link from elsewhere crosses a mount).
+        ("echo '[core] hooksPath = /tmp' > .git/c && ln .git/c .git/config", ".git/config"),
         ("echo '[core] fsmonitor = evil' > c && mv c .git/config", ".git/config"),
         ("mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", ".git/hooks"),
         // A background job that keeps making it, racing the command's end.

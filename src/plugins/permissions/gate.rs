@@ -106,9 +106,9 @@ impl Gate {
         }
         if let Some(path) = protected.as_ref().filter(|_| self.headless && !yolo) {
             return Err(format!(
-                "Permission denied: {name} {}: the project's .agents/, .git/hooks/ and .git/config decide what the \
-                 next run of elelem or git executes, so changing them is always asked about, and ask mode cannot \
-                 ask. The user can make this change, or run with --yolo",
+                "Permission denied: {name} {}: the project's .agents/, .claude/ and .git decide what the next run \
+                 of elelem, another agent or git executes, so changing them is always asked about, and a headless run \
+                 cannot ask. The user can make this change, or run with --yolo",
                 path.display()
             ));
         }

@@ -1,7 +1,9 @@
 //! Tool permissions: the plugin that loads the permission files (`~/.agents/permissions.json`,
 //! the user's; `.agents/permissions.json`, the project's, which only tightens until the
 //! project is trusted) and installs the `Gate` as a global before hook, so a refusal is an
-//! ordinary tool result; and `/permissions`, which shows the policy in force.
+//! ordinary tool result; and `/permissions`, which shows the policy in force. Its setup
+//! also tells the user which of the project's settings folders are refused
+//! (`trust::refused_folders`).
 //!
 //! - `rules.rs`: the files, and how the user's and the project's rules combine;
 //! - `shell.rs` + `wrappers.rs`: a shell command parsed into the simple commands it runs;
@@ -29,7 +31,8 @@ pub use sandbox::{SandboxEntry, SandboxLink, SandboxState, OPT_OUT_ARGUMENT};
 pub use shell::{ParsedCommand, SimpleCommand};
 pub use wrappers::{Reading, Word};
 
-use super::trust::{project_agents, project_root, Trust, TrustStore};
+use super::trust::{project_agents, project_root, refused_folders, refused_notice, Trust, TrustStore};
+use crate::agent::output::AgentEvent;
 use crate::agent::{Flow, Mode, Plugin, Session};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -128,6 +131,11 @@ impl Plugin for PermissionsPlugin {
         let (permissions, places) = self.load(session)?;
         if let Some(notice) = self.notice(&permissions, &places, session) {
             session.show(notice);
+        }
+        // A project's settings folder a sandboxed command made and the clean-up could not
+        // remove is not loaded by anyone (`trust::refusal`): the user hears why, each setup.
+        for (folder, reason) in refused_folders(&self.project, &places.root) {
+            session.output().emit(AgentEvent::Warning(refused_notice(&folder, &reason)));
         }
         let sandbox = self.flags.sandbox.apply(
             &permissions.user.sandbox,

@@ -68,28 +68,24 @@ impl Places {
         self.place_of(resolve(path, &self.cwd, self.home.as_deref()), allow, deny)
     }
 
-    /// The project's protected place holding `resolved`, if any: an `.agents/` folder, or a
-    /// git directory's `hooks/`, `config` or `modules/`, at the project's root or in any folder
-    /// below it (elelem run from a subfolder reads the `.agents/` on its way up; git runs the
-    /// hooks of the repository it is in, a nested one or a submodule too), which decide what
-    /// the next run of elelem or git executes.
+    /// The project's protected place holding `resolved`, if any: an `.agents/` or
+    /// `.claude/` folder (settings an agent loads), or anything of a repository's `.git`
+    /// (its directory, or the file that points to one: the configuration, hooks,
+    /// `commondir`, submodules' and worktrees' git directories there make git run code or
+    /// read elsewhere, and the file tools never need to write the rest, which is git's own
+    /// work), at the project's root or in any folder below it (elelem run from a subfolder
+    /// reads the `.agents/` on its way up; git runs what the repository it is in says, a
+    /// nested one or a submodule too), which decide what the next run of elelem or git
+    /// executes. The sandbox's `PROTECTED` list is the part of these a contained command
+    /// may not write.
     pub fn protected(&self, resolved: &Path) -> Option<&'static str> {
         let inside = resolved.strip_prefix(&self.root).ok()?;
-        let names: Vec<&std::ffi::OsStr> = inside.iter().collect();
-        for (i, name) in names.iter().enumerate() {
-            if *name == ".agents" {
-                return Some(".agents");
-            }
-            if *name == ".git" {
-                match names.get(i + 1).and_then(|n| n.to_str()) {
-                    Some("hooks") => return Some(".git/hooks"),
-                    Some("config") => return Some(".git/config"),
-                    Some("modules") => return Some(".git/modules"),
-                    _ => {}
-                }
-            }
-        }
-        None
+        inside.iter().find_map(|name| match name.to_str() {
+            Some(".agents") => Some(".agents"),
+            Some(".claude") => Some(".claude"),
+            Some(".git") => Some(".git"),
+            _ => None,
+        })
     }
 
     /// Where an already resolved path is.
@@ -122,15 +118,23 @@ mod tests {
             "/p/.agents/plugins/x.lua",
             "/p/.agents",
             "/p/sub/deep/.agents/permissions.json",
+            "/p/.claude/settings.json",
             "/p/.git/hooks/pre-commit",
             "/p/.git/config",
+            "/p/.git/commondir",
+            "/p/.git/config.worktree",
+            "/p/.git/info/attributes",
+            "/p/.git/objects/info/alternates",
+            "/p/.git/worktrees/wt/commondir",
+            "/p/.git/HEAD",
             "/p/vendor/lib/.git/hooks/post-checkout",
             "/p/vendor/lib/.git/config",
+            "/p/vendor/lib/.git",
             "/p/.git/modules/lib/hooks/pre-commit",
         ] {
             assert!(places.protected(Path::new(path)).is_some(), "{path}");
         }
-        for path in ["/p/src/main.rs", "/p/.git/HEAD", "/p/docs/agents.md", "/p/.gitignore", "/other/.agents/x"] {
+        for path in ["/p/src/main.rs", "/p/docs/agents.md", "/p/.gitignore", "/p/.github/x", "/other/.agents/x"] {
             assert!(places.protected(Path::new(path)).is_none(), "{path}");
         }
     }

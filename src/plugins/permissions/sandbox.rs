@@ -1,9 +1,9 @@
 //! The permission files' word on the sandbox for commands: the `"sandbox"` entry of
 //! `~/.agents/permissions.json` (`{"mode": "workspace-write", "writable": ["~/.cargo"],
-//! "network": true}`; a project's entry is read but not applied), and the link to whoever
-//! runs the sandbox (`startup` wires the tools'), which also gets the `paths` rules:
-//! allowed directories are writable, denied ones unreadable. The gate learns from the link
-//! which tools run contained.
+//! "unreadable": ["~/.config/vault"], "network": true}`; a project's entry is read but not
+//! applied), and the link to whoever runs the sandbox (`startup` wires the tools'), which
+//! also gets the `paths` rules: allowed directories are writable, denied ones unreadable.
+//! The gate learns from the link which tools run contained.
 
 use super::paths::resolve;
 use serde_json::Value;
@@ -24,13 +24,16 @@ pub struct SandboxEntry {
     /// Directories (resolved) a contained command may write besides the project and the
     /// temp directory.
     pub writable: Vec<PathBuf>,
+    /// Paths (resolved) a contained command may not read besides the user's known secrets
+    /// (which the file tools may still read, asking).
+    pub unreadable: Vec<PathBuf>,
     /// Contained commands may use the network.
     pub network: bool,
 }
 
 impl SandboxEntry {
     pub fn parse(value: &Value, base: &Path, home: Option<&Path>) -> Result<Self, String> {
-        let shape = r#""sandbox": expected {"mode": "workspace-write", "writable": [directories], "network": false}"#;
+        let shape = r#""sandbox": expected {"mode": "workspace-write", "writable": [directories], "unreadable": [paths], "network": false}"#;
         let object = value.as_object().ok_or(shape)?;
         let mut entry = SandboxEntry::default();
         for (key, value) in object {
@@ -42,16 +45,24 @@ impl SandboxEntry {
                     })?;
                     entry.mode = Some(mode.to_string());
                 }
-                "writable" => {
+                "writable" | "unreadable" => {
                     let list = value.as_array().filter(|l| l.iter().all(Value::is_string));
-                    let list = list.ok_or("\"sandbox\".writable: expected a list of directories")?;
-                    entry.writable =
-                        list.iter().filter_map(Value::as_str).map(|dir| resolve(dir, base, home)).collect();
+                    let what = if key == "writable" { "directories" } else { "paths" };
+                    let list = list.ok_or_else(|| format!("\"sandbox\".{key}: expected a list of {what}"))?;
+                    let paths = list.iter().filter_map(Value::as_str).map(|dir| resolve(dir, base, home)).collect();
+                    match key.as_str() {
+                        "writable" => entry.writable = paths,
+                        _ => entry.unreadable = paths,
+                    }
                 }
                 "network" => {
                     entry.network = value.as_bool().ok_or("\"sandbox\".network: expected true or false")?;
                 }
-                _ => return Err(format!("\"sandbox\": unknown key {key:?}; expected mode, writable or network")),
+                _ => {
+                    return Err(format!(
+                        "\"sandbox\": unknown key {key:?}; expected mode, writable, unreadable or network"
+                    ))
+                }
             }
         }
         Ok(entry)
@@ -93,7 +104,8 @@ impl SandboxLink {
     pub fn apply(&self, entry: &SandboxEntry, writable: &[PathBuf], unreadable: &[PathBuf]) -> SandboxState {
         let Some(link) = &self.0 else { return SandboxState::default() };
         let writable: Vec<PathBuf> = entry.writable.iter().chain(writable).cloned().collect();
-        let (contained, label, notice) = link(entry.mode.as_deref(), entry.network, &writable, unreadable);
+        let unreadable: Vec<PathBuf> = entry.unreadable.iter().chain(unreadable).cloned().collect();
+        let (contained, label, notice) = link(entry.mode.as_deref(), entry.network, &writable, &unreadable);
         SandboxState { contained: contained.into_iter().collect(), label, notice }
     }
 }
@@ -123,17 +135,23 @@ mod tests {
     fn the_entry_parses_and_resolves_its_directories() {
         let home = Path::new("/home/u");
         let entry = SandboxEntry::parse(
-            &json!({"mode": "read-only", "writable": ["~/.cargo", "/tmp/x"], "network": true}),
+            &json!({"mode": "read-only", "writable": ["~/.cargo", "/tmp/x"], "unreadable": ["~/.vault"], "network": true}),
             Path::new("/p"),
             Some(home),
         )
         .unwrap();
         assert_eq!(entry.mode.as_deref(), Some("read-only"));
         assert_eq!(entry.writable, vec![PathBuf::from("/home/u/.cargo"), PathBuf::from("/tmp/x")]);
+        assert_eq!(entry.unreadable, vec![PathBuf::from("/home/u/.vault")]);
         assert!(entry.network);
-        for bad in
-            [json!({"mode": "loose"}), json!({"writable": "x"}), json!({"network": "yes"}), json!({"x": 1}), json!(3)]
-        {
+        for bad in [
+            json!({"mode": "loose"}),
+            json!({"writable": "x"}),
+            json!({"unreadable": [1]}),
+            json!({"network": "yes"}),
+            json!({"x": 1}),
+            json!(3),
+        ] {
             assert!(SandboxEntry::parse(&bad, Path::new("/p"), None).is_err(), "{bad}");
         }
     }
@@ -143,10 +161,15 @@ mod tests {
         let link = SandboxLink::new(|mode, network, writable, unreadable| {
             assert_eq!((mode, network), (Some("off"), false));
             assert_eq!(writable, [PathBuf::from("/w"), PathBuf::from("/allowed")]);
-            assert_eq!(unreadable, [PathBuf::from("/denied")]);
+            assert_eq!(unreadable, [PathBuf::from("/hidden"), PathBuf::from("/denied")]);
             (vec!["execute".into()], "sandbox: off".into(), None)
         });
-        let entry = SandboxEntry { mode: Some("off".into()), writable: vec![PathBuf::from("/w")], network: false };
+        let entry = SandboxEntry {
+            mode: Some("off".into()),
+            writable: vec![PathBuf::from("/w")],
+            unreadable: vec![PathBuf::from("/hidden")],
+            network: false,
+        };
         let state = link.apply(&entry, &[PathBuf::from("/allowed")], &[PathBuf::from("/denied")]);
         assert!(state.contained.contains("execute"));
         assert_eq!(SandboxLink::default().apply(&entry, &[], &[]), SandboxState::default());

@@ -9,10 +9,13 @@
 //! (`watch.rs`). Without user namespaces, `contain` restricts a `Command`'s child in
 //! `pre_exec` instead. elelem itself is never restricted, nor `!command`.
 
+mod clear;
+mod kept;
 mod launch;
 mod report;
 mod rules;
 mod seals;
+mod secrets;
 mod sockets;
 mod spawn;
 mod watch;
@@ -98,7 +101,8 @@ static CONFIG: RwLock<Option<Config>> = RwLock::new(None);
 
 /// Sets what the command line says for this run (once, at start): `--sandbox` (or
 /// `ELELEM_SANDBOX`), `--sandbox-network`, and the extra paths no contained command may
-/// read (elelem's data directory: sessions, trust store).
+/// read, the first being elelem's data directory (sessions, trust store), where the paths
+/// the clean-up after a command could not remove are recorded (`kept.rs`).
 pub fn configure(mode: Option<Mode>, network: bool, secrets: Vec<PathBuf>) {
     let settings = Settings {
         mode: mode.unwrap_or(Mode::WorkspaceWrite),
@@ -193,6 +197,12 @@ fn with_config(change: impl FnOnce(&mut Config)) {
     }
 }
 
+/// elelem's data directory, as `configure` was given it (none for an embedder that did not
+/// configure the sandbox).
+fn data_dir() -> Option<PathBuf> {
+    CONFIG.read().ok().and_then(|c| c.as_ref().and_then(|c| c.data.first().cloned()))
+}
+
 /// The settings in force.
 pub fn settings() -> Settings {
     CONFIG.read().ok().and_then(|c| c.as_ref().map(|c| c.settings.clone())).unwrap_or_else(Settings::unconfigured)
@@ -271,20 +281,23 @@ pub fn failure_note(status: Option<i32>, content: &str) -> Option<String> {
         let writes = match settings.mode {
             Mode::ReadOnly => "it may write nowhere (read-only mode)",
             _ => {
-                "it may write only inside the project and the temp directory, not .agents/, .git/hooks/ or .git/config"
+                "it may write only inside the project and the temp directory, not .agents/, .claude/ nor .git/'s \
+                 config, hooks, commondir, modules or worktrees"
             }
         };
         let network = if settings.network { "" } else { " network is off;" };
         format!(
-            "blocked by the sandbox, probably: the command ran contained ({}); {writes}; it cannot read ~/.ssh and the \
-             user's other secrets;{network} If it must do more, call execute again with \"sandbox\": false (the user \
-             is asked), or ask the user to run it with !command.",
+            "blocked by the sandbox, probably: the command ran contained ({}); {writes}; it cannot read ~/.ssh, the \
+             user's other credentials and histories, nor ~/.agents/ but its skills;{network} If it must do more, call \
+             execute again with \"sandbox\": false (the user is asked), or ask the user to run it with !command.",
             settings.mode.word()
         )
     })
 }
 
-/// The user's files a contained command may not read, under `home`.
+/// The user's files a contained command may not read, under `home` (each resolved, links
+/// and all, before it is made a hole of the grant: `secrets.rs`): keys, cloud and registry
+/// credentials, shell and REPL histories.
 pub const SECRETS: &[&str] = &[
     ".ssh",
     ".gnupg",
@@ -295,13 +308,65 @@ pub const SECRETS: &[&str] = &[
     ".docker",
     ".netrc",
     ".git-credentials",
+    ".config/git/credentials",
     ".pgpass",
+    ".config/gh",
+    ".config/hub",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".gem/credentials",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".local/share/keyrings",
+    ".claude.json",
+    ".bash_history",
+    ".zsh_history",
+    ".histfile",
+    ".local/share/fish/fish_history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
 ];
 
-/// Paths inside the project a contained command may not write: they decide what the next
-/// run of elelem or git executes (the permissions gate's `Places::protected` asks about the
-/// file tools' writes there, at any depth of the project).
-pub const PROTECTED: &[&str] = &[".agents", ".git/hooks", ".git/config"];
+/// The user's own settings folders of coding agents (elelem's `~/.agents`, where MCP
+/// servers, hooks, permissions and plugins are set up; Claude Code's and Codex's, which hold
+/// credentials and past sessions): a contained command reads none of their entries but
+/// `SKILLS`, whose scripts a skill may have a command run.
+pub const SETTINGS_DIRS: &[&str] = &[".agents", ".claude", ".codex"];
+
+/// The entry of a `SETTINGS_DIRS` folder a contained command may read.
+pub const SKILLS: &str = "skills";
+
+/// Paths a contained command may not write, relative to each folder from its working
+/// directory up to the project root; those under `.git/` apply to each repository there
+/// (its git directory, when `.git` is one: when `.git` is a file or missing, `.git` itself
+/// is protected). They decide what the next run of elelem, another agent or git executes
+/// or reads: a project's agent settings (`.agents/`, `.claude/`), and what makes git run
+/// code or look elsewhere — its configuration (`config`, `config.worktree`), hooks,
+/// `commondir` (another directory's configuration and hooks), submodules' and worktrees'
+/// git directories (`modules/`, `worktrees/`, each with its own configuration and
+/// `commondir`), `info/attributes` (filter and diff drivers) and `objects/info/alternates`
+/// (objects read from elsewhere). The rest of `.git/` (objects, refs, the index, HEAD, logs,
+/// a merge's or rebase's state, `info/exclude`) is git's ordinary work. The permissions
+/// gate's `Places::protected` asks about the file tools' writes to all of `.git/`,
+/// `.agents/` and `.claude/`, at any depth of the project.
+pub const PROTECTED: &[&str] = &[
+    ".agents",
+    ".claude",
+    ".git/config",
+    ".git/config.worktree",
+    ".git/commondir",
+    ".git/hooks",
+    ".git/modules",
+    ".git/worktrees",
+    ".git/info/attributes",
+    ".git/objects/info/alternates",
+];
 
 #[cfg(test)]
 mod tests {

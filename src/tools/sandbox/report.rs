@@ -2,7 +2,7 @@
 //! contained command may write, the network, the protected and the unreadable paths), and
 //! the switch to another mode for the rest of the session, which the user typed.
 
-use super::{kernel_abi, rules, seals, settings, Mode, SECRETS};
+use super::{kernel_abi, rules, seals, settings, Mode};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -27,10 +27,12 @@ pub fn describe(project: &Path) -> String {
     let network = if settings.network || settings.mode == Mode::Off { "on" } else { "off" };
     let _ = writeln!(text, "  network:    {network}");
     let protected = seals::protected(&project, &project);
-    let _ = writeln!(text, "  protected:  {} (and .agents/ in each folder a command runs in)", list(&protected));
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-    let mut unreadable: Vec<PathBuf> = home.iter().flat_map(|h| SECRETS.iter().map(move |s| h.join(s))).collect();
-    unreadable.extend(settings.unreadable.iter().cloned());
+    let _ = writeln!(
+        text,
+        "  protected:  {} (and .agents/, .claude/ and .git in each folder a command runs in)",
+        list(&protected)
+    );
+    let unreadable = rules::unreadable(&settings, &mut Vec::new());
     let _ = writeln!(text, "  unreadable: {}", list(&unreadable));
     text.push_str("Switch for this session with /sandbox off, /sandbox workspace-write or /sandbox read-only.");
     text

@@ -8,7 +8,7 @@
 //! project change, or when a directory that had to be split into its entries (`cover`)
 //! changed since.
 
-use super::{Mode, Settings, SECRETS};
+use super::{secrets, Mode, Settings};
 use landlock::{
     Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
     ABI,
@@ -47,20 +47,28 @@ fn cover_one(path: &Path, holes: &[PathBuf], out: &mut Vec<PathBuf>, split: &mut
     let Ok(entries) = std::fs::read_dir(path) else { return };
     split.push(path.to_path_buf());
     for entry in entries.flatten() {
+        // A link is never granted: the grant would follow it and cover its target's whole
+        // tree (a hole's ancestor, by another name: `/home` linked to `/var/home`). Its
+        // target is covered, or not, under its own path.
+        if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+            continue;
+        }
         cover_one(&entry.path(), holes, out, split);
     }
 }
 
-/// The user's secrets and the settings' unreadable paths.
-fn unreadable(settings: &Settings) -> Vec<PathBuf> {
-    let home = home();
-    let mut paths: Vec<PathBuf> = home.iter().flat_map(|h| SECRETS.iter().map(move |s| h.join(s))).collect();
-    paths.extend(settings.unreadable.iter().map(|p| p.canonicalize().unwrap_or_else(|_| p.clone())));
+/// The user's secrets and the settings' unreadable paths, resolved (`secrets.rs`); the
+/// settings folders listed on the way go to `split`, so that a kept rule set built from
+/// them is rebuilt when one of them changes.
+pub fn unreadable(settings: &Settings, split: &mut Vec<PathBuf>) -> Vec<PathBuf> {
+    let (paths, listed) = secrets::unreadable(home().as_deref(), &settings.unreadable);
+    split.extend(listed);
     paths
 }
 
+/// The home directory, resolved.
 fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+    secrets::home()
 }
 
 fn temp_dir() -> PathBuf {
@@ -86,7 +94,7 @@ pub fn grants(
     sealed: bool,
 ) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
     let mut split = Vec::new();
-    let secrets = unreadable(settings);
+    let secrets = unreadable(settings, &mut split);
     let reads = cover_split(&[PathBuf::from("/")], &[secrets.as_slice(), &terminals()].concat(), &mut split);
     if settings.mode != Mode::WorkspaceWrite {
         return (reads, Vec::new(), split);
@@ -105,7 +113,7 @@ pub fn grants(
     holes.extend(protected);
     let mut temp_holes = Vec::new();
     if let Some(home) = &home {
-        holes.push(home.join(".agents"));
+        holes.extend(super::SETTINGS_DIRS.iter().map(|dir| secrets::resolve(&home.join(dir))));
         if home.starts_with(temp_dir()) && !project.starts_with(home) {
             temp_holes.push(home.clone());
         }
@@ -212,8 +220,13 @@ fn build(settings: &Settings, reads: &[PathBuf], writes: &[PathBuf]) -> anyhow::
     Option::<OwnedFd>::from(ruleset).ok_or_else(|| anyhow::anyhow!("this kernel has no Landlock"))
 }
 
-/// Grants `access` on `path` (only the file rights when it is not a directory).
+/// Grants `access` on `path` (only the file rights when it is not a directory). A link is
+/// not granted: the rule would be on its target (`/dev/stdin` leads to a pipe, on which
+/// Landlock takes no rule), which is granted, or not, under its own path.
 fn add(ruleset: RulesetCreated, path: &Path, access: landlock::BitFlags<AccessFs>) -> anyhow::Result<RulesetCreated> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(ruleset);
+    }
     let Ok(fd) = PathFd::new(path) else { return Ok(ruleset) };
     let access = if path.is_dir() { access } else { access & AccessFs::from_file(ABI_WANTED) };
     Ok(ruleset.add_rule(PathBeneath::new(fd, access))?)

@@ -2,20 +2,24 @@
 //! namespace (Landlock alone cannot: it grants by allow-list, so letting a command create
 //! files at the project's top level would also let it write `.agents/`).
 //!
-//! `protected` lists them for a command's working directory: `.agents/` in every directory
-//! from there up to the project root, and the `.git/hooks/`, `.git/config`, `.git/modules/`
-//! (or `.git` when it is a file) of every repository on that way. `plan` lists the mounts:
-//! each protected path that exists is sealed, a read-only bind mount onto itself; each of
-//! its ancestors whose parent the command may write is pinned, a read-write bind mount onto
-//! itself, so it cannot be renamed away and replaced (a mount point cannot be renamed,
-//! removed or replaced by a rename). A protected path that does not exist cannot be sealed
-//! and nothing is written to the user's tree to make one: `missing` lists those, which the
-//! sandbox looks at again once the command's processes have all ended (`watch.rs`).
-//! `ChildSteps` runs in the child between fork and exec: new namespaces (or the clone made
-//! them, `spawn.rs`), the mounts (`open_tree` + `mount_setattr` + `move_mount`), then
-//! `chdir` again so the working directory is seen through them. Once the child is
-//! restricted by Landlock it may no longer mount or unmount anything.
+//! `protected` lists them for a command's working directory (`PROTECTED`): `.agents/` and
+//! `.claude/` in every directory from there up to the project root, and in each of them the
+//! git directory's configuration, hooks, `commondir`, `modules/`, `worktrees/`,
+//! `info/attributes` and `objects/info/alternates` — or `.git` itself when it is a file (a
+//! worktree's or submodule's pointer) or missing (where git would find a new repository).
+//! `plan` lists the mounts: each protected path that exists is sealed, a read-only bind
+//! mount onto itself; each directory on the way to a protected path, whether the path
+//! exists or not, whose parent the command may write is pinned, a read-write bind mount
+//! onto itself, so it cannot be renamed away and replaced by a link (a mount point cannot
+//! be renamed, removed or replaced by a rename). A protected path that does not exist
+//! cannot be sealed and nothing is written to the user's tree to make one: `missing` lists
+//! those, which the sandbox looks at again once the command's processes have all ended
+//! (`watch.rs`). `ChildSteps` runs in the child between fork and exec: new namespaces (or
+//! the clone made them, `spawn.rs`), the mounts (`open_tree` + `mount_setattr` +
+//! `move_mount`), then `chdir` again so the working directory is seen through them. Once
+//! the child is restricted by Landlock it may no longer mount or unmount anything.
 
+use super::PROTECTED;
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -31,34 +35,30 @@ pub struct Seal {
 }
 
 /// The protected paths for a command run in `dir` (both canonical; `dir` inside
-/// `project`, else the project's root): `.agents` in every directory from `dir` up to the
-/// project root (elelem reads skills and commands there), and in each of them that holds a
-/// repository, its `.git/hooks`, `.git/config` and `.git/modules` (or `.git` itself when it
-/// is a file: a worktree's or submodule's pointer). Whether they exist or not.
+/// `project`, else the project's root): `PROTECTED` in every directory from `dir` up to
+/// the project root (elelem reads skills, commands and settings there; git finds the
+/// repository there), its `.git/` names in each that holds a git directory, `.git` itself
+/// in the others (a worktree's or submodule's pointer, or none yet). Whether they exist or
+/// not.
 pub fn protected(project: &Path, dir: &Path) -> Vec<PathBuf> {
     let dir = if dir.starts_with(project) { dir } else { project };
     let mut paths = Vec::new();
     for folder in dir.ancestors().take_while(|d| d.starts_with(project)) {
-        paths.push(folder.join(".agents"));
+        paths.extend(PROTECTED.iter().filter(|p| !p.starts_with(".git/")).map(|p| folder.join(p)));
         let git = folder.join(".git");
-        match std::fs::symlink_metadata(&git) {
-            Ok(meta) if meta.is_dir() => paths.extend(["hooks", "config", "modules"].iter().map(|n| git.join(n))),
-            Ok(_) => paths.push(git),
-            Err(_) => {}
+        if std::fs::symlink_metadata(&git).is_ok_and(|meta| meta.is_dir()) {
+            paths.extend(PROTECTED.iter().filter_map(|p| p.strip_prefix(".git/")).map(|name| git.join(name)));
+        } else {
+            paths.push(git);
         }
     }
     paths
 }
 
-/// The protected paths that do not exist and that a command could create (not
-/// `.git/modules`, which `git submodule` makes): they cannot be sealed, so they are looked
-/// at again once the command's processes have all ended (`Watch`).
+/// The protected paths that do not exist: they cannot be sealed, so they are looked at
+/// again once the command's processes have all ended (`Watch`).
 pub fn missing(protected: &[PathBuf]) -> Vec<PathBuf> {
-    protected
-        .iter()
-        .filter(|p| !p.ends_with(".git/modules") && std::fs::symlink_metadata(p).is_err())
-        .cloned()
-        .collect()
+    protected.iter().filter(|p| std::fs::symlink_metadata(p).is_err()).cloned().collect()
 }
 
 /// The mounts that keep the `protected` paths (`protected`) read-only for a command that
@@ -67,9 +67,11 @@ pub fn missing(protected: &[PathBuf]) -> Vec<PathBuf> {
 pub fn plan(protected: &[PathBuf], writable: &[PathBuf]) -> Result<Vec<Seal>, String> {
     let mut seals: Vec<Seal> = Vec::new();
     let is_writable = |dir: &Path| writable.iter().any(|w| dir.starts_with(w));
+    // A directory, not a link (a link cannot be pinned: the mount would follow it).
+    let is_dir = |dir: &Path| std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir());
     for path in protected.iter().cloned() {
-        match std::fs::symlink_metadata(&path) {
-            Err(_) => continue,
+        let exists = match std::fs::symlink_metadata(&path) {
+            Err(_) => false,
             Ok(meta) if meta.file_type().is_symlink() => {
                 return Err(format!(
                     "{} is a symbolic link, which the sandbox cannot keep read-only; replace it with the directory \
@@ -77,15 +79,19 @@ pub fn plan(protected: &[PathBuf], writable: &[PathBuf]) -> Result<Vec<Seal>, St
                     path.display()
                 ))
             }
-            Ok(_) => {}
-        }
+            Ok(_) => true,
+        };
+        // Pinned whether the path exists or not: the way to a missing one stays where the
+        // clean-up after the command looks (`watch.rs`).
         for ancestor in path.ancestors().skip(1) {
-            let pinned = ancestor.parent().is_some_and(is_writable);
+            let pinned = ancestor.parent().is_some_and(is_writable) && is_dir(ancestor);
             if pinned && !seals.iter().any(|s| s.path == ancestor) {
                 seals.push(Seal { path: ancestor.to_path_buf(), read_only: false });
             }
         }
-        seals.push(Seal { path, read_only: true });
+        if exists {
+            seals.push(Seal { path, read_only: true });
+        }
     }
     seals.sort_by_key(|s| (s.path.components().count(), s.read_only));
     Ok(seals)
@@ -256,15 +262,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let repo = root.join("repo");
-        for d in [".agents", ".git/hooks", "src"] {
+        for d in [".agents", ".git/hooks", ".git/info", ".git/objects/info", "src"] {
             std::fs::create_dir_all(repo.join(d)).unwrap();
         }
         std::fs::write(repo.join(".git/config"), "").unwrap();
         let git = repo.join(".git");
         let at_root = protected(&repo, &repo);
+        // The way to `info/attributes` and `objects/info/alternates` is pinned though they
+        // do not exist.
         assert_eq!(
             plan(&at_root, std::slice::from_ref(&repo)).unwrap(),
-            vec![pin(git.clone()), seal(repo.join(".agents")), seal(git.join("hooks")), seal(git.join("config"))]
+            vec![
+                pin(git.clone()),
+                seal(repo.join(".agents")),
+                pin(git.join("info")),
+                pin(git.join("objects")),
+                seal(git.join("config")),
+                seal(git.join("hooks")),
+                pin(git.join("objects/info")),
+            ]
         );
         // The project's parent is writable (a project in the temp directory): the project
         // is pinned too.
@@ -281,7 +297,12 @@ mod tests {
         let plain = root.join("plain");
         std::fs::create_dir_all(&plain).unwrap();
         assert_eq!(plan(&protected(&plain, &plain), std::slice::from_ref(&plain)).unwrap(), vec![]);
-        assert_eq!(missing(&protected(&plain, &plain)), vec![plain.join(".agents")]);
+        assert_eq!(
+            missing(&protected(&plain, &plain)),
+            vec![plain.join(".agents"), plain.join(".claude"), plain.join(".git")]
+        );
+        // In a writable parent, the project is pinned even with nothing to seal in it.
+        assert_eq!(plan(&protected(&plain, &plain), &[plain.clone(), root.clone()]).unwrap(), vec![pin(plain.clone())]);
 
         let linked = root.join("linked");
         std::fs::create_dir_all(&linked).unwrap();
@@ -291,9 +312,26 @@ mod tests {
             .contains("symbolic link"));
     }
 
-    /// From a folder below the root: `.agents` on every level up to the root, the `.git`
-    /// of each repository on the way; nothing above the project, nothing for a folder
-    /// outside it but the root's.
+    /// A git directory's protected names, in `PROTECTED`'s order.
+    fn in_git(git: &Path) -> Vec<PathBuf> {
+        [
+            "config",
+            "config.worktree",
+            "commondir",
+            "hooks",
+            "modules",
+            "worktrees",
+            "info/attributes",
+            "objects/info/alternates",
+        ]
+        .iter()
+        .map(|n| git.join(n))
+        .collect()
+    }
+
+    /// From a folder below the root: `.agents` and `.claude` on every level up to the root,
+    /// the git directory's names of each repository on the way, `.git` itself where there
+    /// is none; nothing above the project, nothing for a folder outside it but the root's.
     #[test]
     fn protected_paths_run_from_the_working_directory_up_to_the_project_root() {
         let dir = tempfile::tempdir().unwrap();
@@ -303,24 +341,18 @@ mod tests {
         }
         let deep = project.join("sub/deep");
         let (sub, git, subgit) = (project.join("sub"), project.join(".git"), project.join("sub/.git"));
-        assert_eq!(
-            protected(&project, &deep),
-            vec![
-                deep.join(".agents"),
-                sub.join(".agents"),
-                subgit.join("hooks"),
-                subgit.join("config"),
-                subgit.join("modules"),
-                project.join(".agents"),
-                git.join("hooks"),
-                git.join("config"),
-                git.join("modules"),
-            ]
-        );
+        let mut expected = vec![deep.join(".agents"), deep.join(".claude"), deep.join(".git")];
+        expected.extend([sub.join(".agents"), sub.join(".claude")]);
+        expected.extend(in_git(&subgit));
+        expected.extend([project.join(".agents"), project.join(".claude")]);
+        expected.extend(in_git(&git));
+        assert_eq!(protected(&project, &deep), expected);
         assert_eq!(protected(&project, dir.path()), protected(&project, &project));
         let all = protected(&project, &deep);
         let gaps = missing(&all);
         assert!(!gaps.contains(&git.join("hooks")) && gaps.contains(&git.join("config")), "{gaps:?}");
-        assert!(!gaps.iter().any(|p| p.ends_with("modules")), "{gaps:?}");
+        for name in ["commondir", "modules", "info/attributes"] {
+            assert!(gaps.contains(&git.join(name)), "{name}: {gaps:?}");
+        }
     }
 }
