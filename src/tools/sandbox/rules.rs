@@ -170,16 +170,19 @@ pub fn cached(
 /// (`/dev/tty`, `/dev/pts/N`, the console and virtual consoles, whose screens `vcs*` show)
 /// and the pseudo-terminal master `/dev/ptmx` (a new one's `/dev/pts/N` could not be opened
 /// anyway). Reading one would take what the user types; writing, put raw escapes on their
-/// screen; its ioctls, push input (`TIOCSTI`, `TIOCLINUX`).
+/// screen; its ioctls, push input (`TIOCSTI`, `TIOCLINUX`). The input devices too
+/// (`/dev/input`, `hidraw*`, `uinput`): what the keyboard types, for whoever may open them.
 fn terminals() -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir("/dev") else { return Vec::new() };
+    let named = ["pts", "ptmx", "console", "input", "uinput"];
+    let prefixes = ["tty", "vcs", "hvc", "hidraw"];
     entries
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| {
-            path.file_name().and_then(|n| n.to_str()).is_some_and(|name| {
-                ["pts", "ptmx", "console"].contains(&name) || ["tty", "vcs", "hvc"].iter().any(|p| name.starts_with(p))
-            })
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|name| named.contains(&name) || prefixes.iter().any(|p| name.starts_with(p)))
         })
         .collect()
 }
