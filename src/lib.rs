@@ -20,6 +20,7 @@ pub mod process_tree;
 pub mod protocol;
 pub mod providers;
 pub mod repl;
+pub mod safe_file;
 pub mod sanitize;
 pub mod sessions;
 pub mod signals;

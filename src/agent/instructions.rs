@@ -78,13 +78,13 @@ pub fn files_between(cwd: &Path, file: &Path) -> Vec<PathBuf> {
 }
 
 /// One file read as text, at most `limit` bytes (cut at a character boundary, with a note
-/// saying so); `None` when it cannot be read or is not a regular file.
+/// saying so); `None` when it cannot be read or is not a regular file. A repository's file:
+/// opened without waiting (`safe_file`: a FIFO is refused at once) and never through a
+/// link out of its project (the nearest folder up holding `.git`, else its own folder).
 pub fn read_bounded(path: &Path, limit: usize) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
+    let root = project_root(path.parent()?);
+    let file = crate::safe_file::Reading::capped(limit as u64).within(&root).open(path).ok()?;
     let meta = file.metadata().ok()?;
-    if !meta.is_file() {
-        return None;
-    }
     let mut bytes = Vec::new();
     file.take(limit as u64 + 1).read_to_end(&mut bytes).ok()?;
     if bytes.len() <= limit {

@@ -6,10 +6,12 @@
 //! `/help` and the `/` popup, `argument-hint` as its usage. A command may not shadow one
 //! already there (the built-ins): it is skipped with a notice. A project's commands are
 //! prompts, not code, so they are listed in an untrusted project too, marked as the
-//! project's.
+//! project's. A file is read through `shared_dirs::Guard`: a regular file only, never from a
+//! directory `paths.deny` names, and a project's never through a link out of the project
+//! (a `review.md` linked to `~/.ssh/id_rsa` is skipped, and refused if swapped in later).
 
 use super::front_matter;
-use super::shared_dirs::{self, Folder};
+use super::shared_dirs::{self, Folder, Guard};
 use super::trust::ProjectTrust;
 use crate::agent::{Flow, Plugin, Session};
 use std::path::{Path, PathBuf};
@@ -41,10 +43,11 @@ impl Plugin for MarkdownCommands {
         let cwd = session.cwd();
         let root = super::trust::project_root(&cwd);
         let trusted = self.trust.is_trusted();
+        let guard = Guard::load(&cwd, &root, self.home.as_deref())?;
         let mut added = std::collections::BTreeSet::new();
         for folder in shared_dirs::folders("commands", &cwd, &root, self.home.as_deref()) {
             for file in command_files(&folder) {
-                add(session, &folder, &file, trusted, &mut added);
+                add(session, &folder, &guard, &file, trusted, &mut added);
             }
         }
         Ok(())
@@ -66,6 +69,7 @@ fn command_files(folder: &Folder) -> Vec<PathBuf> {
 fn add(
     session: &mut Session,
     folder: &Folder,
+    guard: &Guard,
     file: &Path,
     trusted: bool,
     added: &mut std::collections::BTreeSet<String>,
@@ -82,7 +86,7 @@ fn add(
         session.show(format!("command skipped: {}: /{name} is a built-in command", file.display()));
         return;
     }
-    let text = match shared_dirs::read_small(file, COMMAND_FILE_CAP) {
+    let text = match guard.read(file, folder.project, COMMAND_FILE_CAP) {
         Ok(text) => text,
         Err(error) => return session.show(format!("command skipped: {error}")),
     };
@@ -111,10 +115,10 @@ fn add(
     };
     about.push_str(&format!(" [from {whose}]"));
     let usage = doc.get("argument-hint").unwrap_or_default().to_string();
-    let file = file.to_path_buf();
+    let (file, guard, project) = (file.to_path_buf(), guard.clone(), folder.project);
     added.insert(name.clone());
     session.commands_mut().add(&name, &usage, about.trim(), move |_, args| {
-        let text = shared_dirs::read_small(&file, COMMAND_FILE_CAP).map_err(anyhow::Error::msg)?;
+        let text = guard.read(&file, project, COMMAND_FILE_CAP).map_err(anyhow::Error::msg)?;
         let doc = front_matter::parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()))?;
         Ok(Flow::Turn(expand(&doc.body, args)?))
     });

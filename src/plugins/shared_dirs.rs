@@ -1,9 +1,13 @@
 //! Where files written for other agents live (`.agents/<kind>/`, `.claude/<kind>/`): the
 //! project's folders from the working directory up to the project root, nearest first,
-//! then the user's in the home directory; and a careful read of one such file (regular
-//! files only, so a FIFO never blocks, and at most a cap of bytes).
+//! then the user's in the home directory; and `Guard`, the careful read of one such file,
+//! whose text reaches the model (through `safe_file`: a regular file only, so a FIFO never
+//! blocks, at most a cap of bytes, never from a directory `paths.deny` names, and a
+//! project's file never through a link out of the project).
 
-use std::io::Read as _;
+use super::permissions::RuleSet;
+use super::trust::project_agents;
+use crate::safe_file::Reading;
 use std::path::{Path, PathBuf};
 
 /// A folder to look in and whether it belongs to the project (or the user).
@@ -46,23 +50,40 @@ pub fn folders(kind: &str, cwd: &Path, root: &Path, home: Option<&Path>) -> Vec<
     found
 }
 
-/// Reads a regular file (following symlinks) of at most `cap` bytes; longer is an error,
-/// as is anything that is not a regular file.
-pub fn read_small(path: &Path, cap: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
+/// How the files in these folders are read: the bounds `safe_file` checks, with the
+/// project's root and `paths.deny`.
+#[derive(Clone, Debug, Default)]
+pub struct Guard {
+    /// The project's root: a project folder's file may not lead out of it.
+    pub root: PathBuf,
+    /// The directories `paths.deny` names (the user's and the project's, canonical).
+    pub deny: Vec<PathBuf>,
+}
+
+impl Guard {
+    /// The guard for a session in `cwd`: `paths.deny` as the permissions gate reads it
+    /// (the user's `~/.agents/permissions.json` and the project's, trusted or not), so a
+    /// command or a skill can send the model nothing the tools may not read.
+    pub fn load(cwd: &Path, root: &Path, home: Option<&Path>) -> anyhow::Result<Guard> {
+        let mut deny = Vec::new();
+        if let Some(home) = home {
+            deny.extend(RuleSet::load(home, root, Some(home))?.paths.deny);
+        }
+        if project_agents(cwd, home).is_some() {
+            deny.extend(RuleSet::load(cwd, root, home)?.paths.deny);
+        }
+        Ok(Guard { root: root.to_path_buf(), deny })
     }
-    if meta.len() > cap {
-        return Err(format!("{}: larger than {cap} bytes", path.display()));
+
+    /// Reads a regular file of at most `cap` bytes as text (links followed, but for a
+    /// project's file, `project`, only within the project); longer is an error, as is
+    /// anything that is not a regular file or is under a denied directory. The error
+    /// names the file.
+    pub fn read(&self, path: &Path, project: bool, cap: u64) -> Result<String, String> {
+        let reading = Reading::capped(cap).denying(&self.deny);
+        let reading = if project { reading.within(&self.root) } else { reading };
+        reading.text(path).map_err(|e| format!("{}: {e}", path.display()))
     }
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    if bytes.len() as u64 > cap {
-        return Err(format!("{}: larger than {cap} bytes", path.display()));
-    }
-    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
 }
 
 /// The user's home directory (`$HOME`, when set and not empty).

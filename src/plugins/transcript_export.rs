@@ -4,13 +4,19 @@
 //! `clipboard.rs`); under tmux it also goes to tmux's paste buffer, and the message says
 //! which of these happened. An export is a file in the data directory
 //! (`exports/<session>.md`, the directory handed in by `startup`) or where the user says.
+//!
+//! An export never writes through a link and never waits on a FIFO (`safe_file`): a file
+//! the user names is created new; one that exists already is replaced only when the user
+//! says `--force` (as `/undo` and `/rewind` do; there is no dialog, so every front end asks
+//! the same way), and then only if it is a regular file: a link, a FIFO, a device there is
+//! refused, whatever the flag. The default file in the data directory is elelem's own and
+//! is replaced when it is a regular file.
 
 use super::transcript_log::TranscriptLog;
 use crate::agent::{AgentEvent, Delta, Flow, Plugin, Session};
 use crate::protocol::Role;
 use anyhow::{bail, Context as _};
-use std::io::Write as _;
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::DirBuilderExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -132,7 +138,7 @@ impl Plugin for TranscriptExport {
         let (log, dir, name) = (self.log.clone(), self.dir.clone(), self.name.clone());
         session.commands_mut().add(
             "export",
-            "[FILE]",
+            "[FILE] [--force]",
             "write the transcript (prompts, replies, tool calls and results) as Markdown",
             move |session, args| export(session, args, &log, dir.as_deref(), &name),
         );
@@ -140,8 +146,9 @@ impl Plugin for TranscriptExport {
     }
 }
 
-/// `/export [FILE]`: writes the transcript to FILE (relative to the working directory), or
-/// to `<dir>/<name>.md`, and says where.
+/// `/export [FILE] [--force]`: writes the transcript to FILE (relative to the working
+/// directory; an existing one only with `--force`), or to `<dir>/<name>.md`, and says
+/// where.
 fn export(
     session: &mut Session,
     args: &str,
@@ -149,7 +156,9 @@ fn export(
     dir: Option<&Path>,
     name: &str,
 ) -> anyhow::Result<Flow> {
-    let path = match args.trim() {
+    let (given, force) = arguments(args);
+    let markdown = log.markdown();
+    let path = match given {
         "" => {
             let dir = dir.context("no data directory (set HOME or XDG_DATA_HOME), so name a file: /export FILE")?;
             // The user's alone, like the rest of the data directory.
@@ -158,27 +167,66 @@ fn export(
                 .mode(0o700)
                 .create(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
-            dir.join(format!("{name}.md"))
+            let path = dir.join(format!("{name}.md"));
+            crate::safe_file::replace(&path, markdown.as_bytes(), 0o600)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            path
         }
-        given => session.cwd().join(given),
+        given => {
+            let path = session.cwd().join(given);
+            let written = match force {
+                true => crate::safe_file::replace(&path, markdown.as_bytes(), 0o600),
+                false => crate::safe_file::create_new(&path, markdown.as_bytes(), 0o600),
+            };
+            match written {
+                Ok(()) => path,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    bail!("{} already exists; not replaced. To replace it: /export {given} --force", path.display())
+                }
+                Err(e) => match std::fs::symlink_metadata(&path) {
+                    Ok(meta) if !meta.is_file() => bail!(
+                        "{} is {}, not a regular file: /export writes only regular files, never through a \
+                         link; remove it or name another file",
+                        path.display(),
+                        crate::safe_file::kind_name(meta.file_type())
+                    ),
+                    _ => bail!("cannot write {}: {e}", path.display()),
+                },
+            }
+        }
     };
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    file.write_all(log.markdown().as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
     let turns = log.turns();
     let plural = if turns == 1 { "" } else { "s" };
     session.show(format!("Wrote the transcript ({turns} turn{plural}) to {}.", path.display()));
     Ok(Flow::Continue)
 }
 
+/// The file named and whether `--force` was given (first or last).
+fn arguments(args: &str) -> (&str, bool) {
+    let args = args.trim();
+    let word_end = |rest: &str| rest.is_empty() || rest.ends_with(char::is_whitespace);
+    let word_start = |rest: &str| rest.is_empty() || rest.starts_with(char::is_whitespace);
+    if let Some(rest) = args.strip_suffix("--force").filter(|rest| word_end(rest)) {
+        return (rest.trim(), true);
+    }
+    if let Some(rest) = args.strip_prefix("--force").filter(|rest| word_start(rest)) {
+        return (rest.trim(), true);
+    }
+    (args, false)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::code_blocks;
+    use super::{arguments, code_blocks};
+
+    #[test]
+    fn force_is_a_word_first_or_last() {
+        assert_eq!(arguments(" notes.md --force "), ("notes.md", true));
+        assert_eq!(arguments("--force my notes.md"), ("my notes.md", true));
+        assert_eq!(arguments("--force"), ("", true));
+        assert_eq!(arguments("not--force"), ("not--force", false));
+        assert_eq!(arguments("notes.md"), ("notes.md", false));
+    }
 
     #[test]
     fn code_blocks_are_found_in_order_fenced_or_indented() {

@@ -99,7 +99,8 @@ impl TrustStore {
     /// The roots listed under `key` ("trusted" or "declined").
     fn roots(&self, key: &str) -> BTreeSet<String> {
         let Some(path) = &self.path else { return BTreeSet::new() };
-        let Ok(text) = std::fs::read_to_string(path) else { return BTreeSet::new() };
+        // A regular file of at most 4 MB, opened without waiting (a FIFO is refused).
+        let Ok(text) = crate::safe_file::read_text(path, 4 * 1024 * 1024) else { return BTreeSet::new() };
         let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         let list = value.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
         list.iter().filter_map(Value::as_str).map(str::to_string).collect()

@@ -17,6 +17,7 @@ mod context_window;
 mod conversation_rows;
 mod effort;
 mod export;
+mod file_attacks;
 mod hooks;
 mod images;
 mod kernel;

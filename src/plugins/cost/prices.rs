@@ -13,6 +13,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Bytes of `prices.json` read at most.
+const FILE_LIMIT: u64 = 1024 * 1024;
+
 /// Dollars per million tokens of each kind.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 pub struct Price {
@@ -63,10 +66,11 @@ impl PriceTable {
     }
 
     /// The built-in table with `file` (if it exists) on top; a file that cannot be read is
-    /// an error naming it.
+    /// an error naming it. Only a regular file of at most `FILE_LIMIT` bytes is read, opened
+    /// without waiting (a FIFO or a device is refused at once).
     pub fn with_file(file: &Path) -> Result<Self, String> {
         let mut table = Self::built_in();
-        let text = match std::fs::read_to_string(file) {
+        let text = match crate::safe_file::read_text(file, FILE_LIMIT) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(table),
             Err(e) => return Err(format!("{}: {e}", file.display())),

@@ -130,23 +130,13 @@ struct Entry {
 
 /// Reads `path` into `hooks` (nothing when it does not exist).
 pub fn load_into(path: &Path, hooks: &mut Hooks) -> Result<(), ConfigError> {
-    use std::io::Read;
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
+    // A regular file of at most FILE_LIMIT bytes, opened without waiting (a FIFO is refused).
+    let text = match crate::safe_file::read_text(path, FILE_LIMIT) {
+        Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(source) => return Err(ConfigError::Read { path: path.to_path_buf(), source }),
     };
     let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
-    if !file.metadata().map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?.is_file() {
-        return Err(invalid("not a regular file".into()));
-    }
-    let mut text = String::new();
-    file.take(FILE_LIMIT + 1)
-        .read_to_string(&mut text)
-        .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
-    if text.len() as u64 > FILE_LIMIT {
-        return Err(invalid(format!("larger than {} KB", FILE_LIMIT / 1024)));
-    }
     let parsed: File = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
     let mut found = Vec::new();
     for (name, groups) in parsed.hooks {

@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Bytes of one `mcp.json` read at most.
+const FILE_LIMIT: u64 = 1024 * 1024;
+
 /// How long a tool call may wait for its answer unless the server's `timeout` says.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -66,12 +69,12 @@ struct Entry {
 pub fn load(home: Option<&Path>, project: &Path, trusted_project: bool) -> Loaded {
     let mut loaded = Loaded::default();
     if let Some(home) = home {
-        read_into(&home.join(".agents/mcp.json"), &mut loaded);
+        read_into(&home.join(".agents/mcp.json"), None, &mut loaded);
     }
     let project_file = project.join(".agents/mcp.json");
     if project_file.is_file() && Some(project) != home {
         if trusted_project {
-            read_into(&project_file, &mut loaded);
+            read_into(&project_file, Some(&crate::plugins::trust::project_root(project)), &mut loaded);
         } else {
             loaded.notices.push(format!(
                 "MCP: not starting the servers in {} because this project is not trusted; run elelem --trust to trust it",
@@ -82,8 +85,20 @@ pub fn load(home: Option<&Path>, project: &Path, trusted_project: bool) -> Loade
     loaded
 }
 
-fn read_into(path: &Path, loaded: &mut Loaded) {
-    let Ok(text) = std::fs::read_to_string(path) else { return };
+/// Reads one file into `loaded`: a regular file of at most `FILE_LIMIT` bytes, opened
+/// without waiting (a FIFO or a device is a notice, at once), and for the project's file
+/// (`within`, its root) never through a link out of the project.
+fn read_into(path: &Path, within: Option<&Path>, loaded: &mut Loaded) {
+    let reading = crate::safe_file::Reading::capped(FILE_LIMIT);
+    let reading = match within {
+        Some(root) => reading.within(root),
+        None => reading,
+    };
+    let text = match reading.text(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(error) => return loaded.notices.push(format!("MCP: cannot read {}: {error}", path.display())),
+    };
     match parse(&text, path, &|name| std::env::var(name).ok()) {
         Ok((servers, notices)) => {
             loaded.notices.extend(notices);

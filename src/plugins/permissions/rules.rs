@@ -82,8 +82,10 @@ impl RuleSet {
     /// Reads `DIR/.agents/permissions.json`; no file is an empty set. `home` expands `~`
     /// in path rules; relative path rules start at `base`.
     pub fn load(dir: &Path, base: &Path, home: Option<&Path>) -> Result<Self, PermissionsError> {
+        // A regular file of at most 1 MB, opened without waiting (a FIFO is refused).
+        const FILE_LIMIT: u64 = 1024 * 1024;
         let path = dir.join(".agents").join("permissions.json");
-        match std::fs::read_to_string(&path) {
+        match crate::safe_file::read_text(&path, FILE_LIMIT) {
             Ok(text) => Self::parse(&text, &path, base, home),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(RuleSet::default()),
             Err(source) => Err(PermissionsError::Read { path, source }),

@@ -2,10 +2,12 @@
 //! matter checked (`name`: lowercase letters, digits and hyphens, equal to the folder's
 //! name, at most 64 characters; `description`: not empty, at most 1024). The first skill of
 //! a name wins (the project's nearest folder first). Bad files are kept as problems with
-//! their file and line.
+//! their file and line. Every `SKILL.md` is read through `shared_dirs::Guard` (here and by
+//! the `skill` tool): a regular file only, never from a directory `paths.deny` names, and
+//! a project's skill never through a link out of the project (a symlinked skill folder).
 
 use super::super::front_matter;
-use super::super::shared_dirs::{self, Folder};
+use super::super::shared_dirs::{self, Folder, Guard};
 use std::path::{Path, PathBuf};
 
 /// A `SKILL.md` is read only up to this size.
@@ -37,11 +39,13 @@ pub struct Catalogue {
     pub skills: Vec<Skill>,
     /// `path:line: what is wrong` for each skipped file.
     pub problems: Vec<String>,
+    /// How a `SKILL.md` is read.
+    pub guard: Guard,
 }
 
 impl Catalogue {
-    pub fn find(cwd: &Path, root: &Path, home: Option<&Path>) -> Catalogue {
-        let mut catalogue = Catalogue::default();
+    pub fn find(cwd: &Path, root: &Path, home: Option<&Path>, guard: Guard) -> Catalogue {
+        let mut catalogue = Catalogue { guard, ..Catalogue::default() };
         for folder in shared_dirs::folders("skills", cwd, root, home) {
             catalogue.scan(&folder);
         }
@@ -62,7 +66,7 @@ impl Catalogue {
             .collect();
         dirs.sort();
         for dir in dirs {
-            match load(&dir) {
+            match load(&dir, &self.guard, folder.project) {
                 Ok((name, description)) => {
                     if self.get(&name).is_none() {
                         self.skills.push(Skill { name, description, folder: dir, project: folder.project });
@@ -75,10 +79,10 @@ impl Catalogue {
 }
 
 /// The skill's name and description, or `path:line: problem`.
-fn load(dir: &Path) -> Result<(String, String), String> {
+fn load(dir: &Path, guard: &Guard, project: bool) -> Result<(String, String), String> {
     let file = dir.join("SKILL.md");
     let at = |line: usize, message: &str| format!("{}:{line}: {message}", file.display());
-    let text = shared_dirs::read_small(&file, SKILL_FILE_CAP)?;
+    let text = guard.read(&file, project, SKILL_FILE_CAP)?;
     let doc = front_matter::parse(&text).map_err(|e| at(e.line, &e.message))?;
     if !doc.has_front_matter {
         return Err(at(1, "no front matter (`---` with name and description)"));

@@ -39,7 +39,8 @@ impl Plugin for SkillsPlugin {
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         let cwd = session.cwd();
         let root = super::trust::project_root(&cwd);
-        let catalogue = Arc::new(Catalogue::find(&cwd, &root, self.home.as_deref()));
+        let guard = super::shared_dirs::Guard::load(&cwd, &root, self.home.as_deref())?;
+        let catalogue = Arc::new(Catalogue::find(&cwd, &root, self.home.as_deref(), guard));
         for problem in &catalogue.problems {
             session.show(format!("skill skipped: {problem}"));
         }

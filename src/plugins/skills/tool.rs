@@ -1,8 +1,9 @@
 //! The `skill` tool: the model loads one skill's instructions by name. The result is the
 //! body of its `SKILL.md` (after the front matter, read again at each call, at most
-//! `SKILL_FILE_CAP`) and the folder it lives in, so its `scripts/` can be run.
+//! `SKILL_FILE_CAP`, through the catalogue's `Guard`) and the folder it lives in, so its
+//! `scripts/` can be run.
 
-use super::super::{front_matter, shared_dirs};
+use super::super::front_matter;
 use super::catalogue::{Catalogue, SKILL_FILE_CAP};
 use crate::agent::{Tool, ToolContext};
 use serde_json::{json, Value};
@@ -41,7 +42,7 @@ fn load(catalogue: &Catalogue, name: &str) -> Value {
         return json!({"error": format!("no skill named {name:?}; known: {}", known.join(", "))});
     };
     let file = skill.file();
-    let text = match shared_dirs::read_small(&file, SKILL_FILE_CAP) {
+    let text = match catalogue.guard.read(&file, skill.project, SKILL_FILE_CAP) {
         Ok(text) => text,
         Err(error) => return json!({"error": error}),
     };

@@ -2,6 +2,9 @@
 //! (mode 0600): how wide the side column is, which pane, if any, is zoomed, and the palette
 //! `/theme` chose. A missing
 //! or unreadable file gives the defaults; a failed write is ignored (it is a convenience).
+//! Read and written through `safe_file`: a regular file of at most `FILE_LIMIT` bytes,
+//! opened without waiting (a FIFO or a link to `/dev/zero` gives the defaults at once),
+//! written to a temporary file renamed over a regular one, never through a link.
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -13,6 +16,9 @@ pub const MIN_SPLIT: u16 = 20;
 pub const MAX_SPLIT: u16 = 70;
 /// How much one resize key moves the split.
 pub const SPLIT_STEP: u16 = 4;
+
+/// Bytes of `tui.json` read at most.
+const FILE_LIMIT: u64 = 64 * 1024;
 
 /// A pane shown on the whole screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,21 +52,18 @@ impl LayoutPrefs {
     }
 
     pub fn load(path: &Path) -> LayoutPrefs {
-        let prefs: LayoutPrefs =
-            std::fs::read_to_string(path).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default();
+        let text = crate::safe_file::read_text(path, FILE_LIMIT).ok();
+        let prefs: LayoutPrefs = text.and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default();
         LayoutPrefs { split: prefs.split.clamp(MIN_SPLIT, MAX_SPLIT), ..prefs }
     }
 
-    /// Writes the file (0600, created with that mode so it is never readable by others).
+    /// Writes the file (0600, created with that mode so it is never readable by others):
+    /// a new file renamed over a regular one; a link, FIFO or device there is an error.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        use std::io::Write;
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            crate::data_dir::create_private_dir(dir)?;
         }
-        let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(path)?;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        file.write_all(serde_json::to_string(self).unwrap_or_default().as_bytes())
+        crate::safe_file::replace(path, serde_json::to_string(self).unwrap_or_default().as_bytes(), 0o600)
     }
 
     /// The split moved by `steps` resize steps, kept in bounds.
