@@ -16,7 +16,7 @@ use crate::tui::panes::context_panel::ContextPanel;
 use crate::tui::panes::conversation::cells::CellKind;
 use crate::tui::panes::conversation::history::History;
 use crate::tui::panes::prompt::composer::Composer;
-use crate::tui::panes::status::{Activity, Around, Status};
+use crate::tui::panes::status::{Activity, Around, Lasts, Status};
 use crate::tui::panes::tool_log::ToolLog;
 use crate::tui::popups::file_picker::{FilePicker, Mention};
 use crate::tui::popups::help::HelpOverlay;
@@ -42,6 +42,7 @@ use tokio::sync::oneshot;
 
 pub use crate::tui::intent::Focus;
 pub use crate::tui::popups::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL_PAUSE};
+pub use crate::tui::popups::confirm::Confirm;
 
 /// What the event loop must do after the app handled something.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,11 +77,14 @@ pub struct App {
     pub(super) plan: PlanStrip,
     /// Prompts typed while a turn runs, held until the session asks for its next line.
     pub(super) queue: QueueStrip,
-    /// When Esc last interrupted a turn (Enter soon after sends before the queue) or was
-    /// pressed on an empty, idle prompt (a second one soon after opens the rewind picker).
+    /// When Esc was last pressed on an empty, idle prompt (a second one soon after opens
+    /// the rewind picker).
     pub(super) last_esc: Option<Instant>,
-    /// This Enter came right after that Esc.
-    pub(super) jump_queue: bool,
+    /// The session asked for its next line and got none yet (the queue was empty or held):
+    /// a prompt released from the queue goes at once.
+    pub(super) waiting: bool,
+    /// A question asked above the prompt (`/clear`, Ctrl+C's "again to quit").
+    pub(super) confirm: Option<Confirm>,
     /// The `@` file picker over the working directory's files.
     pub(super) files: FilePicker,
     /// Ctrl+R's history search, while open.
@@ -158,7 +162,8 @@ impl App {
             plan: PlanStrip::default(),
             queue: QueueStrip::default(),
             last_esc: None,
-            jump_queue: false,
+            waiting: false,
+            confirm: None,
             tools: ToolLog::default(),
             context: ContextPanel::default(),
             composer: Composer::new(commands, history),
@@ -218,9 +223,11 @@ impl App {
     }
 
     /// Something on screen changes with time (spinner, elapsed time, retry countdown, an
-    /// approval dialog about to take keys).
+    /// approval dialog about to take keys, a notice or a question that goes by itself).
     pub fn animating(&self) -> bool {
         self.status.busy()
+            || self.status.notice().is_some()
+            || self.confirm.as_ref().is_some_and(|c| c.until().is_some())
             || self.tools.running() > 0
             || self.files.waiting(self.mention())
             || self.approval.as_ref().is_some_and(|p| !p.armed(self.clock.now(), self.last_typed))
@@ -292,14 +299,29 @@ impl App {
     }
 
     /// The session asks for its next line (it is idle and has none waiting): the oldest
-    /// queued prompt goes now.
+    /// queued prompt goes now, unless an interrupt holds the queue (then it waits for the
+    /// user's Enter).
     pub fn session_waiting(&mut self) -> Vec<Action> {
-        let next = self.queue.pop_front();
-        if let Some(line) = &next {
-            // What the rewind picker lists once its turn starts (`started_prompt`).
-            self.sent.push_back(line.clone());
+        self.waiting = true;
+        self.send_queued()
+    }
+
+    /// The oldest queued prompt, to the session if it waits for a line and the queue is
+    /// not held.
+    pub(super) fn send_queued(&mut self) -> Vec<Action> {
+        if !self.waiting || self.queue.held() {
+            return vec![];
         }
-        next.map(Action::Send).into_iter().collect()
+        let Some(line) = self.queue.pop_front() else { return vec![] };
+        self.waiting = false;
+        // What the rewind picker lists once its turn starts (`started_prompt`).
+        self.sent.push_back(line.clone());
+        vec![Action::Send(line)]
+    }
+
+    /// The queue waits for the user's next Enter (the turn it waited for was interrupted).
+    pub fn queue_held(&self) -> bool {
+        self.queue.held()
     }
 
     /// Cancels the running turn, if the session is ready.
@@ -409,7 +431,12 @@ impl App {
 
     /// `/clear` waits for its confirmation.
     pub fn confirm_clear(&self) -> bool {
-        self.status.confirm_clear()
+        self.confirm == Some(Confirm::Clear)
+    }
+
+    /// The question asked above the prompt, if one is.
+    pub fn confirm(&self) -> Option<&Confirm> {
+        self.confirm.as_ref()
     }
 
     pub fn show_context(&self) -> bool {
@@ -450,19 +477,40 @@ impl App {
             buf.set_string(area.x, area.y, truncate("window too small", usize::from(area.width)), self.theme.dim());
             return;
         }
+        let theme = self.theme;
+        // The status line first: a notice it has no room for goes whole above the prompt,
+        // with the question asked there.
+        let around = Around {
+            started: self.started,
+            context_tokens: self.context.total_tokens(),
+            approving: self.approval.is_some(),
+            tools_running: self.tools.running(),
+            esc_interrupts: self.esc_interrupts(),
+            queued: self.queue.len(),
+            queue_held: self.queue.held() && self.focus == Focus::Composer,
+        };
+        let status_line = self.status.compose(area.width, now, &around);
+        self.drop_stale_confirm();
+        let asked = crate::tui::popups::confirm::lines(
+            self.confirm.as_ref(),
+            status_line.overflow.as_deref(),
+            area.width,
+            &theme,
+        );
         let composer_h = self.composer.height().min(area.height.saturating_sub(6));
-        let plan_h = self.plan.height(area.height.saturating_sub(composer_h + 1));
-        let queue_h = self.queue.height(area.height).min(area.height.saturating_sub(composer_h + plan_h + 4));
-        let [main, plan, queue, composer, status] = Layout::vertical([
+        let asked_h = (asked.len() as u16).min(area.height.saturating_sub(composer_h + 5));
+        let plan_h = self.plan.height(area.height.saturating_sub(composer_h + asked_h + 1));
+        let queue_h = self.queue.height(area.height).min(area.height.saturating_sub(composer_h + plan_h + asked_h + 4));
+        let [main, plan, queue, asked_area, composer, status] = Layout::vertical([
             Constraint::Min(3),
             Constraint::Length(plan_h),
             Constraint::Length(queue_h),
+            Constraint::Length(asked_h),
             Constraint::Length(composer_h),
             Constraint::Length(1),
         ])
         .areas(area);
         let rects = self.regions.lay_out(main, composer, area.height);
-        let theme = self.theme;
         let title = if self.esc_interrupts() { "conversation · Esc interrupts" } else { "conversation" };
         let highlight = matches!(self.focus, Focus::Conversation | Focus::Tools);
         if !rects.conversation.is_empty() {
@@ -485,15 +533,9 @@ impl App {
         if self.status.mode() != crate::agent::mode::Mode::Ask {
             prompt_title.push_str(&format!(" · {}", self.status.mode().label()));
         }
+        crate::tui::popups::confirm::render(&asked, asked_area, buf);
         self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
-        let around = Around {
-            started: self.started,
-            context_tokens: self.context.total_tokens(),
-            approving: self.approval.is_some(),
-            tools_running: self.tools.running(),
-            esc_interrupts: self.esc_interrupts(),
-        };
-        self.status.render(status, buf, &theme, now, &around);
+        Status::draw(&status_line, status, buf, &theme);
         if let Some(picker) = &self.models {
             picker.render(composer, buf, &theme);
         } else if let Some(search) = &self.search {
@@ -529,6 +571,19 @@ impl App {
     fn esc_interrupts(&self) -> bool {
         self.status.busy() && self.focus == Focus::Composer
     }
+
+    /// A question that no longer holds goes: Ctrl+C's second press came too late, or the
+    /// prompt no longer says `/clear`.
+    fn drop_stale_confirm(&mut self) {
+        let stale = match &self.confirm {
+            Some(Confirm::Clear) => self.composer.text().trim() != "/clear",
+            Some(confirm) => confirm.expired(Instant::now()),
+            None => false,
+        };
+        if stale {
+            self.confirm = None;
+        }
+    }
 }
 
 // The agent's side: each `AgentEvent` fed to the panes it concerns, and the approval
@@ -555,8 +610,8 @@ impl App {
 
     /// A turn ended: a long one, finished while the user looked elsewhere, rings or
     /// notifies (`runtime/notify.rs`).
-    fn turn_finished(&mut self) {
-        let Some(took) = self.status.turn_finished(self.clock.now()) else { return };
+    fn turn_finished(&mut self, ok: bool) {
+        let Some(took) = self.status.turn_finished(self.clock.now(), ok) else { return };
         if !self.terminal_focused && took >= NOTIFY_AFTER {
             self.alert = self.notify_mode.sequence(&format!("elelem: done after {}s", took.as_secs()));
         }
@@ -565,6 +620,7 @@ impl App {
     pub fn handle_agent(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::TurnStarted { prompt } => {
+                self.waiting = false;
                 self.tools.turn_started();
                 self.plan.turn_started();
                 self.started_prompt(&prompt);
@@ -578,16 +634,19 @@ impl App {
                 }
             }
             AgentEvent::Delta(Delta::Thinking(delta)) => {
+                self.status.drop_notice_of(&[Lasts::Retry]);
                 self.status.set_activity(Activity::Thinking);
                 self.status.streamed(delta.len());
                 self.history.thinking(&delta);
             }
             AgentEvent::Delta(Delta::Saying(delta)) => {
+                self.status.drop_notice_of(&[Lasts::Retry]);
                 self.status.set_activity(Activity::Responding);
                 self.status.streamed(delta.len());
                 self.history.saying(&delta);
             }
             AgentEvent::ToolStarted { call, summary } => {
+                self.status.drop_notice_of(&[Lasts::Retry]);
                 self.status.set_activity(Activity::RunningTool(call.name.clone()));
                 let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
                 let name = crate::sanitize::sanitize_visible(&call.name);
@@ -610,25 +669,28 @@ impl App {
             }
             AgentEvent::Retrying { attempt, max, delay, reason } => {
                 self.status.set_activity(Activity::Retrying { attempt, max, until: Instant::now() + delay });
-                self.notify(reason);
+                self.status.notify_while(reason, Lasts::Retry);
             }
             AgentEvent::ProviderChanged { provider, model } => {
                 self.status.set_model(provider, model);
             }
             AgentEvent::Context(snapshot) => self.context.set(snapshot),
             AgentEvent::Info(text) => {
+                self.status.drop_notice_of(&[Lasts::Asking]);
                 self.history.close();
                 self.history.push(CellKind::Info(text));
                 // `/sandbox` switched the mode (it says so in an Info): the banner follows.
                 self.history.set_banner_sandbox(crate::startup::sandbox_label());
             }
-            AgentEvent::Warning(text) => self.notify(text),
+            // A failure: said until a later turn succeeds (or its time is up).
+            AgentEvent::Warning(text) => self.status.notify_while(text, Lasts::Warning),
             AgentEvent::Error(text) => {
+                self.status.drop_notice_of(&[Lasts::Asking]);
                 self.history.close();
                 self.history.push(CellKind::Error(format!("Error: {text}")));
             }
             AgentEvent::TurnFinished { end, .. } => {
-                self.turn_finished();
+                self.turn_finished(end == TurnEnd::Done);
                 let planned = self.planned.take();
                 if let Some(plan) = planned.filter(|_| self.status.mode() == crate::agent::mode::Mode::Plan) {
                     self.plan_accept = Some(PlanAccept::new(self.clock.now(), &plan));
@@ -669,6 +731,8 @@ impl App {
                 self.tools.sub_agent(&call_id, *event);
             }
             AgentEvent::Models { provider, current, listed } => {
+                // "asking … for its models" is answered.
+                self.status.drop_notice_of(&[Lasts::Asking]);
                 self.focus = Focus::Composer;
                 self.models = Some(ModelPicker::new(provider, current, listed));
             }

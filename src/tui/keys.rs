@@ -8,21 +8,24 @@
 //! Bindings: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J insert a newline, Up/Down
 //! recall prompts, Tab moves focus (or completes a command), Shift+Tab switches mode
 //! (ask → accept edits → plan), PgUp/PgDn/Home/End
-//! scroll the focused pane, Esc from a pane goes back to the prompt and from the prompt
-//! interrupts the running turn (twice on an empty prompt while idle: the rewind picker), Ctrl+C clears (twice quits), Ctrl+D on an
+//! scroll the focused pane (Home/End on an empty prompt: the conversation), Esc from a
+//! pane goes back to the prompt and from the prompt always interrupts the running turn
+//! (twice on an empty prompt while idle: the rewind picker), Ctrl+C clears (twice quits,
+//! asked above the prompt), Ctrl+D on an
 //! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
 //! opens the help overlay. `popups/help.rs`'s `KEYS` lists them all for the user.
 //!
 //! The queue (prompts typed while a turn runs, `panes/queue.rs`): on an empty prompt with
-//! prompts queued, Up takes the newest back into the prompt and Esc drops it — only then;
-//! otherwise Up recalls and Esc interrupts as above. Enter within `ESC_ENTER` of an Esc that
-//! interrupted puts the prompt before the queued ones, so it runs as soon as the turn ends.
+//! prompts queued, Up takes the newest back into the prompt; Ctrl+X drops it. An interrupt
+//! (Esc, Ctrl+C) keeps the queue but holds it: nothing in it runs until the next Enter,
+//! which sends the prompt typed before the queued ones, or on an empty prompt the queue.
+//!
+//! A digit pressed while a dialog (approval, accept plan) is not armed yet and the user was
+//! not typing is not an answer and not text either: it is dropped, and the dialog says to
+//! press it again (`PendingApproval::early`).
 
-use crate::tui::app::{Action, App, DOUBLE_CTRL_C};
+use crate::tui::app::{Action, App, Confirm, APPROVAL_PAUSE, DOUBLE_CTRL_C};
 use std::time::Duration;
-
-/// How soon after an Esc that interrupted an Enter sends its prompt before the queue.
-pub const ESC_ENTER: Duration = Duration::from_millis(1000);
 
 /// How soon a second Esc on an empty prompt opens the rewind picker.
 pub const DOUBLE_ESC: Duration = Duration::from_millis(600);
@@ -53,6 +56,9 @@ impl App {
             return vec![];
         }
         let now = self.clock.now();
+        if self.early_digit(&key, now) {
+            return vec![];
+        }
         if let Some(pending) = self.approval.as_mut() {
             let armed = pending.armed(now, self.last_typed);
             match pending.handle_key(key, armed) {
@@ -69,9 +75,6 @@ impl App {
         if is_typing(&key) {
             self.last_typed = Some(self.clock.now());
         }
-        // Esc then Enter: the prompt goes before the queued ones (the Esc interrupted).
-        self.jump_queue =
-            key.code == KeyCode::Enter && self.last_esc.is_some_and(|at| now.saturating_duration_since(at) < ESC_ENTER);
         if key.code != KeyCode::Esc {
             self.last_esc = None;
         }
@@ -127,8 +130,7 @@ impl App {
             KeyCode::Char('j') if ctrl => self.composer.insert_newline(),
             KeyCode::Enter if shift || alt => self.composer.insert_newline(),
             KeyCode::Esc => {
-                if self.status.confirm_clear() {
-                    self.status.set_confirm_clear(false);
+                if self.confirm.take() == Some(Confirm::Clear) {
                     self.composer.clear();
                     self.notify("not cleared");
                 } else if !self.composer.popup().is_empty() {
@@ -136,14 +138,9 @@ impl App {
                 } else if self.focus != Focus::Composer {
                     // From a pane, Esc only goes back to the prompt: it never interrupts.
                     self.focus = Focus::Composer;
-                } else if self.composer.is_empty() && !self.queue.is_empty() {
-                    // With prompts queued, an empty prompt's Esc drops the newest of them.
-                    if let Some(dropped) = self.queue.pop_back() {
-                        self.notify(format!("dropped from the queue: {}", crate::sanitize::sanitize(&dropped)));
-                    }
                 } else if self.status.busy() {
-                    self.last_esc = Some(now);
-                    return vec![Action::Interrupt];
+                    // Always the interrupt; queued prompts stay, held until the next Enter.
+                    return self.interrupt_turn();
                 } else if self.composer.is_empty() {
                     // Esc Esc on an empty prompt while idle: the rewind picker.
                     if self.last_esc.is_some_and(|t| now.duration_since(t) <= DOUBLE_ESC) {
@@ -153,6 +150,20 @@ impl App {
                         self.last_esc = Some(now);
                     }
                 }
+            }
+            KeyCode::Char('x') if ctrl && self.focus == Focus::Composer && !self.queue.is_empty() => {
+                // The newest queued prompt leaves the queue.
+                if let Some(dropped) = self.queue.pop_back() {
+                    let left = if self.queue.is_empty() { String::new() } else { " (Ctrl+X again: the next)".into() };
+                    self.notify(format!("dropped from the queue: {}{left}", crate::sanitize::sanitize(&dropped)));
+                }
+            }
+            KeyCode::Enter
+                if self.focus == Focus::Composer && self.composer.is_empty() && !shift && !alt && self.queue.held() =>
+            {
+                // The queue an interrupt held goes on.
+                self.queue.release();
+                return self.send_queued();
             }
             KeyCode::Up
                 if self.focus == Focus::Composer
@@ -172,7 +183,9 @@ impl App {
             KeyCode::BackTab => return self.next_mode(),
             KeyCode::PageUp => return self.scroll(Scrolled::Up(self.page())),
             KeyCode::PageDown => return self.scroll(Scrolled::Down(self.page())),
-            KeyCode::Home if ctrl || self.focus != Focus::Composer => return self.scroll(Scrolled::Home),
+            KeyCode::Home if ctrl || self.focus != Focus::Composer || self.composer.is_empty() => {
+                return self.scroll(Scrolled::Home)
+            }
             KeyCode::End if ctrl || self.focus != Focus::Composer || self.composer.cursor_at_end() => {
                 return self.scroll(Scrolled::End)
             }
@@ -277,22 +290,54 @@ impl App {
             self.composer.clear();
             return vec![];
         }
-        self.notify("Ctrl+C again to quit");
-        if self.status.busy() {
-            return vec![Action::Interrupt];
+        let interrupted = self.status.busy();
+        self.confirm = Some(Confirm::Quit { until: now + DOUBLE_CTRL_C, interrupted });
+        if interrupted {
+            return self.interrupt_turn();
         }
         vec![]
+    }
+
+    /// Interrupts the running turn; the queued prompts stay, held until the next Enter.
+    fn interrupt_turn(&mut self) -> Vec<Action> {
+        self.queue.hold();
+        vec![Action::Interrupt]
+    }
+
+    /// A digit pressed while a dialog is not armed yet and the user was not typing (the
+    /// prompt is empty — the Enter that sent the last one does not count — or they paused):
+    /// neither an answer nor text. It is dropped, and the dialog says so.
+    fn early_digit(&mut self, key: &KeyEvent, now: Instant) -> bool {
+        let KeyCode::Char(digit @ '0'..='9') = key.code else { return false };
+        if key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) {
+            return false;
+        }
+        let paused = self.last_typed.is_none_or(|typed| now.saturating_duration_since(typed) >= APPROVAL_PAUSE);
+        let typing = !paused && self.focus == Focus::Composer && !self.composer.is_empty();
+        if typing {
+            return false;
+        }
+        let last_typed = self.last_typed;
+        if let Some(pending) = self.approval.as_mut().filter(|p| p.reason.is_none() && !p.armed(now, last_typed)) {
+            pending.early = Some(digit);
+            return true;
+        }
+        if let Some(dialog) = self.plan_accept.as_mut().filter(|d| !d.armed(now, last_typed)) {
+            dialog.early = Some(digit);
+            return true;
+        }
+        false
     }
 
     /// Handles UI-only commands here and sends everything else to the agent.
     pub fn run_line(&mut self, line: &str) -> Vec<Action> {
         self.history.scroll_end();
-        let confirmed = self.status.confirm_clear();
-        self.status.set_confirm_clear(false);
+        let confirmed = self.confirm.take() == Some(Confirm::Clear);
         match line.trim() {
             "/clear" if !confirmed => {
-                // Asks first: the composer keeps the line, so Enter again confirms.
-                self.status.set_confirm_clear(true);
+                // Asks first, above the prompt: the composer keeps the line, so Enter again
+                // confirms.
+                self.confirm = Some(Confirm::Clear);
                 self.composer.set_text("/clear");
                 self.composer.dismiss_popup();
                 vec![]
@@ -313,7 +358,10 @@ impl App {
             theme if theme == "/theme" || theme.starts_with("/theme ") => self.theme_command(&theme[6..]),
             "/exit" | "/quit" => vec![Action::Quit],
             "/model" | "/models" => {
-                self.notify(format!("asking {} for its models…", self.status.provider()));
+                // Said until the picker opens with them (or the provider answers otherwise).
+                let asking = format!("asking {} for its models…", self.status.provider());
+                self.status.notify_while(asking, crate::tui::panes::status::Lasts::Asking);
+                self.waiting = false;
                 vec![Action::Submit(line.trim().to_string())]
             }
             "/rewind" => {
@@ -334,19 +382,23 @@ impl App {
                     self.history.push(CellKind::Notice(format!("› {line}")));
                 } else if self.status.busy() || !self.queue.is_empty() {
                     // Held here, shown above the prompt, until the session asks for a line
-                    // (`session_waiting`).
-                    if std::mem::take(&mut self.jump_queue) {
+                    // (`session_waiting`). After an interrupt, this Enter sends the prompt
+                    // before the queued ones, which go on after it.
+                    if self.queue.release() {
                         self.queue.push_front(line.to_string());
-                        self.notify("sent next: it runs as soon as the interrupted turn ends");
+                        self.notify("sent before the queued prompts");
                     } else {
                         self.queue.push_back(line.to_string());
-                        self.notify("queued: it runs when this turn ends");
+                        self.status.notify_for_turn("queued: it runs when this turn ends");
                     }
-                    return vec![Action::Queued(line.to_string())];
+                    let mut actions = vec![Action::Queued(line.to_string())];
+                    actions.extend(self.send_queued());
+                    return actions;
                 } else {
                     // What the rewind picker lists once its turn starts (`started_prompt`).
                     self.sent.push_back(line.to_string());
                 }
+                self.waiting = false;
                 vec![Action::Submit(line.to_string())]
             }
         }
@@ -396,6 +448,7 @@ impl App {
             shared.set(next);
         }
         self.status.set_mode(next);
+        self.waiting = false;
         vec![Action::Submit(format!("/mode {}", next.word()))]
     }
 

@@ -64,6 +64,8 @@ mod tool_safety;
 mod tools;
 mod trust;
 mod tui_composer;
+mod tui_first_minutes;
+mod tui_first_minutes_pty;
 mod tui_first_screen;
 mod tui_keys;
 mod tui_line_repl;

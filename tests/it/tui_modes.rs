@@ -82,10 +82,11 @@ fn a_plan_made_in_plan_mode_opens_the_accept_dialog_which_waits_to_be_armed() {
     let screen = text(&frame(&mut app, 120, 40));
     assert!(screen.contains("Accept the plan (2 steps)?"), "{screen}");
     assert!(screen.contains("typing goes to the prompt"), "not armed at once:\n{screen}");
-    // A digit typed at once is typing, not an answer.
+    // A digit pressed at once is not an answer, nor text for the prompt (issue 38): the
+    // dialog says it came too early.
     assert_eq!(app.handle_key(key(KeyCode::Char('2'))), vec![]);
+    assert!(app.composer().is_empty());
     assert!(text(&frame(&mut app, 120, 40)).contains("Accept the plan"));
-    app.handle_key(key(KeyCode::Backspace));
     clock.advance(Duration::from_millis(1100));
     let armed = text(&frame(&mut app, 120, 40));
     assert!(armed.contains("[1] yes, ask before changes  [2] yes, accept edits  [3] keep planning"), "{armed}");

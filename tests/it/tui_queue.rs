@@ -1,8 +1,9 @@
 //! Prompts typed while a turn runs (ratatui `TestBackend`): held by the app and shown above
 //! the prompt with their count, sent one at a time when the session asks for its next
-//! line; Up takes the newest back to edit, Esc on an empty prompt drops it, Esc then Enter
-//! puts the prompt before the queue; a prompt refused after it left the queue leaves no
-//! count behind.
+//! line; Up takes the newest back to edit, Ctrl+X drops it; Esc always interrupts and holds
+//! the queue until the next Enter, which sends the prompt typed before the queued ones (or,
+//! on an empty prompt, the queue); a prompt refused after it left the queue leaves no count
+//! behind.
 
 use crate::tui_snapshots::{app, frame, text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -69,8 +70,12 @@ fn the_session_asking_for_a_line_takes_the_oldest_queued_prompt() {
     assert!(!screen.contains("queued 1") && !screen.contains("1 queued"), "{screen}");
 }
 
+fn ctrl_x() -> KeyEvent {
+    KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)
+}
+
 #[test]
-fn up_on_an_empty_prompt_takes_the_newest_back_and_esc_drops_it() {
+fn up_on_an_empty_prompt_takes_the_newest_back_and_ctrl_x_drops_it() {
     let mut app = two_queued();
     app.handle_key(key(KeyCode::Up));
     assert!(app.composer().text().starts_with("third: a much longer"), "{}", app.composer().text());
@@ -78,13 +83,37 @@ fn up_on_an_empty_prompt_takes_the_newest_back_and_esc_drops_it() {
     // Edited and sent again, it joins the queue's end.
     app.composer_mut().set_text("third, shorter");
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Queued("third, shorter".into())]);
-    // Esc on the empty prompt drops the newest, and does not interrupt.
-    assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![]);
+    // Ctrl+X drops the newest, and does not interrupt.
+    assert_eq!(app.handle_key(ctrl_x()), vec![]);
     assert_eq!(app.queued(), 1);
-    assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![]);
+    let screen = text(&frame(&mut app, 120, 40));
+    assert!(screen.contains("dropped from the queue: third, shorter"), "{screen}");
+    assert_eq!(app.handle_key(ctrl_x()), vec![]);
     assert_eq!(app.queued(), 0);
-    // With nothing queued, Esc interrupts the turn as before.
     assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt]);
+}
+
+/// Issue 38: Esc with prompts queued interrupts the turn (it used to drop the newest
+/// prompt and let the turn run on); the queue stays, held until the next Enter, so the
+/// interrupted turn is not followed by another the user did not ask for now.
+#[test]
+fn esc_with_prompts_queued_interrupts_and_holds_them_until_enter() {
+    let mut app = two_queued();
+    assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt], "Esc interrupts");
+    assert_eq!(app.queued(), 2, "and keeps the queue");
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
+    assert_eq!(app.session_waiting(), vec![], "nothing runs after the interrupt by itself");
+    assert!(app.queue_held());
+    let screen = text(&frame(&mut app, 80, 24));
+    assert!(screen.contains("queued 2 · Up edits the last · Ctrl+X drops it · held: Enter sends them"), "{screen}");
+    assert!(screen.lines().last().unwrap().contains("Enter sends the queued"), "{screen}");
+    insta::assert_snapshot!(screen);
+    // Enter on the empty prompt sends the oldest; the next goes when the session asks.
+    assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Send("second question".into())]);
+    assert!(!app.queue_held());
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "second question".into() });
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    assert!(matches!(app.session_waiting().as_slice(), [Action::Send(line)] if line.starts_with("third")));
 }
 
 #[test]
@@ -99,17 +128,28 @@ fn esc_then_enter_interrupts_and_sends_before_the_queue() {
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Queued("urgent".into())]);
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
     assert_eq!(app.session_waiting(), vec![Action::Send("urgent".into())], "before the queued ones");
-
-    // An Enter long after the Esc queues at the end as usual.
     app.handle_agent(AgentEvent::TurnStarted { prompt: "urgent".into() });
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    assert_eq!(app.session_waiting(), vec![Action::Send("second question".into())], "then the queue goes on");
+
+    // A prompt typed long after the interrupt, the session already waiting: it goes at
+    // once, the held queue after it.
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "second question".into() });
+    assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt]);
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
+    assert_eq!(app.session_waiting(), vec![]);
+    clock.advance(Duration::from_secs(5));
     for c in "later".chars() {
         app.handle_key(key(KeyCode::Char(c)));
     }
-    assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt]);
-    clock.advance(Duration::from_secs(5));
-    app.handle_key(key(KeyCode::Enter));
-    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
-    assert_eq!(app.session_waiting(), vec![Action::Send("second question".into())]);
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter)),
+        vec![Action::Queued("later".into()), Action::Send("later".into())],
+        "sent now, before the queue"
+    );
+    app.handle_agent(AgentEvent::TurnStarted { prompt: "later".into() });
+    app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+    assert!(matches!(app.session_waiting().as_slice(), [Action::Send(line)] if line.starts_with("third")));
 }
 
 /// Issue 32: a prompt a `UserPromptSubmit` hook refuses starts no turn; the count must not

@@ -10,6 +10,7 @@ pub mod plan;
 pub mod prompt;
 pub mod queue;
 pub mod status;
+pub mod status_line;
 pub mod sub_calls;
 pub mod tool_detail;
 pub mod tool_log;

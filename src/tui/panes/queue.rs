@@ -1,8 +1,10 @@
 //! The queue strip: prompts sent while a turn runs, held by the app (not yet given to the
 //! session) until the session asks for its next line, drawn just above the prompt — a
 //! header with the count and the keys, then one truncated row per prompt, oldest first
-//! (at most `MAX_ROWS`, then how many more). It only keeps the list and draws it; `App`
-//! decides when a prompt joins, leaves for the session, or comes back to the composer.
+//! (at most `MAX_ROWS`, then how many more). An interrupt *holds* the queue: nothing in
+//! it goes until the user's next Enter (the header says so). It only keeps the list and
+//! draws it; `App` decides when a prompt joins, leaves for the session, or comes back to
+//! the composer.
 
 use crate::sanitize::sanitize;
 use crate::tui::text::theme::Theme;
@@ -19,6 +21,8 @@ const SHORT_SCREEN: u16 = 20;
 #[derive(Default)]
 pub struct QueueStrip {
     prompts: VecDeque<String>,
+    /// A turn was interrupted: the prompts wait for the user's next Enter.
+    held: bool,
 }
 
 impl QueueStrip {
@@ -42,12 +46,34 @@ impl QueueStrip {
 
     /// The oldest, to send now.
     pub fn pop_front(&mut self) -> Option<String> {
-        self.prompts.pop_front()
+        self.take(VecDeque::pop_front)
     }
 
     /// The newest, taken back (to edit, or dropped).
     pub fn pop_back(&mut self) -> Option<String> {
-        self.prompts.pop_back()
+        self.take(VecDeque::pop_back)
+    }
+
+    fn take(&mut self, how: fn(&mut VecDeque<String>) -> Option<String>) -> Option<String> {
+        let taken = how(&mut self.prompts);
+        if self.prompts.is_empty() {
+            self.held = false;
+        }
+        taken
+    }
+
+    /// The prompts wait for the user's next Enter (a turn was interrupted), if there are any.
+    pub fn hold(&mut self) {
+        self.held = !self.prompts.is_empty();
+    }
+
+    /// They go again when the session asks; whether they were held.
+    pub fn release(&mut self) -> bool {
+        std::mem::take(&mut self.held)
+    }
+
+    pub fn held(&self) -> bool {
+        self.held
     }
 
     /// Rows the strip takes on a screen `height` rows high: none when empty.
@@ -68,10 +94,14 @@ impl QueueStrip {
             return;
         }
         let width = usize::from(area.width);
-        let header = format!("queued {} · Up edits the last · Esc drops it · Esc Enter sends now", self.prompts.len());
+        let n = self.prompts.len();
+        let them = if n == 1 { "it" } else { "them" };
+        let state =
+            if self.held { format!("held: Enter sends {them}") } else { format!("Esc interrupts, keeps {them}") };
+        let header = format!("queued {n} · Up edits the last · Ctrl+X drops it · {state}");
         if area.height == 1 {
-            let newest =
-                self.prompts.back().map(|p| format!("queued {} · {}", self.prompts.len(), one_line(&shown(p))));
+            let held = if self.held { " held: Enter sends ·" } else { "" };
+            let newest = self.prompts.back().map(|p| format!("queued {n} ·{held} {}", one_line(&shown(p))));
             buf.set_string(area.x, area.y, truncate(&newest.unwrap_or(header), width), theme.dim());
             return;
         }
@@ -111,5 +141,23 @@ mod tests {
         assert_eq!(queue.height(12), 1, "a short screen shows only the header");
         assert_eq!(queue.pop_back().as_deref(), Some("p4"));
         assert_eq!(queue.pop_front().as_deref(), Some("one"));
+    }
+
+    #[test]
+    fn a_held_queue_is_released_by_its_last_prompt_leaving() {
+        let mut queue = QueueStrip::default();
+        queue.hold();
+        assert!(!queue.held(), "nothing to hold");
+        queue.push_back("one".into());
+        queue.push_back("two".into());
+        queue.hold();
+        assert!(queue.held());
+        queue.pop_back();
+        assert!(queue.held());
+        queue.pop_back();
+        assert!(!queue.held(), "an empty queue holds nothing back");
+        queue.push_back("three".into());
+        queue.hold();
+        assert!(queue.release() && !queue.held());
     }
 }

@@ -2,17 +2,54 @@
 //! doing (`Activity`), whether a turn runs, the tokens of
 //! the turn and the session (while a turn runs, live: its time and its output so far, the
 //! text streamed since the last reported usage estimated at 4 bytes a token), how long the
-//! last turn took, a short notice, YOLO and the `/clear` question. `App` tells it what
-//! happened; it draws the bottom row.
+//! last turn took, a short notice, YOLO and the mode. `App` tells it what happened; it
+//! composes the bottom row (`status_line.rs` drops the least important parts first) and
+//! draws it.
+//!
+//! A notice lasts as long as what it says holds (`Lasts`): an approval's answer its turn, a
+//! provider's failure until a later turn succeeds, "asking for the models" until they come,
+//! a retry's reason until the stream flows again; and never longer than its time.
 
 use crate::protocol::Usage;
 use crate::tui::panes::context_panel::short_count;
+use crate::tui::panes::status_line::{Composed, Parts};
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::truncate;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant};
 use unicode_width::UnicodeWidthStr;
+
+/// How long a notice shows at most.
+const NOTICE_TIME: Duration = Duration::from_secs(4);
+/// A warning (a provider's failure) shows longer, unless a later turn succeeds first.
+const WARNING_TIME: Duration = Duration::from_secs(15);
+/// "Asking for the models…" and a retry's reason, unless their answer comes first.
+const WAIT_TIME: Duration = Duration::from_secs(60);
+
+/// What a notice is about: it goes when that no longer holds, or when its time is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lasts {
+    /// Only its time.
+    Timed,
+    /// The running turn or question (an approval's answer): until the turn ends or the next
+    /// question opens.
+    Turn,
+    /// Something failed (a provider's error): until a turn started after it succeeds.
+    Warning,
+    /// A question to the provider (its models): until it answers.
+    Asking,
+    /// A retry's reason: until the stream flows again or the turn ends.
+    Retry,
+}
+
+struct Notice {
+    text: String,
+    until: Instant,
+    lasts: Lasts,
+    /// Turns started before it (a warning goes once a later one succeeds).
+    turns: u64,
+}
 
 /// What the agent is doing, for the status line.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +74,10 @@ pub struct Around {
     pub tools_running: usize,
     /// Esc would interrupt the turn (the prompt has the keys while a turn runs).
     pub esc_interrupts: bool,
+    /// Prompts waiting in the queue.
+    pub queued: usize,
+    /// The queue waits for Enter (a turn was interrupted) and the prompt has the keys.
+    pub queue_held: bool,
 }
 
 /// The turn state and the status line.
@@ -49,25 +90,19 @@ pub struct Status {
     /// Tokens of the whole session, and of the running (or last) turn.
     usage: Usage,
     turn_usage: Usage,
-    /// The latest model call's tokens (the status line shows its share read from cache).
-    last_call: Usage,
     /// How long the last turn took.
     last_turn: Option<Duration>,
     /// When the running turn started.
     turn_started: Option<Instant>,
     /// Bytes of text and thinking streamed since the last model call reported its usage.
     streamed: usize,
-    /// A short message, and when it expires.
-    notice: Option<(String, Instant)>,
-    /// The notice is about the running turn (an approval's answer): it goes when the turn
-    /// ends or the next question opens, whatever its time left.
-    notice_of_turn: bool,
+    /// A short message, until what it says no longer holds.
+    notice: Option<Notice>,
+    /// Turns started so far.
+    turns: u64,
     yolo: bool,
     /// The session's mode, shown when it is not ask.
     mode: crate::agent::mode::Mode,
-    /// `/clear` was typed once: Enter again (the composer holds it) clears, anything else
-    /// cancels. The status line asks meanwhile.
-    confirm_clear: bool,
 }
 
 impl Status {
@@ -79,15 +114,13 @@ impl Status {
             busy: false,
             usage: Usage::default(),
             turn_usage: Usage::default(),
-            last_call: Usage::default(),
             last_turn: None,
             turn_started: None,
             streamed: 0,
             notice: None,
-            notice_of_turn: false,
+            turns: 0,
             yolo: false,
             mode: Default::default(),
-            confirm_clear: false,
         }
     }
 
@@ -124,28 +157,26 @@ impl Status {
         self.activity = activity;
     }
 
-    pub fn confirm_clear(&self) -> bool {
-        self.confirm_clear
-    }
-
-    pub fn set_confirm_clear(&mut self, confirm: bool) {
-        self.confirm_clear = confirm;
-    }
-
     /// A turn started at `now`.
     pub fn turn_started(&mut self, now: Instant) {
         self.busy = true;
+        self.turns += 1;
         self.turn_started = Some(now);
         self.turn_usage = Usage::default();
         self.streamed = 0;
         self.activity = Activity::Thinking;
     }
 
-    /// The turn ended at `now`; how long it took, if one was running.
-    pub fn turn_finished(&mut self, now: Instant) -> Option<Duration> {
+    /// The turn ended at `now` (`ok`: it succeeded); how long it took, if one was running.
+    pub fn turn_finished(&mut self, now: Instant, ok: bool) -> Option<Duration> {
         self.busy = false;
         self.streamed = 0;
-        self.drop_turn_notice();
+        let turns = self.turns;
+        self.drop_notice(|n| match n.lasts {
+            Lasts::Turn | Lasts::Retry => true,
+            Lasts::Warning => ok && n.turns < turns,
+            Lasts::Timed | Lasts::Asking => false,
+        });
         let took = self.turn_started.take().map(|started| now.saturating_duration_since(started));
         if took.is_some() {
             self.last_turn = took;
@@ -160,7 +191,6 @@ impl Status {
             total.add(&usage);
         }
         self.streamed = 0;
-        self.last_call = usage;
     }
 
     /// `bytes` of reply or thinking streamed in: the live output count until the call
@@ -196,22 +226,45 @@ impl Status {
         }
     }
 
+    /// A notice for its time.
     pub fn notify(&mut self, text: impl Into<String>) {
-        self.notice = Some((text.into(), Instant::now() + Duration::from_secs(4)));
-        self.notice_of_turn = false;
+        self.notify_while(text, Lasts::Timed);
     }
 
     /// A notice that holds only while the turn (or the question) it is about does.
     pub fn notify_for_turn(&mut self, text: impl Into<String>) {
-        self.notify(text);
-        self.notice_of_turn = true;
+        self.notify_while(text, Lasts::Turn);
     }
 
-    /// Drops a notice about the turn (it ended, or a new question opened).
-    pub fn drop_turn_notice(&mut self) {
-        if std::mem::take(&mut self.notice_of_turn) {
+    /// A notice that goes when what it is about (`lasts`) no longer holds.
+    pub fn notify_while(&mut self, text: impl Into<String>, lasts: Lasts) {
+        let time = match lasts {
+            Lasts::Timed | Lasts::Turn => NOTICE_TIME,
+            Lasts::Warning => WARNING_TIME,
+            Lasts::Asking | Lasts::Retry => WAIT_TIME,
+        };
+        self.notice = Some(Notice { text: text.into(), until: Instant::now() + time, lasts, turns: self.turns });
+    }
+
+    /// The notice shown, if any (its time not up).
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_ref().filter(|n| n.until > Instant::now()).map(|n| n.text.as_str())
+    }
+
+    /// Drops the notice if it is of one of these kinds.
+    pub fn drop_notice_of(&mut self, kinds: &[Lasts]) {
+        self.drop_notice(|n| kinds.contains(&n.lasts));
+    }
+
+    fn drop_notice(&mut self, drop: impl Fn(&Notice) -> bool) {
+        if self.notice.as_ref().is_some_and(drop) {
             self.notice = None;
         }
+    }
+
+    /// Drops a notice about the turn (a new question opened).
+    pub fn drop_turn_notice(&mut self) {
+        self.drop_notice_of(&[Lasts::Turn]);
     }
 
     /// What the agent is doing, from the state: a pending question, a running tool or
@@ -244,61 +297,58 @@ impl Status {
         }
     }
 
-    /// Draws the status line into `area` (one row).
-    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, now: Instant, around: &Around) {
-        buf.set_style(area, theme.status());
-        if self.notice.as_ref().is_some_and(|(_, until)| *until <= Instant::now()) {
+    /// The line for `width` columns at `now` (a notice whose time is up is dropped first):
+    /// what it says, and a notice that did not fit beside the rest (`Composed::overflow`,
+    /// shown whole above the prompt).
+    pub fn compose(&mut self, width: u16, now: Instant, around: &Around) -> Composed {
+        if self.notice.as_ref().is_some_and(|n| n.until <= Instant::now()) {
             self.notice = None;
         }
         let (time, out) = self.live(now);
-        let tokens = if self.usage.input_tokens + self.usage.output_tokens > 0 {
-            format!(
-                "turn ↑{} ↓{out}{time} · session {}{}",
-                short_count(self.turn_usage.input_tokens as usize),
-                in_out(&self.usage),
-                cached(&self.last_call)
-            )
+        let (tokens, short_tokens) = if self.usage.input_tokens + self.usage.output_tokens > 0 {
+            let turn = format!("turn ↑{} ↓{out}{time}", short_count(self.turn_usage.input_tokens as usize));
+            (format!("{turn} · session {}{}", in_out(&self.usage), cached(&self.usage)), turn)
         } else if self.busy && (self.streamed > 0 || !time.is_empty()) {
             let out = if self.streamed > 0 { format!(" ↓{out}") } else { String::new() };
-            format!("ctx ~{} tok · turn{out}{time}", short_count(around.context_tokens))
+            let tokens = format!("ctx ~{} tok · turn{out}{time}", short_count(around.context_tokens));
+            (tokens.clone(), tokens)
         } else {
-            format!("ctx ~{} tok", short_count(around.context_tokens))
+            let tokens = format!("ctx ~{} tok", short_count(around.context_tokens));
+            (tokens.clone(), tokens)
         };
-        let mut left = format!(" {} · {} │ {} │ {tokens}", self.provider, self.model, self.activity_text(now, around));
-        if self.yolo {
-            left.push_str(" │ YOLO: no approvals");
-        }
-        if self.mode != crate::agent::mode::Mode::Ask {
-            left.push_str(&format!(" │ {} (Shift+Tab)", self.mode.label()));
-        }
-        if self.confirm_clear {
-            left.push_str(" │ Clear conversation? Enter: yes · Esc: no");
-        } else if let Some((notice, _)) = &self.notice {
-            left.push_str(&format!(" │ {notice}"));
-        }
-        // While a turn runs, what Esc does is said whatever else the line holds: the rest
-        // of the hints only when they fit, the left side cut before this one is.
-        let (hints, must) = if around.esc_interrupts {
-            ("Esc interrupt · Tab focus · ^O context · ? help ", "Esc interrupt ")
-        } else if self.busy {
-            ("Esc back to prompt · Tab focus · ^O context · ? help ", "Esc back to prompt ")
-        } else {
-            ("Tab focus · ^O context · ? help ", "")
+        // While a turn runs, what Esc does is said whatever else the line holds; with
+        // prompts queued, that they stay, and how to drop one.
+        let (hints, must) = match (around.esc_interrupts, around.queued > 0) {
+            (true, true) => ("Esc interrupt · ^X unqueue · Tab focus · ? help ", "Esc interrupt "),
+            (true, false) => ("Esc interrupt · Tab focus · ^O context · ? help ", "Esc interrupt "),
+            (false, _) if self.busy => ("Esc back to prompt · Tab focus · ^O context · ? help ", "Esc back to prompt "),
+            _ if around.queue_held => ("Enter sends the queued · ^X unqueue · ? help ", "Enter sends the queued "),
+            _ => ("Tab focus · ^O context · ? help ", ""),
         };
+        let clean = |text: &str| crate::sanitize::sanitize(text).into_owned();
+        let parts = Parts {
+            provider: clean(&self.provider),
+            model: clean(&self.model),
+            activity: clean(&self.activity_text(now, around)),
+            tokens,
+            short_tokens,
+            yolo: self.yolo,
+            mode: (self.mode != crate::agent::mode::Mode::Ask).then(|| self.mode.label()),
+            notice: self.notice.as_ref().map(|n| clean(&n.text)),
+            hints,
+            must,
+        };
+        parts.compose(usize::from(width))
+    }
+
+    /// Draws a composed line into `area` (one row).
+    pub fn draw(line: &Composed, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        buf.set_style(area, theme.status());
         let width = usize::from(area.width);
-        let left = crate::sanitize::sanitize(&left);
-        let hints = if left.width() + hints.width() + 2 <= width {
-            hints
-        } else if width >= 3 * must.width() {
-            must
-        } else {
-            ""
-        };
-        // The hints and two columns before them; the left side is cut to what is left.
-        let hints_width = if hints.is_empty() { 0 } else { hints.width() + 2 };
-        buf.set_string(area.x, area.y, truncate(&left, width.saturating_sub(hints_width)), theme.status());
-        if !hints.is_empty() {
-            buf.set_string(area.x + (width + 2 - hints_width) as u16, area.y, hints, theme.status());
+        let hints_width = if line.hints.is_empty() { 0 } else { line.hints.width() + 2 };
+        buf.set_string(area.x, area.y, truncate(&line.left, width.saturating_sub(hints_width)), theme.status());
+        if !line.hints.is_empty() && hints_width <= width {
+            buf.set_string(area.x + (width + 2 - hints_width) as u16, area.y, line.hints, theme.status());
         }
     }
 }
@@ -308,13 +358,13 @@ fn in_out(usage: &Usage) -> String {
     format!("↑{} ↓{}", short_count(usage.input_tokens as usize), short_count(usage.output_tokens as usize))
 }
 
-/// ` · 93% cached`: the share of a call's input read from the prompt cache, when the
-/// provider reports a cache at all.
-fn cached(call: &Usage) -> String {
-    if call.input_tokens == 0 || call.cache_read_tokens + call.cache_write_tokens == 0 {
+/// ` · 93% cached`: the share of the session's input read from the prompt cache (what
+/// `/cost` says), when the provider reports a cache at all.
+fn cached(session: &Usage) -> String {
+    if session.input_tokens == 0 || session.cache_read_tokens + session.cache_write_tokens == 0 {
         return String::new();
     }
-    format!(" · {}% cached", call.cache_read_percent())
+    format!(" · {}% cached", session.cache_read_percent())
 }
 
 /// `4.2s`, `2m05s`.

@@ -8,6 +8,10 @@
 //! then every key is typing meant for the prompt and goes there; once armed, the answers
 //! are digits (never letters, which any sentence is full of), and a letter still goes to the
 //! prompt and disarms the dialog again (the user went on typing after a pause).
+//! A digit pressed before the dialog is armed while the user was *not* typing (it came with
+//! the dialog, a reflex) is neither: `keys.rs` drops it and the dialog says so (`early`)
+//! until it is answered, so it never lands in the prompt. Whether the dialog is armed shows
+//! on its last row: "typing goes to the prompt" until then, the answers after.
 //!
 //! The project-trust question (`PreviewKind::Trust`) is answered the same way, with its
 //! own choices: 1 yes, 2 no (not asked again), 3 not now (Esc and Ctrl+C too); no reason,
@@ -47,13 +51,25 @@ pub struct PendingApproval {
     pub full_screen: bool,
     /// The reason being typed after `4`, if the user is giving one.
     pub reason: Option<String>,
+    /// A digit pressed before the dialog took answers (and not while typing): dropped, and
+    /// the dialog says to press it again.
+    pub early: Option<char>,
     /// Preview rows that fit at the last draw (for paging).
     view_rows: usize,
 }
 
 impl PendingApproval {
     pub fn new(request: ApprovalRequest, reply: oneshot::Sender<Approval>, opened: Instant) -> Self {
-        PendingApproval { request, reply, opened, scroll: 0, full_screen: false, reason: None, view_rows: 1 }
+        PendingApproval {
+            request,
+            reply,
+            opened,
+            scroll: 0,
+            full_screen: false,
+            reason: None,
+            early: None,
+            view_rows: 1,
+        }
     }
 
     /// The preview as lines for `width`: a diff in colour, anything else plain.
@@ -245,5 +261,20 @@ impl PendingApproval {
             }
         };
         buf.set_line(inner.x, inner.y + inner.height.saturating_sub(1), &answers, inner.width);
+        // On the row between the preview and the answers.
+        if let Some(digit) = pending.early.filter(|_| pending.reason.is_none() && inner.height >= shown as u16 + 2) {
+            let note = early_note(digit, armed);
+            let note = truncate(&note, usize::from(inner.width));
+            buf.set_line(inner.x, inner.y + shown as u16, &Line::styled(note, theme.approval()), inner.width);
+        }
+    }
+}
+
+/// What a dialog says about a digit pressed before it took answers.
+pub fn early_note(digit: char, armed: bool) -> String {
+    if armed {
+        format!("“{digit}” came too early: not taken · press it again")
+    } else {
+        format!("“{digit}” came too early: not taken · press it again in a moment")
     }
 }

@@ -1,10 +1,11 @@
 //! The popups: what opens over the panes for a while and takes keys first — the `@` file
 //! picker (over `file_index.rs`), the model picker, Ctrl+R history search, the approval
-//! dialog, the help overlay, the accept-plan dialog (`plan_accept.rs`), the rewind picker
+//! dialog, the confirmations asked above the prompt (`confirm.rs`), the help overlay, the accept-plan dialog (`plan_accept.rs`), the rewind picker
 //! (`rewind.rs`) and the resume picker (`resume_picker.rs`). Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
 //! and draws itself over the panes.
 
 pub mod approval;
+pub mod confirm;
 pub mod file_index;
 pub mod file_picker;
 pub mod help;

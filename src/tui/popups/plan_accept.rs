@@ -2,7 +2,8 @@
 //! it asks whether to go ahead — `[1]` in ask mode, `[2]` accepting edits, `[3]` keep
 //! planning. Like the approval dialog it takes keys only once armed (open for
 //! `APPROVAL_GUARD`, the user not typing for `APPROVAL_PAUSE`), and then only digits (and
-//! Esc, which keeps planning), so typing never answers it.
+//! Esc, which keeps planning), so typing never answers it; a digit pressed before it is
+//! armed, while the user was not typing, is dropped and the dialog says so (`early`).
 
 use crate::agent::mode::Mode;
 use crate::tui::intent::Intent;
@@ -25,11 +26,13 @@ pub struct PlanAccept {
     /// The plan's lines, sent back with the go-ahead (the turn's tool calls are gone from
     /// the conversation by then).
     lines: Vec<String>,
+    /// A digit pressed before it took answers (and not while typing): dropped.
+    pub early: Option<char>,
 }
 
 impl PlanAccept {
     pub fn new(now: Instant, plan: &crate::agent::plan::Plan) -> Self {
-        PlanAccept { opened: now, steps: plan.steps.len(), lines: plan.lines() }
+        PlanAccept { opened: now, steps: plan.steps.len(), lines: plan.lines(), early: None }
     }
 
     /// The prompt that goes ahead with the plan.
@@ -57,7 +60,7 @@ impl PlanAccept {
 
     /// Drawn just above `below` (the plan strip, or the prompt), across its width.
     pub fn render(&self, below: Rect, buf: &mut Buffer, theme: &Theme, armed: bool) {
-        let height = 3;
+        let height = if self.early.is_some() { 4 } else { 3 };
         if below.y < height {
             return;
         }
@@ -89,5 +92,9 @@ impl PlanAccept {
             ])
         };
         buf.set_line(inner.x, inner.y, &line, inner.width);
+        if let Some(digit) = self.early {
+            let note = crate::tui::popups::approval::early_note(digit, armed);
+            buf.set_line(inner.x, inner.y + 1, &Line::styled(note, theme.approval()), inner.width);
+        }
     }
 }

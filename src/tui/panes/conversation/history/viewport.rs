@@ -127,15 +127,37 @@ impl History {
         out
     }
 
+    /// Rows below the view at the last draw, while scrolled up (none when following): from
+    /// the row index's total, which every frame keeps, so it costs nothing per frame.
+    pub fn rows_below(&self) -> Option<usize> {
+        if self.scroll.follow {
+            return None;
+        }
+        let below = self.index.total().saturating_sub(self.scroll.top + self.view_rows);
+        (below > 0).then_some(below)
+    }
+
     /// Draws the pane; the selected cell is highlighted when `highlight` (this pane or the
-    /// tool log has focus).
+    /// tool log has focus). Scrolled up, the title says how far the bottom is
+    /// (`↓ 120 lines · End`).
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool, highlight: bool, title: &str) {
-        let inner = theme.draw_pane_cached(&mut self.frame, area, buf, title, focused, false);
+        // The frame's inside does not depend on its title: lay the rows out first, so the
+        // title says where they ended.
+        let inner = theme.pane("", focused).inner(area);
+        let lines = if inner.width == 0 || inner.height == 0 {
+            Vec::new()
+        } else {
+            self.visible(inner.width, usize::from(inner.height), theme, highlight)
+        };
+        let title = match self.rows_below() {
+            Some(below) => format!("{title} · ↓ {below} line{} · End", if below == 1 { "" } else { "s" }),
+            None => title.to_string(),
+        };
+        let inner = theme.draw_pane_cached(&mut self.frame, area, buf, &title, focused, false);
         self.inner = inner;
         if inner.width == 0 || inner.height == 0 {
             return;
         }
-        let lines = self.visible(inner.width, usize::from(inner.height), theme, highlight);
         for (row, line) in lines.iter().enumerate() {
             crate::tui::text::line_out::set_line(buf, inner.x, inner.y + row as u16, line, inner.width);
         }
