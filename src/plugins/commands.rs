@@ -23,8 +23,9 @@ impl Plugin for BuiltinCommands {
         });
         c.add(
             "context",
-            "[json|N|delete N,M|edit N [TEXT]]",
-            "what the model sees: a list, the JSON, message N whole; delete or edit messages",
+            "[list|json|N|keep K|delete N,M|edit N [TEXT]]",
+            "what the model sees: a list (the last turn's tool calls numbered k1, k2…), the JSON, message N whole; \
+             keep tool call K; delete or edit messages",
             super::context_commands::context,
         );
         c.add(

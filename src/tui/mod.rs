@@ -265,6 +265,8 @@ fn welcome(options: &Options, session: &crate::agent::session::Session) -> Welco
         },
         plugin_files: configured.plugin_files,
         mcp_servers: configured.mcp_servers,
+        readme: Welcome::readme_in(&cwd),
+        git: Welcome::in_git(&cwd),
     }
 }
 

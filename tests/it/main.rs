@@ -32,6 +32,8 @@ mod model_server;
 mod path_attacks;
 mod paths;
 mod permissions;
+mod plain_words;
+mod plain_words_pty;
 mod plan;
 mod plugin_safety;
 mod plugins_lua;

@@ -951,7 +951,7 @@ fn the_first_screen_welcomes_and_quitting_after_a_turn_says_how_to_resume() {
     let steps = json!([{"events": [{"type": "saying", "text": "hello back"}]}]);
     let mut tui = Tui::start(steps, 40, 120, &[]);
     tui.wait_for("No API key found");
-    tui.wait_for("unless kept: /context keep K");
+    tui.wait_for("not their tool output");
     tui.wait_for("Try: explain this project");
     tui.send("hello\r");
     tui.wait_for("hello back");

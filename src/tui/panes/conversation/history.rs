@@ -84,7 +84,7 @@ impl History {
     /// The banner: what elelem runs with (version, `sandbox` as its text says it, provider,
     /// model).
     pub fn banner(&mut self, text: String, sandbox: String) {
-        self.banner = Some((self.push(CellKind::Notice(text)), sandbox));
+        self.banner = Some((self.push(CellKind::Banner(text)), sandbox));
     }
 
     /// The banner says the sandbox mode that holds `now` (`/sandbox` may have switched it),
@@ -94,7 +94,7 @@ impl History {
         if now == *said {
             return;
         }
-        if let Some(CellKind::Notice(text)) = self.cells.get_mut(*i).map(|c| &mut c.kind) {
+        if let Some(CellKind::Banner(text)) = self.cells.get_mut(*i).map(|c| &mut c.kind) {
             *text = text.replacen(said.as_str(), &now, 1);
             self.cells[*i].touch();
             self.index.invalidate(*i);
