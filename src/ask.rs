@@ -31,11 +31,14 @@ struct Lines {
     out: Box<dyn Write + Send>,
     /// The command is done: nothing more is written.
     finished: bool,
+    /// A provider's failure said as a warning, held until the next event: when the turn's
+    /// error says it again, only the error line is written (one error line a failure).
+    held: Option<String>,
 }
 
 impl Default for Lines {
     fn default() -> Self {
-        Lines { open: None, buffer: Vec::new(), out: Box::new(std::io::stdout()), finished: false }
+        Lines { open: None, buffer: Vec::new(), out: Box::new(std::io::stdout()), finished: false, held: None }
     }
 }
 
@@ -135,6 +138,18 @@ impl Output for JsonOutput {
     }
 
     fn emit(&self, event: AgentEvent) {
+        let held = self.state.lock().ok().and_then(|mut lines| lines.held.take());
+        if let Some(held) = held {
+            if !matches!(&event, AgentEvent::Error(message) if restates(&held, message)) {
+                self.line(&json!({"type": "warning", "message": held}));
+            }
+        }
+        let event = match event {
+            AgentEvent::Warning(text) if is_provider_failure(&text) => {
+                return self.with(|lines| lines.held = Some(text));
+            }
+            event => event,
+        };
         match event {
             AgentEvent::Delta(Delta::Thinking(text)) => return self.with(|lines| lines.text("thinking", &text)),
             AgentEvent::Delta(Delta::Saying(text)) => return self.with(|lines| lines.text("saying", &text)),
@@ -156,6 +171,17 @@ impl Output for JsonOutput {
         };
         self.line(&value);
     }
+}
+
+/// Whether `warning` is the agent's `provider NAME failed: MESSAGE` (`Agent::failed`), which
+/// the turn's error (`MESSAGE`) follows.
+fn is_provider_failure(warning: &str) -> bool {
+    warning.starts_with("provider ") && warning.contains(" failed: ")
+}
+
+/// Whether the error `message` says again what the provider-failure `warning` said.
+fn restates(warning: &str, message: &str) -> bool {
+    is_provider_failure(warning) && warning.strip_suffix(message).is_some_and(|head| head.ends_with(" failed: "))
 }
 
 /// An event as one `ask --json` line (`None`: not written); a sub-agent's events nest under

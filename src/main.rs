@@ -102,8 +102,9 @@ struct ChatFlags {
     /// chat: leave the mouse to the terminal (native selection; no wheel scrolling)
     #[arg(long, global = true)]
     no_mouse: bool,
-    /// chat: colours for a light or dark terminal background (auto: ask the terminal's
-    /// COLORFGBG); also the ELELEM_THEME setting
+    /// chat: colours for a light or dark terminal background (auto: the background colour
+    /// the terminal answers to an OSC 11 query, else COLORFGBG, else dark); without it,
+    /// ELELEM_THEME, then what /theme saved, then auto
     #[arg(long, global = true, value_name = "light|dark|auto", value_parser = parse_theme)]
     theme: Option<ThemeChoice>,
 }

@@ -35,8 +35,10 @@ fn stdin_lines() -> &'static tokio::sync::Mutex<Lines<BufReader<Stdin>>> {
     LINES.get_or_init(|| tokio::sync::Mutex::new(BufReader::new(tokio::io::stdin()).lines()))
 }
 
-/// Lines from the process's stdin; the prompt is printed to stdout (and a piped line after
-/// it, so output never continues the prompt's line).
+/// Lines from the process's stdin; the prompt is printed to stdout. On a terminal it is
+/// printed before the line is read, and the end of input (Ctrl-D) ends its line; piped, it
+/// is printed with the line read (echoed, so output never continues the prompt's line),
+/// so the end of input leaves no prompt behind.
 #[derive(Default)]
 pub struct StdinInput {
     /// A line given on the command line (`elelem "prompt"`), read before stdin's.
@@ -52,17 +54,25 @@ impl StdinInput {
 
 impl Input for StdinInput {
     fn read_line(&mut self, prompt: &str) -> BoxFuture<'_, Option<String>> {
-        print_stdout(prompt);
         let first = self.first.take();
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
+        if terminal {
+            print_stdout(prompt);
+        }
+        let prompt = prompt.to_string();
         Box::pin(async move {
             if let Some(line) = first {
-                print_stdout(&format!("{}\n", sanitize_visible(&line)));
+                let shown = if terminal { String::new() } else { prompt };
+                print_stdout(&format!("{shown}{}\n", sanitize_visible(&line)));
                 return Some(line);
             }
             let line = stdin_lines().lock().await.next_line().await.ok().flatten();
-            if let Some(line) = line.as_ref().filter(|_| !std::io::IsTerminal::is_terminal(&std::io::stdin())) {
-                // Echo a piped line, as a terminal would: what follows starts on its own line.
-                print_stdout(&format!("{}\n", sanitize_visible(line)));
+            match (&line, terminal) {
+                // Echo a piped line after its prompt, as a terminal would show it typed.
+                (Some(line), false) => print_stdout(&format!("{prompt}{}\n", sanitize_visible(line))),
+                // The end of input on a terminal: the prompt's line ends.
+                (None, true) => print_stdout("\n"),
+                _ => {}
             }
             line
         })
@@ -77,8 +87,8 @@ pub struct LineApprover {
 }
 
 /// What the line REPL says at start when stdin is not a terminal.
-pub const PIPED_NOTICE: &str = "stdin is not a terminal: its lines are prompts, not answers; tool calls that \
-     need approval are refused, as in `elelem ask` (allow them with --allow TOOL or --yolo)";
+pub const PIPED_NOTICE: &str = "stdin is not a terminal: its lines are prompts, not answers; this run is \
+     headless, as `elelem ask` is: tool calls that need approval are refused (allow them with --allow TOOL or --yolo)";
 
 /// The question `LineApprover` prints: what the call would do (the command, or the diff
 /// with `+` lines green and `-` lines red), then `Allow TOOL? [y/N/a] `.

@@ -120,7 +120,8 @@ pub enum AgentEvent {
         delay: Duration,
         reason: String,
     },
-    /// Provider or model changed (name, model).
+    /// Provider or model changed (name, model): switched, or the server says another
+    /// model answered than the one asked for (`ProviderEvent::Model`).
     ProviderChanged {
         provider: String,
         model: String,

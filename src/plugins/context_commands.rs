@@ -1,5 +1,7 @@
-//! The commands that show and shape what the model sees: `/context` (list, JSON, one
-//! message, `delete N[,M…]`, `edit N [TEXT]`: without TEXT in the user's editor), `/clear`
+//! The commands that show and shape what the model sees: `/context` (list — `/context list`
+//! too, which the full-screen app, where `/context` alone toggles the context panel, sends
+//! here —, JSON, one message, `keep K`: the K-th tool call of the last turn, as the list
+//! numbers them, `delete N[,M…]`, `edit N [TEXT]`: without TEXT in the user's editor), `/clear`
 //! (undoable once with `/clear undo`) and `/compact [instructions]`. Messages are numbered
 //! from 1, and 1 is the system prompt, which cannot be deleted or edited.
 
@@ -45,16 +47,16 @@ pub fn compact(_: &mut Session, args: &str) -> anyhow::Result<Flow> {
 pub fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     let (verb, rest) = args.trim().split_once(char::is_whitespace).unwrap_or((args.trim(), ""));
     match verb {
-        "" => list(session),
+        "" | "list" => list(session),
         "json" => session.show(serde_json::to_string_pretty(&session.transcript().messages(&[]))?),
         "delete" => delete(session, rest)?,
         "keep" => keep(session, rest)?,
         "edit" => edit(session, rest)?,
         n => {
             let messages = session.transcript().messages(&[]);
-            let i: usize = n
-                .parse()
-                .with_context(|| format!("usage: /context [json|N|delete N[,M…]|edit N [TEXT]], not {n:?}"))?;
+            let i: usize = n.parse().with_context(|| {
+                format!("usage: /context [list|json|N|keep K|delete N[,M…]|edit N [TEXT]], not {n:?}")
+            })?;
             let Some(m) = i.checked_sub(1).and_then(|i| messages.get(i)) else {
                 bail!("no message {i}: there are {}", messages.len());
             };
@@ -73,7 +75,13 @@ fn list(session: &Session) {
         let _ = writeln!(text, "{:>3}. {}: {first}{more}", i + 1, m.role);
     }
     let calls = crate::agent::kept::calls(session.last_turn());
-    if !calls.is_empty() {
+    if calls.is_empty() {
+        let _ = writeln!(
+            text,
+            "The last turn made no tool calls (after one that does, they are listed here as k1, k2…, and \
+             /context keep K keeps one in what the model sees)."
+        );
+    } else {
         let _ = writeln!(text, "Tool calls of the last turn (not sent again; /context keep K keeps one):");
         for (k, (call, result)) in calls.iter().enumerate() {
             let how = match result.and_then(|r| r.result.as_ref()) {

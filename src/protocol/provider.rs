@@ -70,6 +70,9 @@ pub enum ProviderEvent {
     ServerTool { call: ToolCall, summary: String, result: ToolResult },
     /// The call failed transiently and will be retried after `delay`.
     Retrying { attempt: u32, max: u32, delay: Duration, reason: String },
+    /// The server says another model answered than the one asked for (a dated model for
+    /// an alias, a proxy's substitute): its name, said once until it changes again.
+    Model(String),
 }
 
 /// Why a model call failed.

@@ -2,6 +2,7 @@
 //! thinking / tool_use / tool_result blocks, tools, extended thinking) and the SSE event
 //! parser (`message_start` … `message_stop`, in-stream `error`).
 
+use super::answered::Answered;
 use super::config::{Api, Config, EnvNames};
 use super::driver;
 use super::frame::{Frame, Framing};
@@ -92,12 +93,15 @@ pub fn thinking_budget(settings: &ProviderSettings) -> Option<u32> {
 pub struct AnthropicProvider {
     config: AnthropicConfig,
     client: reqwest::Client,
+    /// The model the server last said answered (`message_start`'s `model`).
+    answered: Answered,
 }
 
 impl AnthropicProvider {
     pub fn new(config: AnthropicConfig) -> Result<Self, ProviderError> {
         let client = config.http.client()?;
-        Ok(AnthropicProvider { config, client })
+        let answered = Answered::new(&config.model);
+        Ok(AnthropicProvider { config, client, answered })
     }
 
     /// The JSON body for `request`.
@@ -248,7 +252,13 @@ impl Provider for AnthropicProvider {
     fn fetch(&self, request: Request) -> EventStream {
         let body = self.body(&request).to_string().into_bytes();
         match self.config.call(&API, &self.client, body) {
-            Ok(call) => driver::stream(call, Box::new(|| Box::new(Parser::default()))),
+            Ok(call) => {
+                let answered = self.answered.clone();
+                driver::stream(
+                    call,
+                    Box::new(move || Box::new(Parser { answered: Some(answered.clone()), ..Parser::default() })),
+                )
+            }
             Err(e) => driver::failed(e),
         }
     }
@@ -288,6 +298,8 @@ struct Parser {
     /// `message_start` came (a `message_stop` alone is not a reply).
     started: bool,
     done: bool,
+    /// Where the model `message_start` names is noted.
+    answered: Option<Answered>,
 }
 
 impl Parser {
@@ -331,6 +343,9 @@ impl WireParser for Parser {
         match kind {
             "message_start" => {
                 self.started = true;
+                if let (Some(answered), Some(model)) = (&self.answered, data.pointer("/message/model")) {
+                    answered.note(model.as_str().unwrap_or_default(), out);
+                }
                 self.usage(data.pointer("/message/usage"))
             }
             "content_block_start" => {

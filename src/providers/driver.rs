@@ -12,7 +12,7 @@
 use super::decoder::Decoder;
 use super::frame::{Frame, FrameError};
 use super::http::call::HttpCall;
-use super::http::error_text::{chain, snippet, status_error};
+use super::http::error_text::{chain, root_cause, snippet, status_error};
 use super::parser::{ParserFactory, WireParser};
 use super::retry::RetryPolicy;
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
@@ -186,8 +186,10 @@ impl Driver {
                 return self.fail(ProviderError::Network(error));
             }
             Ok(Err(e)) => {
-                let what = if e.is_connect() { "cannot connect to" } else { "request failed:" };
-                let error = format!("{}: {what} {url}: {}", self.name(), chain(&e));
+                let error = match e.is_connect() {
+                    true => format!("{}: cannot connect to {url}: {}", self.name(), root_cause(&e)),
+                    false => format!("{}: request failed: {url}: {}", self.name(), chain(&e)),
+                };
                 // Connected, then cut before any answer (a server or proxy resetting a fresh
                 // or kept-alive connection): nothing came back, so asking again is safe. A
                 // server that is not there fails at once.

@@ -5,6 +5,7 @@
 //! A provider turns a list of messages and tool definitions into a stream of `saying`,
 //! `thinking` and `doing` events. It knows nothing about the terminal or the toolbox.
 
+mod answered;
 pub mod anthropic;
 mod config;
 mod decoder;

@@ -4,6 +4,7 @@
 //! chunk parser (content, `reasoning_content`/`reasoning`, tool calls assembled by index,
 //! usage, `[DONE]`) is `openai/stream.rs`.
 
+use super::answered::Answered;
 use super::config::{Api, Config, EnvNames};
 use super::driver;
 use super::frame::Framing;
@@ -91,12 +92,15 @@ impl OpenAiConfig {
 pub struct OpenAiProvider {
     config: OpenAiConfig,
     client: reqwest::Client,
+    /// The model the server last said answered (a chunk's `model`).
+    answered: Answered,
 }
 
 impl OpenAiProvider {
     pub fn new(config: OpenAiConfig) -> Result<Self, ProviderError> {
         let client = config.http.client()?;
-        Ok(OpenAiProvider { config, client })
+        let answered = Answered::new(&config.model);
+        Ok(OpenAiProvider { config, client, answered })
     }
 
     /// The JSON body for `request`.
@@ -155,7 +159,10 @@ impl Provider for OpenAiProvider {
     fn fetch(&self, request: Request) -> EventStream {
         let body = self.body(&request).to_string().into_bytes();
         match self.config.call(&API, &self.client, body) {
-            Ok(call) => driver::stream(call, Box::new(|| Box::new(Parser::default()))),
+            Ok(call) => {
+                let answered = self.answered.clone();
+                driver::stream(call, Box::new(move || Box::new(Parser::answering(answered.clone()))))
+            }
             Err(e) => driver::failed(e),
         }
     }

@@ -4,7 +4,8 @@
 //! (stdout) and progress (stderr) for `ask`. Hook runs (the hooks plugin's `hook` rows) are
 //! not printed: a call a `PreToolUse` hook refused prints the refusal whole on its `x` line,
 //! a hook's failure is printed as its warning, and a `Stop` or `PostToolUse` hook's block
-//! (which nothing else shows) as a line of its own.
+//! (which nothing else shows) as a line of its own. A provider's failure is one `Error:` line
+//! (the agent's warning before it says the same), and in `ask` it is not the reply on stdout.
 
 use super::{live, models};
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
@@ -57,6 +58,9 @@ struct State {
     /// whether what was written there ends a line.
     said: bool,
     reply_line_open: bool,
+    /// A provider's failure said as a warning, held until the next event: the turn's error
+    /// that follows says it again, and then only that error is printed (one line a failure).
+    held: Option<String>,
 }
 
 /// Prints agent events as plain lines. Progress (thinking, tool lines, errors) goes to
@@ -91,6 +95,7 @@ impl PlainOutput {
             turn_usage: crate::protocol::Usage::default(),
             said: false,
             reply_line_open: false,
+            held: None,
         };
         PlainOutput { color, reply, state: Mutex::new(state), write }
     }
@@ -120,11 +125,15 @@ impl PlainOutput {
     }
 
     /// `ask` mode, a turn's end: the streamed reply's line ended, or the reply written whole
-    /// when the last response streamed none of it (an error, say); one line end either way,
-    /// as `println!` of the reply would.
+    /// when the last response streamed none of it; one line end either way, as `println!` of
+    /// the reply would. A failed turn's reply (`Error: …`) is not written: its error is
+    /// already on the progress stream, once, and stdout keeps only what the model said.
     fn end_reply(&self, reply_to: fn(&str), reply: &str, end: TurnEnd, state: &mut State) {
         let streamed = state.said && end == TurnEnd::Done;
-        let tail = if streamed || reply.is_empty() {
+        let tail = if end == TurnEnd::Failed {
+            let open = if state.reply_line_open { "\n" } else { "" };
+            open.to_string()
+        } else if streamed || reply.is_empty() {
             "\n".to_string()
         } else {
             let open = if state.reply_line_open { "\n" } else { "" };
@@ -346,6 +355,17 @@ impl PlainOutput {
     }
 }
 
+/// Whether `warning` is the agent's `provider NAME failed: MESSAGE` (`Agent::failed`), which
+/// the turn's error (`MESSAGE`) follows.
+fn is_provider_failure(warning: &str) -> bool {
+    warning.starts_with("provider ") && warning.contains(" failed: ")
+}
+
+/// Whether the error `message` says again what the provider-failure `warning` said.
+fn restates(warning: &str, message: &str) -> bool {
+    is_provider_failure(warning) && warning.strip_suffix(message).is_some_and(|head| head.ends_with(" failed: "))
+}
+
 /// Whether a tool row is a hook run's (the hooks plugin's `hook_N` rows).
 fn is_hook(call: &crate::protocol::ToolCall) -> bool {
     call.name == "hook" && call.id.starts_with("hook_")
@@ -387,7 +407,16 @@ impl Output for PlainOutput {
 
     fn emit(&self, event: AgentEvent) {
         let Ok(mut state) = self.state.lock() else { return };
-        self.render(event, &mut state);
+        // A provider's failure comes as a warning, then as the turn's error: one line.
+        if let Some(held) = state.held.take() {
+            if !matches!(&event, AgentEvent::Error(message) if restates(&held, message)) {
+                self.render(AgentEvent::Warning(held), &mut state);
+            }
+        }
+        match event {
+            AgentEvent::Warning(text) if is_provider_failure(&text) => state.held = Some(text),
+            event => self.render(event, &mut state),
+        }
         if !state.text.is_empty() {
             (self.write)(&state.text);
             state.text.clear();

@@ -164,7 +164,7 @@ fn piped_chat_refuses_an_approval_and_sends_the_next_line_as_a_prompt() {
     assert_eq!(stdout.matches("stdin is not a terminal").count(), 1, "said once: {stdout}");
     assert!(!stdout.contains("Allow execute?"), "{stdout}");
     assert!(
-        stdout.contains("x #1 execute touch RAN · Permission denied: execute needs approval, and ask mode cannot ask")
+        stdout.contains("x #1 execute touch RAN · Permission denied: execute needs approval, and a headless run cannot ask")
     );
     assert!(stdout.contains("first reply"), "{stdout}");
     assert!(stdout.contains("> thanks\n"), "{stdout}");
@@ -353,8 +353,8 @@ fn context_delete_edit_clear_undo_and_compact() {
     );
     assert!(stdout.contains("  2. user: edited two\n  3. assistant: second reply"), "{stdout}");
     assert!(stdout.contains("Conversation restored (2 messages)."), "{stdout}");
-    assert!(stdout.contains("Compacted: ~"), "{stdout}");
-    assert!(stdout.contains("tokens of the new conversation uncached"), "{stdout}");
+    assert!(stdout.contains("Compacted: the conversation went from ~"), "{stdout}");
+    assert!(stdout.contains("The next request sends those ~"), "{stdout}");
     assert!(
         stdout.contains("  2. user: Summary of the conversation so far (compacted at the user's request): …"),
         "{stdout}"
@@ -481,5 +481,5 @@ fn line_mode_sets_thinking_apart_shows_tool_tails_and_failures_and_each_turns_to
                     turn ↑2.5k ↓52 · ";
     assert!(stdout.contains(expected), "{stdout}");
     let after = stdout.split("turn ↑2.5k ↓52 · ").nth(1).unwrap_or("");
-    assert!(after.starts_with(|c: char| c.is_ascii_digit()) && after.contains("s\n> "), "{stdout}");
+    assert!(after.starts_with(|c: char| c.is_ascii_digit()) && after.ends_with("s\n"), "no prompt left at the end: {stdout}");
 }

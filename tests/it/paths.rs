@@ -39,7 +39,7 @@ fn writes_outside_the_project_are_refused_headless_even_when_write_is_allowed() 
         assert_eq!(
             error_of(&run),
             format!(
-                "Permission denied: write {}: the path is outside the project ({}), and ask mode cannot ask. \
+                "Permission denied: write {}: the path is outside the project ({}), and a headless run cannot ask. \
                  Allow the directory with \"paths\": {{\"allow\": [\"{}\"]}} in ~/.agents/permissions.json, or \
                  run with --yolo",
                 resolved.display(),

@@ -114,7 +114,7 @@ async fn headless_ask_is_denied_with_how_to_allow_it() {
     assert_eq!(
         call(&mut session, "bash", json!({"command": "echo hi"})).await,
         json!({
-            "error": "Permission denied: execute needs approval, and ask mode cannot ask. Allow it with --allow execute \
+            "error": "Permission denied: execute needs approval, and a headless run cannot ask. Allow it with --allow execute \
                       (repeatable) or --yolo (allow everything), or set \"execute\": \"allow\" in .agents/permissions.json",
             "ok": false
         })
@@ -200,7 +200,7 @@ fn ask_json_denies_write_headless() {
     assert_eq!(
         results,
         vec![json!({"type": "result", "id": "t1", "name": "write", "result": {
-            "error": "Permission denied: write needs approval, and ask mode cannot ask. Allow it with --allow write \
+            "error": "Permission denied: write needs approval, and a headless run cannot ask. Allow it with --allow write \
                       (repeatable) or --yolo (allow everything), or set \"write\": \"allow\" in .agents/permissions.json",
             "ok": false
         }})]
@@ -355,7 +355,7 @@ fn chat_plain_with_piped_input_refuses_what_would_ask() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(!stdout.contains("Allow write?"), "{stdout}");
     assert!(
-        stdout.contains("x #1 write a.txt · Permission denied: write needs approval, and ask mode cannot ask"),
+        stdout.contains("x #1 write a.txt · Permission denied: write needs approval, and a headless run cannot ask"),
         "{stdout}"
     );
     assert!(stdout.contains("> y\n"), "`y` is the next prompt: {stdout}");
@@ -380,10 +380,10 @@ fn permissions_command_shows_the_policy_of_each_tool() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("read       allow\n"), "{stdout}");
     // Piped, nobody can be asked: what would ask is refused, and /permissions says so.
-    assert!(stdout.contains("write      deny (ask mode cannot ask)\n"), "{stdout}");
+    assert!(stdout.contains("write      deny (headless run: cannot ask)\n"), "{stdout}");
     assert!(stdout.contains("edit       allow (--allow edit)\n"), "{stdout}");
     assert!(
-        stdout.contains("execute    deny (ask mode cannot ask)\n             allow commands starting `cargo test`\n"),
+        stdout.contains("execute    deny (headless run: cannot ask)\n             allow commands starting `cargo test`\n"),
         "{stdout}"
     );
     assert!(stdout.contains("glob       deny\n"), "{stdout}");

@@ -126,7 +126,7 @@ fn chat_plain_with_piped_input_does_not_ask_about_trust() {
     assert!(stdout.contains("is not trusted") && stdout.contains("run with --trust"), "{stdout}");
     assert!(!stdout.contains("this project's .agents/"), "no trust question: {stdout}");
     assert!(!stdout.contains("Allow execute?"), "{stdout}");
-    assert!(stdout.contains("execute needs approval, and ask mode cannot ask"), "{stdout}");
+    assert!(stdout.contains("execute needs approval, and a headless run cannot ask"), "{stdout}");
     assert!(!dirs.project.join("PWNED").exists());
     assert!(!dirs.home.join(".local/share/elelem/trusted.json").exists());
 }

@@ -17,6 +17,8 @@ fn demo_welcome() -> Welcome {
         instructions: Some("AGENTS.md".into()),
         plugin_files: 2,
         mcp_servers: 1,
+        readme: Some("README.md".into()),
+        git: true,
     }
 }
 
@@ -32,7 +34,7 @@ fn the_welcome_at_120x40_and_80x24() {
         app.history_mut().welcome(demo_welcome().lines());
         let screen = text(&frame(&mut app, width, height));
         assert!(screen.contains("No API key found") && screen.contains("AGENTS.md loaded"), "{screen}");
-        assert!(screen.contains("dropped when it ends unless kept: /context keep K"), "{screen}");
+        assert!(screen.contains("not their tool output") && screen.contains("/context list"), "{screen}");
         insta::assert_snapshot!(format!("welcome_{width}x{height}"), screen);
     }
 }

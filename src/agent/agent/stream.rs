@@ -1,7 +1,8 @@
 //! How the `Agent` reads one model response: the provider's stream (through the agent's
 //! `StreamAdapter`, if any) taken a batch at a time, its text merged and shown as deltas,
-//! its thinking, tool calls and usage collected into a `Response`, and a response asking
-//! for more than `MAX_TOOL_CALLS` refused whole.
+//! its thinking, tool calls and usage collected into a `Response`, the model the server
+//! says answered passed on as `ProviderChanged`, and a response asking for more than
+//! `MAX_TOOL_CALLS` refused whole.
 
 use super::{Agent, Response, MAX_TOOL_CALLS};
 use crate::agent::output::{AgentEvent, Delta};
@@ -111,6 +112,12 @@ impl Agent {
             ProviderEvent::Retrying { attempt, max, delay, reason } => {
                 self.show(None, shown);
                 self.output.emit(AgentEvent::Retrying { attempt, max, delay, reason })
+            }
+            ProviderEvent::Model(model) => {
+                // The front ends show the model that answers, and `/cost` bills it.
+                self.show(None, shown);
+                let provider = self.provider.name().to_string();
+                self.output.emit(AgentEvent::ProviderChanged { provider, model })
             }
         }
     }

@@ -95,27 +95,25 @@ impl Session {
     }
 
     /// Asks the model for a summary of the conversation and replaces the conversation with
-    /// it, showing the estimated tokens before and after. A failure or an interrupt leaves
-    /// the conversation as it was.
+    /// it, showing the conversation's estimated tokens before and after (one count, so the
+    /// numbers it shows agree). A failure or an interrupt leaves the conversation as it was.
     async fn compact(&mut self, instructions: &str, cancel: CancellationToken) {
         let output = self.output();
-        let before = self.agent.transcript().estimated_tokens();
+        let tokens = |session: &Self| -> u64 {
+            let messages = session.conversation().messages();
+            messages.iter().map(|m| crate::protocol::models::estimate_tokens(&m.text()) + 4).sum()
+        };
+        let before = tokens(self);
         match self.agent.summarize(instructions, cancel).await {
             Ok(summary) if !summary.trim().is_empty() => {
                 let text =
                     format!("Summary of the conversation so far (compacted at the user's request):\n\n{summary}");
                 self.conversation_mut().replace_all(vec![crate::protocol::Message::user(text)]);
-                let after = self.agent.transcript().estimated_tokens();
+                let after = tokens(self);
                 // The whole conversation changed: a prompt cache keeps only the system prompt and tools.
-                let rewritten: u64 = self
-                    .conversation()
-                    .messages()
-                    .iter()
-                    .map(|m| crate::protocol::models::estimate_tokens(&m.text()) + 4)
-                    .sum();
                 output.emit(AgentEvent::Info(format!(
-                    "Compacted: ~{before} → ~{after} tokens. The next request sends the ~{rewritten} tokens \
-                     of the new conversation uncached (a prompt cache keeps the system prompt and tools)."
+                    "Compacted: the conversation went from ~{before} to ~{after} tokens. The next request sends \
+                     those ~{after} tokens uncached (a prompt cache keeps the system prompt and tools, unchanged)."
                 )));
                 self.publish_context();
             }

@@ -114,8 +114,8 @@ impl HooksPlugin {
                 files.push(project);
             } else {
                 session.show(format!(
-                    "Project hooks in {} are not run: the project is not trusted (answer yes when asked, or start \
-                     with --trust)",
+                    "Project hooks in {} are not run: the project is not trusted (run with --trust, or trust it \
+                     once when `elelem` asks in this folder)",
                     project.display()
                 ));
             }

@@ -125,12 +125,12 @@ impl Gate {
             ));
         }
         // A call of a contained tool asking to run outside the sandbox is always put to the
-        // user; ask mode refuses it.
+        // user; a headless run refuses it.
         let opts_out = self.sandbox.contained.contains(name) && call.args[OPT_OUT_ARGUMENT] == false;
         if opts_out && self.headless {
             return Err(format!(
                 "Permission denied: {name} with \"{OPT_OUT_ARGUMENT}\": false runs outside the sandbox, which only \
-                 the user can allow, and ask mode cannot ask. Run it contained, or the user runs elelem with \
+                 the user can allow, and a headless run cannot ask. Run it contained, or the user runs elelem with \
                  --sandbox off --allow {name}"
             ));
         }
@@ -151,7 +151,7 @@ impl Gate {
             return Err(match &outside {
                 Some(path) => self.outside_refusal(name, path),
                 None => format!(
-                    "Permission denied: {name} needs approval, and ask mode cannot ask. Allow it with \
+                    "Permission denied: {name} needs approval, and a headless run cannot ask. Allow it with \
                      --allow {name} (repeatable) or --yolo (allow everything), or set \"{name}\": \"allow\" \
                      in .agents/permissions.json"
                 ),
@@ -222,7 +222,7 @@ impl Gate {
     fn outside_refusal(&self, name: &str, path: &std::path::Path) -> String {
         let dir = path.parent().unwrap_or(path);
         format!(
-            "Permission denied: {name} {}: the path is outside the project ({}), and ask mode cannot ask. \
+            "Permission denied: {name} {}: the path is outside the project ({}), and a headless run cannot ask. \
              Allow the directory with \"paths\": {{\"allow\": [\"{}\"]}} in ~/.agents/permissions.json, or run \
              with --yolo",
             path.display(),
@@ -277,7 +277,7 @@ impl Gate {
                     let hosts: Vec<&str> = always.iter().filter_map(|k| k.strip_prefix(&format!("{name} "))).collect();
                     format!("ask (you said always for {})", hosts.join(", "))
                 }
-                Policy::Ask if self.headless => "deny (ask mode cannot ask)".to_string(),
+                Policy::Ask if self.headless => "deny (headless run: cannot ask)".to_string(),
                 Policy::Ask => "ask".to_string(),
             };
             out.push_str(&format!("{name:<10} {policy}\n"));
@@ -294,7 +294,12 @@ impl Gate {
             }
         }
         let root = self.places.root.display();
-        out.push_str(&format!("paths      outside {root}: ask"));
+        let outside = match (self.yolo, self.headless) {
+            (true, _) => "allow (--yolo)",
+            (false, true) => "deny (headless run: cannot ask)",
+            (false, false) => "ask",
+        };
+        out.push_str(&format!("paths      outside {root}: {outside}"));
         for dir in self.permissions.allowed_dirs() {
             out.push_str(&format!("\n{:<10}   allow {}", "", dir.display()));
         }

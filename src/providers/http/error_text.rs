@@ -1,4 +1,5 @@
-//! The text of what went wrong on the wire: an error with its causes (`chain`), an HTTP
+//! The text of what went wrong on the wire: an error with its causes (`chain`), or its
+//! innermost cause alone (`root_cause`, for a connection that failed), an HTTP
 //! status with whatever error body came (`status_error`, `error_detail`), and the start of a
 //! body shown in one line (`snippet`, `truncate`).
 
@@ -17,6 +18,17 @@ pub(crate) fn chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// The innermost cause of `error` (`Connection refused (os error 111)`, a name lookup's
+/// failure, a certificate refused): what a failed connection says once the URL is named,
+/// without reqwest's and hyper's layers repeating the URL.
+pub(crate) fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut cause = error;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
 }
 
 /// `provider: 401 authentication_error: invalid x-api-key`, from whatever error body the

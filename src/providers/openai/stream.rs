@@ -7,6 +7,7 @@ mod quick;
 
 use super::NAME;
 use crate::protocol::{ProviderError, ProviderEvent, ToolCall, Usage};
+use crate::providers::answered::Answered;
 use crate::providers::frame::Frame;
 use crate::providers::http::error_text::{error_detail, truncate};
 use crate::providers::parser::{self, Fault, WireParser};
@@ -107,9 +108,16 @@ pub(super) struct Parser {
     chunks: bool,
     finished: bool,
     done: bool,
+    /// Where the model the first chunk names is noted (read once per reply).
+    answered: Option<Answered>,
 }
 
 impl Parser {
+    /// A parser for one reply that notes the model it names in `answered`.
+    pub(super) fn answering(answered: Answered) -> Self {
+        Parser { answered: Some(answered), ..Parser::default() }
+    }
+
     /// Emits the assembled tool calls, in index order.
     fn flush_calls(&mut self, out: &mut Vec<ProviderEvent>) -> Result<(), ProviderError> {
         for (index, call) in std::mem::take(&mut self.calls) {
@@ -131,6 +139,16 @@ impl WireParser for Parser {
             self.flush_calls(out)?;
             self.done = true;
             return Ok(());
+        }
+        // The first chunk names the model that answers.
+        if let Some(answered) = self.answered.take() {
+            #[derive(serde::Deserialize)]
+            struct Named {
+                model: Option<String>,
+            }
+            if let Ok(Named { model: Some(model) }) = serde_json::from_str::<Named>(&frame.data) {
+                answered.note(&model, out);
+            }
         }
         // Most chunks are the last one with other text: only that text is read.
         if let Some(said) = self.template.read(&frame.data) {

@@ -5,10 +5,12 @@
 
 /// A turn's tool output is not kept unless asked, and how to ask.
 pub const KEEP_HINT: &str = "A turn's tool calls and their output are dropped from what the model sees when \
-                             the turn ends; /context lists them, /context keep K keeps the K-th.";
+                             the turn ends; /context list numbers the last turn's (k1, k2…), /context keep K \
+                             keeps the K-th.";
 
-/// `KEEP_HINT` in one line, for the first screen's welcome.
-pub const KEEP_SHORT: &str = "A turn's tool output is dropped when it ends unless kept: /context keep K.";
+/// `KEEP_HINT` in one plain sentence, for the first screen's welcome.
+pub const KEEP_SHORT: &str =
+    "The model sees earlier prompts and replies, not their tool output (to keep one: /context list).";
 
 /// A paste (or a prompt) of more lines than this shows as `[pasted N lines]`.
 pub const PASTE_LINES: usize = 10;

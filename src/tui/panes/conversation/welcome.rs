@@ -1,9 +1,15 @@
-//! The first screen's welcome, shown in the empty conversation until the first prompt: which
-//! provider answers and why (no API key found: the built-in demo provider, and how to set
-//! one), the project instructions loaded, the plugin files and MCP servers configured, that
-//! a turn's tool output is dropped unless kept, and three things to try. `Welcome` holds what
-//! was found; `lines` says it.
+//! The first screen: the banner's layout (`banner_lines`: it breaks only between its
+//! phrases, so no phrase is cut, `? for help` least of all) and the welcome, shown in the
+//! empty conversation until the first prompt: which provider answers and why (no API key
+//! found: the built-in demo provider, and how to set one), the project instructions
+//! loaded, the plugin files and MCP servers configured, in plain words what the model sees
+//! of earlier turns (prompts and replies, not their tool output, and where to keep some),
+//! and things to try that fit the folder (`!git status` only in a git repository, `@` a
+//! README only where there is one). `Welcome` holds what was found; `lines` says it.
 
+use crate::tui::wrap::{str_width, wrap};
+use ratatui::style::Style;
+use ratatui::text::Line;
 use std::path::Path;
 
 /// What the app found at start.
@@ -17,7 +23,14 @@ pub struct Welcome {
     pub instructions: Option<String>,
     pub plugin_files: usize,
     pub mcp_servers: usize,
+    /// The folder's README, by name (`readme_in`), for the `@` suggestion.
+    pub readme: Option<String>,
+    /// The folder is inside a git repository (`in_git`), for the `!git status` suggestion.
+    pub git: bool,
 }
+
+/// What separates the banner's phrases; a line is broken only there.
+pub const BANNER_SEPARATOR: &str = " · ";
 
 impl Welcome {
     /// The instructions file `path` shown relative to `cwd` when it is inside it.
@@ -25,12 +38,34 @@ impl Welcome {
         path.strip_prefix(cwd).unwrap_or(path).display().to_string()
     }
 
+    /// The README file directly in `cwd` (`README.md` first, then any `README*` or
+    /// `readme*` file, by name), if there is one.
+    pub fn readme_in(cwd: &Path) -> Option<String> {
+        if cwd.join("README.md").is_file() {
+            return Some("README.md".into());
+        }
+        let mut found: Vec<String> = std::fs::read_dir(cwd)
+            .ok()?
+            .flatten()
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|name| name.to_ascii_lowercase().starts_with("readme") && !name.contains(char::is_whitespace))
+            .collect();
+        found.sort();
+        found.into_iter().next()
+    }
+
+    /// Whether `cwd` is inside a git repository: it or a folder above it holds `.git`.
+    pub fn in_git(cwd: &Path) -> bool {
+        cwd.ancestors().any(|dir| dir.join(".git").exists())
+    }
+
     /// The welcome's lines, the provider first. Short: it shares the first screen with the
-    /// banner and the mouse hint at 80x24.
+    /// banner and the mouse hint at 80x24 (and, narrower, at 60x20).
     pub fn lines(&self) -> Vec<String> {
         let mut lines = match (self.provider.as_str(), self.asked) {
             ("stub", false) => vec![
-                "No API key found: this is the built-in demo provider (scripted replies).".to_string(),
+                "No API key found: a scripted demo provider answers.".to_string(),
                 "Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or start Ollama) for a real model.".to_string(),
             ],
             (name, asked) => {
@@ -54,9 +89,46 @@ impl Welcome {
             plural(self.mcp_servers, "MCP server")
         ));
         lines.push(crate::tui::text::hints::KEEP_SHORT.to_string());
-        lines.push("Try: explain this project  ·  @README.md what is in it?  ·  !git status".to_string());
+        lines.push(self.try_line());
         lines
     }
+
+    /// `Try: …`: three things to type that work in this folder.
+    fn try_line(&self) -> String {
+        let mut tries = vec!["explain this project".to_string()];
+        if let Some(readme) = &self.readme {
+            tries.push(format!("@{readme} what is in it?"));
+        }
+        tries.push(if self.git { "!git status" } else { "!ls" }.to_string());
+        format!("Try: {}", tries.join(BANNER_SEPARATOR))
+    }
+}
+
+/// The banner (`elelem v0.1.0 · sandbox: … · provider · model · ? for help`) in `width`
+/// columns, broken only between its phrases (a line that goes on below ends in ` ·`); a
+/// phrase wider than a whole line alone is wrapped at its spaces.
+pub fn banner_lines(text: &str, width: u16, style: Style) -> Vec<Line<'static>> {
+    let room = usize::from(width.max(1));
+    let sep = str_width(BANNER_SEPARATOR);
+    let mut rows: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for phrase in text.split(BANNER_SEPARATOR) {
+        if current.is_empty() {
+            current = phrase.to_string();
+        } else if str_width(&current) + sep + str_width(phrase) <= room {
+            current.push_str(BANNER_SEPARATOR);
+            current.push_str(phrase);
+        } else {
+            let ended = std::mem::replace(&mut current, phrase.to_string());
+            let mark = BANNER_SEPARATOR.trim_end();
+            rows.push(match str_width(&ended) + str_width(mark) <= room {
+                true => format!("{ended}{mark}"),
+                false => ended,
+            });
+        }
+    }
+    rows.push(current);
+    rows.iter().flat_map(|row| wrap(row, width, style, "", "", style)).collect()
 }
 
 /// `1 plugin file`, `2 plugin files`, `no plugin files`.
@@ -78,9 +150,48 @@ mod tests {
         let lines = welcome.lines();
         assert!(lines[0].contains("No API key found") && lines[1].contains("ANTHROPIC_API_KEY"), "{lines:?}");
         assert_eq!(lines[2], "no AGENTS.md · no plugin files · no MCP servers");
-        assert!(lines[3].contains("dropped") && lines[3].contains("/context keep K"), "{lines:?}");
+        assert!(lines[3].contains("not their tool output") && lines[3].contains("/context list"), "{lines:?}");
         let chosen = Welcome { provider: "openai".into(), model: "gpt".into(), mcp_servers: 1, ..welcome };
         assert_eq!(chosen.lines()[0], "Provider: openai · gpt (OPENAI_API_KEY is set).");
         assert!(chosen.lines()[1].ends_with("1 MCP server"));
+    }
+
+    #[test]
+    fn the_suggestions_fit_the_folder() {
+        let bare = Welcome::default();
+        assert_eq!(bare.try_line(), "Try: explain this project · !ls");
+        let repo = Welcome { readme: Some("README.md".into()), git: true, ..Welcome::default() };
+        assert_eq!(repo.try_line(), "Try: explain this project · @README.md what is in it? · !git status");
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Welcome::readme_in(dir.path()), None);
+        std::fs::write(dir.path().join("readme.txt"), "hi").unwrap();
+        assert_eq!(Welcome::readme_in(dir.path()).as_deref(), Some("readme.txt"));
+        std::fs::write(dir.path().join("README.md"), "hi").unwrap();
+        assert_eq!(Welcome::readme_in(dir.path()).as_deref(), Some("README.md"));
+        std::fs::create_dir_all(dir.path().join("sub/.git")).unwrap();
+        assert!(Welcome::in_git(&dir.path().join("sub")) && !Welcome::in_git(dir.path()));
+    }
+
+    fn rows(text: &str, width: u16) -> Vec<String> {
+        banner_lines(text, width, Style::default()).iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn the_banner_breaks_only_between_phrases() {
+        let banner = "elelem v0.1.0 · sandbox: workspace-write, no network · stub · stub-demo · ? for help";
+        assert_eq!(
+            rows(banner, 78),
+            ["elelem v0.1.0 · sandbox: workspace-write, no network · stub · stub-demo ·", "? for help"]
+        );
+        assert_eq!(
+            rows(banner, 58),
+            ["elelem v0.1.0 · sandbox: workspace-write, no network ·", "stub · stub-demo · ? for help"]
+        );
+        assert_eq!(rows(banner, 120), [banner]);
+        // A phrase wider than the line is wrapped at its spaces, never cut mid-word.
+        assert_eq!(
+            rows("elelem · sandbox: workspace-write, no network", 20),
+            ["elelem ·", "sandbox:", "workspace-write, no", "network"]
+        );
     }
 }
