@@ -32,25 +32,40 @@ fn first_screen(rows: u16, cols: u16, git: bool, env: &[(&str, &str)], args: &[&
     (tui, screen)
 }
 
+/// A first screen: rows, columns, environment, arguments.
+type Start<'a> = (u16, u16, &'a [(&'a str, &'a str)], &'a [&'a str]);
+
+/// The banner's rows: from the one that starts it to the first empty row.
+fn banner_rows(rows: &[String]) -> Vec<String> {
+    let start = rows.iter().position(|r| r.starts_with("elelem v")).expect("a banner");
+    rows[start..].iter().take_while(|r| !r.is_empty()).cloned().collect()
+}
+
 #[test]
 fn the_banner_breaks_only_between_phrases_at_80_and_60_columns() {
-    // The sandbox's label and a dated model make the banner longer than either width.
-    let env = [
-        ("ELELEM_SANDBOX", "read-only"),
+    // The sandbox's label (workspace-write where the kernel has Landlock) and, narrowest, a
+    // dated model make the banner longer than the width.
+    let sandbox = [("ELELEM_SANDBOX", "workspace-write")];
+    let anthropic = [
+        ("ELELEM_SANDBOX", "workspace-write"),
         ("ANTHROPIC_API_KEY", "sk-ant-test"),
         ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
     ];
-    let args = ["-p", "anthropic", "-m", "claude-sonnet-4-5-20250929"];
-    for (rows, cols) in [(24, 80), (24, 60), (20, 60)] {
-        let (_tui, screen) = first_screen(rows, cols, false, &env, &args);
-        let rows = conversation_rows(&screen);
-        assert!(rows.iter().any(|r| r.contains("? for help")), "\"? for help\" on one row at {cols}:\n{screen}");
-        for row in &rows {
-            assert!(!row.ends_with(" ?") && row != "?", "a \"?\" left alone at {cols} columns: {row:?}\n{screen}");
-            assert!(!row.starts_with("for help"), "\"for help\" cut from its \"?\" at {cols}:\n{screen}");
+    let dated: &[&str] = &["-p", "anthropic", "-m", "claude-sonnet-4-5-20250929"];
+    let starts: [Start; 4] =
+        [(24, 80, &sandbox, &[]), (24, 60, &sandbox, &[]), (24, 80, &anthropic, dated), (20, 60, &anthropic, dated)];
+    for (rows, cols, env, args) in starts {
+        let (_tui, screen) = first_screen(rows, cols, false, env, args);
+        let banner = banner_rows(&conversation_rows(&screen));
+        let joined = banner.join(" ");
+        for phrase in joined.split(" · ").map(|p| p.trim_end_matches(" ·").trim()) {
+            let whole = banner.iter().any(|row| row.contains(phrase));
+            assert!(whole, "{phrase:?} is cut across rows at {cols} columns:\n{}", banner.join("\n"));
         }
-        let sandbox = rows.iter().any(|r| r.contains("sandbox: read-only"));
-        assert!(sandbox, "the sandbox's phrase is whole at {cols} columns:\n{screen}");
+        assert!(joined.contains("? for help"), "{joined}");
+        for row in &banner {
+            assert!(!row.ends_with(" ?") && row != "?", "a \"?\" left alone at {cols} columns: {row:?}\n{screen}");
+        }
     }
 }
 
