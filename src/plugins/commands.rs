@@ -49,7 +49,7 @@ impl Plugin for BuiltinCommands {
         c.add(
             "copy",
             "[N] | code [N]",
-            "copy the last (or N-th) reply as Markdown, or a code block of the last reply, to the clipboard",
+            "copy the last (or N-th) reply as Markdown, or the last (or N-th) code block of the conversation, to the clipboard",
             super::transcript_export::copy,
         );
         Ok(())

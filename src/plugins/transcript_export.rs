@@ -1,5 +1,5 @@
-//! `/copy [N]`, `/copy code [N]` and `/export [FILE]`: a reply or a code block of the last
-//! reply as Markdown, or the whole transcript. A copy is handed to the front end
+//! `/copy [N]`, `/copy code [N]` and `/export [FILE]`: a reply or a code block of the
+//! conversation as Markdown, or the whole transcript. A copy is handed to the front end
 //! (`AgentEvent::Clipboard`), which writes it to the terminal's clipboard through OSC 52 (see
 //! `clipboard.rs`); under tmux it also goes to tmux's paste buffer, and the message says
 //! which of these happened. An export is a file in the data directory
@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// `/copy`: the last reply; `/copy N`: the N-th reply of the conversation (from 1);
-/// `/copy code`: the last code block of the last reply; `/copy code N`: its N-th (from 1).
+/// `/copy code`: the last code block of the conversation; `/copy code N`: its N-th (from 1),
+/// counted over every reply of the conversation.
 pub fn copy(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     let replies: Vec<&str> = session
         .conversation()
@@ -34,16 +35,16 @@ pub fn copy(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     let (text, what) = match (words.next(), words.next(), words.next()) {
         (None, ..) => (replies.last().copied().context("no reply to copy yet")?.to_string(), "the last reply".into()),
         (Some("code"), n, None) => {
-            let reply = replies.last().copied().context("no reply to copy yet")?;
-            let blocks = code_blocks(reply);
+            // Counted over the whole conversation, as the blocks appear on screen.
+            let blocks: Vec<String> = replies.iter().flat_map(|reply| code_blocks(reply)).collect();
             let i = match n {
                 None => blocks.len(),
                 Some(n) => n.parse().with_context(|| format!("usage: /copy code [N], not {n:?}"))?,
             };
             match i.checked_sub(1).and_then(|i| blocks.get(i)) {
                 Some(block) => (block.clone(), format!("code block {i} of {}", blocks.len())),
-                None if blocks.is_empty() => bail!("the last reply has no code block"),
-                None => bail!("no code block {i}: the last reply has {}", blocks.len()),
+                None if blocks.is_empty() => bail!("the conversation has no code block"),
+                None => bail!("no code block {i}: the conversation has {}", blocks.len()),
             }
         }
         (Some(n), None, None) => {

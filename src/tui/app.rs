@@ -61,6 +61,9 @@ pub enum Action {
     SetMouse(bool),
     /// Ask the terminal for its background colour again (`/theme auto`).
     AskBackground,
+    /// Text copied in the app (already sent as OSC 52): into tmux's paste buffer too, when
+    /// elelem runs in tmux.
+    TmuxBuffer(String),
 }
 
 pub struct App {
@@ -138,9 +141,9 @@ pub struct App {
     pub(super) terminal_writes: Vec<String>,
 }
 
-/// Said at start while the app captures the mouse (clicks and the wheel only).
+/// Said at start while the app captures the mouse.
 pub const SELECT_TEXT: &str =
-    "to select text: Shift-drag (the terminal's own selection), or /mouse to release the mouse";
+    "to copy: drag in the conversation or click a code block's [copy]; Shift-drag: the terminal's own selection";
 
 /// How long a second Ctrl+C counts as "twice".
 pub const DOUBLE_CTRL_C: Duration = Duration::from_millis(1500);

@@ -36,7 +36,8 @@ use crate::tui::popups::resume_picker::ResumePicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
 use crate::tui::popups::rewind::RewindPicker;
 use crate::tui::text::background::ThemeChoice;
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+use crate::tui::panes::conversation::history::Copied;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 use std::time::Instant;
 
@@ -413,9 +414,24 @@ impl App {
         }
     }
 
-    pub fn handle_mouse(&mut self, mouse: MouseEvent) {
+    /// A mouse event: the wheel scrolls the pane under it, a click focuses a pane and selects
+    /// the row there, a drag in the conversation selects text (`history/selection.rs`), which
+    /// the release copies, as does a click on a code block's label.
+    pub fn handle_mouse(&mut self, mouse: MouseEvent) -> Vec<Action> {
         let at = Position { x: mouse.column, y: mouse.row };
-        let Some(pane) = self.regions.pane_at(at) else { return };
+        // A drag that began in the conversation stays its own wherever the mouse goes.
+        match mouse.kind {
+            MouseEventKind::Drag(MouseButton::Left) if self.history.selecting() => {
+                self.history.drag(at);
+                return vec![];
+            }
+            MouseEventKind::Up(MouseButton::Left) if self.history.selecting() => {
+                return self.history.release(at).map(|copied| self.copied(copied)).unwrap_or_default();
+            }
+            MouseEventKind::Down(MouseButton::Left) => self.history.press(at),
+            _ => {}
+        }
+        let Some(pane) = self.regions.pane_at(at) else { return vec![] };
         match mouse.kind {
             MouseEventKind::ScrollUp => {
                 self.scroll_pane(pane, Scrolled::Up(3));
@@ -429,7 +445,7 @@ impl App {
                 match pane {
                     Focus::Tools => {
                         let intent = self.tools.click(at);
-                        self.apply(intent);
+                        return self.apply(intent);
                     }
                     Focus::Conversation => self.history.click(at),
                     _ => {}
@@ -437,6 +453,21 @@ impl App {
             }
             _ => {}
         }
+        vec![]
+    }
+
+    /// Text selected in the conversation (or a code block's) goes to the clipboard: OSC 52
+    /// through the terminal, and tmux's paste buffer under tmux (`Action::TmuxBuffer`).
+    fn copied(&mut self, copied: Copied) -> Vec<Action> {
+        let text = copied.text().to_string();
+        let lines = text.lines().count();
+        let plural = if lines == 1 { "" } else { "s" };
+        self.notify(match copied {
+            Copied::Text(_) => format!("copied {lines} line{plural} to the clipboard"),
+            Copied::Code(_) => format!("copied the code block ({lines} line{plural}) to the clipboard"),
+        });
+        self.terminal_writes.push(crate::clipboard::osc52(&text));
+        vec![Action::TmuxBuffer(text)]
     }
 
     /// Shift+Tab: the next mode (ask → accept edits → plan). Set at once in the session's

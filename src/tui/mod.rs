@@ -361,11 +361,6 @@ async fn event_loop(
                     events = fresh;
                     let _ = reply.send(edited);
                 }
-                for sequence in app.take_terminal_writes() {
-                    use std::io::Write as _;
-                    term.backend_mut().write_all(sequence.as_bytes())?;
-                    term.backend_mut().flush()?;
-                }
                 scheduler.request(Instant::now());
             }
             _ = tokio::time::sleep(TICK), if animating => scheduler.request(Instant::now()),
@@ -394,6 +389,12 @@ fn carry_out(app: &mut App, action: Action, line_tx: &mpsc::UnboundedSender<Stri
         Action::SetMouse(on) => terminal::set_mouse(on),
         Action::AskBackground => {
             // The answer comes through the key reader (`next_answer`).
+        Action::TmuxBuffer(text) => {
+            if crate::clipboard::in_tmux() {
+                // tmux may take its time (up to 2 s): never on the UI thread.
+                std::thread::spawn(move || crate::clipboard::tmux_load_buffer(&text));
+            }
+        }
             background_query::ask();
         }
     }
@@ -429,10 +430,7 @@ fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
             app.handle_paste(&text);
             vec![]
         }
-        Event::Mouse(mouse) => {
-            app.handle_mouse(mouse);
-            vec![]
-        }
+        Event::Mouse(mouse) => app.handle_mouse(mouse),
         Event::FocusGained | Event::FocusLost => {
             app.set_terminal_focused(matches!(event, Event::FocusGained));
             vec![]
@@ -508,6 +506,12 @@ fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
     // A panic on another thread restores the terminal only between frames.
     let _writing = terminal::frame_guard();
     if !terminal::active() {
+    // What the app has for the terminal itself (OSC 52, a notification) goes first, from a
+    // key's frame (a copy with the mouse) as from a streamed one (`/copy`).
+    for sequence in app.take_terminal_writes() {
+        use std::io::Write as _;
+        term.backend_mut().write_all(sequence.as_bytes())?;
+    }
         return Ok(());
     }
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};

@@ -67,6 +67,8 @@ mod tools;
 mod trust;
 mod tui_composer;
 mod tui_first_minutes;
+mod tui_copy;
+mod tui_copy_pty;
 mod tui_first_minutes_pty;
 mod tui_first_screen;
 mod tui_keys;

@@ -292,17 +292,18 @@ fn the_status_is_idle_after_a_bang_command_ends() {
     assert!(tui.wait_exit().success());
 }
 
-/// Issue 30: the mouse is captured for clicks and the wheel only (not all motion), so the
-/// terminal's own Shift-drag selection works, and the first screen says how to select.
+/// Issue 30, and issue 38: the mouse is captured for clicks, the wheel and drags with a
+/// button down (never all motion), so the conversation's own selection works and the
+/// terminal's Shift-drag still does; the first screen says how to copy.
 #[test]
-fn mouse_capture_is_clicks_and_wheel_only_and_the_start_says_how_to_select() {
+fn mouse_capture_is_clicks_wheel_and_drags_and_the_start_says_how_to_copy() {
     let mut tui = Tui::start(json!([]), 24, 120, &[]);
     tui.wait_for("Ask elelem");
-    tui.wait_for("to select text: Shift-drag");
+    tui.wait_for("to copy: drag in the conversation");
     {
         let parser = tui.screen.lock().unwrap();
         let screen = parser.screen();
-        assert_eq!(screen.mouse_protocol_mode(), vt100::MouseProtocolMode::PressRelease);
+        assert_eq!(screen.mouse_protocol_mode(), vt100::MouseProtocolMode::ButtonMotion);
         assert_eq!(screen.mouse_protocol_encoding(), vt100::MouseProtocolEncoding::Sgr);
     }
     tui.send("/mouse\r");
@@ -310,7 +311,7 @@ fn mouse_capture_is_clicks_and_wheel_only_and_the_start_says_how_to_select() {
     assert_eq!(tui.screen.lock().unwrap().screen().mouse_protocol_mode(), vt100::MouseProtocolMode::None);
     tui.send("/mouse\r");
     tui.wait_for("mouse capture on");
-    assert_eq!(tui.screen.lock().unwrap().screen().mouse_protocol_mode(), vt100::MouseProtocolMode::PressRelease);
+    assert_eq!(tui.screen.lock().unwrap().screen().mouse_protocol_mode(), vt100::MouseProtocolMode::ButtonMotion);
     tui.send("\x04");
     assert!(tui.wait_exit().success());
     tui.assert_restored();

@@ -110,7 +110,7 @@ fn copy_code_n_copies_that_block_and_under_tmux_also_loads_tmuxs_buffer() {
     wait_flat(&tui, "Copied code block 2 of 2");
     assert_eq!(std::fs::read_to_string(record.with_extension("stdin")).unwrap(), "fn two() {}\n");
     tui.send("/copy code 3\r");
-    wait_flat(&tui, "no code block 3: the last reply has 2");
+    wait_flat(&tui, "no code block 3: the conversation has 2");
     tui.send("\x03\x03");
     tui.wait_exit();
 }

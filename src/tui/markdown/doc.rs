@@ -20,6 +20,8 @@
 //! the height either); a block is highlighted only when `lines` shows it, which keeps syntect,
 //! by far the most expensive step, off everything that is never on screen.
 
+mod copy;
+
 use std::ops::Range;
 
 use ratatui::text::Line;

@@ -9,6 +9,9 @@
 //! are joined with one blank line; a whole render and a streamed one take the same path, so
 //! they produce the same lines. `open/` holds the strategies that lay out the block still
 //! streaming in at a cost of what arrived (`open::block::OpenBlock`, `open::code::OpenCode`).
+//! A code block is drawn under a label row (its language and `[copy]`); `block_text` says how
+//! a block's lines read back as text and what its code blocks hold, for a copy
+//! (`doc/copy.rs`).
 
 mod blocks;
 mod doc;
@@ -30,6 +33,7 @@ mod tests;
 
 use ratatui::text::Line;
 
+use crate::tui::text::row_text::RowText;
 pub use doc::MarkdownDoc;
 use paint::CodeMode;
 pub use style::RenderOptions;
@@ -66,4 +70,20 @@ fn render_block(
     let open = open.map(|open| open as &mut dyn paint::OpenHighlighter);
     let has_code = paint::paint(&mut nodes, mode, palette.color, open);
     (lines::layout(&nodes, usize::from(width), palette), has_code)
+}
+
+/// How the lines of one block (as `render_block` lays it out) read back as text, and the
+/// text of each of its code blocks, in order: for a copy, never while drawing.
+fn block_text(text: &str, width: u16, options: RenderOptions) -> (Vec<RowText>, Vec<String>) {
+    let clean = crate::sanitize::sanitize(text);
+    let palette = style::Palette::new(options);
+    let nodes = parse::parse(&clean, palette);
+    let codes = nodes
+        .iter()
+        .filter_map(|node| match node {
+            nodes::Node::Code { code: nodes::Code::Source { text, .. }, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    (lines::layout_rows(&nodes, usize::from(width), palette).1, codes)
 }

@@ -45,6 +45,9 @@ pub(crate) enum Node {
     Code {
         prefix: Prefix,
         code: Code,
+        /// The label row above the code (its language, `code` when the fence names none);
+        /// `None` for more lines of a block whose label is already laid out (`open::code`).
+        label: Option<String>,
     },
     Table {
         prefix: Prefix,

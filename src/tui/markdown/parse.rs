@@ -295,8 +295,9 @@ impl Walker {
             }
             TagEnd::CodeBlock => {
                 if let Some((lang, text)) = self.code.take() {
+                    let label = Some(code_label(&lang).to_string());
                     let code = Code::Source { lang, text, at_end };
-                    self.emit(|prefix| Node::Code { prefix, code });
+                    self.emit(|prefix| Node::Code { prefix, code, label });
                     self.need_blank = true;
                 }
             }
@@ -420,6 +421,15 @@ impl Walker {
             last.content = "│".into();
         }
         spans
+    }
+}
+
+/// What a code block's label says: its fence's language, or `code`.
+pub(crate) fn code_label(lang: &str) -> &str {
+    if lang.is_empty() {
+        "code"
+    } else {
+        lang
     }
 }
 

@@ -93,20 +93,27 @@ fn rules_span_the_width() {
 }
 
 #[test]
-fn code_blocks_are_indented_and_not_rewrapped() {
-    assert_eq!(text("```\nlet a = 1;\n    b\n```", 40), "  let a = 1;\n      b");
-    assert_eq!(text("    indented code", 40), "  indented code");
+fn code_blocks_are_labelled_indented_and_not_rewrapped() {
+    assert_eq!(text("```\nlet a = 1;\n    b\n```", 40), "  code  [copy]\n  let a = 1;\n      b");
+    assert_eq!(text("    indented code", 40), "  code  [copy]\n  indented code");
+}
+
+#[test]
+fn a_code_blocks_label_names_its_language_under_a_list_marker() {
+    assert_eq!(text("```rust,ignore\nfn x() {}\n```", 40), "  rust  [copy]\n  fn x() {}");
+    assert_eq!(text("- step\n\n  ```sh\n  ls\n  ```", 40), "• step\n\n    sh  [copy]\n    ls");
+    assert_eq!(text("- ```sh\n  ls\n  ```", 40), "•   sh  [copy]\n    ls");
 }
 
 #[test]
 fn long_code_lines_wrap_only_when_longer_than_the_width() {
-    assert_eq!(text("```\naaaa bbbb cccc\n```", 12), "  aaaa bbbb\n  cccc");
+    assert_eq!(text("```\naaaa bbbb cccc\n```", 12), "  code\n  aaaa bbbb\n  cccc", "no room for [copy]");
 }
 
 #[test]
 fn code_blocks_are_highlighted() {
     let lines = render("```rust\nfn main() {}\n```", 40, RenderOptions::default());
-    let colours: std::collections::HashSet<_> = lines[0].spans.iter().map(|s| s.style.fg).collect();
+    let colours: std::collections::HashSet<_> = lines[1].spans.iter().map(|s| s.style.fg).collect();
     assert!(colours.len() > 1, "{colours:?}");
 }
 

@@ -52,18 +52,19 @@ impl<W: Write> Write for FrameWriter<W> {
     }
 }
 
-/// Mouse capture of what the app uses, clicks and the wheel (`?1000h`, in SGR encoding
-/// `?1006h`), and nothing more: no drag or all-motion reporting (`?1002h`, `?1003h`, which
-/// crossterm's `EnableMouseCapture` turns on), so the terminal's own selection works with
-/// Shift-drag. `DisableMouseCapture` undoes it (it turns every mode off).
-pub struct CaptureClicks;
+/// Mouse capture of what the app uses: clicks, the wheel and drags with a button down
+/// (`?1000h`, `?1002h`, in SGR encoding `?1006h`) for the conversation's own selection, and
+/// nothing more: no all-motion reporting (`?1003h`, which crossterm's `EnableMouseCapture`
+/// turns on), and the terminal's own selection still works with Shift-drag.
+/// `DisableMouseCapture` undoes it (it turns every mode off).
+pub struct CaptureMouse;
 
-/// The sequence `CaptureClicks` writes.
-pub const CAPTURE_CLICKS: &str = "\x1b[?1000h\x1b[?1006h";
+/// The sequence `CaptureMouse` writes.
+pub const CAPTURE_MOUSE: &str = "\x1b[?1000h\x1b[?1002h\x1b[?1006h";
 
-impl crossterm::Command for CaptureClicks {
+impl crossterm::Command for CaptureMouse {
     fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
-        f.write_str(CAPTURE_CLICKS)
+        f.write_str(CAPTURE_MOUSE)
     }
 }
 
@@ -101,7 +102,7 @@ fn enter_modes(mouse: bool) -> std::io::Result<()> {
         cursor::Hide
     )?;
     if mouse {
-        execute!(out, CaptureClicks)?;
+        execute!(out, CaptureMouse)?;
     }
     Ok(())
 }
@@ -114,7 +115,7 @@ impl Drop for TerminalGuard {
 
 pub fn set_mouse(on: bool) {
     let mut out = std::io::stdout();
-    let _ = if on { execute!(out, CaptureClicks) } else { execute!(out, DisableMouseCapture) };
+    let _ = if on { execute!(out, CaptureMouse) } else { execute!(out, DisableMouseCapture) };
 }
 
 /// Puts the terminal back the way it was; safe to call more than once.

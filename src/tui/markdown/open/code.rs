@@ -24,6 +24,7 @@ use crate::tui::highlight::{fence_lang, plain_lines, SharedStream, Streamed};
 use crate::tui::markdown::lines::layout;
 use crate::tui::markdown::nodes::{Code, Node, Prefix};
 use crate::tui::markdown::paint::OpenHighlighter;
+use crate::tui::markdown::parse::code_label;
 use crate::tui::markdown::style::{Palette, RenderOptions};
 use crate::tui::wrap::expand_tabs;
 
@@ -138,6 +139,7 @@ impl OpenCode {
             return None;
         }
         let (lang, color, palette) = (fence_lang(info), options.color, Palette::new(options));
+        let label = code_label(lang);
         let complete_end = fence_end + tail[fence_end..].rfind('\n').map_or(0, |i| i + 1);
         let partial = &tail[complete_end..];
         let closes = |line: &str| line.trim_start().starts_with(marker);
@@ -159,12 +161,13 @@ impl OpenCode {
                 let panicked = stream.panicked();
                 stream.extend(&expand_tabs(&sanitize(new)));
                 Some(if stream.panicked() && !panicked {
-                    lay_out(stream.lines().to_vec(), width, palette)
+                    lay_out(stream.lines().to_vec(), Some(label), width, palette)
                 } else {
                     let mut lines = lines;
                     lines.truncate(laid.complete);
                     lines.extend(lay_out(
                         stream.lines().get(laid.code_lines..).unwrap_or(&[]).to_vec(),
+                        None,
                         width,
                         palette,
                     ));
@@ -181,7 +184,7 @@ impl OpenCode {
                     return None;
                 }
                 let lines = Streamed::lock(self.stream(lang, color, &expand_tabs(&sanitize(body)))).lines().to_vec();
-                lay_out(lines, width, palette)
+                lay_out(lines, Some(label), width, palette)
             }
         };
         let stream = Streamed::lock(self.stream.as_ref()?);
@@ -195,15 +198,18 @@ impl OpenCode {
         });
         if !partial.is_empty() {
             let last = stream.last(&expand_tabs(&sanitize(partial)))?;
-            lines.extend(lay_out(vec![last], width, palette));
+            lines.extend(lay_out(vec![last], None, width, palette));
         }
         Some(lines)
     }
 }
 
-fn lay_out(lines: Vec<Line<'static>>, width: u16, palette: Palette) -> Vec<Line<'static>> {
+/// Code `lines` laid out at `width`, under the block's label row when `label` is given (the
+/// first lines of a block), else as more lines of a block whose label is laid out already.
+fn lay_out(lines: Vec<Line<'static>>, label: Option<&str>, width: u16, palette: Palette) -> Vec<Line<'static>> {
     let code = Code::Lines(Arc::new(lines));
-    layout(&[Node::Code { prefix: Prefix::default(), code }], usize::from(width), palette)
+    let label = label.map(str::to_string);
+    layout(&[Node::Code { prefix: Prefix::default(), code, label }], usize::from(width), palette)
 }
 
 #[cfg(test)]
@@ -346,7 +352,9 @@ mod tests {
             if cut >= boom {
                 let body = &tail["```rust\n".len()..];
                 let plain = render_whole(&format!("```\n{body}"), 80, options);
-                assert_eq!(whole, plain, "the whole render is plain after the panic, cut {cut}");
+                // The label still says the fence's language.
+                assert_eq!(whole[0].to_string(), "  rust  [copy]");
+                assert_eq!(whole[1..], plain[1..], "the whole render is plain after the panic, cut {cut}");
             }
             cut += 89;
         }

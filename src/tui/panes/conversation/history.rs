@@ -5,9 +5,13 @@
 //! frame first settles its window (lays out exactly the rows it shows; see
 //! `MarkdownDoc::settle`), keeping the top row's line in place, and scrolling settles the rows
 //! it passes before it moves. Feeding cells in is here; the viewport (measuring, settling,
-//! scrolling, keys, drawing) is `history/viewport.rs`.
+//! scrolling, keys, drawing) is `history/viewport.rs`, the mouse's text selection and what
+//! it copies `history/selection.rs`.
 
+mod selection;
 mod viewport;
+
+pub use selection::Copied;
 
 use crate::protocol::ToolResult;
 use crate::tui::markdown::{MarkdownDoc, RenderOptions};
@@ -55,6 +59,8 @@ pub struct History {
     banner: Option<(usize, String)>,
     /// Hook runs: shown only when they did not pass (`hook_rows.rs`).
     hooks: HookRows,
+    /// Text selected with the mouse (`selection.rs`).
+    selection: selection::Selection,
 }
 
 impl History {

@@ -161,6 +161,7 @@ impl History {
         for (row, line) in lines.iter().enumerate() {
             crate::tui::text::line_out::set_line(buf, inner.x, inner.y + row as u16, line, inner.width);
         }
+        self.paint_selection(buf, inner, theme);
         if !self.scroll.follow && self.new_output {
             // On the bottom border, where it hides no text.
             theme.draw_badge(area, buf, " ↓ new output (End) ");
