@@ -17,6 +17,7 @@ pub mod popups;
 pub mod regions;
 pub mod runtime;
 pub mod text;
+mod typing;
 pub mod wrap;
 
 use crate::signals::{Stop, Stops};
@@ -299,20 +300,18 @@ async fn event_loop(
     scheduler.request_now(Instant::now());
     loop {
         let animating = app.animating();
-        // In this order: input first, and the frame it asks for next, so a key is handled
-        // and drawn before any agent message waiting (a batch of streamed text is never in
-        // front of a keystroke); agent messages still go before the next streamed frame.
+        // In this order: signals, then input, and the frame it asks for next, so a key is
+        // handled and drawn before any agent message waiting (a batch of streamed text is
+        // never in front of a keystroke); agent messages still go before the next streamed
+        // frame. Input is taken a slice at a time (`typing.rs`), so a flood of it never
+        // keeps a signal waiting.
         tokio::select! {
             biased;
-            event = events.next() => match event {
-                Some(Ok(event)) => {
-                    if let Event::Resize(width, height) = event {
-                        term.resize(Rect::new(0, 0, width, height))?;
-                    }
-                    for action in handle_terminal_event(app, event) {
-                        carry_out(app, action, line_tx);
-                    }
-                    // The key's frame at once, without the streamed text held since the
+            stop = stops.next() => return Ok(Some(stop)),
+            input = events.next() => match input {
+                Some(Ok(input)) => {
+                    typing::handle_input(term, app, &mut events, input, line_tx)?;
+                    // The keys' frame at once, without the streamed text held since the
                     // last frame: that is laid out at its own slot, not in front of a key.
                     if !app.quitting() {
                         draw(term, app)?;
@@ -338,7 +337,6 @@ async fn event_loop(
                 }
                 None => answers = None,
             },
-            stop = stops.next() => return Ok(Some(stop)),
             _ = scheduler.wait() => {
                 for event in held.release() {
                     app.handle_agent(event);

@@ -1,6 +1,7 @@
 //! Issue 30 through the real binary in a pty (`tui_pty.rs`'s harness): what elelem asks of
 //! the terminal and how it reads what comes back — the OSC 11 background query, Shift+Enter
-//! as the terminal encodes it, the help overlay at 80x24, `/copy` under tmux.
+//! as the terminal encodes it, the help overlay at 80x24, `/copy` under tmux; and (issue 37)
+//! a flood of typed text, which must reach the prompt quickly and never keep a signal waiting.
 
 use super::tui_pty::{bottom_background, status_background, steps_with_tool, Tui, DARK_STATUS, LIGHT_STATUS};
 
@@ -375,4 +376,121 @@ fn the_theme_command_switches_now_is_remembered_and_auto_asks_the_terminal_again
     wait_status_background(&tui, DARK_STATUS);
     tui.send("\x03\x03");
     tui.wait_exit();
+}
+
+/// Issue 37: text written to the terminal without bracketed paste (a paste into a terminal
+/// that lacks it, or keys typed ahead) comes as keys; each used to lay the whole prompt
+/// out again and draw a frame, so 20,000 took 9.5 s. They must reach the prompt in under
+/// 2 s, whole, and the prompt be sent as typed.
+#[test]
+fn twenty_thousand_typed_characters_reach_the_prompt_in_under_two_seconds() {
+    let (mut tui, dir) = launch_in_dir();
+    tui.wait_for("stub-demo");
+    let mut flood = String::new();
+    while flood.len() < 20_000 - 8 {
+        flood.push_str(&format!("w{} ", flood.len()));
+    }
+    flood.push_str("THE-END");
+    let started = std::time::Instant::now();
+    for chunk in flood.as_bytes().chunks(1000) {
+        tui.send(std::str::from_utf8(chunk).unwrap());
+    }
+    wait_until(&tui, std::time::Duration::from_secs(60), |screen| screen.contains("THE-END"));
+    let took = started.elapsed();
+    eprintln!("{} typed characters on screen after {took:?}", flood.len());
+    assert!(took < std::time::Duration::from_secs(2), "20,000 typed characters took {took:?} to reach the prompt");
+    tui.send("\r");
+    tui.wait_for("All good.");
+    tui.send("\x03\x03");
+    tui.wait_exit();
+    let sessions = dir.join("data/elelem/sessions");
+    let file = std::fs::read_dir(sessions).unwrap().flatten().next().unwrap().path();
+    let recorded = std::fs::read_to_string(file).unwrap();
+    assert!(recorded.contains(&flood), "the prompt was not sent whole");
+}
+
+/// Issue 37: SIGTERM while the app is busy with a flood of typed text is answered at once
+/// (it waited 30-40 s behind the keys), and so is Ctrl+C typed after one.
+#[test]
+fn sigterm_and_ctrl_c_during_a_flood_of_typed_text_are_answered_at_once() {
+    let (mut tui, dir) = launch_in_dir();
+    tui.wait_for("stub-demo");
+    let pid = pid_in(&dir);
+    let chunk = "typed without bracketed paste ".repeat(100);
+    let started = std::time::Instant::now();
+    let mut sent = 0;
+    while started.elapsed() < std::time::Duration::from_millis(500) && sent < 2_000_000 {
+        tui.send(&chunk);
+        sent += chunk.len();
+    }
+    std::process::Command::new("kill").arg("-TERM").arg(pid.to_string()).status().unwrap();
+    let signalled = std::time::Instant::now();
+    while !exited(pid) {
+        assert!(signalled.elapsed() < std::time::Duration::from_secs(60), "no exit on SIGTERM");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let took = signalled.elapsed();
+    eprintln!("SIGTERM after {sent} bytes typed: exited after {took:?}");
+    assert!(took < std::time::Duration::from_secs(1), "SIGTERM took {took:?} during a flood of {sent} bytes");
+    assert_eq!(tui.wait_exit().exit_code(), 143);
+    tui.assert_restored();
+
+    // Ctrl+C typed behind 200 KB of text: it clears the prompt, twice more quits.
+    let (mut tui, dir) = launch_in_dir();
+    tui.wait_for("stub-demo");
+    let pid = pid_in(&dir);
+    for _ in 0..(200_000 / chunk.len()) {
+        tui.send(&chunk);
+    }
+    tui.send("\x03\x03\x03");
+    let typed = std::time::Instant::now();
+    while !exited(pid) {
+        assert!(typed.elapsed() < std::time::Duration::from_secs(60), "no exit on Ctrl+C:\n{}", tui.contents());
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let took = typed.elapsed();
+    eprintln!("Ctrl+C three times behind 200 KB typed: exited after {took:?}");
+    assert!(took < std::time::Duration::from_secs(1), "Ctrl+C took {took:?} behind a flood");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
+
+/// The real binary in a project of its own, and that project's path.
+fn launch_in_dir() -> (Tui, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Pty demo\n").unwrap();
+    let path = dir.path().canonicalize().unwrap();
+    let binary = env!("CARGO_BIN_EXE_elelem").as_ref();
+    (Tui::launch(binary, dir, steps_with_tool(), 24, 80, &[], &[]), path)
+}
+
+/// The process running in `dir` (the app: its only process there).
+fn pid_in(dir: &std::path::Path) -> u32 {
+    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_elelem")).unwrap();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else { continue };
+        let cwd = std::fs::read_link(entry.path().join("cwd"));
+        let exe = std::fs::read_link(entry.path().join("exe"));
+        if cwd.is_ok_and(|cwd| cwd == dir) && exe.is_ok_and(|exe| exe == binary) {
+            return pid;
+        }
+    }
+    panic!("no elelem running in {}", dir.display());
+}
+
+/// `pid` has exited (a zombie until the test reaps it, or gone).
+fn exited(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => true,
+    }
+}
+
+/// Waits (at most `limit`) until the screen passes `test`.
+fn wait_until(tui: &Tui, limit: std::time::Duration, test: impl Fn(&str) -> bool) {
+    let started = std::time::Instant::now();
+    while !test(&tui.contents()) {
+        assert!(started.elapsed() < limit, "not on screen after {limit:?}:\n{}", tui.contents());
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }

@@ -15,6 +15,10 @@ use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 /// Most rows the editor grows to before it scrolls.
 const MAX_ROWS: u16 = 8;
+
+/// Longest `@mention` (characters, the `@` included) offered to the file picker; a longer
+/// word is no mention.
+const MAX_MENTION: usize = 1024;
 pub use crate::tui::text::hints::PASTE_LINES;
 
 pub struct Composer {
@@ -160,6 +164,17 @@ impl Composer {
         }
     }
 
+    /// Characters typed in a row, at once: what `input` does with the key of each (the
+    /// editor lays its text out again once, not after every character).
+    pub fn type_text(&mut self, text: &str) {
+        self.revision += 1;
+        if self.textarea.insert_str(text) {
+            self.recall = None;
+            self.popup_dismissed = false;
+            self.popup_selected = 0;
+        }
+    }
+
     /// Esc on the command popup: close it, keep the text.
     pub fn dismiss_popup(&mut self) {
         self.popup_dismissed = true;
@@ -238,17 +253,26 @@ impl Composer {
 
     /// The `@mention` being typed: (row, column of the `@`, what follows it up to the
     /// cursor), when the cursor ends a word that starts with `@` (so `a@b.c` is no mention).
+    /// Looks back from the cursor at most `MAX_MENTION` characters (it runs on every key:
+    /// a long line must not make each key cost its length).
     pub fn mention(&self) -> Option<(usize, usize, String)> {
         let (row, col) = (self.textarea.cursor().0, self.textarea.cursor().1);
-        let line: Vec<char> = self.textarea.lines().get(row)?.chars().collect();
-        if line.get(col).is_some_and(|c| !c.is_whitespace()) {
+        let line = self.textarea.lines().get(row)?;
+        // The cursor's byte: `col` itself on an ASCII line (the usual case, checked fast).
+        let at = if line.is_ascii() {
+            col.min(line.len())
+        } else {
+            line.char_indices().nth(col).map_or(line.len(), |(i, _)| i)
+        };
+        if line[at..].chars().next().is_some_and(|c| !c.is_whitespace()) {
             return None;
         }
-        let start = line[..col.min(line.len())].iter().rposition(|c| c.is_whitespace()).map_or(0, |i| i + 1);
-        if line.get(start) != Some(&'@') {
+        let mut word = line[..at].char_indices().rev().take_while(|(_, c)| !c.is_whitespace());
+        let (start, chars) = word.by_ref().take(MAX_MENTION).fold((at, 0), |(_, n), (i, _)| (i, n + 1));
+        if word.next().is_some() || !line[start..].starts_with('@') {
             return None;
         }
-        Some((row, start, line[start + 1..col].iter().collect()))
+        Some((row, col - chars, line[start + '@'.len_utf8()..at].to_string()))
     }
 
     /// Replaces the `@mention` being typed with `@path `.

@@ -4,6 +4,14 @@
 //! the next read; when nothing more comes (`Decoder::wait`, then `Decoder::timeout`) a lone
 //! `ESC` is the Esc key and an unfinished sequence is dropped. Anything unknown or malformed
 //! is skipped alone, never the bytes after it. What a complete sequence means is `csi.rs`.
+//!
+//! Linear in what it is given (issue 37): each byte is looked at a bounded number of times
+//! however the bytes are split across reads. What waits between reads is bounded: a control
+//! sequence at most `MAX_SEQUENCE` bytes (the scan goes on where the last read left it); a
+//! longer one is dropped whole, up to its final byte. A terminal string (OSC, DCS, APC, PM,
+//! SOS) is not held at all: it is dropped as it comes, up to its end (BEL, `ESC \`, or an
+//! `ESC` starting something else), and never typed however long it is; only its first
+//! `MAX_STRING` bytes are kept, for the answer to the background colour query.
 
 use super::csi;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -22,11 +30,13 @@ pub const PASTE_WAIT: Duration = Duration::from_secs(1);
 /// pastes), so one whose end marker never comes does not grow without bound.
 pub const PASTE_PIECE: usize = 8 << 20;
 
-/// Longest control sequence waited for (the longest real ones are ~40 bytes).
-const MAX_SEQUENCE: usize = 256;
+/// Longest control sequence read (the longest real ones are ~40 bytes); a longer one is
+/// dropped whole, up to its final byte.
+pub const MAX_SEQUENCE: usize = 256;
 
-/// Longest terminal string (OSC, DCS, APC answers) waited for.
-const MAX_STRING: usize = 4096;
+/// Longest terminal string (OSC, DCS, APC answers) kept as an answer; a longer one is
+/// dropped all the same, up to its end.
+pub const MAX_STRING: usize = 4096;
 
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
@@ -34,13 +44,31 @@ const PASTE_END: &[u8] = b"\x1b[201~";
 /// The decoder's state between reads.
 #[derive(Default)]
 pub struct Decoder {
-    /// The start of an unfinished sequence or character.
+    /// The start of an unfinished sequence or character (at most `MAX_SEQUENCE` bytes and
+    /// what the last read added).
     pending: Vec<u8>,
-    /// The bracketed paste being read, if one is open.
-    paste: Option<Vec<u8>>,
+    /// How many bytes at the front of `pending` were scanned already without finding where
+    /// their sequence ends: the next read's scan goes on from there.
+    scanned: usize,
+    /// What is open across reads: a paste, a terminal string or an over-long sequence.
+    open: Option<Open>,
     /// The terminal's answers to the background colour query (`ESC ] 11 ; …`) read since
     /// the last `take_answers`.
     answers: Vec<Vec<u8>>,
+    /// Bytes moved over, counting again those scanned again (the linearity tests read it).
+    #[cfg(test)]
+    examined: usize,
+}
+
+/// Something read across reads, each byte once.
+enum Open {
+    /// A bracketed paste: its text so far.
+    Paste(Vec<u8>),
+    /// A terminal string, dropped: its bytes while within `MAX_STRING` (it may be the
+    /// answer to the background query), `None` past that.
+    String(Option<Vec<u8>>),
+    /// A control sequence longer than `MAX_SEQUENCE`, dropped up to its final byte.
+    LongSequence,
 }
 
 /// Answers to the background query kept at most between two `take_answers`.
@@ -52,10 +80,17 @@ enum Step {
     Event(Event, usize),
     /// Bytes that mean nothing to the app.
     Skip(usize),
-    /// A bracketed paste starts after these bytes.
-    PasteStart(usize),
+    /// Something read across reads starts after these bytes (`Open`).
+    Open(Opens, usize),
     /// Unfinished: the next read may complete it.
     More,
+}
+
+/// What a `Step::Open` opens.
+enum Opens {
+    Paste,
+    String,
+    LongSequence,
 }
 
 impl Decoder {
@@ -67,23 +102,25 @@ impl Decoder {
 
     /// How long to wait for more bytes before `timeout`: `None` when nothing is unfinished.
     pub fn wait(&self) -> Option<Duration> {
-        if self.paste.is_some() {
-            Some(PASTE_WAIT)
-        } else if !self.pending.is_empty() {
-            Some(ESC_WAIT)
-        } else {
-            None
+        match self.open {
+            Some(Open::Paste(_)) => Some(PASTE_WAIT),
+            Some(_) => Some(ESC_WAIT),
+            None if !self.pending.is_empty() => Some(ESC_WAIT),
+            None => None,
         }
     }
 
     /// No more bytes came within `wait()`: what is unfinished is decided now (a lone `ESC`
-    /// is Esc, an open paste is handed over, a cut sequence dropped).
+    /// is Esc, an open paste is handed over, a cut sequence or string dropped).
     pub fn timeout(&mut self, out: &mut Vec<Event>) {
-        if let Some(paste) = self.paste.take() {
-            out.push(paste_event(&paste));
-        }
         self.run(true, out);
+        match self.open.take() {
+            Some(Open::Paste(paste)) => out.push(paste_event(&paste)),
+            Some(Open::String(kept)) => self.keep_answer(kept),
+            Some(Open::LongSequence) | None => {}
+        }
         self.pending.clear();
+        self.scanned = 0;
     }
 
     /// The answers to the background colour query (OSC 11) among the terminal strings read
@@ -92,59 +129,163 @@ impl Decoder {
         std::mem::take(&mut self.answers)
     }
 
+    /// Bytes moved over since the start, each scan of an unfinished sequence counted again.
+    #[cfg(test)]
+    pub fn examined(&self) -> usize {
+        self.examined
+    }
+
+    /// Bytes held between reads: the unfinished sequence, the part of a string kept.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        let open = match &self.open {
+            Some(Open::Paste(paste)) => paste.len(),
+            Some(Open::String(kept)) => kept.as_ref().map_or(0, Vec::len),
+            Some(Open::LongSequence) | None => 0,
+        };
+        self.pending.len() + open
+    }
+
+    #[cfg(test)]
+    fn count(&mut self, bytes: usize) {
+        self.examined += bytes;
+    }
+
+    #[cfg(not(test))]
+    fn count(&mut self, _: usize) {}
+
     fn run(&mut self, end: bool, out: &mut Vec<Event>) {
         let mut at = 0;
         while at < self.pending.len() {
-            if self.paste.is_some() {
-                at += self.take_paste(at, out);
+            if self.open.is_some() {
+                match self.take_open(at, end, out) {
+                    Some(used) => at += used,
+                    None => break,
+                }
                 continue;
             }
-            match step(&self.pending[at..], end) {
+            // Only the front of `pending` can have been scanned by an earlier read.
+            let scanned = if at == 0 { std::mem::take(&mut self.scanned) } else { 0 };
+            let step = step(&self.pending[at..], end, scanned);
+            let left = self.pending.len() - at;
+            let moved = match step {
+                Step::Event(_, used) | Step::Skip(used) | Step::Open(_, used) => used,
+                Step::More => left,
+            };
+            self.count(moved.saturating_sub(scanned));
+            match step {
                 Step::Event(event, used) => {
                     out.push(event);
                     at += used;
                 }
-                Step::Skip(used) => {
-                    let skipped = &self.pending[at..at + used];
-                    if skipped.starts_with(b"\x1b]11;") && self.answers.len() < MAX_ANSWERS {
-                        self.answers.push(skipped.to_vec());
-                    }
+                Step::Skip(used) => at += used,
+                Step::Open(opens, used) => {
+                    self.open = Some(match opens {
+                        Opens::Paste => Open::Paste(Vec::new()),
+                        Opens::String => Open::String(Some(self.pending[at..at + used].to_vec())),
+                        Opens::LongSequence => Open::LongSequence,
+                    });
                     at += used;
                 }
-                Step::PasteStart(used) => {
-                    at += used;
-                    self.paste = Some(Vec::new());
+                Step::More => {
+                    self.scanned = left;
+                    break;
                 }
-                Step::More => break,
             }
         }
         self.pending.drain(..at);
     }
 
-    /// Moves the pending bytes from `at` into the open paste, closing it at its end marker;
-    /// returns how many bytes it took.
-    fn take_paste(&mut self, at: usize, out: &mut Vec<Event>) -> usize {
-        let Some(paste) = self.paste.as_mut() else { return 0 };
+    /// Reads the pending bytes from `at` into what is open; returns how many it took, or
+    /// `None` to wait for the next read (an `ESC` ends them: is it `ESC \`?).
+    fn take_open(&mut self, at: usize, end: bool, out: &mut Vec<Event>) -> Option<usize> {
         let input = &self.pending[at..];
-        // The marker may have begun in an earlier read.
-        let from = paste.len().saturating_sub(PASTE_END.len() - 1);
-        paste.extend_from_slice(input);
-        if let Some(found) = memchr::memmem::find(&paste[from..], PASTE_END) {
-            let end = from + found;
-            let after = paste.len() - (end + PASTE_END.len());
-            paste.truncate(end);
-            out.push(paste_event(paste));
-            self.paste = None;
-            return input.len() - after;
+        let (used, closed) = match self.open.as_mut()? {
+            Open::Paste(paste) => {
+                let (used, closed) = take_paste(paste, input, out);
+                (used, closed)
+            }
+            Open::String(kept) => {
+                let (used, closed) = take_string(input, end)?;
+                if let Some(bytes) = kept.as_mut() {
+                    if bytes.len() + used <= MAX_STRING {
+                        bytes.extend_from_slice(&input[..used]);
+                    } else {
+                        *kept = None;
+                    }
+                }
+                (used, closed)
+            }
+            Open::LongSequence => take_long_sequence(input),
+        };
+        self.count(used);
+        if closed {
+            if let Some(Open::String(kept)) = self.open.take() {
+                self.keep_answer(kept);
+            }
         }
-        while paste.len() > PASTE_PIECE {
-            // Keep what may be the start of the marker, and characters whole.
-            let most = PASTE_PIECE.min(paste.len() - (PASTE_END.len() - 1));
-            let cut = (most.saturating_sub(3)..=most).rev().find(|&i| paste[i] & 0xc0 != 0x80).unwrap_or(most);
-            out.push(paste_event(&paste[..cut]));
-            paste.drain(..cut);
+        Some(used)
+    }
+
+    /// A terminal string that ended: kept when it is an answer to the background query.
+    fn keep_answer(&mut self, kept: Option<Vec<u8>>) {
+        if let Some(kept) = kept.filter(|bytes| bytes.starts_with(b"\x1b]11;")) {
+            if self.answers.len() < MAX_ANSWERS {
+                self.answers.push(kept);
+            }
         }
-        input.len()
+    }
+}
+
+/// `input` into the open `paste`, closing it at its end marker: (bytes taken, closed).
+fn take_paste(paste: &mut Vec<u8>, input: &[u8], out: &mut Vec<Event>) -> (usize, bool) {
+    // The marker may have begun in an earlier read.
+    let from = paste.len().saturating_sub(PASTE_END.len() - 1);
+    paste.extend_from_slice(input);
+    if let Some(found) = memchr::memmem::find(&paste[from..], PASTE_END) {
+        let end = from + found;
+        let after = paste.len() - (end + PASTE_END.len());
+        paste.truncate(end);
+        out.push(paste_event(paste));
+        return (input.len() - after, true);
+    }
+    while paste.len() > PASTE_PIECE {
+        // Keep what may be the start of the marker, and characters whole.
+        let most = PASTE_PIECE.min(paste.len() - (PASTE_END.len() - 1));
+        let cut = (most.saturating_sub(3)..=most).rev().find(|&i| paste[i] & 0xc0 != 0x80).unwrap_or(most);
+        out.push(paste_event(&paste[..cut]));
+        paste.drain(..cut);
+    }
+    (input.len(), false)
+}
+
+/// The bytes of an open terminal string at the front of `input`: (bytes taken, ended), or
+/// `None` when it ends in an `ESC` whose next byte is still to come. BEL and `ESC \` end it
+/// and are its own; another `ESC` cuts it short and is read anew (`ESC [ A`, an arrow key).
+fn take_string(input: &[u8], end: bool) -> Option<(usize, bool)> {
+    let Some(i) = memchr::memchr2(0x07, 0x1b, input) else { return Some((input.len(), false)) };
+    if input[i] == 0x07 {
+        return Some((i + 1, true));
+    }
+    match input.get(i + 1) {
+        Some(b'\\') => Some((i + 2, true)),
+        Some(_) => Some((i, true)),
+        // The `ESC` goes with the string when nothing follows it.
+        None if end => Some((input.len(), true)),
+        None if i == 0 => None,
+        // Up to the `ESC`; it waits for its next byte.
+        None => Some((i, false)),
+    }
+}
+
+/// The bytes of an over-long control sequence at the front of `input`: (bytes taken,
+/// ended). Its final byte ends it (and is its own); a byte that cannot be in a sequence
+/// ends it too and is read anew.
+fn take_long_sequence(input: &[u8]) -> (usize, bool) {
+    match input.iter().position(|c| !(0x20..=0x3f).contains(c)) {
+        Some(i) if (0x40..=0x7e).contains(&input[i]) => (i + 1, true),
+        Some(i) => (i, true),
+        None => (input.len(), false),
     }
 }
 
@@ -160,10 +301,11 @@ fn ctrl(c: char) -> Event {
     key(KeyCode::Char(c), KeyModifiers::CONTROL)
 }
 
-/// The bytes at the front of `b` (not empty); `end`: no more bytes will follow.
-fn step(b: &[u8], end: bool) -> Step {
+/// The bytes at the front of `b` (not empty); `end`: no more bytes will follow;
+/// `scanned`: how many of them an earlier read scanned without finding their end.
+fn step(b: &[u8], end: bool, scanned: usize) -> Step {
     let event = match b[0] {
-        0x1b => return escape(b, end),
+        0x1b => return escape(b, end, scanned),
         b'\r' => key(KeyCode::Enter, KeyModifiers::NONE),
         b'\t' => key(KeyCode::Tab, KeyModifiers::NONE),
         0x7f | 0x08 => key(KeyCode::Backspace, KeyModifiers::NONE),
@@ -199,18 +341,18 @@ fn text(b: &[u8], end: bool) -> Step {
 }
 
 /// `ESC` and what follows it.
-fn escape(b: &[u8], end: bool) -> Step {
+fn escape(b: &[u8], end: bool, scanned: usize) -> Step {
     let esc = Step::Event(key(KeyCode::Esc, KeyModifiers::NONE), 1);
     let Some(&next) = b.get(1) else {
         return if end { esc } else { Step::More };
     };
     match next {
-        b'[' => control_sequence(b, end),
+        b'[' => control_sequence(b, end, scanned),
         b'O' => ss3(b, end),
         b']' | b'P' | b'_' | b'^' | b'X' => terminal_string(b, end),
         // Alt+Enter, Alt+Tab, Alt+Backspace; before another control byte (Esc, then
         // Ctrl+C typed quickly) the `ESC` is the Esc key of its own.
-        b'\r' | b'\t' | 0x7f | 0x08 => with_alt(step(&b[1..], end)).unwrap_or(esc),
+        b'\r' | b'\t' | 0x7f | 0x08 => with_alt(step(&b[1..], end, 0)).unwrap_or(esc),
         0x00..=0x1f => esc,
         _ => match text(&b[1..], end) {
             Step::More => Step::More,
@@ -247,24 +389,26 @@ fn ss3(b: &[u8], end: bool) -> Step {
     }
 }
 
-/// `ESC [ …`: parameters and intermediates up to a final byte, or a mouse report.
-fn control_sequence(b: &[u8], end: bool) -> Step {
+/// `ESC [ …`: parameters and intermediates up to a final byte, or a mouse report. The
+/// scan starts after the `scanned` bytes an earlier read looked at (all parameters).
+fn control_sequence(b: &[u8], end: bool, scanned: usize) -> Step {
     match b.get(2) {
         None => return if end { alt_char(b'[') } else { Step::More },
         Some(b'M') => return x10_mouse(b, end),
         Some(b'[') => return linux_function_key(b, end),
         _ => {}
     }
-    for (i, &c) in b.iter().enumerate().skip(2) {
+    for (i, &c) in b.iter().enumerate().skip(scanned.max(2)) {
         if i > MAX_SEQUENCE {
-            return Step::Skip(i);
+            // Too long to be a key: dropped whole, up to its final byte.
+            return Step::Open(Opens::LongSequence, i);
         }
         match c {
             0x20..=0x3f => {}
             0x40..=0x7e => {
                 let params = &b[2..i];
                 if params == &PASTE_START[2..PASTE_START.len() - 1] && c == b'~' {
-                    return Step::PasteStart(i + 1);
+                    return Step::Open(Opens::Paste, i + 1);
                 }
                 return match csi::csi(params, c) {
                     Some(event) => Step::Event(event, i + 1),
@@ -311,33 +455,12 @@ fn linux_function_key(b: &[u8], end: bool) -> Step {
 }
 
 /// `ESC ]` (OSC), `ESC P` (DCS), `ESC _`, `ESC ^`, `ESC X`: a terminal's answer, up to BEL
-/// or `ESC \`, skipped whole (a late answer to the background colour query must not be
-/// typed into the prompt). Alone, it is Alt with that character.
+/// or `ESC \`, skipped whole however long (a late answer to the background colour query
+/// must not be typed into the prompt); its bytes are read as they come (`Open::String`).
+/// Alone, it is Alt with that character.
 fn terminal_string(b: &[u8], end: bool) -> Step {
     if b.len() == 2 {
         return if end { alt_char(b[1]) } else { Step::More };
     }
-    for (i, &c) in b.iter().enumerate().skip(2) {
-        if i > MAX_STRING {
-            return Step::Skip(i);
-        }
-        match c {
-            0x07 => return Step::Skip(i + 1),
-            0x1b => {
-                return match b.get(i + 1) {
-                    Some(b'\\') => Step::Skip(i + 2),
-                    // Cut short by another sequence: that one is read anew.
-                    Some(_) => Step::Skip(i),
-                    None if end => Step::Skip(b.len()),
-                    None => Step::More,
-                };
-            }
-            _ => {}
-        }
-    }
-    if end {
-        Step::Skip(b.len())
-    } else {
-        Step::More
-    }
+    Step::Open(Opens::String, 2)
 }

@@ -1,11 +1,12 @@
 //! The thread that reads the terminal: waits (poll) on the input and on a stop socket,
-//! reads what came, decodes it (`decode.rs`) and sends the events to the event loop. When
+//! reads what came, decodes it (`decode.rs`) and sends the events of each read to the event
+//! loop at once, runs of typed characters joined (`typed.rs`). When
 //! an unfinished sequence is pending it waits only `Decoder::wait()` for the rest. Dropping
 //! the `Reader` stops the thread and waits for it, so nothing reads the terminal while the
 //! user's editor has it. The input ending (the terminal hung up) ends the channel.
 
 use super::decode::Decoder;
-use crossterm::event::Event;
+use super::typed::{group, Input};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 use std::os::fd::AsFd;
@@ -14,8 +15,11 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// Bytes read at most per read (a paste comes in several).
+/// Bytes read at most per read (a paste comes in several); also the most events sent at once.
 const READ_SIZE: usize = 8192;
+
+/// What one read gave, in order (or why reading stopped).
+pub type Read = std::io::Result<Vec<Input>>;
 
 /// The running reader; dropping it stops it.
 pub struct Reader {
@@ -36,17 +40,14 @@ impl Reader {
     /// Starts reading `input` (the terminal, in raw mode) on a thread of its own, sending
     /// what it decodes to `events`.
     #[cfg(test)]
-    pub fn start<F: AsFd + Send + 'static>(
-        input: F,
-        events: UnboundedSender<std::io::Result<Event>>,
-    ) -> std::io::Result<Reader> {
+    pub fn start<F: AsFd + Send + 'static>(input: F, events: UnboundedSender<Read>) -> std::io::Result<Reader> {
         Reader::start_with(input, events, Start::default())
     }
 
     /// `start`, with `start`'s bytes decoded first and its answers sent on.
     pub fn start_with<F: AsFd + Send + 'static>(
         input: F,
-        events: UnboundedSender<std::io::Result<Event>>,
+        events: UnboundedSender<Read>,
         start: Start,
     ) -> std::io::Result<Reader> {
         let (stop, stopped) = UnixStream::pair()?;
@@ -66,12 +67,7 @@ impl Drop for Reader {
     }
 }
 
-fn read_until_stopped(
-    input: &impl AsFd,
-    stopped: &UnixStream,
-    events: &UnboundedSender<std::io::Result<Event>>,
-    start: Start,
-) {
+fn read_until_stopped(input: &impl AsFd, stopped: &UnixStream, events: &UnboundedSender<Read>, start: Start) {
     let mut decoder = Decoder::default();
     let mut buf = vec![0u8; READ_SIZE];
     let mut decoded = Vec::new();
@@ -82,10 +78,8 @@ fn read_until_stopped(
                 let _ = answers.send(answer);
             }
         }
-        for event in decoded.drain(..) {
-            if events.send(Ok(event)).is_err() {
-                return;
-            }
+        if !decoded.is_empty() && events.send(Ok(group(decoded.drain(..)))).is_err() {
+            return;
         }
         let timeout = decoder.wait().map(timespec);
         let mut fds = [PollFd::new(input, PollFlags::IN), PollFd::new(stopped, PollFlags::IN)];
@@ -119,16 +113,16 @@ fn timespec(wait: Duration) -> Timespec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use std::io::{Read, Write};
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    use std::io::{Read as _, Write};
     use std::time::Instant;
     use tokio::sync::mpsc;
 
-    fn next(rx: &mut mpsc::UnboundedReceiver<std::io::Result<Event>>) -> Event {
+    fn next(rx: &mut mpsc::UnboundedReceiver<Read>) -> Vec<Input> {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
             match rx.try_recv() {
-                Ok(event) => return event.unwrap(),
+                Ok(read) => return read.unwrap(),
                 Err(mpsc::error::TryRecvError::Empty) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(1))
                 }
@@ -143,11 +137,15 @@ mod tests {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let reader = Reader::start(input.try_clone().unwrap(), tx).unwrap();
         terminal.write_all(b"a\x1b[27;2;13~").unwrap();
-        assert_eq!(next(&mut rx), Event::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)));
-        assert_eq!(next(&mut rx), Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT)));
+        let a = Input::Event(Event::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)));
+        let shift_enter = Input::Event(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT)));
+        assert_eq!(next(&mut rx), [a, shift_enter], "one read, sent at once");
+        terminal.write_all(b"typed\r").unwrap();
+        let enter = Input::Event(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+        assert_eq!(next(&mut rx), [Input::Typed("typed".into()), enter]);
         let sent = Instant::now();
         terminal.write_all(b"\x1b").unwrap();
-        assert_eq!(next(&mut rx), Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
+        assert_eq!(next(&mut rx), [Input::Event(Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)))]);
         assert!(sent.elapsed() < Duration::from_millis(500), "Esc took {:?}", sent.elapsed());
         drop(reader);
         // Stopped: what the terminal sends now stays for whoever reads next (the editor).

@@ -1,7 +1,7 @@
 //! The decoder against every form the app gets from a terminal, the same events however
 //! the bytes are split across reads, and no panic on any bytes.
 
-use super::decode::{Decoder, ESC_WAIT, PASTE_PIECE, PASTE_WAIT};
+use super::decode::{Decoder, ESC_WAIT, MAX_SEQUENCE, MAX_STRING, PASTE_PIECE, PASTE_WAIT};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers as M, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -266,14 +266,149 @@ fn unknown_and_malformed_sequences_are_skipped_alone() {
 }
 
 #[test]
-fn an_overlong_sequence_is_not_waited_for_without_end() {
+fn an_overlong_sequence_is_not_waited_for_and_is_dropped_whole() {
     let mut bytes = b"\x1b[".to_vec();
     bytes.extend(std::iter::repeat_n(b'1', 10_000));
     let mut decoder = Decoder::default();
     let mut out = Vec::new();
     decoder.feed(&bytes, &mut out);
-    decoder.feed(b"~", &mut out);
-    assert!(out.iter().all(|e| *e == ch('1') || *e == ch('~')), "{:?}", &out[..3.min(out.len())]);
+    assert!(out.is_empty(), "typed: {:?}", &out[..3.min(out.len())]);
+    assert!(decoder.held() <= MAX_SEQUENCE, "{} bytes held", decoder.held());
+    decoder.feed(b"~ok", &mut out);
+    assert_eq!(out, [ch('o'), ch('k')], "its final byte ends it");
+    // However it is read, whatever ends it.
+    let long = |body: usize, end: &[u8]| [b"a\x1b[".as_slice(), &b"1;".repeat(body / 2), end, b"b"].concat();
+    for body in [MAX_SEQUENCE - 3, MAX_SEQUENCE, MAX_SEQUENCE + 1, 40_000] {
+        for split in [1, 7, 4096, usize::MAX] {
+            let bytes = long(body, b"m");
+            let reads: Vec<&[u8]> = bytes.chunks(split.min(bytes.len())).collect();
+            assert_eq!(decode_in(&reads), [ch('a'), ch('b')], "{body} bytes read {split} at a time");
+            // Cut by another sequence, which is read whole.
+            let bytes = long(body, b"\x1b[A");
+            let reads: Vec<&[u8]> = bytes.chunks(split.min(bytes.len())).collect();
+            let up = key(KeyCode::Up, M::NONE);
+            assert_eq!(decode_in(&reads), [ch('a'), up, ch('b')], "{body} bytes read {split} at a time");
+            // Cut by a control byte, which is read anew.
+            let bytes = long(body, b"\r");
+            let reads: Vec<&[u8]> = bytes.chunks(split.min(bytes.len())).collect();
+            let enter = key(KeyCode::Enter, M::NONE);
+            assert_eq!(decode_in(&reads), [ch('a'), enter, ch('b')], "{body} bytes read {split} at a time");
+        }
+    }
+}
+
+/// A terminal string of `kind` (`]`, `P`, `_`, `^`, `X`) with `body` bytes, ended by `end`,
+/// between an `a` and a `b` typed.
+fn string_between(kind: u8, body: usize, end: &[u8]) -> Vec<u8> {
+    let text: Vec<u8> = (0..body).map(|i| b"0;some title text "[i % 18]).collect();
+    [b"a\x1b".as_slice(), &[kind], &text, end, b"b"].concat()
+}
+
+#[test]
+fn a_terminal_string_of_any_length_is_dropped_whole_never_typed() {
+    for kind in *b"]P_^X" {
+        for body in [10, MAX_STRING - 10, MAX_STRING + 1, 40_000, 1 << 20] {
+            for end in [&b"\x07"[..], b"\x1b\\"] {
+                let bytes = string_between(kind, body, end);
+                for split in [4095, usize::MAX] {
+                    let reads: Vec<&[u8]> = bytes.chunks(split.min(bytes.len())).collect();
+                    let events = decode_in(&reads);
+                    assert_eq!(events, [ch('a'), ch('b')], "{} with {body} bytes, {split} a read", kind as char);
+                }
+            }
+            // Cut short by a key's sequence: the key is read.
+            let bytes = string_between(kind, body, b"\x1b[A");
+            assert_eq!(decode(&bytes), [ch('a'), key(KeyCode::Up, M::NONE), ch('b')]);
+        }
+    }
+    // Byte by byte, too.
+    let bytes = string_between(b']', 3 * MAX_STRING, b"\x07");
+    let reads: Vec<&[u8]> = bytes.chunks(1).collect();
+    assert_eq!(decode_in(&reads), [ch('a'), ch('b')]);
+}
+
+#[test]
+fn an_unterminated_terminal_string_ends_when_nothing_more_comes() {
+    let mut decoder = Decoder::default();
+    let mut out = Vec::new();
+    let bytes = string_between(b']', 100_000, b"");
+    decoder.feed(&bytes[..bytes.len() - 1], &mut out);
+    assert_eq!(out, [ch('a')]);
+    assert!(decoder.held() <= MAX_STRING + 1, "{} bytes held", decoder.held());
+    assert_eq!(decoder.wait(), Some(ESC_WAIT));
+    decoder.timeout(&mut out);
+    assert_eq!(decoder.wait(), None);
+    decoder.feed(b"ok", &mut out);
+    assert_eq!(out, [ch('a'), ch('o'), ch('k')], "typing goes on after the wait");
+}
+
+#[test]
+fn only_a_whole_background_answer_within_the_limit_is_kept() {
+    let mut decoder = Decoder::default();
+    let mut out = Vec::new();
+    let answer = b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\";
+    for read in answer.chunks(3) {
+        decoder.feed(read, &mut out);
+    }
+    assert_eq!(decoder.take_answers(), [answer.to_vec()]);
+    let long = [b"\x1b]11;rgb:".as_slice(), &b"f".repeat(MAX_STRING), b"\x07"].concat();
+    decoder.feed(&long, &mut out);
+    assert!(decoder.take_answers().is_empty(), "a string past the limit is no answer");
+    assert!(out.is_empty());
+}
+
+/// What the decoder's work on `bytes` read `split` bytes at a time was: bytes examined.
+fn work(bytes: &[u8], split: usize) -> usize {
+    let mut decoder = Decoder::default();
+    let mut out = Vec::new();
+    let mut held = 0;
+    for read in bytes.chunks(split) {
+        decoder.feed(read, &mut out);
+        held = held.max(decoder.held());
+    }
+    decoder.timeout(&mut out);
+    assert!(held <= MAX_STRING + split, "{held} bytes held between reads");
+    decoder.examined()
+}
+
+/// Bytes of about a given length.
+type Make = dyn Fn(usize) -> Vec<u8>;
+
+/// Issue 37: each byte is examined a bounded number of times however the bytes are split
+/// (typed text, an over-long control sequence, a long terminal string, sequences just
+/// under the limit and characters cut across reads), so 1 MB costs 100 times 10 KB.
+#[test]
+fn decoding_is_linear_in_the_bytes_however_they_are_read() {
+    let typed = |n: usize| (0..n).map(|i| b'a' + (i % 26) as u8).collect::<Vec<u8>>();
+    let long_csi = |n: usize| [b"\x1b[".as_slice(), &b"1".repeat(n), b"m"].concat();
+    let osc = |n: usize| [b"\x1b]0;".as_slice(), &b"x".repeat(n), b"\x07"].concat();
+    let apc = |n: usize| [b"\x1b_G".as_slice(), &b"x".repeat(n), b"\x1b\\"].concat();
+    let near_limit = |n: usize| {
+        let one = [b"\x1b[".as_slice(), &b"1".repeat(MAX_SEQUENCE - 2), b"~"].concat();
+        one.repeat(n / one.len() + 1)
+    };
+    let wide = |n: usize| "漢🙂é".repeat(n / 9 + 1).into_bytes();
+    let inputs: [(&str, &Make); 6] = [
+        ("typed text", &typed),
+        ("an over-long CSI", &long_csi),
+        ("an OSC", &osc),
+        ("an APC", &apc),
+        ("sequences just under the limit", &near_limit),
+        ("wide characters", &wide),
+    ];
+    for (what, make) in inputs {
+        for split in [1, 3, 4096] {
+            let (small, large) = (make(10_000), make(if split == 1 { 200_000 } else { 1 << 20 }));
+            let (small_work, large_work) = (work(&small, split), work(&large, split));
+            assert!(large_work <= 2 * large.len(), "{what}, {split} bytes a read: {large_work} for {}", large.len());
+            let ratio = large_work as f64 / small_work as f64;
+            let expected = large.len() as f64 / small.len() as f64;
+            assert!(
+                ratio < expected * 1.5,
+                "{what}, {split} a read: {ratio:.1} times the work for {expected:.1} times the bytes"
+            );
+        }
+    }
 }
 
 /// Sequences that end by themselves (no lone `ESC`), from every form above.
