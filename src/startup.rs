@@ -400,11 +400,12 @@ pub fn protect_process() {
 }
 
 /// Stops everything tools started (command process groups and their background jobs)
-/// and every MCP server process;
+/// and every MCP server process, and removes the sandbox's temp directory of this run;
 /// every front end calls it on its way out, signals included.
 pub fn shutdown() {
     crate::tools::process_groups::kill_all();
     crate::plugins::mcp::stop_all();
+    crate::tools::sandbox::remove_temp();
 }
 
 /// `elelem v<version>`.

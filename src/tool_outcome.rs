@@ -1,6 +1,7 @@
 //! What a finished tool call's result means on screen: whether it failed (an error, or a
 //! command that exited non-zero), the short reason shown on its line (`exit 1`, the first
-//! line of the error), and the command output whose tail is shown under it. The TUI's
+//! line of the error; `· blocked by the sandbox · /sandbox` after it when the sandbox's
+//! rules refused the command), and the command output whose tail is shown under it. The TUI's
 //! conversation lines and tool log and the line REPL all ask here, so they always agree.
 //! While a command runs, `live` keeps the bounded tail of what it printed so far.
 
@@ -13,8 +14,23 @@ use crate::sanitize::sanitize_visible;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub failed: bool,
-    /// Why it failed, in one line: `exit 1`, or the first line of the error.
+    /// Why it failed, in one line: `exit 1`, or the first line of the error; ending with
+    /// `SANDBOX_TAG` when `sandbox`.
     pub reason: Option<String>,
+    /// The sandbox's rules refused it (the result's `SANDBOX_REFUSED` field).
+    pub sandbox: bool,
+}
+
+/// The result field in which `execute` names the sandbox's rule that refused a command
+/// (`tools::sandbox::REFUSED_FIELD`; front ends do not import tools).
+pub const SANDBOX_REFUSED: &str = "sandbox_refused";
+
+/// What a call the sandbox refused says after its reason: who did it and where to look.
+pub const SANDBOX_TAG: &str = "blocked by the sandbox · /sandbox";
+
+/// The sandbox's rule that refused the command the call ran (`network`, `write`, …), if so.
+pub fn sandbox_refused(result: &ToolResult) -> Option<&str> {
+    result.get(SANDBOX_REFUSED)?.as_str()
 }
 
 /// The exit status of a command the call ran, when it reports one.
@@ -23,16 +39,29 @@ pub fn exit_status(result: &ToolResult) -> Option<i64> {
 }
 
 pub fn outcome(result: &ToolResult) -> Outcome {
+    let mut outcome = plain_outcome(result);
+    if outcome.failed && sandbox_refused(result).is_some() {
+        outcome.sandbox = true;
+        outcome.reason = Some(match outcome.reason {
+            Some(reason) => format!("{reason} · {SANDBOX_TAG}"),
+            None => SANDBOX_TAG.to_string(),
+        });
+    }
+    outcome
+}
+
+fn plain_outcome(result: &ToolResult) -> Outcome {
+    let failed = |reason: Option<String>| Outcome { failed: true, reason, sandbox: false };
     if let Some(error) = result.error() {
         let first = error.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("failed");
-        return Outcome { failed: true, reason: Some(sanitize_visible(first).into_owned()) };
+        return failed(Some(sanitize_visible(first).into_owned()));
     }
     if !result.is_ok() {
-        return Outcome { failed: true, reason: None };
+        return failed(None);
     }
     match exit_status(result).filter(|code| *code != 0) {
-        Some(code) => Outcome { failed: true, reason: Some(format!("exit {code}")) },
-        None => Outcome { failed: false, reason: None },
+        Some(code) => failed(Some(format!("exit {code}"))),
+        None => Outcome { failed: false, reason: None, sandbox: false },
     }
 }
 
@@ -74,10 +103,21 @@ mod tests {
     #[test]
     fn a_non_zero_exit_is_a_failure_with_its_status() {
         let ran = result(json!({"exit_status": 1, "content": "FAILED\n"}));
-        assert_eq!(outcome(&ran), Outcome { failed: true, reason: Some("exit 1".into()) });
+        assert_eq!(outcome(&ran), Outcome { failed: true, reason: Some("exit 1".into()), sandbox: false });
         assert_eq!(command_output(&ran, false), Some("FAILED\n"));
         let passed = result(json!({"exit_status": 0, "content": "ok\n"}));
-        assert_eq!(outcome(&passed), Outcome { failed: false, reason: None });
+        assert_eq!(outcome(&passed), Outcome { failed: false, reason: None, sandbox: false });
+    }
+
+    #[test]
+    fn a_command_the_sandbox_refused_says_so_after_its_status() {
+        let refused = result(json!({"exit_status": 1, "content": "denied\n", "sandbox_refused": "write"}));
+        let said = outcome(&refused);
+        assert!(said.failed && said.sandbox);
+        assert_eq!(said.reason.as_deref(), Some("exit 1 · blocked by the sandbox · /sandbox"));
+        // A command that succeeded is not tagged, whatever the field says.
+        let passed = result(json!({"exit_status": 0, "content": "", "sandbox_refused": "write"}));
+        assert_eq!(outcome(&passed), Outcome { failed: false, reason: None, sandbox: false });
     }
 
     #[test]

@@ -57,10 +57,22 @@ async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     if let (Some(note), Some(output)) = (&finished.sandbox, ctx.output()) {
         output.emit(crate::agent::AgentEvent::Warning(note.clone()));
     }
-    let refused = sandbox::failure_note(status, &finished.content).filter(|_| contained);
-    let notes: Vec<String> = finished.sandbox.iter().cloned().chain(refused).collect();
+    // A failure the sandbox's rules explain: the note says the rule, the field names it for
+    // the front ends, which tag the call's row.
+    let refused = match contained {
+        true => {
+            let project = std::env::current_dir().unwrap_or_default();
+            sandbox::refused(status, &finished.content, &project, args["cwd"].as_str())
+        }
+        false => None,
+    };
+    let notes: Vec<String> =
+        finished.sandbox.iter().cloned().chain(refused.iter().map(|(_, note)| note.clone())).collect();
     if !notes.is_empty() {
         json["sandbox"] = Value::String(notes.join(" "));
+    }
+    if let Some((refusal, _)) = &refused {
+        json[sandbox::REFUSED_FIELD] = Value::String(refusal.word().to_string());
     }
     Ok(json)
 }

@@ -54,6 +54,7 @@ mod sandbox_attacks;
 mod sandbox_git;
 mod sandbox_terminal;
 mod sandbox_tree;
+mod sandbox_visible;
 mod sanitize_e2e;
 mod session_files;
 mod sessions;

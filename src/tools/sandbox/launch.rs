@@ -1,6 +1,7 @@
 //! Starting one contained command: what is prepared in elelem for it (the protected paths
 //! for its working directory, the mounts, the kept rule set, argument and environment
-//! strings, the session's sockets to hide, `sockets.rs`), then `spawn.rs`'s clone where this
+//! strings — `TMPDIR` set to this run's own temp directory, `temp.rs` — the session's
+//! sockets to hide, `sockets.rs`), then `spawn.rs`'s clone where this
 //! machine gives user namespaces, else a `pre_exec` on the caller's `Command` (`contain`,
 //! Landlock and a network namespace only).
 
@@ -22,6 +23,7 @@ struct Setup {
     missing: Vec<PathBuf>,
     ruleset: Arc<OwnedFd>,
     dir: PathBuf,
+    project: PathBuf,
 }
 
 fn setup(project: &Path, cwd: Option<&str>) -> anyhow::Result<Setup> {
@@ -40,7 +42,20 @@ fn setup(project: &Path, cwd: Option<&str>) -> anyhow::Result<Setup> {
     };
     let ruleset = rules::cached(&settings, &project, &protected, namespaces)
         .map_err(|e| anyhow::anyhow!("cannot build the sandbox's rule set: {e}"))?;
-    Ok(Setup { settings, namespaces, seals, missing, ruleset, dir })
+    Ok(Setup { settings, namespaces, seals, missing, ruleset, dir, project })
+}
+
+/// `TMPDIR`, `TMP` and `TEMP` for a contained command: this run's own temp directory
+/// (`temp.rs`), writable where the system's may not be (none in read-only mode, where
+/// nothing is writable, nor when none could be made: the variables are then left as they
+/// are).
+fn temp_vars(setup: &Setup) -> Vec<(&'static str, PathBuf)> {
+    if setup.settings.mode != Mode::WorkspaceWrite {
+        return Vec::new();
+    }
+    super::temp::dir(&setup.project)
+        .map(|dir| super::temp::VARS.iter().map(|var| (*var, dir.clone())).collect())
+        .unwrap_or_default()
 }
 
 /// A contained command that runs: its process (the first of its own PID namespace) and the
@@ -93,8 +108,10 @@ pub fn start(
         .collect();
     let hidden = Hidden::for_command(project, &setup.dir, &lost)?;
     let bash = spawn::find_program("bash").ok_or_else(|| anyhow::anyhow!("cannot find bash on PATH"))?;
+    let temp = temp_vars(&setup);
     let envp = std::env::vars_os()
-        .filter(|(name, _)| !removed.contains(name))
+        .filter(|(name, _)| !removed.contains(name) && !temp.iter().any(|(var, _)| name == var))
+        .chain(temp.iter().map(|(var, dir)| (OsString::from(var), dir.as_os_str().to_os_string())))
         .map(|(name, value)| {
             let mut pair = name;
             pair.push("=");
@@ -124,6 +141,9 @@ pub fn start(
 /// at exec; the caller starts it through `process_tree::own`.
 pub fn contain(cmd: &mut tokio::process::Command, project: &Path, cwd: Option<&str>) -> anyhow::Result<()> {
     let setup = setup(project, cwd)?;
+    for (var, dir) in temp_vars(&setup) {
+        cmd.env(var, dir);
+    }
     let child = seals::ChildSteps::new(&setup.seals, setup.namespaces, setup.settings.network, Some(&setup.dir))?;
     let ruleset = Arc::clone(&setup.ruleset);
     // SAFETY: between fork and exec the closure only makes system calls (setsid, unshare,

@@ -7,25 +7,30 @@
 //! paths mounted read-only (`seals.rs`), the Landlock rule set built and cached in elelem
 //! (`rules.rs`); protected paths that did not exist are looked at once it ended
 //! (`watch.rs`). Without user namespaces, `contain` restricts a `Command`'s child in
-//! `pre_exec` instead. elelem itself is never restricted, nor `!command`.
+//! `pre_exec` instead. elelem itself is never restricted, nor `!command`. A contained
+//! command's temp directory is this run's own (`temp.rs`, `$TMPDIR`); a failure one of the
+//! rules explains is told apart (`refused`, `refusal.rs`).
 
 mod clear;
 mod kept;
 mod launch;
+mod refusal;
 mod report;
 mod rules;
 mod seals;
 mod secrets;
 mod sockets;
 mod spawn;
+mod temp;
 mod watch;
 
 pub use launch::{contain, start, Started};
+pub use refusal::{Refusal, REFUSED_FIELD};
 pub use report::{describe, switch};
 pub use rules::cover;
 pub use seals::{plan, protected, Seal};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
 /// What a contained command may do.
@@ -269,30 +274,22 @@ pub fn unavailable_notice() -> Option<String> {
     })
 }
 
-/// For a contained command that exited with `status` and printed `content`, a refusal the
-/// sandbox may have caused: the sentence the model can act on.
-pub fn failure_note(status: Option<i32>, content: &str) -> Option<String> {
-    let failed = status.is_some_and(|s| s != 0);
-    let refused = ["Permission denied", "Operation not permitted", "Read-only file system", "Network is unreachable"]
-        .iter()
-        .any(|words| content.contains(words));
+/// For a contained command run in `cwd` of `project` that exited with `status` and printed
+/// `content`: the sandbox's rule that refused it, when its failure matches one
+/// (`refusal.rs`), and the note for the model that says the rule.
+pub fn refused(status: Option<i32>, content: &str, project: &Path, cwd: Option<&str>) -> Option<(Refusal, String)> {
+    if !active() {
+        return None;
+    }
     let settings = settings();
-    (active() && failed && refused).then(|| {
-        let writes = match settings.mode {
-            Mode::ReadOnly => "it may write nowhere (read-only mode)",
-            _ => {
-                "it may write only inside the project and the temp directory, not .agents/, .claude/ nor .git/'s \
-                 config, hooks, commondir, modules or worktrees"
-            }
-        };
-        let network = if settings.network { "" } else { " network is off;" };
-        format!(
-            "blocked by the sandbox, probably: the command ran contained ({}); {writes}; it cannot read ~/.ssh, the \
-             user's other credentials and histories, nor ~/.agents/ but its skills;{network} If it must do more, call \
-             execute again with \"sandbox\": false (the user is asked), or ask the user to run it with !command.",
-            settings.mode.word()
-        )
-    })
+    let refusal = refusal::refusal(&settings, status, content, project, cwd)?;
+    let note = refusal.note(&settings, project);
+    Some((refusal, note))
+}
+
+/// Removes this run's temp directory for contained commands (at exit).
+pub fn remove_temp() {
+    temp::remove();
 }
 
 /// The user's files a contained command may not read, under `home` (each resolved, links

@@ -1,7 +1,8 @@
 //! The Landlock rule set a contained command gets: reads granted on everything but the
 //! user's secrets, the unreadable paths and the terminals (`terminals`), writes on the
-//! project, the temp directory and the writable directories (minus the protected and
-//! unreadable paths), TCP refused unless the network is allowed, signals and abstract
+//! project, the temp directory, this run's own temp directory (`temp.rs`) and the writable
+//! directories (minus the protected and unreadable paths: `write_roots`, which
+//! `write_granted` reads as `cover` does), TCP refused unless the network is allowed, signals and abstract
 //! sockets kept inside, device ioctls refused (`build`). Built in elelem once and kept
 //! (`cached`): a command only restricts itself with the kept rule set's descriptor
 //! (`restrict_self`, in its child). The kept set is rebuilt when the settings or the
@@ -76,11 +77,68 @@ fn temp_dir() -> PathBuf {
 }
 
 /// Where a contained command may write in workspace-write mode (before holes): the
-/// project, the temp directory and the settings' writable directories.
+/// project, the temp directory, this run's own temp directory (`temp.rs`, its `TMPDIR`)
+/// and the settings' writable directories.
 pub fn writable_roots(project: &Path, settings: &Settings) -> Vec<PathBuf> {
     let mut roots = vec![project.to_path_buf(), temp_dir()];
+    roots.extend(super::temp::dir(project));
     roots.extend(settings.writable.iter().map(|p| p.canonicalize().unwrap_or_else(|_| p.clone())));
     roots
+}
+
+/// A place granted for writes and the holes cut out of it (`cover`).
+pub struct WriteRoot {
+    pub root: PathBuf,
+    pub holes: Vec<PathBuf>,
+}
+
+/// The write grants in workspace-write mode before `cover` splits them, given the
+/// unreadable paths (`secrets`): the project (less the secrets, and the protected paths
+/// when they are not `sealed`); elsewhere the project's and the user's protected paths are
+/// holes too, and so is the home directory in the system's temp directory when it lies
+/// there (the project is granted on its own). A directory the user listed is writable even
+/// inside a home that lies in the temp directory.
+pub fn write_roots(
+    settings: &Settings,
+    project: &Path,
+    protected: &[PathBuf],
+    sealed: bool,
+    secrets: &[PathBuf],
+) -> Vec<WriteRoot> {
+    let mut project_holes = secrets.to_vec();
+    if !sealed {
+        project_holes.extend(protected.iter().cloned());
+    }
+    let mut holes = secrets.to_vec();
+    holes.extend(protected.iter().cloned());
+    let mut temp_holes = Vec::new();
+    if let Some(home) = home() {
+        holes.extend(super::SETTINGS_DIRS.iter().map(|dir| secrets::resolve(&home.join(dir))));
+        if home.starts_with(temp_dir()) && !project.starts_with(&home) {
+            temp_holes.push(home);
+        }
+    }
+    temp_holes.extend(holes.iter().cloned());
+    let mut roots = writable_roots(project, settings).into_iter();
+    let mut out = Vec::new();
+    out.extend(roots.next().map(|root| WriteRoot { root, holes: project_holes }));
+    out.extend(roots.next().map(|root| WriteRoot { root, holes: temp_holes }));
+    out.extend(roots.map(|root| WriteRoot { root, holes: holes.clone() }));
+    out
+}
+
+/// Whether `cover` grants `path` (resolved) for writes in `roots`: it lies in a root and in
+/// no hole, and the root or a directory between it and `path` that exists holds no hole
+/// (a split directory's entries are granted, not the directory: nothing new in it).
+pub fn write_granted(path: &Path, roots: &[WriteRoot]) -> bool {
+    roots.iter().any(|WriteRoot { root, holes }| {
+        path.starts_with(root)
+            && !holes.iter().any(|hole| path.starts_with(hole))
+            && path.ancestors().take_while(|a| a.starts_with(root)).any(|a| {
+                let there = a == root || std::fs::symlink_metadata(a).is_ok_and(|m| !m.file_type().is_symlink());
+                there && !holes.iter().any(|hole| hole.starts_with(a))
+            })
+    })
 }
 
 /// The grants for `settings` with `project` as the writable root: (read-only places,
@@ -99,32 +157,10 @@ pub fn grants(
     if settings.mode != Mode::WorkspaceWrite {
         return (reads, Vec::new(), split);
     }
-    let home = home();
-    let protected = protected.to_vec();
-    let mut project_holes = secrets.clone();
-    if !sealed {
-        project_holes.extend(protected.iter().cloned());
+    let mut writes = Vec::new();
+    for WriteRoot { root, holes } in write_roots(settings, project, protected, sealed, &secrets) {
+        writes.extend(cover_split(&[root], &holes, &mut split));
     }
-    let mut writes = cover_split(&[project.to_path_buf()], &project_holes, &mut split);
-    // Elsewhere (temp, writable directories) the project's and the user's protected paths
-    // are holes; so is the home directory when it lies in the temp directory (the project
-    // is granted on its own).
-    let mut holes = secrets;
-    holes.extend(protected);
-    let mut temp_holes = Vec::new();
-    if let Some(home) = &home {
-        holes.extend(super::SETTINGS_DIRS.iter().map(|dir| secrets::resolve(&home.join(dir))));
-        if home.starts_with(temp_dir()) && !project.starts_with(home) {
-            temp_holes.push(home.clone());
-        }
-    }
-    let mut others = writable_roots(project, settings).into_iter().skip(1);
-    let temp: Vec<PathBuf> = others.next().into_iter().collect();
-    temp_holes.extend(holes.iter().cloned());
-    writes.extend(cover_split(&temp, &temp_holes, &mut split));
-    // A directory the user listed is writable even inside a home that lies in the temp
-    // directory.
-    writes.extend(cover_split(&others.collect::<Vec<_>>(), &holes, &mut split));
     (reads, writes, split)
 }
 
@@ -172,7 +208,7 @@ pub fn cached(
 /// anyway). Reading one would take what the user types; writing, put raw escapes on their
 /// screen; its ioctls, push input (`TIOCSTI`, `TIOCLINUX`). The input devices too
 /// (`/dev/input`, `hidraw*`, `uinput`): what the keyboard types, for whoever may open them.
-fn terminals() -> Vec<PathBuf> {
+pub fn terminals() -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir("/dev") else { return Vec::new() };
     let named = ["pts", "ptmx", "console", "input", "uinput"];
     let prefixes = ["tty", "vcs", "hvc", "hidraw"];
@@ -193,7 +229,7 @@ fn terminals() -> Vec<PathBuf> {
 const ABI_WANTED: ABI = ABI::V9;
 
 /// Device files a command may write to and query (`isatty` on `/dev/null`).
-const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
+pub const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 
 /// The Landlock rule set granting `reads` and `writes`, TCP refused unless the network is
 /// on, signals and abstract Unix sockets scoped to the sandbox where the kernel has it (ABI

@@ -1,5 +1,5 @@
 //! One row of the tool log (`tool_log.rs`): a call's head line (glyph, number, tool,
-//! summary, exit status, run time less approval waits, a sub-agent's tokens), the last lines
+//! summary, `sandbox` when the sandbox refused it, exit status, run time less approval waits, a sub-agent's tokens), the last lines
 //! of its output while it runs, a sub-agent's calls nested under it (`sub_calls.rs`) and,
 //! expanded, the call laid out by kind (`tool_detail.rs`).
 
@@ -106,6 +106,9 @@ impl ToolRow {
         }
         if let Some(code) = self.result.as_ref().and_then(exit_status).filter(|c| *c != 0) {
             right = format!(" exit {code}{right}");
+        }
+        if self.result.as_ref().is_some_and(|r| outcome(r).sandbox) {
+            right = format!(" sandbox ·{right}");
         }
         let left_width = usize::from(width).saturating_sub(right.width() + 2);
         let left = truncate(&format!("#{} {} {}", self.number, self.name, self.summary), left_width);

@@ -10,15 +10,19 @@
 //! `tool_group.rs`), which expands to a line per call. A call that changed a file shows its
 //! diff underneath (`inline_diff.rs`). A call a hook refused shows the refusal whole, wrapped
 //! (`hook_rows.rs` says which calls), and a hook's failure or timeout as a note under it.
+//! A command the sandbox's rules refused ends its line with `blocked by the sandbox ·
+//! /sandbox` (`SANDBOX_TAG`, in the warning colour) or, when that does not fit, has it on a
+//! row of its own under it; the command is cut rather than the tag.
 
 use crate::protocol::ToolResult;
 use crate::sanitize::{sanitize, sanitize_visible};
 use crate::tool_outcome::live::LiveTail;
-use crate::tool_outcome::{command_output, outcome, tail_start, TAIL_LINES};
+use crate::tool_outcome::{command_output, outcome, tail_start, SANDBOX_TAG, TAIL_LINES};
 use crate::tui::panes::conversation::inline_diff::{gutter_rows, InlineDiff};
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::{truncate, wrap, wrap_spans};
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 
 /// Output lines shown at most when expanded.
 const EXPANDED_CAP: usize = 400;
@@ -42,6 +46,8 @@ pub struct ToolLine {
     pub mark: ToolMark,
     /// Why it failed, in one line.
     pub reason: Option<String>,
+    /// The sandbox's rules refused it: its reason ends with `SANDBOX_TAG`.
+    pub sandbox: bool,
     /// The command's output (sanitized), for its tail.
     pub output: Option<String>,
     /// Output arrived while it ran: it is a command even without an exit status.
@@ -73,6 +79,7 @@ impl ToolLine {
             label: label.to_string(),
             mark: ToolMark::Running,
             reason: None,
+            sandbox: false,
             output: None,
             streamed: false,
             live: None,
@@ -104,6 +111,7 @@ impl ToolLine {
         self.live = None;
         self.mark = if outcome.failed { ToolMark::Failed } else { ToolMark::Ok };
         self.reason = outcome.reason;
+        self.sandbox = outcome.sandbox;
         self.output = command_output(result, self.streamed).map(|text| sanitize(text.trim_end()).into_owned());
         let created = self.created.take();
         if !outcome.failed {
@@ -152,12 +160,41 @@ impl ToolLine {
             Some(text) => text.split_once('\n').map_or((Some(text), None), |(first, rest)| (Some(first), Some(rest))),
             None => (self.reason.as_deref(), None),
         };
-        let mut spans = vec![Span::styled(self.label.clone(), theme.dim())];
-        if let Some(reason) = reason {
-            spans.push(Span::styled(format!(" · {reason}"), theme.error()));
-        }
         let room = usize::from(width).saturating_sub(2).max(1);
-        let mut head: Vec<Line<'static>> = wrap_spans(&spans, room)
+        let (reason, tag) = match reason {
+            Some(reason) if self.sandbox && whole.is_none() => match reason.strip_suffix(SANDBOX_TAG) {
+                Some(head) => (Some(head.trim_end_matches([' ', '·'])).filter(|h| !h.is_empty()), Some(SANDBOX_TAG)),
+                None => (Some(reason), None),
+            },
+            other => (other, None),
+        };
+        let body = |label: String| {
+            let mut spans = vec![Span::styled(label, theme.dim())];
+            if let Some(reason) = reason {
+                spans.push(Span::styled(format!(" · {reason}"), theme.error()));
+            }
+            wrap_spans(&spans, room)
+        };
+        let mut rows = body(self.label.clone());
+        if let Some(tag) = tag {
+            // The sandbox's tag ends the line when it fits there, else it takes the next row
+            // whole (never broken, never cut: the command is cut instead).
+            let width = |row: &Vec<Span<'static>>| row.iter().map(|s| s.content.width()).sum::<usize>();
+            let tagged = tag.width() + 3;
+            if rows.len() <= 2 && rows.last().is_some_and(|row| width(row) + tagged <= room) {
+                if let Some(last) = rows.last_mut() {
+                    last.push(Span::styled(format!(" · {tag}"), theme.warning()));
+                }
+            } else {
+                let said = reason.map_or(0, |r| r.width() + 3);
+                if rows.len() > 1 {
+                    rows = body(truncate(&self.label, room.saturating_sub(said).max(1)));
+                    rows.truncate(1);
+                }
+                rows.push(vec![Span::styled(tag.to_string(), theme.warning())]);
+            }
+        }
+        let mut head: Vec<Line<'static>> = rows
             .into_iter()
             .take(if whole.is_some() { usize::MAX } else { 2 })
             .enumerate()
