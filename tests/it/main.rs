@@ -72,6 +72,7 @@ mod tui_copy;
 mod tui_copy_pty;
 mod tui_first_minutes_pty;
 mod tui_first_screen;
+mod tui_help_trust;
 mod tui_keys;
 mod tui_line_repl;
 mod tui_model_picker;

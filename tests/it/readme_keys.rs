@@ -1,6 +1,6 @@
 //! The README's key table is the help overlay's list (`elelem::tui::popups::help::KEYS`), row for
-//! row: a key added, changed or removed in one and not the other fails here; and the
-//! pictures it shows exist.
+//! row, each group's name a row of its own (`| **Prompt** | |`): a key added, changed or
+//! removed in one and not the other fails here; and the pictures it shows exist.
 
 use elelem::tui::popups::help::KEYS;
 
@@ -18,7 +18,13 @@ fn the_readme_key_table_is_the_help_overlays_list() {
             (cells[0].to_string(), cells[1].to_string())
         })
         .collect();
-    let keys: Vec<(String, String)> = KEYS.iter().map(|(k, w)| (k.to_string(), w.to_string())).collect();
+    let keys: Vec<(String, String)> = KEYS
+        .iter()
+        .flat_map(|group| {
+            let heading = (format!("**{}**", group.name), String::new());
+            std::iter::once(heading).chain(group.keys.iter().map(|(k, w)| (k.to_string(), w.to_string())))
+        })
+        .collect();
     assert_eq!(rows, keys, "README's key table and help::KEYS differ");
 }
 
