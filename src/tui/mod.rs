@@ -387,13 +387,13 @@ fn carry_out(app: &mut App, action: Action, line_tx: &mpsc::UnboundedSender<Stri
         Action::SetMouse(on) => terminal::set_mouse(on),
         Action::AskBackground => {
             // The answer comes through the key reader (`next_answer`).
+            background_query::ask();
+        }
         Action::TmuxBuffer(text) => {
             if crate::clipboard::in_tmux() {
                 // tmux may take its time (up to 2 s): never on the UI thread.
                 std::thread::spawn(move || crate::clipboard::tmux_load_buffer(&text));
             }
-        }
-            background_query::ask();
         }
     }
 }
@@ -504,13 +504,13 @@ fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
     // A panic on another thread restores the terminal only between frames.
     let _writing = terminal::frame_guard();
     if !terminal::active() {
+        return Ok(());
+    }
     // What the app has for the terminal itself (OSC 52, a notification) goes first, from a
     // key's frame (a copy with the mouse) as from a streamed one (`/copy`).
     for sequence in app.take_terminal_writes() {
         use std::io::Write as _;
         term.backend_mut().write_all(sequence.as_bytes())?;
-    }
-        return Ok(());
     }
     use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
     crossterm::queue!(term.backend_mut(), BeginSynchronizedUpdate)?;
