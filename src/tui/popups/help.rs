@@ -66,8 +66,9 @@ pub const KEYS: &[Group] = &[
             ("Ctrl+O, /context", "toggle the context panel"),
             ("Ctrl+Left / Ctrl+Right, < >", "widen / narrow the side column (in a pane; < > in tools or context)"),
             ("Ctrl+Z", "zoom the focused pane to the whole screen, and back (remembered)"),
-            ("mouse click", "focus a pane, select the row under it"),
-            ("/mouse, --no-mouse", "toggle mouse capture (clicks and the wheel only; while on, Shift-drag selects text; off: plain drag does)"),
+            ("mouse click", "focus a pane, select the row there; a code block's [copy]: copy it"),
+            ("mouse drag (conversation)", "select text there; letting go copies it (OSC 52; tmux's buffer too)"),
+            ("/mouse, --no-mouse", "toggle mouse capture (while on, Shift-drag is the terminal's own selection; off: plain drag is)"),
         ],
     },
     Group {
