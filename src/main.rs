@@ -380,6 +380,13 @@ async fn line_chat(options: Options, first: Option<String>) -> anyhow::Result<Ex
     let options = Options { headless: options.headless || piped, ..options };
     let output: Arc<dyn Output> = Arc::new(PlainOutput::stdout(color));
     let approver = Arc::new(LineApprover { color });
+    // Only a person at a terminal can answer; piped input never waits on the question. It
+    // comes before the session is built, so what the session sets up and says follows it.
+    let trust = match trust_question(&options).filter(|_| std::io::stdin().is_terminal()) {
+        Some(question) => Some(question.answer(approver.as_ref()).await),
+        None => None,
+    };
+    let options = Options { trust: options.trust || trust.as_ref().is_some_and(|a| a.trusted()), ..options };
     let input = first.map_or_else(StdinInput::default, StdinInput::with_first);
     let mut session = build_session(&options, output, Box::new(input), approver)?;
     session.set_editor(Arc::new(elelem::repl::LineEditor));
@@ -393,9 +400,8 @@ async fn line_chat(options: Options, first: Option<String>) -> anyhow::Result<Ex
     } else if piped {
         println!("{}", elelem::repl::PIPED_NOTICE);
     }
-    // Only a person at a terminal can answer; piped input never waits on the question.
-    if let Some(question) = trust_question(&options).filter(|_| std::io::stdin().is_terminal()) {
-        question.ask(&mut session).await;
+    if let Some(answered) = trust {
+        answered.tell(&session);
     }
     let stopped = Repl::run(&mut session).await;
     Ok(stopped.map_or(ExitCode::SUCCESS, |stop| ExitCode::from(stop.exit_status())))

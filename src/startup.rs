@@ -361,12 +361,19 @@ pub fn discard_empty_session(id: &str) {
     }
 }
 
-/// The question a chat front end asks before the first prompt when the project has a
-/// `.agents/` of its own that is not trusted yet (none with `--trust`). Answer it with
-/// `TrustQuestion::ask(session)`.
+/// The question a chat front end asks before it builds the session when the project has a
+/// `.agents/` of its own that is not trusted yet (none with `--trust`), saying what yes
+/// turns on. Ask it with `TrustQuestion::answer(approver)`, build the session trusting the
+/// project when `Answered::trusted` (`Options::trust`), then `Answered::tell(session)`.
 pub fn trust_question(options: &Options) -> Option<TrustQuestion> {
     let cwd = std::env::current_dir().ok()?;
-    trust(options).question(&cwd, home().as_deref())
+    let home = home();
+    let question = trust(options).question(&cwd, home.as_deref())?;
+    // The built-in tools, so the rules are placed as the permissions gate places them.
+    let mut tools = Toolbox::new();
+    tools.add_all(crate::tools::all());
+    let turns_on = crate::plugins::trust_items::turns_on(&cwd, &question.agents, home.as_deref(), &tools);
+    Some(question.with_turns_on(turns_on))
 }
 
 /// The sandbox for commands in a few words, for a front end's status line.

@@ -24,3 +24,4 @@ pub mod skills;
 pub mod transcript_export;
 pub mod transcript_log;
 pub mod trust;
+pub mod trust_items;

@@ -12,11 +12,17 @@
 //! project reads as untrusted, `project_agents` and `shared_dirs::folders` skip it), and
 //! `refused_folders` says which, for the user.
 //!
+//! The question says what yes turns on, item by item (`TurnsOn`: the hooks' commands, the
+//! Lua plugin files, the MCP servers' commands, the rules that loosen; `trust_items.rs`
+//! reads them with the readers that load them). It is asked before the session is built
+//! (`TrustQuestion::answer`), so what the session sets up and says follows the answer: no
+//! notice that the project's hooks are not run after a yes.
+//!
 //! This module owns the store, the question and what answering it does; it does not
 //! decide what an untrusted project may still do (each consumer does: permissions keep
 //! only the stricter rules).
 
-use crate::agent::input::{Approval, ApprovalRequest, NEVER_ASK_AGAIN};
+use crate::agent::input::{Approval, ApprovalRequest, Approver, NEVER_ASK_AGAIN};
 use crate::agent::output::AgentEvent;
 use crate::agent::{Preview, PreviewKind, Session};
 use serde_json::{json, Value};
@@ -185,7 +191,7 @@ impl Trust {
         if files.is_empty() {
             return None;
         }
-        Some(TrustQuestion { root, agents, files, store: self.store.clone() })
+        Some(TrustQuestion { root, agents, files, turns_on: Vec::new(), store: self.store.clone() })
     }
 }
 
@@ -296,6 +302,25 @@ fn listing(dir: &Path) -> Vec<String> {
     found
 }
 
+/// One thing in a project's `.agents/` that applies only once the project is trusted, as the
+/// trust question says it: `hooks.json: runs these 2 commands …` over the commands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TurnsOn {
+    /// What it is, in the answer's notices: `hooks.json`, `plugins/`.
+    pub label: String,
+    /// The line that says what it does once trusted.
+    pub what: String,
+    /// One line each under it: a command, a server, the rules.
+    pub details: Vec<String>,
+    /// The entries of `.agents/` (relative to it) it accounts for; the question lists the
+    /// others apart.
+    pub files: Vec<String>,
+}
+
+/// What `.agents/` may hold that loads whether or not the project is trusted (instructions,
+/// not code), with the words the question says it in.
+const EITHER_WAY: [(&str, &str); 2] = [("skills/", "skills/"), ("commands/", "commands/")];
+
 /// "Trust this project?", asked once per project root in the chat front ends.
 #[derive(Clone, Debug)]
 pub struct TrustQuestion {
@@ -303,34 +328,71 @@ pub struct TrustQuestion {
     pub agents: PathBuf,
     /// What `.agents/` holds, relative to it.
     pub files: Vec<String>,
+    /// What answering yes turns on (`with_turns_on`).
+    pub turns_on: Vec<TurnsOn>,
     store: TrustStore,
 }
 
 impl TrustQuestion {
+    /// The question saying what yes turns on (`startup` reads it with `trust_items::turns_on`).
+    pub fn with_turns_on(mut self, turns_on: Vec<TurnsOn>) -> Self {
+        self.turns_on = turns_on;
+        self
+    }
+
     /// The question as an approval request, so every front end's approval dialog can ask
-    /// it: `Allow this project's .agents/?` over the list of its files.
+    /// it: `Trust this project's .agents/?` over what yes turns on, item by item, what
+    /// loads either way and the rest of what `.agents/` holds.
     pub fn request(&self) -> ApprovalRequest {
-        let mut text = format!(
-            "{} has settings of its own that you have not trusted yet.\n{} contains:\n",
-            self.root.display(),
-            self.agents.display()
-        );
-        for file in &self.files {
-            text.push_str(&format!("  {file}\n"));
+        let mut text = format!("{} has settings of its own, not trusted yet.\n", self.root.display());
+        if self.turns_on.is_empty() {
+            text.push_str("Trusting it turns on nothing more than now.\n");
+        } else {
+            text.push_str("Trusting it turns on:\n");
         }
-        if self.files.is_empty() {
-            text.push_str("  (nothing)\n");
+        for item in &self.turns_on {
+            text.push_str(&format!("  {}\n", item.what));
+            for detail in &item.details {
+                text.push_str(&format!("    {detail}\n"));
+            }
         }
-        text.push_str(
-            "Trust it to let its permissions.json loosen your rules (your own deny rules still win). \
-             Until then it may only make them stricter.",
-        );
+        let mut either: Vec<&str> = EITHER_WAY
+            .iter()
+            .filter(|(dir, _)| self.files.iter().any(|file| file.starts_with(dir)))
+            .map(|(_, words)| *words)
+            .collect();
+        let mut untrusted = Vec::new();
+        if let Some(last) = either.pop() {
+            let all = if either.is_empty() { last.to_string() } else { format!("{} and {last}", either.join(", ")) };
+            untrusted.push(format!("its {all} still load (instructions, not code)"));
+        }
+        if self.files.iter().any(|file| file == "permissions.json") {
+            untrusted.push("its permissions.json may only make your rules stricter".to_string());
+        }
+        text.push_str("Your own deny rules always win.");
+        if !untrusted.is_empty() {
+            text.push_str(&format!(" Untrusted, {}.", untrusted.join(" and ")));
+        }
+        text.push('\n');
+        let listed: Vec<&String> = self
+            .files
+            .iter()
+            .filter(|file| !self.turns_on.iter().any(|item| item.files.contains(file)))
+            .filter(|file| !EITHER_WAY.iter().any(|(dir, _)| file.starts_with(dir)))
+            .filter(|file| file.as_str() != "permissions.json")
+            .collect();
+        if !listed.is_empty() {
+            text.push_str(&format!("Also in {}:\n", self.agents.display()));
+            for file in listed {
+                text.push_str(&format!("  {file}\n"));
+            }
+        }
         ApprovalRequest {
             call_id: String::new(),
             tool: "this project's .agents/".into(),
             args: json!({ "root": self.root.to_string_lossy() }),
             summary: self.root.to_string_lossy().into_owned(),
-            preview: Preview { kind: PreviewKind::Trust, text },
+            preview: Preview { kind: PreviewKind::Trust, text: text.trim_end().to_string() },
         }
     }
 
@@ -339,36 +401,73 @@ impl TrustQuestion {
         self.store.trust(&self.root)
     }
 
-    /// Asks through the session's approver; on yes (or always) remembers the project and
-    /// sets the plugins up again so its settings apply from now on.
-    pub async fn ask(self, session: &mut Session) {
-        let answer = session.approver().approve(self.request()).await;
-        let root = self.root.display().to_string();
-        match answer {
+    /// Asks through `approver`, before the session is built, and remembers yes or no (not
+    /// now is not remembered): the session built next loads what the answer allows, and
+    /// `Answered::tell` says so once it can.
+    pub async fn answer(self, approver: &dyn Approver) -> Answered {
+        let answer = approver.approve(self.request()).await;
+        let remembered = match &answer {
+            Approval::Yes | Approval::Always => self.accept(),
+            Approval::NoBecause(reason) if reason == NEVER_ASK_AGAIN => self.store.decline(&self.root),
+            Approval::No | Approval::NoBecause(_) => Ok(()),
+        };
+        let labels = self.turns_on.iter().map(|item| item.label.clone()).collect();
+        Answered { question: self, answer, remembered: remembered.map_err(|e| e.to_string()), labels }
+    }
+}
+
+/// The trust question's answer: whether the project is trusted from now on, and what to tell
+/// the user once the session is built.
+#[derive(Debug)]
+pub struct Answered {
+    question: TrustQuestion,
+    answer: Approval,
+    /// Why the answer could not be remembered, if it could not.
+    remembered: Result<(), String>,
+    /// What yes turned on, or no left off: `hooks.json`, `plugins/`.
+    labels: Vec<String>,
+}
+
+impl Answered {
+    /// Yes: the session is built trusting the project (for this run even when the answer
+    /// could not be remembered).
+    pub fn trusted(&self) -> bool {
+        matches!(self.answer, Approval::Yes | Approval::Always)
+    }
+
+    /// Tells the user, through the session built after the answer, what the answer did and
+    /// (after no or not now) how to trust the project later.
+    pub fn tell(&self, session: &Session) {
+        let root = self.question.root.display().to_string();
+        if let Err(error) = &self.remembered {
+            let what = if self.trusted() { "is trusted; trusted for this run only" } else { "stays untrusted" };
+            session.output().emit(AgentEvent::Error(format!("cannot remember that {root} {what}: {error}")));
+        }
+        let off: Vec<&str> =
+            self.labels.iter().map(String::as_str).filter(|label| *label != "permissions.json").collect();
+        let off = match off.as_slice() {
+            [] => String::new(),
+            [one] => format!("its {one} stays off, and "),
+            [rest @ .., last] => format!("its {} and {last} stay off, and ", rest.join(", ")),
+        };
+        match &self.answer {
+            Approval::Yes | Approval::Always => {
+                let on = if self.labels.is_empty() { String::new() } else { format!(" ({})", self.labels.join(", ")) };
+                session.show(format!("Trusted {root}: its .agents/ settings apply{on}."));
+            }
             Approval::NoBecause(reason) if reason == NEVER_ASK_AGAIN => {
-                let note = match self.store.decline(&self.root) {
-                    Ok(()) => "not asked again (--trust trusts it for one run)".to_string(),
-                    Err(error) => format!("cannot remember the answer: {error}"),
-                };
-                session
-                    .show(format!("{root} stays untrusted: its .agents/ may only make your rules stricter; {note}."));
-                return;
-            }
-            Approval::No | Approval::NoBecause(_) => {
+                let store =
+                    self.question.store.path().map_or_else(String::new, |path| format!(" in {}", path.display()));
                 session.show(format!(
-                    "{root} stays untrusted for now: its .agents/ may only make your rules stricter; asked again next time."
+                    "{root} stays untrusted: {off}its .agents/ may only make your rules stricter; not asked again. To \
+                     trust it later: start elelem --trust (that run only), or take it out of \"declined\"{store} to be \
+                     asked again."
                 ));
-                return;
             }
-            Approval::Yes | Approval::Always => {}
-        }
-        if let Err(error) = self.accept() {
-            session.output().emit(AgentEvent::Error(format!("cannot remember that {root} is trusted: {error}")));
-            return;
-        }
-        match session.reload() {
-            Ok(()) => session.show(format!("Trusted {root}: its .agents/ settings apply.")),
-            Err(error) => session.output().emit(AgentEvent::Error(format!("{error:#}"))),
+            Approval::No | Approval::NoBecause(_) => session.show(format!(
+                "{root} stays untrusted for now: {off}its .agents/ may only make your rules stricter; asked again next \
+                 time (or start elelem --trust)."
+            )),
         }
     }
 }
@@ -439,7 +538,9 @@ mod tests {
         let trust = Trust::new(TrustStore::at(dir.path().join("t.json")), false);
         let question = trust.question(&project, Some(dir.path())).unwrap();
         assert_eq!(question.files, vec!["permissions.json", "plugins/x.rb"]);
-        assert!(question.request().preview.text.contains("  plugins/x.rb\n"));
+        let text = question.request().preview.text;
+        assert!(text.contains("Trusting it turns on nothing more than now.\n"), "{text}");
+        assert!(text.contains(":\n  plugins/x.rb"), "the rest is listed: {text}");
         assert!(trust.question(&project, Some(&project)).is_none(), "the home directory's own .agents");
         question.accept().unwrap();
         assert!(trust.question(&project, Some(dir.path())).is_none(), "asked once per project");

@@ -204,7 +204,14 @@ async fn start_session(
     let output = Arc::new(ChannelOutput(ui_tx.clone()));
     let editor = Arc::new(channel::ChannelEditor(ui_tx.clone()));
     let approver = Arc::new(ChannelApprover(ui_tx.clone()));
-    let trust = crate::startup::trust_question(&options);
+    // The trust question comes before the session is built, so what it sets up and says
+    // (hooks, plugin files, MCP servers, the welcome's counts) follows the answer.
+    let mut options = options;
+    let trust = match crate::startup::trust_question(&options) {
+        Some(question) => Some(question.answer(approver.as_ref()).await),
+        None => None,
+    };
+    options.trust |= trust.as_ref().is_some_and(|answered| answered.trusted());
     let waiting_tx = ui_tx.clone();
     let built = tokio::task::spawn_blocking(move || {
         let input = Box::new(ChannelInput { lines: line_rx, ui: waiting_tx });
@@ -241,8 +248,8 @@ async fn start_session(
     session.set_editor(editor);
     let _ = ui_tx.send(UiMessage::Ready(Box::new(ready)));
     session.publish_context();
-    if let Some(question) = trust {
-        question.ask(&mut session).await;
+    if let Some(answered) = trust {
+        answered.tell(&session);
     }
     session.run().await;
 }

@@ -75,6 +75,17 @@ impl PendingApproval {
     /// The preview as lines for `width`: a diff in colour, anything else plain.
     fn body(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         let preview = crate::sanitize::sanitize_visible(&self.request.preview.text);
+        if self.is_trust() {
+            // What trusting turns on, item by item: each line wraps under its own indent.
+            return preview
+                .lines()
+                .flat_map(|line| {
+                    let text = line.trim_start();
+                    let indent = " ".repeat(line.len() - text.len());
+                    wrap(text, width, theme.text(), &indent, &format!("{indent}  "), theme.text())
+                })
+                .collect();
+        }
         if self.request.preview.kind == PreviewKind::Diff || is_diff(&preview) {
             diff_lines(&preview, width, theme, "")
         } else {
