@@ -22,13 +22,22 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Opens `path` for appending, creating it with mode 0600 (and tightening an existing file
-/// that is more open).
+/// that is more open): a regular file only, its last name never followed (a link is an
+/// error), the open never waiting on a FIFO.
 pub fn open_private_append(path: &Path) -> io::Result<File> {
     if let Some(dir) = path.parent() {
         create_private_dir(dir)?;
     }
-    let file = OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .mode(0o600)
+        .open(path)?;
     let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::other(format!("{} is not a regular file", path.display())));
+    }
     if meta.permissions().mode() & 0o077 != 0 {
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }

@@ -5,9 +5,52 @@
 //! between the root and a file further down have a file of their own (a plugin adds those
 //! to the conversation when the model opens a file there). Each file is read bounded
 //! (`FILE_LIMIT`), all of them together too (`TOTAL_LIMIT`), with a note saying what was cut.
+//!
+//! A file under a directory the session's `paths.deny` names (the list a plugin hands over
+//! with `leave_out_under`: the kernel knows no permissions) is left out, the file itself or
+//! what a link leads to, and the system prompt says so without its text.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+/// Directories no instruction file is read from (canonical paths); one list for the
+/// process, whose sessions share a working directory and its rules.
+static DENIED: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
+
+/// Sets the directories no instruction file is read from (canonical, as `paths.deny`
+/// holds them), replacing the last list.
+pub fn leave_out_under(dirs: Vec<PathBuf>) {
+    if let Ok(mut denied) = DENIED.write() {
+        *denied = dirs;
+    }
+}
+
+fn denied_dirs() -> Vec<PathBuf> {
+    DENIED.read().map(|d| d.clone()).unwrap_or_default()
+}
+
+/// The denied directory `path` is under (or leads to, links followed), if any.
+pub fn denied_dir(path: &Path) -> Option<PathBuf> {
+    denied_in(path, &denied_dirs())
+}
+
+fn denied_in(path: &Path, denied: &[PathBuf]) -> Option<PathBuf> {
+    if denied.is_empty() {
+        return None;
+    }
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    denied.iter().find(|dir| real.starts_with(dir) || path.starts_with(dir)).cloned()
+}
+
+/// What is said in place of a file under a denied directory.
+pub fn left_out(path: &Path, dir: &Path) -> String {
+    format!(
+        "[Project instructions from {} left out: it is under {}, which paths.deny names]",
+        path.display(),
+        dir.display()
+    )
+}
 
 /// Bytes of one instruction file that are read; the rest is cut with a note.
 pub const FILE_LIMIT: usize = 32 * 1024;
@@ -82,8 +125,14 @@ pub fn files_between(cwd: &Path, file: &Path) -> Vec<PathBuf> {
 /// opened without waiting (`safe_file`: a FIFO is refused at once) and never through a
 /// link out of its project (the nearest folder up holding `.git`, else its own folder).
 pub fn read_bounded(path: &Path, limit: usize) -> Option<String> {
+    read_denying(path, limit, &denied_dirs())
+}
+
+/// `read_bounded`, refusing a file under (or leading into) one of `denied`.
+fn read_denying(path: &Path, limit: usize, denied: &[PathBuf]) -> Option<String> {
     let root = project_root(path.parent()?);
-    let file = crate::safe_file::Reading::capped(limit as u64).within(&root).open(path).ok()?;
+    let reading = crate::safe_file::Reading::capped(limit as u64).within(&root).denying(denied);
+    let file = reading.open(path).ok()?;
     let meta = file.metadata().ok()?;
     let mut bytes = Vec::new();
     file.take(limit as u64 + 1).read_to_end(&mut bytes).ok()?;
@@ -106,9 +155,18 @@ pub fn read_bounded(path: &Path, limit: usize) -> Option<String> {
 /// The project's instructions for the system prompt: each file under a heading naming
 /// it, root first, within `TOTAL_LIMIT` (a file past it is left out, and said so).
 pub fn render(cwd: &Path) -> String {
+    render_denying(cwd, &denied_dirs())
+}
+
+/// `render`, leaving out the files under (or leading into) one of `denied`.
+fn render_denying(cwd: &Path, denied: &[PathBuf]) -> String {
     let mut out = String::new();
     let mut left = TOTAL_LIMIT;
     for path in files_for(cwd) {
+        if let Some(dir) = denied_in(&path, denied) {
+            out.push_str(&format!("\n{}\n", left_out(&path, &dir)));
+            continue;
+        }
         if left == 0 {
             out.push_str(&format!(
                 "\n[Project instructions from {} left out: instruction files are limited to {} KB in all]\n",
@@ -117,7 +175,7 @@ pub fn render(cwd: &Path) -> String {
             ));
             continue;
         }
-        let Some(text) = read_bounded(&path, FILE_LIMIT.min(left)) else { continue };
+        let Some(text) = read_denying(&path, FILE_LIMIT.min(left), denied) else { continue };
         left = left.saturating_sub(text.len());
         out.push_str(&format!("\nProject instructions from {}:\n\n{}\n", path.display(), text));
     }
@@ -168,5 +226,22 @@ mod tests {
         let text = render(&root);
         assert!(text.contains("only its first 32 KB are included here"), "{}", &text[text.len() - 200..]);
         assert!(text.len() < FILE_LIMIT + 500);
+    }
+
+    #[test]
+    fn a_file_under_a_denied_directory_or_linked_into_one_is_left_out_and_said_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        write(&root.join("secret/RULES.md"), "LINKED-SECRET");
+        write(&root.join("secret/work/AGENTS.md"), "INSIDE-SECRET");
+        std::os::unix::fs::symlink(root.join("secret/RULES.md"), root.join("AGENTS.md")).unwrap();
+        let denied = [root.join("secret")];
+        let text = render_denying(&root.join("secret/work"), &denied);
+        assert!(!text.contains("SECRET"), "{text}");
+        assert!(text.contains(&left_out(&root.join("AGENTS.md"), &root.join("secret"))), "{text}");
+        assert!(text.contains(&left_out(&root.join("secret/work/AGENTS.md"), &root.join("secret"))), "{text}");
+        assert!(render_denying(&root.join("secret/work"), &[]).contains("INSIDE-SECRET"));
+        assert!(read_denying(&root.join("AGENTS.md"), FILE_LIMIT, &denied).is_none());
     }
 }

@@ -6,8 +6,17 @@
 //! (`"instructions"`), so the model reads them at once, and go to the conversation as a
 //! note the next prompt carries (`Session::add_note`), so they stay after the turn's tool
 //! traffic is dropped. Which files exist and their bounds are `agent::instructions`'s.
+//!
+//! At each setup this plugin hands the kernel the directories `paths.deny` names (as
+//! `shared_dirs::Guard` reads them), so no instruction file under one (or linked into one)
+//! reaches the model, the system prompt's or one found here; those of the working
+//! directory's chain that are left out are said once on screen.
 
-use crate::agent::instructions::{files_between, read_bounded, FILE_LIMIT, TOTAL_LIMIT};
+use super::shared_dirs::{home, Guard};
+use crate::agent::instructions::{
+    denied_dir, files_between, files_for, leave_out_under, left_out, project_root, read_bounded, FILE_LIMIT,
+    TOTAL_LIMIT,
+};
 use crate::agent::{NextLine, Plugin, Session};
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
@@ -22,6 +31,8 @@ pub const FIELD: &str = "instructions";
 struct Found {
     /// Files already added this session.
     loaded: HashSet<PathBuf>,
+    /// Files under a denied directory already said on screen.
+    said: HashSet<PathBuf>,
     /// Bytes added so far (bounded by `TOTAL_LIMIT`).
     used: usize,
     /// Notes for the next prompt.
@@ -48,6 +59,16 @@ impl Plugin for NestedAgents {
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         let found = self.found.clone();
         let cwd = session.cwd();
+        // A permissions file that cannot be read stops the session in the permissions plugin.
+        if let Ok(guard) = Guard::load(&cwd, &project_root(&cwd), home().as_deref()) {
+            leave_out_under(guard.deny);
+        }
+        for file in files_for(&cwd) {
+            let Some(dir) = denied_dir(&file) else { continue };
+            if self.found.lock().is_ok_and(|mut f| f.said.insert(file.clone())) {
+                session.show(format!("instructions skipped: {}", left_out(&file, &dir)));
+            }
+        }
         session.toolbox_mut().after(None, move |call, result| {
             let texts: Vec<String> = call
                 .context
@@ -81,13 +102,14 @@ fn take(found: &Mutex<Found>, file: &Path) -> Option<String> {
     }
     let folder = file.parent().unwrap_or(file).display().to_string();
     let left = TOTAL_LIMIT.saturating_sub(found.used);
-    let text = match left {
-        0 => format!(
+    let text = match (denied_dir(file), left) {
+        (Some(dir), _) => left_out(file, &dir),
+        (None, 0) => format!(
             "[{} applies to files under {folder} but is left out: instruction files are limited to {} KB in all]",
             file.display(),
             TOTAL_LIMIT / 1024
         ),
-        _ => {
+        (None, _) => {
             let body = read_bounded(file, FILE_LIMIT.min(left))?;
             found.used += body.len();
             format!("Project instructions from {} (for files under {folder}):\n\n{body}", file.display())

@@ -155,6 +155,20 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&temp, path)
 }
 
+/// For a notice about a project the user declined (answered no: not asked again, so
+/// "answer yes when asked" would be untrue): how to trust it after all. `None` when the
+/// project at `root` was not declined.
+pub fn declined_how(store: &TrustStore, root: &Path) -> Option<String> {
+    if !store.is_declined(root) {
+        return None;
+    }
+    let file = store.path().map_or_else(String::new, |path| format!(" in {}", path.display()));
+    Some(format!(
+        "you said no when asked, so it is not asked again: start elelem --trust (that run only), or take it out \
+         of \"declined\"{file} to be asked again"
+    ))
+}
+
 /// Whether a project's settings apply: `--trust`, or the store says so.
 #[derive(Clone, Debug, Default)]
 pub struct Trust {
@@ -217,6 +231,11 @@ impl ProjectTrust {
         let root = project_root(&self.cwd);
         self.trust.is_trusted(&root) && refused_folders(&self.cwd, &root).is_empty()
     }
+
+    /// How to trust the project after all when the user declined it (`declined_how`).
+    pub fn declined_how(&self) -> Option<String> {
+        declined_how(self.trust.store(), &project_root(&self.cwd))
+    }
 }
 
 /// Why `folder` (a project's `.agents` or `.claude`) is refused, if it is: the sandbox
@@ -225,7 +244,8 @@ impl ProjectTrust {
 pub fn refusal(folder: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(folder).ok()?;
-    let text = std::fs::read_to_string(data_dir()?.join(REFUSED_FILE)).ok()?;
+    // A regular file only, never waited on (a FIFO), at most 1 MB (`safe_file`).
+    let text = crate::safe_file::read_text(&data_dir()?.join(REFUSED_FILE), 1024 * 1024).ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
     let entries = value.get("refused")?.as_array()?;
     entries

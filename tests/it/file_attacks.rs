@@ -297,3 +297,126 @@ fn a_fifo_tui_json_does_not_hang_the_app() {
 fn a_tui_json_linked_to_dev_zero_is_refused_not_read() {
     tui_with(|path| symlink("/dev/zero", path).unwrap());
 }
+
+/// `command` started, its stdout and stderr gathered as they come (`seen`), its stdin
+/// left open for the test to write.
+struct Running {
+    child: std::process::Child,
+    seen: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Running {
+    fn start(mut command: Command) -> Running {
+        let mut child = command.spawn().unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        for pipe in [Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, Box::new(child.stderr.take().unwrap())]
+        {
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut pipe = pipe;
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = pipe.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    seen.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            });
+        }
+        Running { child, seen }
+    }
+
+    fn seen(&self) -> String {
+        self.seen.lock().unwrap().clone()
+    }
+
+    fn send(&mut self, text: &str) {
+        self.child.stdin.as_mut().unwrap().write_all(text.as_bytes()).unwrap();
+    }
+
+    /// Waits until the output holds `text`; past `LIMIT` the child is killed and the test fails.
+    fn wait_for(&mut self, text: &str) {
+        let deadline = Instant::now() + LIMIT;
+        while !self.seen().contains(text) {
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("no {text:?} within {LIMIT:?}: {}", self.seen());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Closes stdin and waits for the exit; past `LIMIT` the child is killed and the test fails.
+    fn finish(mut self) -> (ExitStatus, String) {
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::thread::sleep(Duration::from_millis(100));
+                return (status, self.seen());
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("elelem hung for {LIMIT:?}: {}", self.seen());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn a_lua_plugin_file_swapped_for_a_fifo_does_not_hang_reload() {
+    let tree = Tree::with(&["proj/.git", "home"]);
+    tree.write("home/.agents/plugins/mine.lua", "-- a plugin that registers nothing\n");
+    let mut run = Running::start(in_tree(&tree, "proj", &["chat", "--plain"], &json!([])));
+    run.send("/plugins\n");
+    run.wait_for("mine.lua");
+    // Loaded once as a regular file; a FIFO in its place by the next /reload.
+    let plugin = tree.path("home/.agents/plugins/mine.lua");
+    std::fs::remove_file(&plugin).unwrap();
+    mkfifo(&plugin);
+    let start = Instant::now();
+    run.send("/reload\n/plugins\n");
+    let (status, out) = run.finish();
+    assert!(status.success(), "{out}");
+    assert!(start.elapsed() < Duration::from_secs(15), "{:?}", start.elapsed());
+    let said = format!("failed to load plugin {}: not a regular file (a FIFO (named pipe))", plugin.display());
+    assert!(out.contains(&said), "{out}");
+}
+
+#[test]
+fn a_projects_lua_plugin_linked_out_of_the_project_is_not_run() {
+    let tree = Tree::with(&["proj/.git", "proj/.agents/plugins", "home", "outside"]);
+    tree.write("outside/evil.lua", "this is not Lua at all\n");
+    symlink(tree.path("outside/evil.lua"), tree.path("proj/.agents/plugins/evil.lua")).unwrap();
+    let (status, out) = bounded(in_tree(&tree, "proj", &["chat", "--plain", "--trust"], &json!([])), "/plugins\n");
+    assert!(status.success(), "{out}");
+    assert!(out.contains("failed to load plugin"), "{out}");
+    assert!(out.contains("a link out of the project is not followed"), "the file was read: {out}");
+    assert!(!out.contains("syntax error"), "the file was run: {out}");
+}
+
+/// `root/home/proj` (a git project) whose `secret/` the user's `paths.deny` names.
+fn project_with_a_denied_folder() -> Tree {
+    let tree = Tree::with(&["home/proj/.git", "home/proj/secret/work"]);
+    tree.write("home/.agents/permissions.json", r#"{"paths": {"deny": ["~/proj/secret"]}}"#);
+    tree.write("home/proj/secret/work/AGENTS.md", "INSIDE-DENIED-RULES\n");
+    tree.write("home/proj/secret/RULES.md", "LINKED-DENIED-RULES\n");
+    tree
+}
+
+#[test]
+fn an_agents_md_under_a_denied_folder_stays_out_of_the_system_prompt() {
+    let tree = project_with_a_denied_folder();
+    symlink(tree.path("home/proj/secret/RULES.md"), tree.path("home/proj/AGENTS.md")).unwrap();
+    let script = json!([{"events": [{"type": "saying", "text": "ok"}]}]);
+    for cwd in ["home/proj/secret/work", "home/proj"] {
+        let (status, out) = bounded(in_tree(&tree, cwd, &["chat", "--plain"], &script), "hello\n/context json\n");
+        assert!(status.success(), "{cwd}: {out}");
+        assert!(!out.contains("INSIDE-DENIED-RULES") && !out.contains("LINKED-DENIED-RULES"), "{cwd}: {out}");
+        assert!(out.contains("which paths.deny names"), "{cwd}: said on screen: {out}");
+        let recorded = all_files(&tree.path("home/.local/share"));
+        assert!(!recorded.contains("INSIDE-DENIED-RULES") && !recorded.contains("LINKED-DENIED-RULES"), "{cwd}");
+    }
+}

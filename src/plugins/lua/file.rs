@@ -2,7 +2,9 @@
 //! file again into a fresh Lua state, runs it and its `elelem.setup` blocks, and applies
 //! what they registered to the session, all or nothing. A file that fails is reported
 //! (`failed to load plugin <file>: <line>: <message>`) and registers nothing; the other
-//! plugins are not disturbed.
+//! plugins are not disturbed. The file is read the careful way (`safe_file`): a regular
+//! file only (a FIFO put in its place is refused at once, never waited on), at most
+//! `FILE_CAP` bytes, and a project's file never through a link out of the project.
 
 use super::api::{self, FileApi, Registration};
 use super::events;
@@ -18,8 +20,13 @@ use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Bytes of one plugin file that are read; a larger file fails to load.
+pub const FILE_CAP: u64 = 1024 * 1024;
+
 pub struct LuaFile {
     path: PathBuf,
+    /// For a project's file, the project's root: the file may not lead out of it.
+    within: Option<PathBuf>,
     label: String,
     host: Arc<Host>,
     status: Arc<Mutex<Status>>,
@@ -28,9 +35,11 @@ pub struct LuaFile {
 }
 
 impl LuaFile {
-    pub fn new(path: PathBuf, host: Arc<Host>) -> Self {
+    /// The file at `path`; `within`, for a project's file, is the project's root.
+    pub fn new(path: PathBuf, within: Option<PathBuf>, host: Arc<Host>) -> Self {
         let label = path.display().to_string();
-        LuaFile { path, label, host, status: Arc::new(Mutex::new(Status::NotLoaded)), sandbox: Mutex::default() }
+        let status = Arc::new(Mutex::new(Status::NotLoaded));
+        LuaFile { path, within, label, host, status, sandbox: Mutex::default() }
     }
 
     pub fn path(&self) -> &Path {
@@ -48,7 +57,12 @@ impl LuaFile {
 
     /// Reads and runs the file; `Ok(None)` when it is gone.
     fn load(&self, session: &mut Session) -> Result<Option<Registered>, String> {
-        let source = match std::fs::read(&self.path) {
+        let reading = crate::safe_file::Reading::capped(FILE_CAP);
+        let reading = match &self.within {
+            Some(root) => reading.within(root),
+            None => reading,
+        };
+        let source = match reading.bytes(&self.path) {
             Ok(source) => source,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(error) => return Err(error.to_string()),

@@ -133,7 +133,14 @@ impl Plugin for PluginFiles {
             if self.files.lock().iter().any(|f| f.path() == path) {
                 continue; // set up again by the session's own reload
             }
-            let file = Arc::new(LuaFile::new(path, self.host.clone()));
+            // A project's file may not lead out of the project (its root holds `.agents/plugins`).
+            let within = path
+                .starts_with(&self.folders.project)
+                .then(|| {
+                    self.folders.project.parent().and_then(std::path::Path::parent).map(std::path::Path::to_path_buf)
+                })
+                .flatten();
+            let file = Arc::new(LuaFile::new(path, within, self.host.clone()));
             self.files.lock().push(file.clone());
             session.add_plugin(file)?;
         }

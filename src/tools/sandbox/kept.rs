@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 /// The file's name in the data directory.
 pub const FILE: &str = "refused.json";
+/// Bytes of `FILE` read at most (its readers use the same cap).
+pub const FILE_CAP: usize = 1024 * 1024;
 
 /// Records that `path` is refused (`reason`: why it could not be removed); the file it was
 /// recorded in.
@@ -24,8 +26,11 @@ pub fn record(path: &Path, reason: &str) -> Result<PathBuf, String> {
 fn record_in(dir: &Path, path: &Path, reason: &str) -> Result<PathBuf, String> {
     let file = dir.join(FILE);
     let meta = std::fs::symlink_metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let old: Value =
-        std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    // A regular file only, read without waiting on a FIFO, capped (`tools::regular`).
+    let old: Value = crate::tools::regular::read_capped(&file, FILE_CAP)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or(Value::Null);
     let mut entries: Vec<Value> = old["refused"]
         .as_array()
         .into_iter()
@@ -57,7 +62,14 @@ fn write_private(dir: &Path, file: &Path, text: &str) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
     let temp = dir.join(format!(".{FILE}.{}", std::process::id()));
-    let mut out = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&temp)?;
+    // A new file, never through a link or into a FIFO left at the temporary name.
+    let _ = std::fs::remove_file(&temp);
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .mode(0o600)
+        .open(&temp)?;
     out.write_all(text.as_bytes())?;
     out.sync_all()?;
     std::fs::rename(&temp, file)

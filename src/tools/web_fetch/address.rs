@@ -94,8 +94,10 @@ fn private_v4(ip: Ipv4Addr) -> Option<&'static str> {
 /// `*` never opens a private address: the user names it.
 pub fn user_allows_private(home: Option<&Path>, host: &str) -> bool {
     let Some(home) = home else { return false };
-    let Ok(text) = std::fs::read_to_string(home.join(".agents/permissions.json")) else { return false };
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else { return false };
+    // A regular file only, never waited on (a FIFO), capped as the permissions plugin caps it.
+    let path = home.join(".agents/permissions.json");
+    let Ok(bytes) = crate::tools::regular::read_capped(&path, 1024 * 1024) else { return false };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return false };
     let Some(list) = value["web_fetch"]["allow"].as_array() else { return false };
     let name = host_name(host);
     list.iter().filter_map(|v| v.as_str()).map(|p| p.trim().to_ascii_lowercase()).any(|p| p == host || p == name)
