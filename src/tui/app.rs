@@ -575,11 +575,13 @@ impl App {
         self.status.busy() && self.focus == Focus::Composer
     }
 
-    /// A question that no longer holds goes: Ctrl+C's second press came too late, or the
-    /// prompt no longer says `/clear`.
+    /// A question that no longer holds goes: Ctrl+C's second press came too late, the
+    /// prompt no longer says `/clear`, or the user typed on instead of quitting.
     fn drop_stale_confirm(&mut self) {
         let stale = match &self.confirm {
             Some(Confirm::Clear) => self.composer.text().trim() != "/clear",
+            // Typing something else leaves the question.
+            Some(Confirm::QuitRunning) => !self.composer.is_empty(),
             Some(confirm) => confirm.expired(Instant::now()),
             None => false,
         };

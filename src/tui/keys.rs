@@ -12,7 +12,7 @@
 //! pane goes back to the prompt and from the prompt always interrupts the running turn
 //! (twice on an empty prompt while idle: the rewind picker), Ctrl+C clears (twice quits,
 //! asked above the prompt), Ctrl+D on an
-//! empty composer quits, Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
+//! empty composer quits (while a turn runs it asks first, as `/quit` does: Enter quits), Ctrl+O toggles the context panel, Ctrl+T expands thinking, `?`
 //! opens the help overlay. `popups/help.rs`'s `KEYS` lists them all for the user.
 //!
 //! The queue (prompts typed while a turn runs, `panes/queue.rs`): on an empty prompt with
@@ -31,12 +31,12 @@ use std::time::Duration;
 pub const DOUBLE_ESC: Duration = Duration::from_millis(600);
 use crate::tui::intent::{Focus, Intent, Scrolled};
 use crate::tui::panes::conversation::cells::CellKind;
+use crate::tui::panes::conversation::history::Copied;
 use crate::tui::popups::help::HelpOverlay;
 use crate::tui::popups::resume_picker::ResumePicker;
 use crate::tui::popups::reverse_search::ReverseSearch;
 use crate::tui::popups::rewind::RewindPicker;
 use crate::tui::text::background::ThemeChoice;
-use crate::tui::panes::conversation::history::Copied;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 use std::time::Instant;
@@ -115,7 +115,7 @@ impl App {
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
-            KeyCode::Char('d') if ctrl && self.composer.is_empty() => return vec![Action::Quit],
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => return self.quit(),
             KeyCode::Char('o') if ctrl => self.toggle_context(),
             KeyCode::Char('r') if ctrl => {
                 self.focus = Focus::Composer;
@@ -131,9 +131,12 @@ impl App {
             KeyCode::Char('j') if ctrl => self.composer.insert_newline(),
             KeyCode::Enter if shift || alt => self.composer.insert_newline(),
             KeyCode::Esc => {
-                if self.confirm.take() == Some(Confirm::Clear) {
+                let asked = self.confirm.take();
+                if asked == Some(Confirm::Clear) {
                     self.composer.clear();
                     self.notify("not cleared");
+                } else if asked == Some(Confirm::QuitRunning) {
+                    self.notify("not quitting: the turn goes on");
                 } else if !self.composer.popup().is_empty() {
                     self.composer.dismiss_popup();
                 } else if self.focus != Focus::Composer {
@@ -158,6 +161,15 @@ impl App {
                     let left = if self.queue.is_empty() { String::new() } else { " (Ctrl+X again: the next)".into() };
                     self.notify(format!("dropped from the queue: {}{left}", crate::sanitize::sanitize(&dropped)));
                 }
+            }
+            KeyCode::Enter
+                if self.focus == Focus::Composer
+                    && self.composer.is_empty()
+                    && !shift
+                    && !alt
+                    && self.confirm == Some(Confirm::QuitRunning) =>
+            {
+                return vec![Action::Quit];
             }
             KeyCode::Enter
                 if self.focus == Focus::Composer && self.composer.is_empty() && !shift && !alt && self.queue.held() =>
@@ -299,6 +311,17 @@ impl App {
         vec![]
     }
 
+    /// Ctrl+D on an empty prompt or `/quit`: quits at once while idle; while a turn runs
+    /// it asks first above the prompt (the same key or command again, or Enter, quits).
+    fn quit(&mut self) -> Vec<Action> {
+        if !self.status.busy() || self.confirm.take() == Some(Confirm::QuitRunning) {
+            return vec![Action::Quit];
+        }
+        self.focus = Focus::Composer;
+        self.confirm = Some(Confirm::QuitRunning);
+        vec![]
+    }
+
     /// Interrupts the running turn; the queued prompts stay, held until the next Enter.
     fn interrupt_turn(&mut self) -> Vec<Action> {
         self.queue.hold();
@@ -333,7 +356,8 @@ impl App {
     /// Handles UI-only commands here and sends everything else to the agent.
     pub fn run_line(&mut self, line: &str) -> Vec<Action> {
         self.history.scroll_end();
-        let confirmed = self.confirm.take() == Some(Confirm::Clear);
+        let asked = self.confirm.take();
+        let confirmed = asked == Some(Confirm::Clear);
         match line.trim() {
             "/clear" if !confirmed => {
                 // Asks first, above the prompt: the composer keeps the line, so Enter again
@@ -357,7 +381,11 @@ impl App {
                 vec![Action::SetMouse(self.mouse)]
             }
             theme if theme == "/theme" || theme.starts_with("/theme ") => self.theme_command(&theme[6..]),
-            "/exit" | "/quit" => vec![Action::Quit],
+            "/exit" | "/quit" => {
+                // `quit` asks while a turn runs; the same command again answers yes.
+                self.confirm = asked;
+                self.quit()
+            }
             "/model" | "/models" => {
                 // Said until the picker opens with them (or the provider answers otherwise).
                 let asking = format!("asking {} for its models…", self.status.provider());

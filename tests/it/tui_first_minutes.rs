@@ -116,6 +116,57 @@ fn ctrl_c_asks_above_the_prompt_whether_to_quit() {
     assert!(!screen.contains("again to quit") && app.confirm().is_none(), "{screen}");
 }
 
+/// Ctrl+D on an empty prompt and `/quit` quit at once while idle, but while a turn runs they
+/// ask above the prompt, whole at 80 columns, as Ctrl+C does: Esc lets the turn go on,
+/// Enter (or the same key or command again) quits.
+#[test]
+fn quitting_with_a_turn_running_asks_first() {
+    let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
+    let mut idle = app();
+    assert_eq!(idle.handle_key(ctrl_d), vec![Action::Quit], "idle: at once");
+    let mut idle = app();
+    idle.composer_mut().set_text("/quit");
+    assert_eq!(idle.handle_key(key(KeyCode::Enter)), vec![Action::Quit], "idle: at once");
+
+    for ask in ["ctrl+d", "/quit"] {
+        let mut app = app();
+        app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+        let asking = |app: &mut App| match ask {
+            "ctrl+d" => app.handle_key(ctrl_d),
+            _ => {
+                app.composer_mut().set_text("/quit");
+                app.handle_key(key(KeyCode::Enter))
+            }
+        };
+        assert_eq!(asking(&mut app), vec![], "{ask} asks first");
+        assert_eq!(app.confirm(), Some(&Confirm::QuitRunning));
+        let screen = text(&frame(&mut app, 80, 24));
+        assert_eq!(asked_words(&screen), words(Confirm::QuitRunning.text()), "{ask}:\n{screen}");
+        assert!(!screen.lines().last().unwrap().contains("quit anyway"), "not on the status line:\n{screen}");
+
+        // Esc: no; the turn is not interrupted either.
+        assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![], "{ask}");
+        assert!(app.confirm().is_none());
+        let screen = text(&frame(&mut app, 80, 24));
+        assert!(!screen.contains("quit anyway"), "{screen}");
+
+        // Asked again, Enter on the empty prompt quits; so does the same key or command.
+        assert_eq!(asking(&mut app), vec![]);
+        assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Quit], "{ask}");
+        let mut app = self::app();
+        app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+        let asking = |app: &mut App| match ask {
+            "ctrl+d" => app.handle_key(ctrl_d),
+            _ => {
+                app.composer_mut().set_text("/quit");
+                app.handle_key(key(KeyCode::Enter))
+            }
+        };
+        assert_eq!(asking(&mut app), vec![]);
+        assert_eq!(asking(&mut app), vec![Action::Quit], "{ask} twice");
+    }
+}
+
 /// Issue 38: `mode: plan — only read-only tools run until you acce…` was cut. The status line
 /// drops its token counts and the provider's name first; a notice still too long goes whole
 /// above the prompt, and the mode stays on the status line.

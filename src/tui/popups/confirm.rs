@@ -1,6 +1,7 @@
 //! Confirmations, asked on a line of their own just above the prompt instead of at the end
 //! of the status line (where a narrow screen cut them off): `/clear` (Enter again clears,
-//! Esc keeps the conversation) and Ctrl+C's "again to quit". The same lines carry a status
+//! Esc keeps the conversation), Ctrl+C's "again to quit", and quitting with a turn running
+//! (Ctrl+D on an empty prompt or `/quit`: Enter quits, Esc lets the turn go on). The same lines carry a status
 //! notice too long for the status line (`status_line.rs` moves it here whole). They wrap,
 //! so nothing on them is ever cut; `App` places them and decides when a question opens
 //! and closes.
@@ -23,6 +24,9 @@ pub enum Confirm {
     /// Ctrl+C was pressed once: again before `until` quits. `interrupted`: that press
     /// stopped the running turn.
     Quit { until: Instant, interrupted: bool },
+    /// Ctrl+D on an empty prompt or `/quit` while a turn runs: Enter on the empty prompt (or
+    /// the same key or command again) quits, Esc lets the turn go on.
+    QuitRunning,
 }
 
 impl Confirm {
@@ -31,6 +35,7 @@ impl Confirm {
             Confirm::Clear => "Clear the conversation? Enter: yes · Esc: no (/clear undo brings it back)",
             Confirm::Quit { interrupted: true, .. } => "Turn interrupted. Ctrl+C again to quit elelem",
             Confirm::Quit { interrupted: false, .. } => "Ctrl+C again to quit elelem",
+            Confirm::QuitRunning => "A turn is running: quit anyway? Enter: yes · Esc: no",
         }
     }
 
@@ -43,7 +48,7 @@ impl Confirm {
     pub fn until(&self) -> Option<Instant> {
         match self {
             Confirm::Quit { until, .. } => Some(*until),
-            Confirm::Clear => None,
+            Confirm::Clear | Confirm::QuitRunning => None,
         }
     }
 }
