@@ -223,3 +223,46 @@ fn the_tui_trust_question_answers_yes_no_not_now_and_remembers_no() {
     term.wait_for("execute");
     assert!(!term.contents().contains("Trust this project"), "{}", term.contents());
 }
+
+/// After "no" the project is not asked about again, so the notices about what its
+/// `.agents/` does not do stop saying "answer yes when asked" / "when `elelem` asks":
+/// they say how to trust it after all (`--trust`, or out of "declined" in the store).
+#[test]
+fn after_no_the_notices_say_how_to_trust_it_later_not_to_answer_yes() {
+    let dirs = Dirs::new(None, Some(r#"{"execute": "allow"}"#));
+    let hooks =
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}});
+    std::fs::write(dirs.project.join(".agents/hooks.json"), hooks.to_string()).unwrap();
+    std::fs::write(dirs.home.join("script.json"), "[]").unwrap();
+    let store = dirs.home.join(".local/share/elelem/trusted.json");
+    let flat = |screen: &str| screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = |screen: &str, from: &str| -> String {
+        let flat = flat(screen);
+        let start = flat.find(from).unwrap_or_else(|| panic!("no {from:?}:\n{screen}"));
+        flat[start..].chars().take(400).collect()
+    };
+    let declined = format!("take it out of \"declined\" in {} to be asked again", store.display());
+
+    let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain"]);
+    term.wait_for("Trust this project's .agents/?");
+    term.send("n\r");
+    term.wait_for("not asked again");
+    term.wait_until(|screen| flat(screen).contains("Project hooks in"));
+    term.wait_until(|screen| flat(screen).contains("ignored: execute allow"));
+    let screen = term.contents();
+    for notice in ["Project hooks in", "ignored: execute allow"] {
+        let said = said(&screen, notice);
+        assert!(said.contains(&declined) && said.contains("--trust"), "{notice}: {said}");
+    }
+    assert!(!flat(&screen).contains("answer yes when asked"), "{screen}");
+    assert!(!flat(&screen).contains("asks in this folder"), "{screen}");
+    drop(term);
+
+    // The next run does not ask, and says the same.
+    let term = Terminal::start(&dirs.project, &dirs.home, &["chat", "--plain"]);
+    term.wait_until(|screen| flat(screen).contains("Project hooks in") && flat(screen).contains("ignored: execute"));
+    let screen = term.contents();
+    assert!(!screen.contains("Trust this project"), "{screen}");
+    assert!(said(&screen, "Project hooks in").contains(&declined), "{screen}");
+    assert!(!flat(&screen).contains("answer yes when asked") && !flat(&screen).contains("asks in this folder"));
+}

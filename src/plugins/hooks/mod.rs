@@ -113,9 +113,12 @@ impl HooksPlugin {
             if shared.trust.is_trusted() {
                 files.push(project);
             } else {
+                // After a no, it is not asked again: say how to trust it after all.
+                let how = shared.trust.declined_how().unwrap_or_else(|| {
+                    "run with --trust, or trust it once when `elelem` asks in this folder".to_string()
+                });
                 session.show(format!(
-                    "Project hooks in {} are not run: the project is not trusted (run with --trust, or trust it \
-                     once when `elelem` asks in this folder)",
+                    "Project hooks in {} are not run: the project is not trusted ({how})",
                     project.display()
                 ));
             }

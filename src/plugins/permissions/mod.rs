@@ -112,7 +112,13 @@ impl PermissionsPlugin {
         if ignored.is_empty() {
             return None;
         }
-        let how = if self.flags.headless { "run with --trust" } else { "answer yes when asked, or start with --trust" };
+        // A declined project is not asked about again: say how to trust it after all.
+        let how = if self.flags.headless {
+            "run with --trust".to_string()
+        } else {
+            crate::plugins::trust::declined_how(&self.store, &places.root)
+                .unwrap_or_else(|| "answer yes when asked, or start with --trust".to_string())
+        };
         Some(format!(
             "Project {} is not trusted, so its .agents/permissions.json may only make your rules stricter; \
              ignored: {}. To trust it, {how}.",
