@@ -308,7 +308,8 @@ pub fn build_recorded_session(
     let checkpoints = Checkpoints::new(journal, cwd.clone());
     if let Some(resumed) = recorded.as_mut() {
         let records = std::mem::take(&mut resumed.replayed.files);
-        let warnings = checkpoints.resume(records, resumed.replayed.turns);
+        let live = std::mem::take(&mut resumed.replayed.live_turns);
+        let warnings = checkpoints.resume(records, resumed.replayed.turns, live);
         resumed.replayed.warnings.extend(warnings);
     }
     let mut agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);

@@ -37,6 +37,10 @@ pub struct Replayed {
     pub turns: usize,
     /// Turns that remain after the rewinds (`/rewind`): what the session holds now.
     pub kept_turns: usize,
+    /// The turns that remain, by their number among the turns started (1 for the first
+    /// prompt recorded), oldest first: what `/rewind` can still take away, numbered as the
+    /// file checkpoints number their turns. A `/rewind` takes the last ones, `/clear` all.
+    pub live_turns: Vec<usize>,
     /// Turns not shown again (older than the last `SHOWN_TURNS`).
     pub hidden_turns: usize,
     /// Lines that could not be read.
@@ -168,6 +172,7 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
                 // Never more than the turns kept (a hostile count would otherwise loop).
                 let rewound = usize::try_from(rewound).unwrap_or(usize::MAX).min(replayed.kept_turns);
                 replayed.kept_turns -= rewound;
+                replayed.live_turns.truncate(replayed.live_turns.len().saturating_sub(rewound));
                 for _ in 0..rewound {
                     if turns.pop_back().is_none() {
                         hidden = hidden.saturating_sub(1);
@@ -179,11 +184,17 @@ pub fn read_from(file: &std::fs::File, path: &Path) -> std::io::Result<Replayed>
             Some("prompt") => {
                 replayed.turns += 1;
                 replayed.kept_turns += 1;
+                replayed.live_turns.push(replayed.turns);
                 turns.push_back(vec![(n, line.to_string())]);
                 if turns.len() > SHOWN_TURNS {
                     turns.pop_front();
                     hidden += 1;
                 }
+            }
+            Some("cleared") => {
+                // The conversation holds no turn after a `/clear` (still shown, as it was).
+                replayed.live_turns.clear();
+                turns.back_mut().unwrap_or(&mut preamble).push((n, line.to_string()));
             }
             _ => turns.back_mut().unwrap_or(&mut preamble).push((n, line.to_string())),
         }
@@ -343,6 +354,7 @@ mod tests {
         let replayed = read(session(2, &tail).path()).unwrap();
         assert_eq!(replayed.mode, Some(Mode::Edits));
         assert_eq!((replayed.turns, replayed.kept_turns), (4, 2), "two of four turns were rewound");
+        assert_eq!(replayed.live_turns, vec![1, 2], "the first two remain, numbered as recorded");
         let prompts: Vec<_> = replayed.events.iter().filter(|e| matches!(e, AgentEvent::TurnStarted { .. })).collect();
         assert_eq!(prompts.len(), 2, "q2 and q3 were rewound: {prompts:?}");
         assert_eq!(replayed.warnings.len(), 1, "the usage is not shown: {:?}", replayed.warnings);

@@ -25,8 +25,13 @@ fn two_turns() -> Value {
 }
 
 fn repl(home: &Home, steps: Value, stdin: &str) -> String {
+    repl_with(home, &[], steps, stdin)
+}
+
+fn repl_with(home: &Home, more: &[&str], steps: Value, stdin: &str) -> String {
     let script = home.script(steps);
-    let mut child = home.command(&["chat", "--plain", "--yolo"], &script).spawn().unwrap();
+    let args: Vec<&str> = ["chat", "--plain", "--yolo"].iter().chain(more).copied().collect();
+    let mut child = home.command(&args, &script).spawn().unwrap();
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -56,6 +61,39 @@ fn rewind_in_the_line_repl_puts_the_conversation_and_the_files_back_and_tells_th
     let md = std::fs::read_to_string(file).unwrap();
     assert!(md.contains("first prompt") && md.contains("wrote one") && md.contains("third prompt"), "{md}");
     assert!(!md.contains("second prompt") && !md.contains("wrote two") && !md.contains(r#"{"path":"b.txt""#), "{md}");
+}
+
+/// Four turns, the N-th writing fN.txt (a new file).
+fn four_writing_turns() -> Value {
+    let mut steps = Vec::new();
+    for n in 1..=4 {
+        let path = format!("f{n}.txt");
+        steps.push(json!({"events": [{"type": "doing", "id": format!("w{n}"), "name": "write",
+            "arguments": {"path": path, "content": format!("{n}\n")}}]}));
+        steps.push(json!({"events": [{"type": "saying", "text": format!("wrote {n}")}]}));
+    }
+    Value::Array(steps)
+}
+
+/// Resumed after two of four turns were rewound, `/rewind 1` takes away the second turn, the
+/// last that remains, and its file with it: the checkpoints keep the turn numbers the
+/// session recorded (they once counted the turns started, so it undid the rewound fourth
+/// turn's files, long gone, and left f2.txt).
+#[test]
+fn rewind_after_continue_undoes_the_turn_that_remains() {
+    let home = Home::new();
+    let text = repl(&home, four_writing_turns(), "one\ntwo\nthree\nfour\n/rewind 2\n");
+    let dir = home.dir.path();
+    assert!(text.contains("Rewound 2 turns, to just before: three"), "{text}");
+    assert!(!dir.join("f3.txt").exists() && !dir.join("f4.txt").exists(), "{text}");
+    assert!(dir.join("f1.txt").exists() && dir.join("f2.txt").exists(), "{text}");
+
+    let text = repl_with(&home, &["--continue"], json!([]), "/rewind\n/rewind 1\n");
+    assert!(text.contains("  1. two\n  2. one"), "the prompts that remain:\n{text}");
+    assert!(text.contains("Rewound 1 turn, to just before: two"), "{text}");
+    assert!(!dir.join("f2.txt").exists(), "the second turn's file goes:\n{text}");
+    assert_eq!(std::fs::read_to_string(dir.join("f1.txt")).unwrap(), "1\n", "the first turn's stays");
+    assert!(!dir.join("f3.txt").exists() && !dir.join("f4.txt").exists(), "{text}");
 }
 
 #[test]

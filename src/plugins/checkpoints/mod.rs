@@ -33,9 +33,12 @@ impl Checkpoints {
     }
 
     /// Rebuilds the checkpoints of a resumed session from its records; `turns` is how many
-    /// turns it ran. Returns warnings for records that could not be used.
+    /// turns it ran, `live` the numbers of those its conversation still holds, oldest first
+    /// (`Replayed::live_turns`: rewound and cleared turns left out), so `/rewind N` undoes
+    /// the files of the turns it takes away. Returns warnings for records that could not
+    /// be used.
     /// A record naming a file outside the project is skipped (`/undo` would refuse it).
-    pub fn resume(&self, records: Vec<serde_json::Value>, turns: usize) -> Vec<String> {
+    pub fn resume(&self, records: Vec<serde_json::Value>, turns: usize, live: Vec<usize>) -> Vec<String> {
         let root = project_root(&self.cwd);
         let (mut kept, mut warnings) = (Vec::new(), Vec::new());
         for record in records {
@@ -52,8 +55,9 @@ impl Checkpoints {
             }
         }
         warnings.extend(self.store.lock().map(|mut s| s.replay(kept, turns)).unwrap_or_default());
-        if let Ok(mut live) = self.live.lock() {
-            live.0 = (1..=turns).collect();
+        if let Ok(mut held) = self.live.lock() {
+            // Never past the turns the store numbers from (a hand-edited file).
+            held.0 = live.into_iter().filter(|&turn| (1..=turns).contains(&turn)).collect();
         }
         warnings
     }
