@@ -2,12 +2,12 @@
 //! user's secrets, the unreadable paths and the terminals (`terminals`), writes on the
 //! project, the temp directory, this run's own temp directory (`temp.rs`) and the writable
 //! directories (minus the protected and unreadable paths: `write_roots`, which
-//! `write_granted` reads as `cover` does), TCP refused unless the network is allowed, signals and abstract
-//! sockets kept inside, device ioctls refused (`build`). Built in elelem once and kept
-//! (`cached`): a command only restricts itself with the kept rule set's descriptor
-//! (`restrict_self`, in its child). The kept set is rebuilt when the settings or the
-//! project change, or when a directory that had to be split into its entries (`cover`)
-//! changed since.
+//! `write_granted` reads as `cover` does), TCP refused unless the network is allowed,
+//! signals and abstract sockets kept inside, device ioctls refused (`build`). Built in
+//! elelem once and kept (`cached`): a command only restricts itself with the kept rule
+//! set's descriptor (`restrict_self`, in its child). The kept set is rebuilt when the
+//! settings or the project change, or when a directory that had to be split into its
+//! entries (`cover`) changed since.
 
 use super::{secrets, Mode, Settings};
 use landlock::{
@@ -166,7 +166,9 @@ pub fn grants(
 
 /// A built rule set and what it was built for.
 struct Kept {
-    key: (Settings, PathBuf, Vec<PathBuf>, bool),
+    /// The settings, the project, the protected paths (unsealed), sealed, this run's temp
+    /// directory (made again if something removed it).
+    key: (Settings, PathBuf, Vec<PathBuf>, bool, Option<PathBuf>),
     /// The split directories and their modification times when it was built.
     stamps: Vec<(PathBuf, Option<SystemTime>)>,
     ruleset: Arc<OwnedFd>,
@@ -188,7 +190,9 @@ pub fn cached(
 ) -> anyhow::Result<Arc<OwnedFd>> {
     // Sealed, the protected paths only matter outside the project (the same for every
     // working directory but for nested `.agents/`, which lie in the project).
-    let key = (settings.clone(), project.to_path_buf(), if sealed { Vec::new() } else { protected.to_vec() }, sealed);
+    let temp = super::temp::dir(project);
+    let key =
+        (settings.clone(), project.to_path_buf(), if sealed { Vec::new() } else { protected.to_vec() }, sealed, temp);
     let mut kept = KEPT.lock().map_err(|_| anyhow::anyhow!("the sandbox's rule set cache is poisoned"))?;
     if let Some(kept) = kept.as_ref() {
         if kept.key == key && kept.stamps.iter().all(|(dir, when)| modified(dir) == *when) {
@@ -359,6 +363,27 @@ mod tests {
         assert!(writes.contains(&extra), "{writes:?}");
         assert!(writes.contains(&project.join("src")));
         assert!(split.contains(&project));
+    }
+
+    /// `write_granted` reads a split root as `cover` grants it: its entries that exist,
+    /// nothing new in it itself, nothing in its holes.
+    #[test]
+    fn a_split_root_grants_its_entries_not_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let temp = dir.path().canonicalize().unwrap();
+        let home = temp.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(temp.join("other")).unwrap();
+        let roots = vec![WriteRoot { root: temp.clone(), holes: vec![home.clone()] }];
+        assert!(!write_granted(&temp.join("new.txt"), &roots), "a new entry in the split root");
+        assert!(write_granted(&temp.join("other/new.txt"), &roots));
+        assert!(!write_granted(&home.join("x"), &roots));
+        assert!(!write_granted(Path::new("/elsewhere/x"), &roots));
+        let whole = vec![WriteRoot { root: temp.join("other"), holes: vec![home] }];
+        assert!(write_granted(&temp.join("other/a/b"), &whole));
+        let mut got = cover(std::slice::from_ref(&temp), &[temp.join("home")]);
+        got.sort();
+        assert_eq!(got, vec![temp.join("other")]);
     }
 
     #[test]
