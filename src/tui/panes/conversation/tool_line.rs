@@ -311,3 +311,38 @@ fn bounded(mut rows: Vec<Line<'static>>, width: u16, theme: &Theme) -> Vec<Line<
 fn dim_line(text: &str, width: u16, theme: &Theme) -> Line<'static> {
     Line::from(Span::styled(truncate(&crate::tui::wrap::expand_tabs(text), usize::from(width)), theme.dim()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rows(line: &ToolLine, width: u16) -> Vec<String> {
+        line.render(width, &Theme::new(true))
+            .iter()
+            .map(|row| row.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+            .collect()
+    }
+
+    /// The sandbox's tag ends the line, or takes the next row whole; a long command is cut
+    /// for it, never the tag.
+    #[test]
+    fn the_sandbox_tag_is_never_broken_nor_cut() {
+        let refused = ToolResult::from_value(
+            json!({"exit_status": 1, "content": "denied\n", "sandbox_refused": "write", "ok": true}),
+        );
+        let mut short = ToolLine::new("t1", "execute", "execute touch ~/x");
+        short.finish(&refused);
+        assert_eq!(rows(&short, 80)[0], "x execute touch ~/x · exit 1 · blocked by the sandbox · /sandbox");
+        let long = format!("execute {}", "word ".repeat(60));
+        let mut long_line = ToolLine::new("t2", "execute", long.trim_end());
+        long_line.finish(&refused);
+        let shown = rows(&long_line, 60);
+        assert!(shown[0].starts_with("x execute word") && shown[0].ends_with("… · exit 1"), "{shown:?}");
+        assert_eq!(shown[1].trim(), SANDBOX_TAG, "{shown:?}");
+        // Without the field, no tag.
+        let mut plain = ToolLine::new("t3", "execute", "execute false");
+        plain.finish(&ToolResult::from_value(json!({"exit_status": 1, "content": "", "ok": true})));
+        assert_eq!(rows(&plain, 80)[0], "x execute false · exit 1");
+    }
+}
