@@ -47,7 +47,8 @@ pub fn compact(_: &mut Session, args: &str) -> anyhow::Result<Flow> {
 pub fn context(session: &mut Session, args: &str) -> anyhow::Result<Flow> {
     let (verb, rest) = args.trim().split_once(char::is_whitespace).unwrap_or((args.trim(), ""));
     match verb {
-        "" | "list" => list(session),
+        "" => list(session),
+        "list" => list(session),
         "json" => session.show(serde_json::to_string_pretty(&session.transcript().messages(&[]))?),
         "delete" => delete(session, rest)?,
         "keep" => keep(session, rest)?,

@@ -639,3 +639,29 @@ impl App {
         }
     }
 }
+
+/// Typing in runs (`typing.rs` hands them over).
+impl App {
+    /// Puts `text`, characters typed in a row, into the prompt at once, when that is all
+    /// `handle_key` would do with each of them: the prompt has the keys (no dialog or popup
+    /// open) and the first is not a `?` on an empty prompt (the help). `false`:
+    /// nothing done, the keys go one by one.
+    pub fn type_text(&mut self, text: &str) -> bool {
+        let prompt_has_keys = self.focus == Focus::Composer
+            && self.approval.is_none()
+            && self.plan_accept.is_none()
+            && self.help.is_none()
+            && self.models.is_none()
+            && self.rewind.is_none()
+            && self.resume.is_none()
+            && self.search.is_none();
+        if !prompt_has_keys || text.is_empty() || (text.starts_with('?') && self.composer.is_empty()) {
+            return false;
+        }
+        // What `handle_key` does for every typing key before it reaches the prompt.
+        self.last_typed = Some(self.clock.now());
+        self.last_esc = None;
+        self.composer.type_text(text);
+        true
+    }
+}

@@ -6,7 +6,7 @@
 //! key by key would do (`App::type_text`): the prompt's editor lays its text out again on
 //! every edit, so key by key a long run was quadratic.
 
-use super::app::{App, Focus};
+use super::app::App;
 use super::runtime::terminal_input::{typed_key, Input, TerminalInput};
 use super::{carry_out, handle_terminal_event, Term};
 use crossterm::event::Event;
@@ -79,31 +79,6 @@ pub(super) fn handle_input(
         next = events.ready().transpose()?;
     }
     Ok(())
-}
-
-impl App {
-    /// Puts `text`, characters typed in a row, into the prompt at once, when that is all
-    /// `handle_key` would do with each of them: the prompt has the keys (no dialog or popup
-    /// open) and the first is not a `?` on an empty prompt (the help). `false`:
-    /// nothing done, the keys go one by one.
-    pub fn type_text(&mut self, text: &str) -> bool {
-        let prompt_has_keys = self.focus == Focus::Composer
-            && self.approval.is_none()
-            && self.plan_accept.is_none()
-            && self.help.is_none()
-            && self.models.is_none()
-            && self.rewind.is_none()
-            && self.resume.is_none()
-            && self.search.is_none();
-        if !prompt_has_keys || text.is_empty() || (text.starts_with('?') && self.composer.is_empty()) {
-            return false;
-        }
-        // What `handle_key` does for every typing key before it reaches the prompt.
-        self.last_typed = Some(self.clock.now());
-        self.last_esc = None;
-        self.composer.type_text(text);
-        true
-    }
 }
 
 #[cfg(test)]
