@@ -312,6 +312,7 @@ impl History {
         }
         self.tools.retain(|_, cell| *cell < from);
         self.selected = self.selected.filter(|i| *i < from);
+        self.drop_selection();
     }
 
     pub fn clear(&mut self) {
