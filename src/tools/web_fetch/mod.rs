@@ -1,17 +1,27 @@
-//! The `web_fetch` tool: one http or https URL fetched within bounds (30 s, 5 MB, five
-//! redirects on the same host) and returned as text the model can read — HTML as Markdown,
-//! plain text and JSON as they are (`page.rs`). Which hosts may be fetched is the
-//! permission gate's (host rules, ask by default); that the connection goes to a public
-//! address, unless the user named the host, is this tool's (`address.rs`).
+//! The `web_fetch` tool: one http or https URL fetched within bounds (30 s for fetching
+//! and converting, 5 MB, five redirects on the same host) and returned as text the model
+//! can read — HTML as Markdown, plain text and JSON as they are (`page.rs`, run off the
+//! async runtime by `convert.rs`; deep HTML bounded by `nesting.rs` and `tree.rs`). Which
+//! hosts may be fetched is the permission gate's (host rules, ask by default); that the
+//! connection goes to a public address, unless the user named the host, is this tool's
+//! (`address.rs`).
 
 mod address;
+mod convert;
+mod elements;
+mod html_scan;
+mod nesting;
+mod open_elements;
 mod page;
+mod tree;
 
 use crate::agent::tool::host_of;
 use crate::agent::{paths, Tool, ToolContext};
+use convert::{Unfinished, Until};
 use reqwest::{StatusCode, Url};
 use serde_json::{json, Value};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Bytes of a response read at most.
 pub const MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
@@ -19,8 +29,14 @@ pub const MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
 pub const MAX_CHARS: usize = 100_000;
 /// Redirects followed on the same host.
 pub const MAX_REDIRECTS: usize = 5;
-/// The whole fetch, lookups and redirects included.
+/// The whole fetch, lookups, redirects and the conversion to text included.
 const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One fetch's time: its deadline, and whether the page was read and is being converted.
+struct Budget {
+    until: Until,
+    converting: AtomicBool,
+}
 
 pub fn tool() -> Tool {
     Tool::builtin(
@@ -47,20 +63,23 @@ pub fn tool() -> Tool {
 async fn fetch(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
     let given = super::str_arg(&args, "url")?.trim().to_string();
     let max_chars = args["max_chars"].as_u64().map_or(MAX_CHARS, |n| (n as usize).clamp(100, MAX_CHARS));
-    let work = fetch_within_bounds(&given, max_chars);
+    let deadline = Instant::now() + TIMEOUT;
+    let budget = Budget { until: Until::deadline(deadline), converting: AtomicBool::new(false) };
+    let work = fetch_within_bounds(&given, max_chars, &budget);
     let outcome = tokio::select! {
-        outcome = tokio::time::timeout(TIMEOUT, work) => outcome,
+        outcome = tokio::time::timeout_at(deadline.into(), work) => outcome,
         _ = ctx.cancel.cancelled() => return Ok(json!({"error": "interrupted", "url": given})),
     };
     Ok(match outcome {
         Ok(Ok(result)) => result,
         Ok(Err(message)) => json!({"error": message, "url": given}),
+        Err(_) if budget.converting.load(Ordering::Relaxed) => json!({"error": page::time_up(), "url": given}),
         Err(_) => json!({"error": format!("the fetch took over {} s", TIMEOUT.as_secs()), "url": given}),
     })
 }
 
 /// The fetch, its redirects and the reading of the page.
-async fn fetch_within_bounds(given: &str, max_chars: usize) -> Result<Value, String> {
+async fn fetch_within_bounds(given: &str, max_chars: usize, budget: &Budget) -> Result<Value, String> {
     let mut url = Url::parse(given).map_err(|e| format!("not a URL ({e}): {given}"))?;
     let host = host_of(&url);
     let mut hops = 0;
@@ -90,7 +109,7 @@ async fn fetch_within_bounds(given: &str, max_chars: usize) -> Result<Value, Str
             url = next;
             continue;
         }
-        return read_page(url, status, response, max_chars).await;
+        return read_page(url, status, response, max_chars, budget).await;
     }
 }
 
@@ -143,6 +162,7 @@ async fn read_page(
     status: StatusCode,
     mut response: reqwest::Response,
     max_chars: usize,
+    budget: &Budget,
 ) -> Result<Value, String> {
     let content_type = response
         .headers()
@@ -161,7 +181,14 @@ async fn read_page(
         }
         body.extend_from_slice(&chunk);
     }
-    let text = page::render(&content_type, &body)?;
+    budget.converting.store(true, Ordering::Relaxed);
+    let kind = content_type.clone();
+    let rendered = match convert::off_thread(&budget.until, move |until| page::render(&kind, &body, until)).await {
+        Ok(rendered) => rendered?,
+        Err(Unfinished::TimeUp) => return Err(page::time_up()),
+        Err(Unfinished::Failed(why)) => return Err(format!("cannot convert {url}: {why}")),
+    };
+    let text = rendered.text;
     let total_chars = text.chars().count();
     let mut content: String = text.chars().take(max_chars).collect();
     if total_chars > max_chars {
@@ -169,9 +196,11 @@ async fn read_page(
     }
     let mut result =
         json!({"content": content, "url": url.as_str(), "status": status.as_u16(), "content_type": content_type});
-    if cut_bytes {
-        result["note"] =
-            json!(format!("only the first {} MB of the response was read", MAX_BODY_BYTES / (1024 * 1024)));
+    let cut =
+        cut_bytes.then(|| format!("only the first {} MB of the response was read", MAX_BODY_BYTES / (1024 * 1024)));
+    let notes: Vec<String> = cut.into_iter().chain(rendered.note).collect();
+    if !notes.is_empty() {
+        result["note"] = json!(notes.join("; "));
     }
     if !status.is_success() {
         result["error"] = json!(format!("the server answered {status}"));
