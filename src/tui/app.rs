@@ -695,6 +695,10 @@ impl App {
                 self.history.push(CellKind::Error(format!("Error: {text}")));
             }
             AgentEvent::TurnFinished { end, .. } => {
+                if self.confirm == Some(Confirm::QuitRunning) {
+                    // Asked only because a turn ran: with it over, the quit goes through.
+                    self.quit = true;
+                }
                 self.turn_finished(end == TurnEnd::Done);
                 let planned = self.planned.take();
                 if let Some(plan) = planned.filter(|_| self.status.mode() == crate::agent::mode::Mode::Plan) {

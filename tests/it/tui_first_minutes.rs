@@ -118,7 +118,7 @@ fn ctrl_c_asks_above_the_prompt_whether_to_quit() {
 
 /// Ctrl+D on an empty prompt and `/quit` quit at once while idle, but while a turn runs they
 /// ask above the prompt, whole at 80 columns, as Ctrl+C does: Esc lets the turn go on,
-/// Enter (or the same key or command again) quits.
+/// Enter (or the same key or command again) quits, and so does the turn's end.
 #[test]
 fn quitting_with_a_turn_running_asks_first() {
     let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
@@ -164,6 +164,14 @@ fn quitting_with_a_turn_running_asks_first() {
         };
         assert_eq!(asking(&mut app), vec![]);
         assert_eq!(asking(&mut app), vec![Action::Quit], "{ask} twice");
+
+        // Still asked when the turn ends: the quit goes through, nothing runs any more.
+        let mut app = self::app();
+        app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
+        assert_eq!(asking(&mut app), vec![]);
+        assert!(!app.quitting());
+        app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
+        assert!(app.quitting(), "{ask}: the turn ended");
     }
 }
 

@@ -25,7 +25,8 @@ pub enum Confirm {
     /// stopped the running turn.
     Quit { until: Instant, interrupted: bool },
     /// Ctrl+D on an empty prompt or `/quit` while a turn runs: Enter on the empty prompt (or
-    /// the same key or command again) quits, Esc lets the turn go on.
+    /// the same key or command again) quits, Esc lets the turn go on; the turn's end
+    /// quits too (the question held only while it ran).
     QuitRunning,
 }
 
