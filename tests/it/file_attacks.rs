@@ -1,7 +1,9 @@
 //! Links and FIFOs where elelem expects a file (issue 37 point 8), through the real binary:
 //! `/export` to a planted link, a FIFO or an existing file; a repository's command, skill
 //! or `AGENTS.md` linked to a key or into a directory `paths.deny` names; FIFO settings
-//! files (`hooks.json`, `prices.json`, `tui.json`) and `tui.json` linked to `/dev/zero`.
+//! files (`hooks.json`, `prices.json`, `tui.json`) and `tui.json` linked to `/dev/zero`;
+//! a Lua plugin file swapped for a FIFO or linked out of its project; an `AGENTS.md` under
+//! a folder `paths.deny` names (or linked into one); `elelem files` on a FIFO.
 //! Every run is bounded: a hang is a failure, not a stuck test.
 
 use crate::support::home::{elelem, Home, Tree};
@@ -309,7 +311,8 @@ impl Running {
     fn start(mut command: Command) -> Running {
         let mut child = command.spawn().unwrap();
         let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        for pipe in [Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, Box::new(child.stderr.take().unwrap())]
+        for pipe in
+            [Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, Box::new(child.stderr.take().unwrap())]
         {
             let seen = seen.clone();
             std::thread::spawn(move || {
@@ -419,4 +422,15 @@ fn an_agents_md_under_a_denied_folder_stays_out_of_the_system_prompt() {
         let recorded = all_files(&tree.path("home/.local/share"));
         assert!(!recorded.contains("INSIDE-DENIED-RULES") && !recorded.contains("LINKED-DENIED-RULES"), "{cwd}");
     }
+}
+
+#[test]
+fn elelem_files_refuses_a_fifo_at_once() {
+    let tree = Tree::with(&["proj", "home"]);
+    mkfifo(&tree.path("proj/pipe"));
+    let start = Instant::now();
+    let (status, out) = bounded(in_tree(&tree, "proj", &["files", "pipe"], &json!([])), "");
+    assert!(!status.success(), "{out}");
+    assert!(out.contains("cannot read pipe") && out.contains("not a regular file"), "{out}");
+    assert!(start.elapsed() < Duration::from_secs(15), "{:?}", start.elapsed());
 }
