@@ -1,6 +1,7 @@
 //! The integration tests, one module per area, linked as one test binary so the
 //! suite builds and links the crate once.
 
+mod binary_needs;
 mod permissions_support;
 mod support;
 
@@ -67,9 +68,9 @@ mod tool_safety;
 mod tools;
 mod trust;
 mod tui_composer;
-mod tui_first_minutes;
 mod tui_copy;
 mod tui_copy_pty;
+mod tui_first_minutes;
 mod tui_first_minutes_pty;
 mod tui_first_screen;
 mod tui_help_trust;
