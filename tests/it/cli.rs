@@ -163,9 +163,8 @@ fn piped_chat_refuses_an_approval_and_sends_the_next_line_as_a_prompt() {
     assert!(stdout.contains("stdin is not a terminal: its lines are prompts, not answers"), "{stdout}");
     assert_eq!(stdout.matches("stdin is not a terminal").count(), 1, "said once: {stdout}");
     assert!(!stdout.contains("Allow execute?"), "{stdout}");
-    assert!(
-        stdout.contains("x #1 execute touch RAN · Permission denied: execute needs approval, and a headless run cannot ask")
-    );
+    assert!(stdout
+        .contains("x #1 execute touch RAN · Permission denied: execute needs approval, and a headless run cannot ask"));
     assert!(stdout.contains("first reply"), "{stdout}");
     assert!(stdout.contains("> thanks\n"), "{stdout}");
     assert!(stdout.contains("second reply"), "the second line is a prompt: {stdout}");
@@ -481,5 +480,8 @@ fn line_mode_sets_thinking_apart_shows_tool_tails_and_failures_and_each_turns_to
                     turn ↑2.5k ↓52 · ";
     assert!(stdout.contains(expected), "{stdout}");
     let after = stdout.split("turn ↑2.5k ↓52 · ").nth(1).unwrap_or("");
-    assert!(after.starts_with(|c: char| c.is_ascii_digit()) && after.ends_with("s\n"), "no prompt left at the end: {stdout}");
+    assert!(
+        after.starts_with(|c: char| c.is_ascii_digit()) && after.ends_with("s\n"),
+        "no prompt left at the end: {stdout}"
+    );
 }

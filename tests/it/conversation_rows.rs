@@ -21,9 +21,7 @@ const LONG_REASON: &str = "shell commands are off in this project today because 
 /// `~/.agents/hooks.json` in `home`: a `PreToolUse` hook on reads that lets them through,
 /// and one on shell commands that refuses them with `LONG_REASON`.
 fn hooks_json() -> String {
-    let hook = |matcher: &str, command: &str| {
-        json!({"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": 30}]})
-    };
+    let hook = |matcher: &str, command: &str| json!({"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": 30}]});
     let refuse = format!("echo '{LONG_REASON}' >&2; exit 2");
     json!({"hooks": {"PreToolUse": [hook("Read", "cat > /dev/null; exit 0"), hook("Bash", &refuse)]}}).to_string()
 }
@@ -48,11 +46,7 @@ fn conversation_text(screen: &str) -> String {
 /// The text of the conversation's rows joined as one line: each row's inside, trimmed, so a
 /// wrapped reason reads as it was written.
 fn joined(conversation: &str) -> String {
-    conversation
-        .lines()
-        .map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace()))
-        .collect::<Vec<_>>()
-        .join(" ")
+    conversation.lines().map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace())).collect::<Vec<_>>().join(" ")
 }
 
 #[test]
@@ -75,7 +69,8 @@ fn a_passing_hook_adds_no_row_and_a_refusing_hooks_reason_is_shown_whole() {
     // The tool log still lists both runs.
     assert_eq!(screen.matches("hook PreToolUse").count(), 2, "{screen}");
     // The read's row follows the prompt directly.
-    let rows: Vec<&str> = conversation.lines().map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace())).collect();
+    let rows: Vec<&str> =
+        conversation.lines().map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace())).collect();
     let prompt = rows.iter().position(|r| r.contains("look around")).expect("the prompt");
     let next = rows[prompt + 1..].iter().find(|r| !r.is_empty()).unwrap_or(&"");
     assert!(next.starts_with("+ #2 read README.md"), "{next:?}\n{screen}");
@@ -113,7 +108,8 @@ fn numbered(n: usize) -> String {
 /// An edit of calc.py then a write that creates notes.txt (30 lines), as the agent shows
 /// them: rows, the changes, the results.
 fn edit_and_write(app: &mut App) {
-    let diff = "--- a/calc.py\n+++ b/calc.py\n@@ -1,3 +1,3 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n";
+    let diff =
+        "--- a/calc.py\n+++ b/calc.py\n@@ -1,3 +1,3 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n";
     let edit = call("e1", "edit", json!({"path": "calc.py", "old": "a - b", "new": "a + b"}));
     let write = call("w1", "write", json!({"path": "notes.txt", "content": numbered(30)}));
     let events = vec![
@@ -157,11 +153,15 @@ fn an_edits_diff_and_a_new_files_first_lines_show_under_their_rows() {
             app.history_mut().scroll_up(10_000);
             let buf = frame(&mut app, width, height);
             let screen = text(&buf);
-            for line in ["+ #1 edit calc.py", "│ -    return a - b", "│ +    return a + b", "+ #2 write notes.txt"] {
+            for line in ["+ #1 edit calc.py", "│ -    return a - b", "│ +    return a + b", "+ #2 write notes.txt"]
+            {
                 assert!(screen.contains(line), "{line:?} missing:\n{screen}");
             }
             if height == 40 {
-                assert!(screen.contains("│ +line 11") && !screen.contains("│ +line 12"), "the first 12 lines:\n{screen}");
+                assert!(
+                    screen.contains("│ +line 11") && !screen.contains("│ +line 12"),
+                    "the first 12 lines:\n{screen}"
+                );
                 assert!(screen.contains("⋮ 19 more lines (Space shows all)"), "{screen}");
             }
             let name = format!("inline_diff_{palette}_{width}x{height}");

@@ -383,7 +383,9 @@ fn permissions_command_shows_the_policy_of_each_tool() {
     assert!(stdout.contains("write      deny (headless run: cannot ask)\n"), "{stdout}");
     assert!(stdout.contains("edit       allow (--allow edit)\n"), "{stdout}");
     assert!(
-        stdout.contains("execute    deny (headless run: cannot ask)\n             allow commands starting `cargo test`\n"),
+        stdout.contains(
+            "execute    deny (headless run: cannot ask)\n             allow commands starting `cargo test`\n"
+        ),
         "{stdout}"
     );
     assert!(stdout.contains("glob       deny\n"), "{stdout}");
