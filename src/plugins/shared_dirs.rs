@@ -1,6 +1,7 @@
 //! Where files written for other agents live (`.agents/<kind>/`, `.claude/<kind>/`): the
-//! project's folders from the working directory up to the project root, nearest first,
-//! then the user's in the home directory; and `Guard`, the careful read of one such file,
+//! project's folders from the working directory up to the project root, nearest first
+//! (but those refused because a sandboxed command made them, `trust::refusal`), then the
+//! user's in the home directory; and `Guard`, the careful read of one such file,
 //! whose text reaches the model (through `safe_file`: a regular file only, so a FIFO never
 //! blocks, at most a cap of bytes, never from a directory `paths.deny` names, and a
 //! project's file never through a link out of the project).
