@@ -65,27 +65,8 @@ pub fn open_read(real: &Path) -> std::io::Result<File> {
 }
 
 /// What a file that is not a regular one is, for a message ("a FIFO (named pipe)"): the
-/// one wording the tools, `@` mentions and session files use.
-pub fn kind_name(kind: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt as _;
-    if kind.is_file() {
-        "a regular file"
-    } else if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else {
-        "a special file"
-    }
-}
+/// one wording the tools, `@` mentions and session files use (`safe_file`'s).
+pub use crate::safe_file::kind_name;
 
 /// What is at `real` now, the last component not followed: `None` when nothing is.
 pub fn kind(real: &Path) -> std::io::Result<Option<rustix::fs::FileType>> {
