@@ -1,10 +1,10 @@
 //! The nesting pass's rules for end tags (`mod.rs`): what each one pops from the parser's
 //! stack, or takes out of it.
 
+use super::super::elements::Tag;
+use super::super::html_scan::Tag as Token;
+use super::super::open_elements::Open;
 use super::{implied_end, Action, Pass};
-use crate::tools::web_fetch::elements::Tag;
-use crate::tools::web_fetch::html_scan::Tag as Token;
-use crate::tools::web_fetch::open_elements::Open;
 
 impl Pass<'_> {
     pub(super) fn end(&mut self, tag: &Token) -> Action {

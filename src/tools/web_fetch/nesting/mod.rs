@@ -174,20 +174,27 @@ impl<'a> Pass<'a> {
         })
     }
 
-    /// Opens a cell at `at` for the text that starts there, so it stays in the table.
+    /// Opens a cell at `at` for the text that starts there, so it stays in the table; when
+    /// no more elements may open, ends the table there instead.
     fn open_cell(&mut self, at: usize) {
         if at < self.copied {
             return;
         }
         let len = self.open.len();
-        if matches!(self.table_start(len, Open::html(Name::of(b"td"))), Action::Keep) {
-            let html = self.html;
-            let out = self.out.get_or_insert_with(|| String::with_capacity(html.len()));
-            out.push_str(&html[self.copied..at]);
-            out.push_str("<td>");
-            self.copied = at;
-            self.changed += 1;
-        }
+        let inserted = if matches!(self.table_start(len, Open::html(Name::of(b"td"))), Action::Keep) {
+            "<td>"
+        } else {
+            let table = self.open.search(len, |o| o.is(Tag::Table), |o| o.is(Tag::Template) || o.is(Tag::Frameset));
+            let Some(table) = table else { return };
+            self.open.pop_to(table);
+            "</table>"
+        };
+        let html = self.html;
+        let out = self.out.get_or_insert_with(|| String::with_capacity(html.len()));
+        out.push_str(&html[self.copied..at]);
+        out.push_str(inserted);
+        self.copied = at;
+        self.changed += 1;
     }
 
     /// Closes a `<p>` open in button scope.

@@ -1,10 +1,10 @@
 //! The nesting pass's rules for start tags (`mod.rs`): what each one closes, implies and
 //! opens in the parser's stack, tables, formatting elements and foster parenting included.
 
+use super::super::elements::{breaks_out, Name, RawKind, Tag};
+use super::super::html_scan::Tag as Token;
+use super::super::open_elements::{Open, OpenElements, MAX_DEPTH, MAX_FORMATTING};
 use super::{is_address_div_p, Action, Pass, INPUT, MAX_FOSTERED, SCRIPT, STYLE};
-use crate::tools::web_fetch::elements::{breaks_out, Name, RawKind, Tag};
-use crate::tools::web_fetch::html_scan::Tag as Token;
-use crate::tools::web_fetch::open_elements::{Open, OpenElements, MAX_DEPTH, MAX_FORMATTING};
 
 impl Pass<'_> {
     pub(super) fn start(&mut self, tag: &Token) -> Action {
