@@ -17,6 +17,10 @@ pub struct Tag {
     pub start: usize,
     pub end: usize,
     pub self_closing: bool,
+    /// Just past its name.
+    pub name_end: usize,
+    /// How many attributes it has.
+    pub count: usize,
     /// Where its attributes past `MAX_ATTRIBUTES` begin, when it has more.
     pub cut: Option<usize>,
     /// A hash of its attributes (as written), to tell formatting elements apart.
@@ -157,6 +161,8 @@ impl<'a> Scanner<'a> {
             start: lt,
             end: len,
             self_closing: false,
+            name_end: i,
+            count: 0,
             cut: None,
             attributes: 0,
             font_attributes: false,
@@ -224,6 +230,7 @@ impl<'a> Scanner<'a> {
         if count <= MAX_ATTRIBUTES {
             tag.cut = None;
         }
+        tag.count = count;
         self.pos = tag.end;
         Some(tag)
     }

@@ -197,6 +197,11 @@ impl OpenElements {
         self.reopen(reopen);
     }
 
+    /// How many formatting elements reconstruction would reopen now.
+    pub fn closed_formatting(&self) -> usize {
+        self.to_reopen(self.stack.len(), &[])
+    }
+
     /// Pops the elements from `len` up; a table cell, caption or object popped clears the
     /// formatting elements back to its marker.
     pub fn pop_to(&mut self, len: usize) {

@@ -47,6 +47,10 @@ pub fn cap(html: &str) -> Capped<'_> {
                 pass.keep(&tag);
                 scanner.stop();
             }
+            Action::Bare => {
+                let bare = format!("{}>", &html[tag.start..tag.name_end]);
+                pass.replace(&tag, &bare);
+            }
         }
     }
     let changed = pass.changed;
@@ -68,6 +72,8 @@ enum Action {
     Raw,
     /// Kept; the rest of the page is text.
     Stop,
+    /// Kept without its attributes.
+    Bare,
 }
 
 impl From<bool> for Action {
@@ -89,6 +95,8 @@ struct Pass<'a> {
     form: Option<u32>,
     /// Tags and text put before their table so far.
     fostered: usize,
+    /// Attributes the `<html>` and `<body>` tags gave their elements so far.
+    merged: usize,
     out: Option<String>,
     copied: usize,
     changed: usize,
@@ -102,6 +110,7 @@ impl<'a> Pass<'a> {
             dropped: HashMap::new(),
             form: None,
             fostered: 0,
+            merged: 0,
             out: None,
             copied: 0,
             changed: 0,
@@ -133,13 +142,17 @@ impl<'a> Pass<'a> {
 
     fn tag(&mut self, tag: &Token) -> Action {
         if let Some(text) = tag.text_before {
-            if text.solid && self.fostering() {
-                self.fostered += 1;
+            let fostering = self.fostering();
+            if fostering && text.solid {
+                // The text and the formatting elements reopened for it go before the table.
+                self.fostered += 1 + self.open.closed_formatting();
                 if self.fostered > MAX_FOSTERED {
                     self.open_cell(text.start);
                 }
             }
-            if self.open.top().is_none_or(|top| !top.foreign || top.integration_point()) {
+            // Spaces in a table go in as they are; other text reopens the formatting elements.
+            let html = self.open.top().is_none_or(|top| !top.foreign || top.integration_point());
+            if html && (text.solid || !fostering) {
                 self.open.reconstruct();
             }
         }

@@ -2,7 +2,7 @@
 //! opens in the parser's stack, tables, formatting elements and foster parenting included.
 
 use super::super::elements::{breaks_out, Name, RawKind, Tag};
-use super::super::html_scan::Tag as Token;
+use super::super::html_scan::{Tag as Token, MAX_ATTRIBUTES};
 use super::super::open_elements::{Open, OpenElements, MAX_DEPTH, MAX_FORMATTING};
 use super::{is_address_div_p, Action, Pass, INPUT, MAX_FOSTERED, SCRIPT, STYLE};
 
@@ -38,13 +38,23 @@ impl Pass<'_> {
                 | Tag::Form
         ) || [SCRIPT, STYLE].contains(&name.hash);
         if !in_tables && self.fostering() {
-            self.fostered += 1;
+            // It, and the formatting elements reopened before it, go before the table.
+            self.fostered += 1 + self.open.closed_formatting();
             if self.fostered > MAX_FOSTERED {
                 return Action::Drop;
             }
         }
         let open = &mut self.open;
         match name.tag {
+            // Each `<html>` or `<body>` adds its attributes to the element, which the tree
+            // compares with all it has: past `MAX_ATTRIBUTES` in all, they come bare.
+            Tag::Html | Tag::Body if tag.count > 0 => {
+                self.merged += tag.count;
+                match self.merged > MAX_ATTRIBUTES {
+                    true => Action::Bare,
+                    false => Action::Keep,
+                }
+            }
             Tag::Html | Tag::Head | Tag::Body | Tag::Col | Tag::Colgroup => open.apply(len, false, &[]).into(),
             Tag::Void | Tag::Br => {
                 let len = if name.hash == INPUT { self.select_at(len).unwrap_or(len) } else { len };
