@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod home;
+pub mod permissions;
 
 use elelem::agent::output::RecordingOutput;
 use elelem::agent::system_prompt::SystemPrompt;

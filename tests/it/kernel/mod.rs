@@ -1,0 +1,13 @@
+//! The kernel's contract: a turn, the objects, a tool call, batching, compaction and the context window.
+
+mod auto_compact;
+mod batching;
+mod before_line;
+mod context_window;
+mod contract;
+mod extensions;
+mod many_tool_calls;
+mod plan;
+mod repeated_reads;
+mod robustness_props;
+mod task;

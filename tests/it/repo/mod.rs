@@ -1,0 +1,5 @@
+//! Checks on the repository itself: the layers of ARCHITECTURE.md, the README, the built binary.
+
+mod binary_needs;
+mod layers;
+mod readme_keys;

@@ -1,0 +1,5 @@
+//! The built-in tools and the processes they start.
+
+mod builtin;
+mod processes;
+mod web_fetch;
