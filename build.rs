@@ -1,7 +1,7 @@
 //! Build script: packs the binary's relative relocations (`-z pack-relative-relocs`, DT_RELR)
 //! only when asked (`ELELEM_PACK_RELOCS=1`) and the target is Linux with glibc. A packed
 //! binary needs glibc 2.36 (`GLIBC_ABI_DT_RELR`), so the default build starts on older
-//! systems too (Ubuntu 22.04's 2.35, RHEL 9's 2.34); README's Performance section gives the
+//! systems too (Ubuntu 22.04's 2.35, RHEL 9's 2.34); docs/performance.md gives the
 //! RSS it saves.
 
 fn main() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark table (issue 13): every measure of the README's Performance section, one
+# The benchmark table (issue 13): every measure of docs/performance.md, one
 # Markdown table on stdout, medians of several runs.
 #   - headless `ask` and `ask --json` against a local OpenAI-protocol server
 #     (examples/sse_mock.rs) streaming a ~1 MB Markdown reply in 32-character SSE events,
