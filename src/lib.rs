@@ -15,6 +15,8 @@ pub mod editor;
 pub mod files;
 pub mod json_lines;
 pub mod pacing;
+pub mod panics;
+pub mod paths;
 pub mod plugins;
 pub mod process_tree;
 pub mod protocol;

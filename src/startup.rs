@@ -386,7 +386,7 @@ pub fn sandbox_label() -> String {
 pub fn quiet_caught_panics() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if !crate::agent::caught::panic_is_caught() {
+        if !crate::panics::panic_is_caught() {
             previous(info);
         }
     }));

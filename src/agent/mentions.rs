@@ -13,11 +13,11 @@
 //! asked). The file opened is the path that was checked, no symlink followed after
 //! (`no_follow`), and only a regular file is read: a FIFO or a device is refused.
 
-use super::no_follow;
 use super::output::{AgentEvent, Output};
-use super::paths;
 use super::tool::{Tool, ToolContext};
 use super::toolbox::Toolbox;
+use crate::paths;
+use crate::paths::no_follow;
 use crate::protocol::image::{self, Image, MAX_IMAGE_BYTES};
 use serde_json::{json, Value};
 use std::io::Read as _;

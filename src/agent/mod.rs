@@ -5,7 +5,6 @@
 #[allow(clippy::module_inception)]
 pub mod agent;
 pub mod batch;
-pub mod caught;
 pub mod commands;
 pub mod compaction;
 pub mod conversation;
@@ -15,13 +14,10 @@ pub mod interrupter;
 pub mod kept;
 pub mod mentions;
 pub mod mode;
-pub mod no_follow;
 pub mod observed;
 pub mod output;
-pub mod paths;
 pub mod plan;
 pub mod plugin;
-pub mod ready;
 pub mod repeats;
 pub mod session;
 pub mod shell_escape;

@@ -11,7 +11,6 @@
 mod lines;
 
 use super::agent::Agent;
-use super::caught::catch;
 use super::conversation::Conversation;
 use super::input::{Approver, Input, TextEditor};
 use super::interrupter::Interrupter;
@@ -19,6 +18,7 @@ use super::observed::{Observed, Observer, Watching};
 use super::output::{AgentEvent, ContextSnapshot, Output};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
+use crate::panics::catch;
 use crate::protocol::{Provider, ProviderError, ProviderSettings, Providers};
 use futures::future::BoxFuture;
 use std::collections::VecDeque;

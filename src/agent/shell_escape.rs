@@ -31,7 +31,7 @@ pub async fn run(
     let context = ToolContext::new(id, cancel.clone(), Some(output.clone()));
     let result = match runner {
         None => ToolResult::failure("cannot run the command: no shell is set up"),
-        Some(runner) => match super::caught::catch(runner(command.to_string(), context)).await {
+        Some(runner) => match crate::panics::catch(runner(command.to_string(), context)).await {
             Ok(Ok(value)) => ToolResult::from_value(value),
             Ok(Err(error)) => ToolResult::failure(format!("cannot run the command: {error:#}")),
             Err(panic) => ToolResult::failure(format!("cannot run the command: {panic}")),

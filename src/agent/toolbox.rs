@@ -8,9 +8,9 @@
 //! Calls may run at the same time (`agent/batch.rs`, sub-agents); their hooks up to the
 //! handler run one call at a time (`admission`), so approvals are asked one at a time.
 
-use super::caught::catch;
-use super::paths::{self, ResolvedPath};
 use super::tool::{PreApproval, Tool, ToolContext};
+use crate::panics::catch;
+use crate::paths::{self, ResolvedPath};
 use crate::protocol::{ToolResult, ToolSpec};
 use futures::future::BoxFuture;
 use futures::FutureExt;

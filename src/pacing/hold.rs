@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use tokio::time::Instant;
 
-use crate::agent::ready::{ready_next, Ready};
 use crate::protocol::joined::{push_joined, Joinable};
+use crate::protocol::readiness::{ready_next, Ready};
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 
 type Event = Result<ProviderEvent, ProviderError>;

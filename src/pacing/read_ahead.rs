@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
-use crate::agent::ready::{ready_next, Ready};
 use crate::protocol::joined::push_joined;
+use crate::protocol::readiness::{ready_next, Ready};
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 
 type Event = Result<ProviderEvent, ProviderError>;

@@ -8,6 +8,7 @@ pub mod joined;
 pub mod message;
 pub mod models;
 pub mod provider;
+pub mod readiness;
 pub mod tool;
 
 pub use image::Image;

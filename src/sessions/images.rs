@@ -3,7 +3,7 @@
 //! file is gone or changed is not sent: it is dropped from its message, whose text gets a
 //! note saying so, and the user is told.
 
-use crate::agent::no_follow;
+use crate::paths::no_follow;
 use crate::protocol::image::{Image, MAX_IMAGE_BYTES};
 use crate::protocol::Message;
 use std::io::Read as _;

@@ -101,7 +101,7 @@ fn regular(path: &Path, file: File) -> io::Result<File> {
     }
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{} is {}, not a regular file", path.display(), crate::agent::no_follow::kind_name(kind)),
+        format!("{} is {}, not a regular file", path.display(), crate::paths::no_follow::kind_name(kind)),
     ))
 }
 

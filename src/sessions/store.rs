@@ -80,7 +80,7 @@ impl Store {
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if !meta.file_type().is_file() => format!(
                 "session {id:?} is {}, not a regular file; elelem reads and writes session files only directly",
-                crate::agent::no_follow::kind_name(meta.file_type())
+                crate::paths::no_follow::kind_name(meta.file_type())
             ),
             _ => format!("no session {id:?}; `elelem sessions` lists them"),
         }

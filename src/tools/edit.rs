@@ -6,9 +6,9 @@
 
 use super::regular::{self, TEXT_CAP};
 use super::{diff, nearest, write::write_atomic};
-use crate::agent::caught::run_blocking;
-use crate::agent::paths;
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
+use crate::panics::run_blocking;
+use crate::paths;
 use anyhow::Context as _;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -111,7 +111,7 @@ pub async fn preview_in(args: &Value, ctx: &ToolContext) -> Result<String, Strin
 /// The arguments of one edit.
 struct Request {
     path: String,
-    /// Where `path` leads (`agent::paths::resolve`).
+    /// Where `path` leads (`paths::resolve`).
     real: PathBuf,
     /// The file's text as the front end has it (`None`: read the file).
     text: Option<String>,

@@ -24,8 +24,8 @@ pub mod task;
 pub mod web_fetch;
 pub mod write;
 
-use crate::agent::paths;
 use crate::agent::{Plugin, Session, Tool, ToolContext};
+use crate::paths;
 use std::path::{Path, PathBuf};
 
 pub struct BuiltinTools;
@@ -83,7 +83,7 @@ pub(crate) fn str_arg<'a>(args: &'a serde_json::Value, name: &str) -> anyhow::Re
 
 /// Path argument `arg` as the model gave it, and where it leads: the path resolved once
 /// for this call (which the permissions gate checked), or, for a handler called without
-/// the toolbox, resolved now the same way (`agent::paths::resolve`).
+/// the toolbox, resolved now the same way (`paths::resolve`).
 pub(crate) fn path_arg(args: &serde_json::Value, ctx: &ToolContext, arg: &str) -> anyhow::Result<(String, PathBuf)> {
     let given = str_arg(args, arg)?.to_string();
     let real = match ctx.path(arg) {

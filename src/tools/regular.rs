@@ -35,7 +35,7 @@ impl FileError {
 /// What a path holds when it is not a regular file (`None` for a regular file).
 pub fn irregular_kind(meta: &Metadata) -> Option<&'static str> {
     let kind = meta.file_type();
-    (!kind.is_file()).then(|| crate::agent::no_follow::kind_name(kind))
+    (!kind.is_file()).then(|| crate::paths::no_follow::kind_name(kind))
 }
 
 /// `Ok` when `meta` is a regular file's.
@@ -70,7 +70,7 @@ pub fn open_listed(path: &Path) -> Result<(File, Metadata), FileError> {
 /// the one the permissions gate checked — without following any symlink on the way
 /// (`no_follow`), never blocking; errors name the path as the model gave it (`shown`).
 pub fn open_real(shown: &Path, real: &Path) -> Result<(File, Metadata), FileError> {
-    let file = crate::agent::no_follow::open_read(real).map_err(|e| FileError::io(shown, e))?;
+    let file = crate::paths::no_follow::open_read(real).map_err(|e| FileError::io(shown, e))?;
     let meta = file.metadata().map_err(|e| FileError::io(shown, e))?;
     check_regular(shown, &meta)?;
     Ok((file, meta))

@@ -9,9 +9,9 @@
 
 use super::diff;
 use super::regular::{self, FileError, TEXT_CAP};
-use crate::agent::caught::run_blocking;
-use crate::agent::{no_follow, paths};
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
+use crate::panics::run_blocking;
+use crate::paths::{self, no_follow};
 use anyhow::Context as _;
 use serde_json::{json, Value};
 use std::path::Path;

@@ -6,7 +6,7 @@
 
 use super::{Agent, Response, MAX_TOOL_CALLS};
 use crate::agent::output::{AgentEvent, Delta};
-use crate::agent::ready::{ready_next, Ready};
+use crate::protocol::readiness::{ready_next, Ready};
 use crate::protocol::{ProviderError, ProviderEvent, Request, ThinkingBlock};
 use futures::StreamExt;
 

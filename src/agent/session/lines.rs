@@ -4,9 +4,9 @@
 
 use super::{NextLine, PromptCheck, Session, MAX_STOP_CONTINUES};
 use crate::agent::agent::TurnOutcome;
-use crate::agent::caught::{catch, catch_sync};
 use crate::agent::commands::Flow;
 use crate::agent::output::AgentEvent;
+use crate::panics::{catch, catch_sync};
 use tokio_util::sync::CancellationToken;
 
 impl Session {

@@ -3,7 +3,7 @@
 //! where file text goes), with `FileAccess` and `PreApproval`.
 
 use crate::agent::output::{AgentEvent, Delta, Output};
-use crate::agent::paths::ResolvedPath;
+use crate::paths::ResolvedPath;
 use crate::protocol::Image;
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -140,7 +140,7 @@ impl ToolContext {
         self
     }
 
-    /// Where path argument `arg` points, as resolved once for this call (`agent::paths`):
+    /// Where path argument `arg` points, as resolved once for this call (`paths`):
     /// the gate checked this path, and the tool must open this one, not the text given.
     pub fn path(&self, arg: &str) -> Option<&std::path::Path> {
         self.paths.iter().find(|p| p.arg == arg).map(|p| p.real.as_path())
@@ -180,6 +180,6 @@ impl ToolContext {
     /// Runs blocking work off the async threads; a panic there fails this call like a
     /// panic in the handler itself.
     pub async fn blocking<R: Send + 'static>(&self, f: impl FnOnce() -> R + Send + 'static) -> anyhow::Result<R> {
-        crate::agent::caught::run_blocking(f).await
+        crate::panics::run_blocking(f).await
     }
 }

@@ -5,7 +5,7 @@
 //! file; the records it writes (`file_before`, `file_after`, `undo`) rebuild the same state
 //! when a session is resumed. Undoing is `undo.rs`.
 
-use crate::agent::no_follow;
+use crate::paths::no_follow;
 use base64::Engine as _;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -53,7 +53,7 @@ pub struct Snapshot {
 }
 
 /// Reads what `path` (absolute, resolved) holds now, no symlink followed on the way or at
-/// the end (`agent::no_follow`); `None` for something that is not a regular file (a
+/// the end (`paths::no_follow`); `None` for something that is not a regular file (a
 /// symlink, a directory, a device: the tools refuse those anyway) or cannot be read.
 pub fn snapshot(path: &Path) -> Option<Snapshot> {
     let file = match no_follow::open_read(path) {

@@ -5,7 +5,7 @@
 //! restored, never through a symlink, and only with content that matches its hash.
 
 use super::store::{self, snapshot, Checkpoint, FileState, Store};
-use crate::agent::no_follow;
+use crate::paths::no_follow;
 use crate::plugins::trust::project_root;
 use anyhow::{bail, Context as _};
 use std::fmt::Write as _;
@@ -125,7 +125,7 @@ pub fn inside_project(path: &Path, root: &Path) -> bool {
         && path.starts_with(root)
 }
 
-/// Puts one file back, never through a symlink (`agent::no_follow`: a link now at the path
+/// Puts one file back, never through a symlink (`paths::no_follow`: a link now at the path
 /// is replaced or deleted itself, one on the way fails); content only when it still
 /// matches its SHA-256. What happened, and what the file holds afterwards (when known).
 fn restore(store: &Store, target: &Checkpoint, now: Option<FileState>) -> (String, Option<FileState>) {

@@ -12,7 +12,7 @@
 //! worker too, so neither exit nor a signal waits for plugin code.
 
 use super::prelude::PRELUDE;
-use crate::agent::caught::catch_sync;
+use crate::panics::catch_sync;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, VmState};
 use parking_lot::Mutex;

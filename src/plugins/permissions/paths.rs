@@ -1,11 +1,11 @@
 //! Where a tool's path arguments point: inside the project root, under a directory a
 //! `paths` rule names, or outside. The path is the one the toolbox resolved for the call
-//! (`agent::paths`: `~` is home, `..` taken, symlinks followed as far as the path exists),
+//! (`paths`: `~` is home, `..` taken, symlinks followed as far as the path exists),
 //! the same one the tool then opens.
 
 #[cfg(test)]
-use crate::agent::paths::canonical;
-pub use crate::agent::paths::resolve;
+use crate::paths::canonical;
+pub use crate::paths::resolve;
 use std::path::{Path, PathBuf};
 
 /// The `paths` entry of a permissions file: `{"allow": ["/tmp", "~/notes"], "deny": ["~/.ssh"]}`.

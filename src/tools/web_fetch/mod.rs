@@ -16,7 +16,8 @@ mod page;
 mod tree;
 
 use crate::agent::tool::host_of;
-use crate::agent::{paths, Tool, ToolContext};
+use crate::agent::{Tool, ToolContext};
+use crate::paths;
 use convert::{Unfinished, Until};
 use reqwest::{StatusCode, Url};
 use serde_json::{json, Value};

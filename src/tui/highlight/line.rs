@@ -131,7 +131,7 @@ impl LineHighlighter {
 /// Runs syntect work, catching a panic in it: `None` when it panicked. The thread is marked
 /// meanwhile (the kernel's one "caught" flag), so the panic hooks leave such a panic alone.
 pub(super) fn guarded<T>(job: impl FnOnce() -> T) -> Option<T> {
-    crate::agent::caught::catch_sync(job).ok()
+    crate::panics::catch_sync(job).ok()
 }
 
 /// The parse memo: what parsing a short line from a given parser state gave. A line is kept

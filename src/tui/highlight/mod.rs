@@ -303,8 +303,8 @@ mod tests {
         let _panic = inject::panic_on("BOOM");
         assert_ne!(highlighted, plain_code(code, true));
         assert_eq!(highlight_uncached(code, "rust", true), plain_code(code, true));
-        assert_eq!(line::guarded(crate::agent::caught::panic_is_caught), Some(true));
-        assert!(!crate::agent::caught::panic_is_caught());
+        assert_eq!(line::guarded(crate::panics::panic_is_caught), Some(true));
+        assert!(!crate::panics::panic_is_caught());
     }
 
     /// Inputs that differ in anything the lines depend on (code, language, colour, theme) get

@@ -164,7 +164,7 @@ fn undo_modes() {
 pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if crate::agent::caught::panic_is_caught() {
+        if crate::panics::panic_is_caught() {
             return;
         }
         // Let a frame being written finish first (bounded: a stuck terminal must not keep

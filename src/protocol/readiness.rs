@@ -1,5 +1,6 @@
-//! Taking what a stream has ready without waiting for the network: its next item if it is
-//! there now, or once the tasks already queued on the runtime have run.
+//! Stream readiness (`Ready`, `ready_next`): taking what a stream has ready without
+//! waiting for the network: its next item if it is there now, or once the tasks already
+//! queued on the runtime have run.
 //!
 //! An HTTP client hands a body over one chunk at a time: the connection's task decodes the
 //! next chunk only once the last was taken. A reader that finds nothing ready lets that task

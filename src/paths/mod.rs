@@ -1,6 +1,11 @@
-//! Where a path a tool was given points, worked out once per call: the toolbox resolves
-//! each argument a tool declares with `Tool::touches_paths` before any hook runs, and the
-//! permissions gate, the checkpoints and the tool itself all use that one answer
+//! Path safety, a ground-floor module (it imports only `safe_file`): where a path a tool
+//! was given points (this file) and opening it without following a symlink on the way
+//! (`no_follow`). The kernel's toolbox, the tools, the permissions gate, the checkpoints,
+//! `@` mentions and the session files all use it.
+//!
+//! Where a path points is worked out once per call: the toolbox resolves each argument a
+//! tool declares with `Tool::touches_paths` before any hook runs, and the permissions
+//! gate, the checkpoints and the tool itself all use that one answer
 //! (`ToolContext::path`), so what was checked is what is opened.
 //!
 //! Resolving: a leading `~` (alone or `~/…`) is the home directory, for the tools as for
@@ -8,6 +13,8 @@
 //! are taken in order; and every existing prefix is replaced by its canonical form (a
 //! symlink resolves to where it points, a dangling one is followed by hand), so the
 //! result names the file the call really reaches, with no symlink left in what exists.
+
+pub mod no_follow;
 
 use std::path::{Component, Path, PathBuf};
 

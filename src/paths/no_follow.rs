@@ -4,7 +4,7 @@
 //! symlink swapped in after the check, anywhere in the path, makes the open fail instead
 //! of leading somewhere else; a write replaces such a link, it never writes through it.
 //!
-//! The paths given here come from `agent::paths::resolve`: absolute, with no symlink in
+//! The paths given here come from `paths::resolve`: absolute, with no symlink in
 //! the part that existed when the call was checked.
 
 use rustix::fs::{AtFlags, Mode, OFlags, CWD};

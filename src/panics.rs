@@ -1,7 +1,9 @@
-//! Panics that become tool results. While a tool, hook or command runs — on the async
-//! thread that polls it, or on the blocking thread `run_blocking` gives it — the thread is
-//! marked, so a panic hook can tell a caught panic (reported to the model, nothing printed,
-//! the terminal left alone) from one that will end the program.
+//! Caught panics, a leaf: a panic in a tool, hook, command, plugin or the highlighter
+//! becomes an error value (a tool result) instead of ending the program. While a tool,
+//! hook or command runs — on the async thread that polls it, or on the blocking thread
+//! `run_blocking` gives it — the thread is marked, so a panic hook can tell a caught
+//! panic (reported to the model, nothing printed, the terminal left alone) from one that
+//! will end the program.
 
 use futures::FutureExt;
 use std::any::Any;
