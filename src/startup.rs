@@ -113,6 +113,8 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
     let commands_trust = project_trust(options, &project);
     // TRUST: the project's hooks run only when the project is trusted.
     let (hooks_cwd, hooks_trust) = (project.clone(), project_trust(options, &project));
+    // TRUST: the project's language servers (lsp.json) start only when the project is trusted.
+    let (cwd_for_lsp, lsp_trust) = (project.clone(), project_trust(options, &project));
     let mcp = McpSettings {
         trust: project_trust(options, &project),
         headless: options.headless || options.settle_mcp,
@@ -131,6 +133,7 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
         Arc::new(crate::plugins::nested_agents::NestedAgents::new()),
         Arc::new(CostPlugin::new(home())),
         Arc::new(checkpoints),
+        Arc::new(crate::plugins::lsp::LspPlugin::new(home(), cwd_for_lsp, lsp_trust, lsp_contain())),
         Arc::new(HooksPlugin::new(
             home(),
             hooks_cwd,
@@ -161,6 +164,26 @@ fn hook_runner() -> CommandRunner {
             };
             Ok::<Ran, anyhow::Error>(Ran { ended, stdout: piped.stdout, stderr: piped.stderr })
         })
+    })
+}
+
+/// How a language server starts: without secret variables, and contained like a command
+/// while the sandbox is on (a server runs the project's code: build scripts, proc macros,
+/// plugins it loads), else in a process group of its own.
+fn lsp_contain() -> crate::plugins::lsp::Contain {
+    Arc::new(|cmd: &mut tokio::process::Command, project: &Path| {
+        let policy = SecretPolicy::from_env();
+        let contained = crate::tools::sandbox::active();
+        let removed = if contained { policy.removed_names_contained() } else { policy.removed_names() };
+        for name in removed {
+            cmd.env_remove(name);
+        }
+        if contained {
+            crate::tools::sandbox::contain(cmd, project, None)
+        } else {
+            cmd.process_group(0);
+            Ok(())
+        }
     })
 }
 
@@ -413,6 +436,7 @@ pub fn protect_process() {
 pub fn shutdown() {
     crate::tools::process_groups::kill_all();
     crate::plugins::mcp::stop_all();
+    crate::plugins::lsp::stop_all();
     crate::tools::sandbox::remove_temp();
 }
 

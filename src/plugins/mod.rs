@@ -11,6 +11,7 @@ pub mod context_commands;
 pub mod cost;
 pub mod front_matter;
 pub mod hooks;
+pub mod lsp;
 pub mod lua;
 pub mod mcp;
 pub mod md_commands;

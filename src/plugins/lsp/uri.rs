@@ -1,0 +1,77 @@
+//! `file://` URIs for paths and back: every byte outside RFC 3986's unreserved set and
+//! `/` percent-encoded, so any path (spaces, `#`, `%`, non-UTF-8 bytes) survives the trip;
+//! what a server sends back is decoded and compared as a path.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+/// `file:///…` for an absolute `path`.
+pub fn from_path(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for &byte in path.as_os_str().as_bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            uri.push(byte as char);
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
+/// The path a `file:` URI names (`file:///p`, `file://localhost/p`); `None` for any other.
+pub fn to_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://").or_else(|| uri.strip_prefix("FILE://"))?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest).as_bytes();
+    let mut bytes = Vec::with_capacity(rest.len());
+    let mut i = 0;
+    while i < rest.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (rest[i], rest.get(i + 1).copied().and_then(hex), rest.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(high), Some(low)) => {
+                bytes.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                bytes.push(byte);
+                i += 1;
+            }
+        }
+    }
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+/// The file name's extension, lower-cased (`None` without one).
+pub fn extension(path: &Path) -> Option<String> {
+    path.extension().and_then(OsStr::to_str).map(str::to_ascii_lowercase)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_survive_the_round_trip() {
+        for path in ["/tmp/a.py", "/tmp/with space/#x%y.py", "/tmp/é/ü.rs"] {
+            let uri = from_path(Path::new(path));
+            assert!(uri.is_ascii() && !uri[7..].contains([' ', '#']), "{uri}");
+            assert_eq!(to_path(&uri).as_deref(), Some(Path::new(path)), "{uri}");
+            assert!(uri.parse::<lsp_types::Uri>().is_ok(), "{uri} must parse as a URI");
+        }
+        let odd = PathBuf::from(std::ffi::OsString::from_vec(b"/tmp/\xff.py".to_vec()));
+        assert_eq!(to_path(&from_path(&odd)), Some(odd));
+    }
+
+    #[test]
+    fn servers_spellings_are_read() {
+        assert_eq!(to_path("file:///tmp/a%3A.py"), Some(PathBuf::from("/tmp/a:.py")));
+        assert_eq!(to_path("file://localhost/tmp/a.py"), Some(PathBuf::from("/tmp/a.py")));
+        assert_eq!(to_path("file:///tmp/a%zz"), Some(PathBuf::from("/tmp/a%zz")));
+        assert_eq!(to_path("untitled:1"), None);
+        assert_eq!(to_path("file://host/tmp"), None);
+    }
+}
