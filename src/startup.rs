@@ -24,9 +24,11 @@ use crate::plugins::lua::{Endpoint, Folders, LuaSettings, PluginFiles, Wire};
 pub use crate::plugins::mcp::config::{ServerConfig as McpServer, Transport as McpTransport, DEFAULT_CALL_TIMEOUT};
 use crate::plugins::mcp::{McpPlugin, McpSettings};
 use crate::plugins::md_commands::MarkdownCommands;
+use crate::plugins::mentions::Mentions;
 use crate::plugins::permissions::{PermissionFlags, PermissionsPlugin};
 use crate::plugins::redact::RedactPlugin;
 use crate::plugins::sandbox_command::SandboxCommand;
+use crate::plugins::shell_escape::ShellEscape;
 use crate::plugins::skills::SkillsPlugin;
 use crate::plugins::transcript_export::TranscriptExport;
 use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
@@ -124,6 +126,9 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
     };
     vec![
         Arc::new(BuiltinTools),
+        // What the user types: `!command` lines run in the shell, `@path` mentions attached.
+        Arc::new(ShellEscape::new(crate::tools::shell::runner())),
+        Arc::new(Mentions),
         Arc::new(McpPlugin::new(mcp)),
         Arc::new(PermissionsPlugin::new(flags)),
         Arc::new(BuiltinCommands),

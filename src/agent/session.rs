@@ -2,7 +2,9 @@
 //! blocks filled them. Dispatches a line (command or turn: `session/lines.rs`) and forwards the agent's parts
 //! so plugin code rarely touches the agent directly. Plugins may observe every event the
 //! output shows and queue lines as if the user had typed them, and each plugin's
-//! `before_line` hook runs before every turn and slash command.
+//! `before_line` hook runs before every turn and slash command. A plugin may take a typed
+//! line before it is dispatched (`take_line`) and attach to a prompt before it is sent
+//! (`attach`): features that read what the user typed are plugins, not the session's.
 //!
 //! The `Plugin` trait is defined here, with the session that runs it (`plugin.rs` adds
 //! `SetupBlock`); the commands registry (`commands.rs`) does not know the session, so no
@@ -19,6 +21,7 @@ use super::output::{AgentEvent, ContextSnapshot, Output};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use crate::panics::catch;
+use crate::protocol::image::Image;
 use crate::protocol::{Provider, ProviderError, ProviderSettings, Providers};
 use futures::future::BoxFuture;
 use std::collections::VecDeque;
@@ -46,6 +49,14 @@ pub enum PromptCheck {
     Refuse(String),
 }
 
+/// A prompt on its way to the model: its text and the images sent with it. Plugins'
+/// `attach` hooks add to it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prompt {
+    pub text: String,
+    pub images: Vec<Image>,
+}
+
 /// How many times in a row plugins may send a turn on after it ended (`Plugin::on_stop`).
 pub const MAX_STOP_CONTINUES: usize = 8;
 
@@ -64,11 +75,37 @@ pub trait Plugin: Send + Sync {
         let _ = (session, next);
         Box::pin(async {})
     }
-    /// Runs for each prompt the user sends, before mentioned files are attached: it may
-    /// add text after the prompt or refuse it. By default, `Go(None)`.
+    /// Runs for each line typed (or queued) that is not blank, before it is dispatched, for
+    /// every plugin in order until one returns true: that plugin took the line and handled
+    /// it, and it goes no further (no command, no turn, no `before_line`). A panic in it is
+    /// shown as an error and the next plugin is asked. By default, not taken.
+    fn take_line<'a>(
+        &'a self,
+        session: &'a mut Session,
+        line: &'a str,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, bool> {
+        let _ = (session, line, cancel);
+        Box::pin(async { false })
+    }
+    /// Runs for each prompt the user sends, before any `attach` hook: it may add text
+    /// after the prompt or refuse it. By default, `Go(None)`.
     fn on_prompt<'a>(&'a self, prompt: &'a str, cancel: &'a CancellationToken) -> BoxFuture<'a, PromptCheck> {
         let _ = (prompt, cancel);
         Box::pin(async { PromptCheck::Go(None) })
+    }
+    /// Runs for each prompt about to be sent, after every `on_prompt` hook, for every
+    /// plugin in order: it may add to the prompt (text after it, images), or return
+    /// `Err(reason)` to send nothing (the user is shown the reason and the turn fails). A
+    /// panic in it is shown as an error. By default, the prompt is left as it is.
+    fn attach<'a>(
+        &'a self,
+        session: &'a mut Session,
+        prompt: &'a mut Prompt,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        let _ = (session, prompt, cancel);
+        Box::pin(async { Ok(()) })
     }
     /// Runs when a turn ended with a reply (`again`: the turn was itself sent on by a
     /// plugin); `Some(text)` sends the turn on with that text as the next prompt (at most
@@ -93,12 +130,8 @@ pub struct Session {
     approver: Arc<dyn Approver>,
     interrupter: Interrupter,
     plugins: Vec<Arc<dyn Plugin>>,
-    /// What the user did outside a turn (`!command` runs) for the next prompt to carry.
+    /// What happened outside a turn (plugins' notes) for the next prompt to carry.
     notes: Vec<String>,
-    /// `!command` runs so far, to number them.
-    shell_runs: usize,
-    /// What runs a `!command` (set by a plugin: the built-in tools).
-    shell_runner: Option<super::shell_escape::ShellRunner>,
     observers: Arc<RwLock<Vec<Watching>>>,
     /// Lines to dispatch before reading the input again.
     queued: VecDeque<String>,
@@ -128,8 +161,6 @@ impl Session {
             interrupter: Interrupter::default(),
             plugins: Vec::new(),
             notes: Vec::new(),
-            shell_runs: 0,
-            shell_runner: None,
             observers,
             queued: VecDeque::new(),
             editor: None,
@@ -266,8 +297,8 @@ impl Session {
         self.agent.transcript().system_prompt.cwd().to_path_buf()
     }
 
-    /// Adds a note for the next prompt to carry, before it (like a `!command`'s), so what
-    /// it says stays in the conversation from then on.
+    /// Adds a note for the next prompt to carry, before it, so what it says stays in the
+    /// conversation from then on.
     pub(crate) fn add_note(&mut self, note: impl Into<String>) {
         self.notes.push(note.into());
     }
@@ -289,11 +320,6 @@ impl Session {
             self.publish_context();
         }
         kept
-    }
-
-    /// Sets what runs the user's `!command` lines.
-    pub(crate) fn set_shell_runner(&mut self, runner: super::shell_escape::ShellRunner) {
-        self.shell_runner = Some(runner);
     }
 
     /// Switches to another provider by name, keeping the conversation.

@@ -70,7 +70,6 @@ impl Plugin for BuiltinTools {
         for tool in all() {
             toolbox.add(tool);
         }
-        session.set_shell_runner(shell::runner());
         process_groups::reap_orphans_in_background();
         Ok(())
     }

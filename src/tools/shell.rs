@@ -1,4 +1,4 @@
-//! The user's `!command` (the session's `ShellRunner`, set by `BuiltinTools`): run as
+//! The user's `!command` (the runner `startup` hands the shell escape plugin): run as
 //! `execute` runs a command (`run_command`: without secret variables, output kept capped,
 //! stopped past the output limit or the timeout, its whole process tree killed on
 //! interrupt and its background jobs at exit), with the values of secret variables masked
@@ -6,13 +6,13 @@
 
 use super::run_command::{self, Limits};
 use super::secret_env::{mask, SecretPolicy};
-use crate::agent::shell_escape::ShellRunner;
+use crate::agent::tool::ToolFuture;
 use crate::agent::ToolContext;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The runner for `Session::set_shell_runner`.
-pub fn runner() -> ShellRunner {
+/// The runner of `!command` lines (`plugins/shell_escape.rs`'s `ShellRunner`).
+pub fn runner() -> Arc<dyn Fn(String, ToolContext) -> ToolFuture + Send + Sync> {
     Arc::new(|command, ctx| Box::pin(async move { run(&command, &ctx).await }))
 }
 

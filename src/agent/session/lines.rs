@@ -1,8 +1,8 @@
 //! How a `Session` takes its lines: the run loop over the input (and the queued lines), a
-//! line dispatched (blank skipped, `!command`, a slash command, or a turn), a turn with the
-//! plugins' prompt and stop hooks and its mentions attached, and `/compact`.
+//! line dispatched (blank skipped, taken by a plugin, a slash command, or a turn), a turn
+//! with the plugins' prompt, attach and stop hooks, and `/compact`.
 
-use super::{NextLine, PromptCheck, Session, MAX_STOP_CONTINUES};
+use super::{NextLine, Prompt, PromptCheck, Session, MAX_STOP_CONTINUES};
 use crate::agent::agent::TurnOutcome;
 use crate::agent::commands::Flow;
 use crate::agent::output::AgentEvent;
@@ -10,9 +10,9 @@ use crate::panics::{catch, catch_sync};
 use tokio_util::sync::CancellationToken;
 
 impl Session {
-    /// Runs one turn. Notes of `!command` runs since the last turn go before the prompt;
-    /// files it mentions (`@src/main.rs`) are attached after it, each checked by the
-    /// toolbox's before hooks as a path a tool would read (`mentions`).
+    /// Runs one turn. Notes plugins left since the last turn go before the prompt; what
+    /// the plugins' `attach` hooks add (files, images) and what their `on_prompt` hooks
+    /// added go after it.
     pub async fn turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
         self.before_line(NextLine::Turn).await;
         let mut added = Vec::new();
@@ -48,30 +48,21 @@ impl Session {
         outcome
     }
 
-    /// The turn itself: mentioned files attached after the prompt, then `added` (what
-    /// plugins added), with the notes of `!command` runs before it.
+    /// The turn itself: the plugins' `attach` hooks run on the prompt, then `added` (what
+    /// `on_prompt` hooks added) goes after it, with the notes plugins left before it.
     async fn agent_turn(&mut self, prompt: &str, added: &[String], cancel: CancellationToken) -> TurnOutcome {
-        let (prompt, images) = match prompt.contains('@') {
-            true => {
-                let cwd = self.agent.transcript().system_prompt.cwd().to_path_buf();
-                let provider = self.agent.provider().clone();
-                let to = crate::agent::mentions::For {
-                    cwd: &cwd,
-                    toolbox: self.agent.toolbox(),
-                    cancel: &cancel,
-                    output: self.agent.output(),
-                    no_images: (!provider.accepts_images()).then(|| provider.model()),
-                };
-                match crate::agent::mentions::attach(prompt, to).await {
-                    Ok(attached) => (attached.text, attached.images),
-                    Err(refusal) => {
-                        self.agent.output().emit(AgentEvent::Error(format!("{refusal}. Nothing was sent.")));
-                        return TurnOutcome { reply: String::new(), end: crate::agent::output::TurnEnd::Failed };
-                    }
+        let mut attached = Prompt { text: prompt.to_string(), images: Vec::new() };
+        for plugin in self.plugins.clone() {
+            match catch(plugin.attach(self, &mut attached, &cancel)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(refusal)) => {
+                    self.agent.output().emit(AgentEvent::Error(format!("{refusal}. Nothing was sent.")));
+                    return TurnOutcome { reply: String::new(), end: crate::agent::output::TurnEnd::Failed };
                 }
+                Err(panic) => self.agent.output().emit(AgentEvent::Error(panic)),
             }
-            false => (prompt.to_string(), Vec::new()),
-        };
+        }
+        let Prompt { text: prompt, images } = attached;
         let prompt = match added.is_empty() {
             true => prompt,
             false => format!("{prompt}\n\n{}", added.join("\n\n")),
@@ -83,15 +74,6 @@ impl Session {
         full.push_str("\n\n");
         full.push_str(&prompt);
         self.agent.turn_with_images(&full, images, cancel).await
-    }
-
-    /// `!command`: runs it as the user and keeps a note of it for the next prompt.
-    async fn shell(&mut self, command: &str, cancel: CancellationToken) {
-        self.shell_runs += 1;
-        let id = format!("shell_{}", self.shell_runs);
-        let runner = self.shell_runner.clone();
-        let note = crate::agent::shell_escape::run(command, id, self.agent.output(), &cancel, runner).await;
-        self.notes.push(note);
     }
 
     /// Asks the model for a summary of the conversation and replaces the conversation with
@@ -142,17 +124,19 @@ impl Session {
         }
     }
 
-    /// Handles one line: skips blanks, runs `/commands`, and sends anything else as a turn.
+    /// Handles one line: skips blanks, lets the plugins take it (`Plugin::take_line`), runs
+    /// `/commands`, and sends anything else as a turn.
     pub async fn dispatch(&mut self, line: &str, cancel: CancellationToken) -> Flow {
         let line = line.trim_end_matches(['\r', '\n']);
         if line.trim().is_empty() {
             return Flow::Continue;
         }
-        if let Some(command) = line.strip_prefix('!') {
-            if !command.trim().is_empty() {
-                self.shell(command.trim(), cancel).await;
+        for plugin in self.plugins.clone() {
+            match catch(plugin.take_line(self, line, &cancel)).await {
+                Ok(true) => return Flow::Continue,
+                Ok(false) => {}
+                Err(panic) => self.agent.output().emit(AgentEvent::Error(panic)),
             }
-            return Flow::Continue;
         }
         if line.starts_with('/') {
             self.before_line(NextLine::Command).await;

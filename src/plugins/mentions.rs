@@ -1,29 +1,64 @@
-//! `@path` mentions in a prompt: each names a file the model should see. A mention of an
-//! existing text file (up to `CAP` bytes) attaches the file's contents to the prompt, after
-//! it, so the prompt the model gets — and the context panel shows — carries the file.
-//! Other `@words` stay as typed. A mention of an image (png, jpeg, gif, webp, known by its
-//! first bytes) attaches the image itself (`protocol::Image`, up to 5 MB) and a chip
-//! (`[image shot.png 34 KB]`) in the text; an image too large refuses the prompt, so
-//! nothing is sent without the picture the user asked about.
+//! `@path` mentions in a prompt: each names a file the model should see. A built-in plugin
+//! (registered by `startup`): its `Plugin::attach` hook runs on each prompt before it is
+//! sent. A mention of an existing text file (up to `CAP` bytes) attaches the file's
+//! contents to the prompt, after it, so the prompt the model gets — and the context panel
+//! shows — carries the file. Other `@words` stay as typed. A mention of an image (png,
+//! jpeg, gif, webp, known by its first bytes) attaches the image itself (`protocol::Image`,
+//! up to 5 MB) and a chip (`[image shot.png 34 KB]`) in the text; an image too large
+//! refuses the prompt, so nothing is sent without the picture the user asked about.
 //!
 //! A mention passes the same checks as a tool's path: it is a call of the read-only
 //! `mention` tool (never offered to the model) whose `path` goes through the toolbox's
 //! before hooks (`Toolbox::check`), so the permissions gate refuses a path under
 //! `paths.deny` and asks about one outside the project (refuses it when nobody can be
 //! asked). The file opened is the path that was checked, no symlink followed after
-//! (`no_follow`), and only a regular file is read: a FIFO or a device is refused.
+//! (`paths::no_follow`), and only a regular file is read: a FIFO or a device is refused.
 
-use super::output::{AgentEvent, Output};
-use super::tool::{Tool, ToolContext};
-use super::toolbox::Toolbox;
-use crate::paths;
-use crate::paths::no_follow;
+use crate::agent::output::{AgentEvent, Output};
+use crate::agent::tool::{Tool, ToolContext};
+use crate::agent::toolbox::Toolbox;
+use crate::agent::{Plugin, Prompt, Session};
+use crate::paths::{self, no_follow};
 use crate::protocol::image::{self, Image, MAX_IMAGE_BYTES};
+use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use std::io::Read as _;
 use std::path::Path;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+
+/// The plugin: attaches what a prompt mentions, for every front end.
+pub struct Mentions;
+
+impl Plugin for Mentions {
+    fn name(&self) -> &str {
+        "mentions"
+    }
+
+    fn setup(&self, _session: &mut Session) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn attach<'a>(
+        &'a self,
+        session: &'a mut Session,
+        prompt: &'a mut Prompt,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            if !prompt.text.contains('@') {
+                return Ok(());
+            }
+            let (cwd, provider, output) = (session.cwd(), session.provider().clone(), session.output());
+            let no_images = (!provider.accepts_images()).then(|| provider.model());
+            let to = For { cwd: &cwd, toolbox: session.toolbox(), cancel, output: &output, no_images };
+            let attached = attach(&prompt.text, to).await?;
+            prompt.text = attached.text;
+            prompt.images.extend(attached.images);
+            Ok(())
+        })
+    }
+}
 
 /// Bytes of one attached file at most.
 const CAP: usize = 256 * 1024;
