@@ -341,6 +341,8 @@ pub fn build_recorded_session(
         resumed.replayed.warnings.extend(warnings);
     }
     let mut agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
+    // Calls of tools that run agents (`task`) get a child agent of this one.
+    agent.set_sub_agents(Arc::new(crate::agent::sub_agent::Children));
     // The front end's pace, as a stream adapter the agent reads every provider stream through.
     if let Some(paced) = crate::pacing::for_output(output.as_ref()) {
         agent.set_stream_adapter(paced);

@@ -7,7 +7,8 @@
 //! so far and which tool calls ran, `interrupted`). A turn makes at most `max_steps` model
 //! calls: a model that keeps asking for tools is stopped there, like a provider failure.
 //! Consecutive calls that may run concurrently run together (`batch.rs`), results in call
-//! order; a tool that runs agents gets a `SubAgent` (`sub_agent.rs`) in its context.
+//! order; a tool that runs agents gets a `SubAgent` in its context, made by the agent's
+//! `SubAgents` (composed by `startup`: `sub_agent.rs`, which the agent does not name).
 //!
 //! The agent reads a provider's events as they come and shows them (`stream.rs`); whatever
 //! paces them is a `StreamAdapter` composed from outside (`crate::pacing`, set by
@@ -17,6 +18,7 @@ mod stream;
 mod tools;
 
 use super::output::{AgentEvent, ContextSnapshot, Output, TurnEnd};
+use super::tool::{FileAccess, SubAgent};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use super::window::{self, Budget, Fit};
@@ -41,6 +43,14 @@ const CONTEXT_EVERY: Duration = Duration::from_millis(100);
 /// the provider: e.g. the pacing adapter (`crate::pacing`), composed by `startup` for an
 /// output that asks for a pace. Without one the stream is read as it is.
 pub type StreamAdapter = Arc<dyn Fn(EventStream, &dyn Provider) -> EventStream + Send + Sync>;
+
+/// Makes the `SubAgent` a call of a tool that runs agents gets in its context, from the
+/// agent running the call (its provider, toolbox, system prompt, output and step limit).
+/// `startup` composes one (`sub_agent::Children`); an agent without one gives such a tool
+/// none.
+pub trait SubAgents: Send + Sync {
+    fn for_call(&self, parent: &Agent, call_id: &str) -> Arc<dyn SubAgent>;
+}
 
 /// What a turn returned.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,7 +78,9 @@ pub struct Agent {
     max_steps: usize,
     adapter: Option<StreamAdapter>,
     /// Where the file tools read and write, when a front end routes it (`FileAccess`).
-    files: Option<Arc<dyn super::tool::FileAccess>>,
+    files: Option<Arc<dyn FileAccess>>,
+    /// Who makes a sub-agent for a call of a tool that runs agents.
+    sub_agents: Option<Arc<dyn SubAgents>>,
 }
 
 impl Agent {
@@ -82,6 +94,7 @@ impl Agent {
             max_steps: DEFAULT_MAX_STEPS,
             adapter: None,
             files: None,
+            sub_agents: None,
         }
     }
 
@@ -116,13 +129,23 @@ impl Agent {
     }
 
     /// Routes the file tools' reads and writes through `files` from now on.
-    pub fn set_file_access(&mut self, files: Arc<dyn super::tool::FileAccess>) {
+    pub fn set_file_access(&mut self, files: Arc<dyn FileAccess>) {
         self.files = Some(files);
+    }
+
+    /// Gives the calls of tools that run agents a sub-agent made by `sub_agents` from now on.
+    pub fn set_sub_agents(&mut self, sub_agents: Arc<dyn SubAgents>) {
+        self.sub_agents = Some(sub_agents);
     }
 
     /// Reads every provider stream of a turn through `adapter` from now on.
     pub fn set_stream_adapter(&mut self, adapter: StreamAdapter) {
         self.adapter = Some(adapter);
+    }
+
+    /// What every provider stream is read through, if anything.
+    pub fn stream_adapter(&self) -> Option<&StreamAdapter> {
+        self.adapter.as_ref()
     }
 
     pub fn provider(&self) -> &Arc<dyn Provider> {
@@ -183,7 +206,11 @@ impl Agent {
         images: Vec<Image>,
         cancel: CancellationToken,
     ) -> TurnOutcome {
-        super::compaction::before_turn(self, prompt, &cancel).await;
+        let tools = self.toolbox.specs();
+        let (provider, output) = (self.provider.as_ref(), self.output.as_ref());
+        if super::compaction::before_turn(&mut self.transcript, provider, &tools, output, prompt, &cancel).await {
+            self.publish_context();
+        }
         self.output.emit(AgentEvent::TurnStarted { prompt: prompt.to_string() });
         let mut message = Message::user(prompt);
         message.images = images;

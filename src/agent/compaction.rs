@@ -12,11 +12,11 @@
 //! any provider takes it without tools), cut to fit the window: the longest messages lose
 //! their middle first.
 
-use super::agent::Agent;
-use super::output::AgentEvent;
+use super::output::{AgentEvent, Output};
+use super::transcript::Transcript;
 use super::window::{request_tokens, Budget};
 use crate::protocol::models::estimate_tokens;
-use crate::protocol::{EventStream, Message, ProviderEvent, Request, Role};
+use crate::protocol::{EventStream, Message, Provider, ProviderEvent, Request, Role, ToolSpec};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -34,41 +34,53 @@ const ASK: &str = "Summarise the conversation above for your own later use: the 
                    complete but brief; this summary will replace those turns, and the latest turns \
                    follow it word for word.";
 
-/// Compacts `agent`'s conversation when a turn with `prompt` would pass the threshold.
-/// A failure is shown as a warning and leaves the conversation as it was.
-pub async fn before_turn(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) {
-    let Some(budget) = Budget::for_model(agent.provider().model()) else { return };
+/// Compacts `transcript`'s conversation when a turn with `prompt` (and `tools` offered)
+/// would pass `provider`'s threshold, asking `provider` for the summary and telling
+/// `output`. `true` when the conversation was rewritten (the caller then publishes the new
+/// context). A failure is shown as a warning and leaves the conversation as it was.
+pub async fn before_turn(
+    transcript: &mut Transcript,
+    provider: &dyn Provider,
+    tools: &[ToolSpec],
+    output: &dyn Output,
+    prompt: &str,
+    cancel: &CancellationToken,
+) -> bool {
+    let Some(budget) = Budget::for_model(provider.model()) else { return false };
     if budget.threshold >= budget.window {
-        return;
+        return false;
     }
-    let mut messages = agent.transcript().messages(&[]);
+    let mut messages = transcript.messages(&[]);
     messages.push(Message::user(prompt));
-    let before = request_tokens(&Request { messages, tools: agent.toolbox().specs() });
+    let before = request_tokens(&Request { messages, tools: tools.to_vec() });
     let mark = mark(budget);
     if before <= mark {
-        return;
+        return false;
     }
-    let conversation = agent.transcript().conversation.messages();
+    let conversation = transcript.conversation.messages();
     let split = split_at(conversation, mark / 2);
     if split == 0 {
-        return;
+        return false;
     }
-    let system = agent.transcript().system_prompt.render();
+    let system = transcript.system_prompt.render();
     let room = budget.threshold.saturating_sub(estimate_tokens(&system) + SUMMARY_ROOM);
-    let transcript = transcript_of(&conversation[..split], room as usize * 4);
+    let older = transcript_of(&conversation[..split], room as usize * 4);
     let request = Request {
-        messages: vec![Message::system(system), Message::user(format!("{transcript}\n\n{ASK}"))],
+        messages: vec![Message::system(system), Message::user(format!("{older}\n\n{ASK}"))],
         tools: Vec::new(),
     };
     let turns = conversation[..split].iter().filter(|m| m.role == Role::User).count();
     let kept = conversation[split..].iter().filter(|m| m.role == Role::User).count();
-    let output = agent.output().clone();
-    let summary = match collect_text(agent.provider().fetch(request), cancel).await {
+    let summary = match collect_text(provider.fetch(request), cancel).await {
         Ok(summary) if !summary.trim().is_empty() => summary,
         Ok(_) => {
-            return output.emit(AgentEvent::Warning("auto-compaction: the model returned an empty summary".into()))
+            output.emit(AgentEvent::Warning("auto-compaction: the model returned an empty summary".into()));
+            return false;
         }
-        Err(message) => return output.emit(AgentEvent::Warning(format!("auto-compaction failed: {message}"))),
+        Err(message) => {
+            output.emit(AgentEvent::Warning(format!("auto-compaction failed: {message}")));
+            return false;
+        }
     };
     let mut compacted = vec![Message::user(format!(
         "Summary of the earlier conversation (compacted automatically to stay inside the context window; \
@@ -76,17 +88,17 @@ pub async fn before_turn(agent: &mut Agent, prompt: &str, cancel: &CancellationT
         summary.trim()
     ))];
     compacted.extend_from_slice(&conversation[split..]);
-    agent.transcript_mut().conversation.replace_all(compacted);
-    let mut messages = agent.transcript().messages(&[]);
+    transcript.conversation.replace_all(compacted);
+    let mut messages = transcript.messages(&[]);
     messages.push(Message::user(prompt));
-    let after = request_tokens(&Request { messages, tools: agent.toolbox().specs() });
+    let after = request_tokens(&Request { messages, tools: tools.to_vec() });
     output.emit(AgentEvent::Info(format!(
         "Compacted automatically: {turns} older turn(s) summarised, the latest {kept} kept word for word \
          (~{before} → ~{after} tokens of ~{}). Summary:\n\n{}",
         budget.window,
         summary.trim()
     )));
-    agent.publish_context();
+    true
 }
 
 /// Past this many tokens, a turn's first request has too little room left: a quarter of

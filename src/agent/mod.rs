@@ -26,7 +26,7 @@ pub mod toolbox;
 pub mod transcript;
 pub mod window;
 
-pub use agent::{Agent, StreamAdapter, TurnOutcome};
+pub use agent::{Agent, StreamAdapter, SubAgents, TurnOutcome};
 pub use commands::Flow;
 pub use conversation::Conversation;
 pub use input::{Approval, ApprovalRequest, Approver, Input, TextEditor};
@@ -36,7 +36,6 @@ pub use observed::Observer;
 pub use output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 pub use plugin::{Plugin, SetupBlock};
 pub use session::{Commands, NextLine, Prompt, PromptCheck, Session};
-pub use sub_agent::{SubAgent, SubReport};
-pub use tool::{FileAccess, PreApproval, Preview, PreviewKind, Tool, ToolContext, ToolboxError};
+pub use tool::{FileAccess, PreApproval, Preview, PreviewKind, SubAgent, SubReport, Tool, ToolContext, ToolboxError};
 pub use toolbox::{HookCall, HookStop, Prepared, ReadyCall, Toolbox};
 pub use transcript::Transcript;

@@ -5,16 +5,23 @@
 //! short preamble (`PREAMBLE`: it is a sub-agent, only its final reply goes back), and the
 //! call's cancellation token (an interrupt stops the child with the turn).
 //!
+//! `Children` is the `SubAgents` that `startup` gives the agent; the agent asks it for a
+//! `Child` per call and knows no more of it (the kernel's tool context names only the
+//! `SubAgent` trait).
+//!
 //! Only the child's final reply goes back (`SubReport`); its tool traffic stays in its own
 //! transcript. What the front ends see of it is tagged with the parent call's id
 //! (`AgentEvent::SubAgent`): its tool calls, usage, warnings and errors — not its text,
 //! context or turn events, which belong to the parent's panes.
 
-use super::agent::{Agent, StreamAdapter};
-use super::output::{AgentEvent, Output, TurnEnd};
+use super::agent::{Agent, StreamAdapter, SubAgents};
+use super::output::{AgentEvent, Output};
+use super::tool::{SubAgent, SubReport};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use crate::protocol::{Provider, Usage};
+use futures::future::BoxFuture;
+use futures::FutureExt;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -25,68 +32,61 @@ Only your final reply is returned to it; it sees none of your tool calls or thei
 Make that final reply a complete, self-contained report: what you found or did, the files and \
 details it will need, and anything you could not do.";
 
-/// What a tool needs to run a child turn (`ToolContext::sub_agent`).
-#[derive(Clone)]
-pub struct SubAgent {
-    pub(super) provider: Arc<dyn Provider>,
-    pub(super) toolbox: Toolbox,
-    pub(super) transcript: Transcript,
-    pub(super) adapter: Option<StreamAdapter>,
-    pub(super) max_steps: usize,
-    pub(super) output: Option<Arc<dyn Output>>,
-    /// The parent call's id, which tags the child's events.
-    pub(super) call_id: String,
-}
+/// The sub-agents `startup` composes into the agent: a `Child` per call of a tool that
+/// runs agents.
+pub struct Children;
 
-/// What a child turn came to.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SubReport {
-    /// The child's final reply (empty when interrupted).
-    pub reply: String,
-    pub end: TurnEnd,
-    /// Tokens of every model call the child made.
-    pub usage: Usage,
-}
-
-impl SubAgent {
-    /// The sub-agent a call of a tool that runs agents gets: `toolbox` without the tools
-    /// that run agents, the transcript's system prompt after `PREAMBLE` and nothing of its
-    /// conversation.
-    pub(super) fn for_call(agent: &Agent, call_id: &str, max_steps: usize, adapter: Option<StreamAdapter>) -> Self {
-        let mut toolbox = agent.toolbox().clone();
+impl SubAgents for Children {
+    /// The child a call gets: the parent's toolbox without the tools that run agents, the
+    /// transcript's system prompt after `PREAMBLE` and nothing of its conversation.
+    fn for_call(&self, parent: &Agent, call_id: &str) -> Arc<dyn SubAgent> {
+        let mut toolbox = parent.toolbox().clone();
         let nesting: Vec<String> =
             toolbox.tools().iter().filter(|t| t.spawns_agents()).map(|t| t.name.clone()).collect();
         toolbox.remove_all(&nesting);
-        SubAgent {
-            provider: agent.provider().clone(),
+        Arc::new(Child {
+            provider: parent.provider().clone(),
             toolbox,
-            transcript: Transcript::new(agent.transcript().system_prompt.clone().with_preamble(PREAMBLE)),
-            adapter,
-            max_steps,
-            output: Some(agent.output().clone()),
+            transcript: Transcript::new(parent.transcript().system_prompt.clone().with_preamble(PREAMBLE)),
+            adapter: parent.stream_adapter().cloned(),
+            max_steps: parent.max_steps(),
+            output: parent.output().clone(),
             call_id: call_id.to_string(),
-        }
+        })
     }
+}
 
-    /// The names of the tools the child may call.
-    pub fn tool_names(&self) -> Vec<&str> {
-        self.toolbox.names()
-    }
+/// What one call runs its child turn with.
+struct Child {
+    provider: Arc<dyn Provider>,
+    toolbox: Toolbox,
+    transcript: Transcript,
+    adapter: Option<StreamAdapter>,
+    max_steps: usize,
+    output: Arc<dyn Output>,
+    /// The parent call's id, which tags the child's events.
+    call_id: String,
+}
 
-    /// Runs one child turn for `prompt` until it replies, fails, reaches the step limit or
-    /// `cancel` fires.
-    pub async fn run(&self, prompt: &str, cancel: CancellationToken) -> SubReport {
-        let tagged =
-            Arc::new(Tagged { parent: self.output.clone(), call_id: self.call_id.clone(), usage: Mutex::default() });
-        let mut agent =
-            Agent::new(self.provider.clone(), self.toolbox.clone(), tagged.clone(), self.transcript.clone());
-        agent.set_max_steps(self.max_steps);
-        if let Some(adapter) = &self.adapter {
-            agent.set_stream_adapter(adapter.clone());
+impl SubAgent for Child {
+    fn run<'a>(&'a self, prompt: &'a str, cancel: CancellationToken) -> BoxFuture<'a, SubReport> {
+        async move {
+            let tagged = Arc::new(Tagged {
+                parent: Some(self.output.clone()),
+                call_id: self.call_id.clone(),
+                usage: Mutex::default(),
+            });
+            let mut agent =
+                Agent::new(self.provider.clone(), self.toolbox.clone(), tagged.clone(), self.transcript.clone());
+            agent.set_max_steps(self.max_steps);
+            if let Some(adapter) = &self.adapter {
+                agent.set_stream_adapter(adapter.clone());
+            }
+            let outcome = agent.turn(prompt, cancel).await;
+            let usage = tagged.usage.lock().map(|u| *u).unwrap_or_default();
+            SubReport { reply: outcome.reply, end: outcome.end, usage }
         }
-        let outcome = agent.turn(prompt, cancel).await;
-        let usage = tagged.usage.lock().map(|u| *u).unwrap_or_default();
-        SubReport { reply: outcome.reply, end: outcome.end, usage }
+        .boxed()
     }
 }
 

@@ -1,12 +1,11 @@
 //! How the `Agent` runs one tool call: through the toolbox's prepare hooks, its row opened
-//! with the arguments that run, the handler (a sub-agent in its context when the tool runs
-//! agents), cancellation with a grace period, and the result shown and shortened when it
-//! repeats one the model still sees (`repeats`).
+//! with the arguments that run, the handler (a sub-agent in its context, made by the
+//! agent's `SubAgents`, when the tool runs agents), cancellation with a grace period, and
+//! the result shown and shortened when it repeats one the model still sees (`repeats`).
 
 use super::Agent;
 use crate::agent::output::AgentEvent;
 use crate::agent::repeats;
-use crate::agent::sub_agent::SubAgent;
 use crate::agent::tool::ToolContext;
 use crate::protocol::{Image, Message, ToolCall, ToolResult};
 use std::time::Duration;
@@ -29,8 +28,9 @@ impl Agent {
         let mut context = ToolContext::new(call.id.clone(), cancel.child_token(), Some(self.output.clone()))
             .with_images_accepted(self.provider.accepts_images())
             .with_files(self.files.clone());
-        if self.toolbox.get(&call.name).is_some_and(|tool| tool.spawns_agents()) {
-            context = context.with_sub_agent(SubAgent::for_call(self, &call.id, self.max_steps, self.adapter.clone()));
+        let runs_agents = self.toolbox.get(&call.name).is_some_and(|tool| tool.spawns_agents());
+        if let Some(sub_agents) = self.sub_agents.as_ref().filter(|_| runs_agents) {
+            context = context.with_sub_agent(sub_agents.for_call(self, &call.id));
         }
         let images = context.clone();
         let started = std::sync::atomic::AtomicBool::new(false);

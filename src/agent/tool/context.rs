@@ -1,10 +1,14 @@
 //! `ToolContext`: what a handler or hook sees of the call it serves (its id, the turn's
 //! cancellation, the resolved paths, a prepare hook's say, a sub-agent, attached images,
-//! where file text goes), with `FileAccess` and `PreApproval`.
+//! where file text goes), with `FileAccess`, `PreApproval` and `SubAgent`.
+//!
+//! `SubAgent` is how a call reaches a child turn: a trait, so that a tool names no agent.
+//! The agent running the call makes one through the `SubAgents` that `startup` gave it
+//! (`agent::sub_agent::Children`).
 
-use crate::agent::output::{AgentEvent, Delta, Output};
+use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::paths::ResolvedPath;
-use crate::protocol::Image;
+use crate::protocol::{Image, Usage};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -21,8 +25,8 @@ pub struct ToolContext {
     paths: Arc<[ResolvedPath]>,
     /// What a prepare hook said about permission for this call (`Toolbox::prepare`).
     pre_approval: Option<PreApproval>,
-    /// How to run a sub-agent, for a tool that declares `runs_agents` (`agent/sub_agent.rs`).
-    sub_agent: Option<crate::agent::sub_agent::SubAgent>,
+    /// How to run a sub-agent, for a tool that declares `runs_agents` (`SubAgent`).
+    sub_agent: Option<Arc<dyn SubAgent>>,
     /// The model reads images (`Provider::accepts_images`): a tool may then attach one.
     accepts_images: bool,
     /// Images the call attached to its result (shared by the context's clones).
@@ -39,6 +43,26 @@ pub struct ToolContext {
 pub trait FileAccess: Send + Sync {
     fn read_text(&self, path: &std::path::Path) -> BoxFuture<'static, Option<anyhow::Result<String>>>;
     fn write_text(&self, path: &std::path::Path, text: &str) -> BoxFuture<'static, Option<anyhow::Result<()>>>;
+}
+
+/// What a call of a tool that declares `runs_agents` runs a child turn with
+/// (`ToolContext::sub_agent`): the same provider and step limit, the parent's toolbox minus
+/// the tools that run agents, a fresh transcript. What the child shows reaches the front
+/// ends tagged with the parent call's id (`AgentEvent::SubAgent`).
+pub trait SubAgent: Send + Sync {
+    /// Runs one child turn for `prompt` until it replies, fails, reaches the step limit or
+    /// `cancel` fires.
+    fn run<'a>(&'a self, prompt: &'a str, cancel: CancellationToken) -> BoxFuture<'a, SubReport>;
+}
+
+/// What a child turn came to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubReport {
+    /// The child's final reply (empty when interrupted).
+    pub reply: String,
+    pub end: TurnEnd,
+    /// Tokens of every model call the child made.
+    pub usage: Usage,
 }
 
 /// A prepare hook's say on whether a call needs the user's approval; the permission gate
@@ -118,15 +142,15 @@ impl ToolContext {
 
     /// This context with a way to run a sub-agent (given by the agent to tools that
     /// declare `runs_agents`).
-    pub fn with_sub_agent(mut self, sub_agent: crate::agent::sub_agent::SubAgent) -> Self {
+    pub fn with_sub_agent(mut self, sub_agent: Arc<dyn SubAgent>) -> Self {
         self.sub_agent = Some(sub_agent);
         self
     }
 
     /// How this call may run a sub-agent: `None` outside a turn, for a tool that does not
     /// declare `runs_agents`, and inside a sub-agent (no recursion).
-    pub fn sub_agent(&self) -> Option<&crate::agent::sub_agent::SubAgent> {
-        self.sub_agent.as_ref()
+    pub fn sub_agent(&self) -> Option<&dyn SubAgent> {
+        self.sub_agent.as_deref()
     }
 
     /// Who shows this call's events (none outside a turn).

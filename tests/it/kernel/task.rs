@@ -189,7 +189,10 @@ fn results(request: &Request) -> Vec<(String, String)> {
 fn agent(provider: Arc<Played>, toolbox: Toolbox) -> (Agent, Arc<RecordingOutput>) {
     let output = Arc::new(RecordingOutput::default());
     let transcript = Transcript::new(SystemPrompt::new(std::env::temp_dir()).with_template("SYSTEM"));
-    (Agent::new(provider, toolbox, output.clone(), transcript), output)
+    let mut agent = Agent::new(provider, toolbox, output.clone(), transcript);
+    // As `startup` composes it: calls of tools that run agents get a child agent.
+    agent.set_sub_agents(Arc::new(elelem::agent::sub_agent::Children));
+    (agent, output)
 }
 
 #[tokio::test]
