@@ -13,6 +13,7 @@ pub mod clipboard;
 pub mod data_dir;
 pub mod editor;
 pub mod files;
+pub mod instructions;
 pub mod json_lines;
 pub mod pacing;
 pub mod panics;

@@ -321,7 +321,7 @@ pub fn build_recorded_session(
     let declared_later = !providers.names().contains(&name.as_str());
     let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let transcript = Transcript::new(SystemPrompt::new(cwd.clone()));
+    let transcript = Transcript::new(SystemPrompt::new(cwd.clone()).with_instructions(crate::instructions::render));
     let Recording { resumed: mut recorded, output, journal, file } = record(&options.session, &cwd, output)?;
     let id = file.as_ref().map(|file| file.id.clone());
     let hook_session = match file {

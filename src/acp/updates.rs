@@ -10,8 +10,8 @@
 
 use super::rpc::Peer;
 use crate::agent::output::{AgentEvent, Delta, Output};
-use crate::agent::plan::{Plan, StepStatus};
 use crate::agent::Tool;
+use crate::protocol::plan::{Plan, StepStatus};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -143,7 +143,7 @@ pub enum AgentEvent {
     /// Put this text on the user's clipboard (`/copy`); a terminal front end writes OSC 52.
     Clipboard(String),
     /// The model's plan changed (the whole plan; it replaces the one before).
-    Plan(super::plan::Plan),
+    Plan(crate::protocol::plan::Plan),
     /// Something a sub-agent run by call `call_id` showed (`agent/sub_agent.rs`): its tool
     /// calls, usage, warnings and errors; front ends nest it under that call.
     SubAgent {

@@ -1,8 +1,8 @@
 //! The system prompt: a template from `assets/` filled with the working directory,
-//! platform, date, git branch and the project's instructions: every `AGENTS.md` from the
-//! project root down to the working directory (`instructions.rs`: overrides, stand-ins,
-//! size bounds). Rendered fresh on every model call, so edits or a branch
-//! switch take effect at once. Plugins may add named sections after the instructions
+//! platform, date, git branch and the project's instructions, whose text comes from the
+//! reader `startup` hands in (`with_instructions`: every `AGENTS.md` from the project root
+//! down to the working directory, read outside the kernel). Rendered fresh on every model
+//! call, so edits or a branch switch take effect at once. Plugins may add named sections after the instructions
 //! (`set_section`, e.g. the list of skills); they are replaced, never appended twice.
 
 use std::path::{Path, PathBuf};
@@ -16,11 +16,23 @@ pub struct SystemPrompt {
     cwd: PathBuf,
     /// Sections plugins added, by name, rendered in name order after the instructions.
     sections: std::collections::BTreeMap<String, String>,
+    /// Reads the project's instructions for the working directory, on each render.
+    instructions: Option<Instructions>,
 }
+
+/// What fills `{{agents}}`: the project's instructions for a working directory, read when
+/// the prompt is rendered.
+pub type Instructions = fn(&Path) -> String;
 
 impl SystemPrompt {
     pub fn new(cwd: PathBuf) -> Self {
-        SystemPrompt { template: TEMPLATE.to_string(), cwd, sections: Default::default() }
+        SystemPrompt { template: TEMPLATE.to_string(), cwd, sections: Default::default(), instructions: None }
+    }
+
+    /// Reads the project's instructions with `read` on each render (none without it).
+    pub fn with_instructions(mut self, read: Instructions) -> Self {
+        self.instructions = Some(read);
+        self
     }
 
     /// Uses another template (placeholders: `{{cwd}}`, `{{platform}}`, `{{date}}`,
@@ -54,7 +66,7 @@ impl SystemPrompt {
 
     pub fn render(&self) -> String {
         let git = git_branch(&self.cwd).map(|b| format!("Git branch: {b}\n")).unwrap_or_default();
-        let agents = super::instructions::render(&self.cwd);
+        let agents = self.instructions.map(|read| read(&self.cwd)).unwrap_or_default();
         let text = self
             .template
             .replace("{{cwd}}", &self.cwd.display().to_string())
@@ -133,44 +145,5 @@ mod tests {
         assert_eq!(civil_from_days(20_786), (2026, 11, 29));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
         assert_eq!(date_time(20_786 * 86_400 + 19 * 3600 + 5 * 60 + 59), "2026-11-29 19:05");
-    }
-
-    #[test]
-    fn includes_cwd_branch_and_nearest_agents_md() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-        std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/feature-x\n").unwrap();
-        std::fs::write(dir.path().join("AGENTS.md"), "Always run cargo fmt.\n").unwrap();
-        let sub = dir.path().join("src/deep");
-        std::fs::create_dir_all(&sub).unwrap();
-        let text = SystemPrompt::new(sub.clone()).render();
-        assert!(text.contains(&format!("Working directory: {}", sub.display())), "{text}");
-        assert!(text.contains("Git branch: feature-x"), "{text}");
-        assert!(text.contains("Always run cargo fmt."), "{text}");
-        assert!(text.contains(&format!("Date: {}", today())), "{text}");
-        assert!(text.contains(std::env::consts::OS), "{text}");
-    }
-
-    #[test]
-    fn claude_md_or_copilot_instructions_stand_in_when_there_is_no_agents_md() {
-        let dir = tempfile::tempdir().unwrap();
-        let prompt = SystemPrompt::new(dir.path().to_path_buf());
-        std::fs::create_dir_all(dir.path().join(".github")).unwrap();
-        std::fs::write(dir.path().join(".github/copilot-instructions.md"), "From copilot.").unwrap();
-        assert!(prompt.render().contains("From copilot."));
-        std::fs::write(dir.path().join("CLAUDE.md"), "From claude.").unwrap();
-        assert!(prompt.render().contains("From claude.") && !prompt.render().contains("From copilot."));
-        std::fs::write(dir.path().join("AGENTS.md"), "From agents.").unwrap();
-        let text = prompt.render();
-        assert!(text.contains("From agents.") && !text.contains("From claude."), "{text}");
-    }
-
-    #[test]
-    fn renders_fresh_each_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let prompt = SystemPrompt::new(dir.path().to_path_buf());
-        assert!(!prompt.render().contains("Project instructions"));
-        std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.").unwrap();
-        assert!(prompt.render().contains("Use tabs."));
     }
 }

@@ -5,7 +5,7 @@
 //! "Prompt caching and cost"): the instructions ride on that call's result
 //! (`"instructions"`), so the model reads them at once, and go to the conversation as a
 //! note the next prompt carries (`Session::add_note`), so they stay after the turn's tool
-//! traffic is dropped. Which files exist and their bounds are `agent::instructions`'s.
+//! traffic is dropped. Which files exist and their bounds are `instructions`'s.
 //!
 //! At each setup this plugin hands the kernel the directories `paths.deny` names (as
 //! `shared_dirs::Guard` reads them), so no instruction file under one (or linked into one)
@@ -13,11 +13,11 @@
 //! directory's chain that are left out are said once on screen.
 
 use super::shared_dirs::{home, Guard};
-use crate::agent::instructions::{
+use crate::agent::{NextLine, Plugin, Session};
+use crate::instructions::{
     denied_dir, files_between, files_for, leave_out_under, left_out, project_root, read_bounded, FILE_LIMIT,
     TOTAL_LIMIT,
 };
-use crate::agent::{NextLine, Plugin, Session};
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use std::collections::HashSet;

@@ -7,6 +7,7 @@ pub mod image;
 pub mod joined;
 pub mod message;
 pub mod models;
+pub mod plan;
 pub mod provider;
 pub mod readiness;
 pub mod tool;

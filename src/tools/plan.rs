@@ -3,8 +3,8 @@
 //! in view (`AgentEvent::Plan`) and session files bring it back on resume.
 
 use crate::agent::output::AgentEvent;
-use crate::agent::plan::{Plan, StepStatus};
 use crate::agent::{Tool, ToolContext};
+use crate::protocol::plan::{Plan, StepStatus};
 use serde_json::{json, Value};
 
 /// Steps a plan may hold.

@@ -100,7 +100,7 @@ pub struct App {
     /// The accept-plan dialog, after a plan-mode turn ended with a plan.
     pub(super) plan_accept: Option<PlanAccept>,
     /// The plan the running turn made, for the accept-plan dialog when it ends.
-    pub(super) planned: Option<crate::agent::plan::Plan>,
+    pub(super) planned: Option<crate::protocol::plan::Plan>,
     /// The prompts of the conversation, oldest first, for the rewind picker; and the lines
     /// sent that have not started yet (a turn's prompt carries notes before them).
     pub(super) prompts: Vec<String>,

@@ -265,10 +265,8 @@ fn welcome(options: &Options, session: &crate::agent::session::Session) -> Welco
         instructions: {
             // Named from the working directory as the files are found (links resolved).
             let base = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
-            let files: Vec<String> = crate::agent::instructions::files_for(&cwd)
-                .iter()
-                .map(|path| Welcome::instructions_at(path, &base))
-                .collect();
+            let files: Vec<String> =
+                crate::instructions::files_for(&cwd).iter().map(|path| Welcome::instructions_at(path, &base)).collect();
             (!files.is_empty()).then(|| files.join(", "))
         },
         plugin_files: configured.plugin_files,

@@ -5,7 +5,7 @@
 //! steps are all done unpins when the next turn starts (`turn_started`); `/plan` still
 //! shows it (`listing`).
 
-use crate::agent::plan::{Plan, StepStatus};
+use crate::protocol::plan::{Plan, StepStatus};
 use crate::sanitize::sanitize;
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::truncate;

@@ -31,7 +31,7 @@ pub struct PlanAccept {
 }
 
 impl PlanAccept {
-    pub fn new(now: Instant, plan: &crate::agent::plan::Plan) -> Self {
+    pub fn new(now: Instant, plan: &crate::protocol::plan::Plan) -> Self {
         PlanAccept { opened: now, steps: plan.steps.len(), lines: plan.lines(), early: None }
     }
 

@@ -293,7 +293,7 @@ fn an_early_digit_does_not_answer_the_accept_plan_dialog() {
     app.set_clock(std::sync::Arc::new(clock.clone()));
     app.handle_agent(AgentEvent::Mode(Mode::Plan));
     app.handle_agent(AgentEvent::TurnStarted { prompt: "plan it".into() });
-    use elelem::agent::plan::{Plan, PlanStep, StepStatus};
+    use elelem::protocol::plan::{Plan, PlanStep, StepStatus};
     let plan = Plan { steps: vec![PlanStep { step: "read".into(), status: StepStatus::Pending }], explanation: None };
     app.handle_agent(AgentEvent::Plan(plan));
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });

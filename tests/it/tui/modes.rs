@@ -10,7 +10,7 @@ use crate::tui::screens::{app, frame, text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use elelem::agent::mode::Mode;
 use elelem::agent::output::{AgentEvent, TurnEnd};
-use elelem::agent::plan::Plan;
+use elelem::protocol::plan::Plan;
 use elelem::tui::app::Action;
 use elelem::tui::runtime::clock::ManualClock;
 use serde_json::json;

@@ -4,7 +4,7 @@
 
 use crate::tui::screens::{app, frame, text};
 use elelem::agent::output::{AgentEvent, TurnEnd};
-use elelem::agent::plan::Plan;
+use elelem::protocol::plan::Plan;
 use serde_json::json;
 
 fn plan(statuses: [&str; 3]) -> Plan {

@@ -1,6 +1,7 @@
-//! The project's instruction files: every `AGENTS.md` from the project root down to the
-//! working directory, root first, a folder's `AGENTS.override.md` taking its `AGENTS.md`'s
-//! place; in a project with none at all, the nearest `CLAUDE.md` or
+//! The project's instruction files, read outside the kernel (`startup` hands `render` to
+//! the system prompt, which calls it on each render): every `AGENTS.md` from the project
+//! root down to the working directory, root first, a folder's `AGENTS.override.md` taking
+//! its `AGENTS.md`'s place; in a project with none at all, the nearest `CLAUDE.md` or
 //! `.github/copilot-instructions.md` (the files other agents read). Also which folders
 //! between the root and a file further down have a file of their own (a plugin adds those
 //! to the conversation when the model opens a file there). Each file is read bounded
