@@ -1,19 +1,21 @@
 //! `LineHighlighter`, the one place syntect highlights: one line at a time, keeping syntect's
 //! state between lines, so a block that grows goes on where it stopped. Owns the syntect sets
-//! (loaded on first use), the parse memo and the styled-span building; `mod.rs` owns what is
-//! done with whole blocks (the cache, `Streamed`).
+//! (loaded on first use: read-only data, the one thing shared by the whole process), the
+//! caches lines share (`LineCaches`: the parse memo of `memo.rs`, styles by scope stack,
+//! short span texts; one per `Highlighter`, so per pane, never global) and the styled-span
+//! building; `mod.rs` owns what is done with whole blocks (the cache, `Streamed`).
 //!
 //! Per line only syntect's parse is unavoidable (the state of every later line depends on
 //! it), so everything around it is kept cheap:
-//! - **Parse memo** (`memo`): a short line seen again in the same parser state (`}`, a blank
+//! - **Parse memo** (`memo.rs`): a short line seen again in the same parser state (`}`, a blank
 //!   line, `    }`, `} else {`) gets the scope changes its first parse gave, not a second
 //!   parse. The parse is a function of (state, line), so this changes nothing but the cost.
 //! - **Styles by scope stack**: the scopes open are kept as a plain `ScopeStack` and a run's
-//!   style is looked up by that stack in a cache (`Highlighter::style_for_stack`, once per
+//!   style is looked up by that stack in a cache (syntect's `style_for_stack`, once per
 //!   stack), instead of syntect's `HighlightState`, which matches the theme's selectors on
 //!   every push. Same styles (the tests compare both).
 //! - **Spans**: runs of one style are merged as ranges of the line, and short span texts are
-//!   shared `'static` strings (a bounded table), so a line costs few allocations and cloning it
+//!   shared `'static` strings (a bounded table per `LineCaches`), so a line costs few allocations and cloning it
 //!   (layout, the frame) costs fewer.
 //!
 //! Every syntect call runs under `guarded`; it never panics.
@@ -24,6 +26,11 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::OnceLock;
 
+#[cfg(test)]
+use super::inject::Inject;
+use super::memo::Memo;
+use super::CodeColors;
+
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use syntect::highlighting::{FontStyle, Highlighter, Theme, ThemeSet};
@@ -31,11 +38,26 @@ use syntect::parsing::{ParseState, Scope, ScopeStack, ScopeStackOp, SyntaxRefere
 
 use super::plain_code_style;
 
-/// The syntect themes: for a dark background, and for a light one (`super::light`).
+/// The syntect themes: for a dark background, and for a light one (`CodeColors::light`).
 const DARK_THEME: &str = "base16-ocean.dark";
 const LIGHT_THEME: &str = "InspiredGitHub";
 /// Lines longer than this are shown plain: regex highlighting of huge lines can be very slow.
 const MAX_HIGHLIGHT_LINE: usize = 4096;
+
+/// What the line highlighters of one `Highlighter` share, so that work done for one line
+/// serves the next: the parse memo, the style of each scope stack seen (per theme) and the
+/// short span texts (`shared`). Each is bounded and starts over when full.
+#[derive(Default)]
+pub(super) struct LineCaches {
+    memo: RefCell<Memo>,
+    /// One table per theme: dark, light.
+    styles: RefCell<[HashMap<Box<[Scope]>, Style>; 2]>,
+    /// Short span texts, leaked once each (at most `MAX_TEXTS` per `LineCaches`).
+    texts: RefCell<HashSet<&'static str>>,
+    /// Test-only: injected panics, and counts of what was highlighted and parsed.
+    #[cfg(test)]
+    pub(super) inject: Inject,
+}
 
 /// Syntect's state after the lines highlighted so far: the parser's, and the scopes open.
 #[derive(Clone)]
@@ -49,11 +71,12 @@ struct SyntaxState {
 /// copy (`clone`). Line by line it gives exactly the lines `highlight_uncached` gives.
 #[derive(Clone)]
 pub struct LineHighlighter {
+    /// The caches of the `Highlighter` that made it.
+    caches: Rc<LineCaches>,
     /// `None` when the block is plain: no colour, an unknown language or no theme.
     state: Option<SyntaxState>,
-    color: bool,
-    /// Highlighted with the light theme (fixed when the block starts).
-    light: bool,
+    /// Colour at all, and which theme (fixed when the block starts).
+    colors: CodeColors,
     /// A line failed to parse: it and every later line are plain.
     failed: bool,
     /// Syntect panicked: the block is to be shown plain as a whole (see `panicked`).
@@ -63,23 +86,23 @@ pub struct LineHighlighter {
 }
 
 impl LineHighlighter {
-    /// A highlighter for a block in `lang` (a fence info token such as `rust` or `py`).
-    pub fn new(lang: &str, color: bool) -> Self {
-        let light = super::light();
-        let state = if color {
+    /// A highlighter for a block in `lang` (a fence info token such as `rust` or `py`) in
+    /// `colors`, sharing `caches` with the other blocks of its `Highlighter`.
+    pub(super) fn new(caches: Rc<LineCaches>, lang: &str, colors: CodeColors) -> Self {
+        let state = if colors.color {
             guarded(|| {
                 let syntax = find_syntax(lang)?;
-                highlighter(light)?;
+                highlighter(colors.light)?;
                 Some(SyntaxState { parse: ParseState::new(syntax), scopes: ScopeStack::new() })
             })
         } else {
             Some(None)
         };
         LineHighlighter {
+            caches,
             panicked: state.is_none(),
             state: state.flatten(),
-            color,
-            light,
+            colors,
             failed: false,
             buf: String::new(),
         }
@@ -88,35 +111,37 @@ impl LineHighlighter {
     /// One line (without its `\n`, tabs expanded), highlighted from the current state, which it
     /// advances. Plain once a line failed to parse, and for lines too long to highlight.
     pub fn line(&mut self, text: &str) -> Line<'static> {
-        let plain = |color| Line::from(Span::styled(text.to_string(), plain_code_style(color)));
-        let light = self.light;
+        let plain = |colors| Line::from(Span::styled(text.to_string(), plain_code_style(colors)));
+        let colors = self.colors;
         let Some(state) = self.state.as_mut().filter(|_| !self.failed && !self.panicked) else {
-            return plain(self.color);
+            return plain(colors);
         };
         if text.len() > MAX_HIGHLIGHT_LINE {
-            return plain(self.color);
+            return plain(colors);
         }
+        let caches = &*self.caches;
         #[cfg(test)]
-        inject::count_line();
+        caches.inject.count_line();
         self.buf.clear();
         self.buf.push_str(text);
         self.buf.push('\n');
         let line = &self.buf;
         let highlighted = guarded(|| {
             #[cfg(test)]
-            inject::check(line);
-            let ops = memo::parse(&mut state.parse, line)?;
-            to_line(line, &ops, &mut state.scopes, light)
+            caches.inject.check(line);
+            let ops =
+                caches.memo.borrow_mut().parse(&mut state.parse, line, |state, line| parse_now(caches, state, line))?;
+            to_line(caches, line, &ops, &mut state.scopes, colors.light)
         });
         match highlighted {
             Some(Some(line)) => line,
             Some(None) => {
                 self.failed = true;
-                plain(self.color)
+                plain(colors)
             }
             None => {
                 self.panicked = true;
-                plain(self.color)
+                plain(colors)
             }
         }
     }
@@ -134,142 +159,25 @@ pub(super) fn guarded<T>(job: impl FnOnce() -> T) -> Option<T> {
     crate::panics::catch_sync(job).ok()
 }
 
-/// The parse memo: what parsing a short line from a given parser state gave. A line is kept
-/// from its second sighting on (most lines are seen once), a few states per line, and the
-/// whole memo starts over past `MAX_ENTRIES`. One per thread: syntect's parse state with the
-/// Oniguruma engine is not `Send`, and the UI thread does all the highlighting that matters.
-mod memo {
-    use super::*;
-
-    /// Lines longer than this are never memoised: long lines rarely repeat.
-    const MAX_LINE: usize = 64;
-    /// States kept per line.
-    const MAX_STATES: usize = 4;
-    /// Remembered lines and parses before the memo starts over.
-    const MAX_ENTRIES: usize = 4096;
-
-    pub(super) type Ops = Rc<[(usize, ScopeStackOp)]>;
-
-    struct Parsed {
-        before: ParseState,
-        after: ParseState,
-        ops: Ops,
-    }
-
-    #[derive(Default)]
-    struct Memo {
-        /// Each line seen (with its `\n`) and the parses kept for it (none: seen once).
-        lines: HashMap<Box<str>, Vec<Parsed>>,
-        entries: usize,
-    }
-
-    thread_local! {
-        static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
-    }
-
-    /// The scope changes of `line` (with its `\n`) parsed from `state`, which is advanced past
-    /// it: from the memo when this line was parsed from this state before. `None` when syntect
-    /// cannot parse it.
-    pub(super) fn parse(state: &mut ParseState, line: &str) -> Option<Ops> {
-        if line.len() > MAX_LINE {
-            return parse_now(state, line).map(Ops::from);
-        }
-        let known = MEMO.with(|memo| {
-            let memo = memo.borrow();
-            let parsed = memo.lines.get(line)?;
-            parsed.iter().find(|p| p.before == *state).map(|p| (p.after.clone(), Rc::clone(&p.ops)))
-        });
-        if let Some((after, ops)) = known {
-            *state = after;
-            return Some(ops);
-        }
-        let before = state.clone();
-        let ops = Ops::from(parse_now(state, line)?);
-        MEMO.with(|memo| {
-            let mut memo = memo.borrow_mut();
-            if memo.entries >= MAX_ENTRIES {
-                *memo = Memo::default();
-            }
-            let memo = &mut *memo;
-            match memo.lines.get_mut(line) {
-                Some(parsed) if parsed.len() < MAX_STATES => {
-                    parsed.push(Parsed { before, after: state.clone(), ops: Rc::clone(&ops) });
-                    memo.entries += 1;
-                }
-                Some(_) => {}
-                None => {
-                    memo.lines.insert(line.into(), Vec::new());
-                    memo.entries += 1;
-                }
-            }
-        });
-        Some(ops)
-    }
-
-    fn parse_now(state: &mut ParseState, line: &str) -> Option<Vec<(usize, ScopeStackOp)>> {
-        #[cfg(test)]
-        inject::count_parse();
-        state.parse_line(line, &sets().syntaxes).ok()
-    }
-}
-
-/// A test-only way to make syntect "panic" inside `guarded`, on this thread only, and to count
-/// what was highlighted and parsed.
-#[cfg(test)]
-pub(crate) mod inject {
-    use std::cell::Cell;
-
-    thread_local! {
-        static PANIC_ON: Cell<Option<&'static str>> = const { Cell::new(None) };
-        static LINES: Cell<usize> = const { Cell::new(0) };
-        static PARSES: Cell<usize> = const { Cell::new(0) };
-    }
-
-    /// Lines syntect has highlighted on this thread so far.
-    pub(crate) fn lines_highlighted() -> usize {
-        LINES.with(Cell::get)
-    }
-
-    /// Lines syntect has parsed on this thread so far (the memo answers the others).
-    pub(crate) fn lines_parsed() -> usize {
-        PARSES.with(Cell::get)
-    }
-
-    pub(super) fn count_line() {
-        LINES.with(|n| n.set(n.get() + 1));
-    }
-
-    pub(super) fn count_parse() {
-        PARSES.with(|n| n.set(n.get() + 1));
-    }
-
-    /// Injects panics while alive; dropping it stops them.
-    pub(crate) struct PanicOn;
-
-    impl Drop for PanicOn {
-        fn drop(&mut self) {
-            PANIC_ON.with(|p| p.set(None));
-        }
-    }
-
-    /// Until the returned guard is dropped, highlighting a line that contains `marker` panics.
-    pub(crate) fn panic_on(marker: &'static str) -> PanicOn {
-        PANIC_ON.with(|p| p.set(Some(marker)));
-        PanicOn
-    }
-
-    pub(super) fn check(line: &str) {
-        if PANIC_ON.with(Cell::get).is_some_and(|marker| line.contains(marker)) {
-            panic!("injected highlighter panic");
-        }
-    }
+/// Syntect's parse of `line` (with its `\n`) from `state`, which it advances; `None` when
+/// syntect cannot parse it.
+fn parse_now(_caches: &LineCaches, state: &mut ParseState, line: &str) -> Option<Vec<(usize, ScopeStackOp)>> {
+    #[cfg(test)]
+    _caches.inject.count_parse();
+    state.parse_line(line, &sets().syntaxes).ok()
 }
 
 /// The styled line for `line` (with its `\n`, which no span includes) given the scope changes
 /// `ops` parsed from it, applied to `scopes` as it goes: each piece of text takes the style of
 /// the scopes open over it, and neighbouring pieces of one style make one span. `None` when the
 /// changes do not apply (a restore with nothing cleared).
-fn to_line(line: &str, ops: &[(usize, ScopeStackOp)], scopes: &mut ScopeStack, light: bool) -> Option<Line<'static>> {
+fn to_line(
+    caches: &LineCaches,
+    line: &str,
+    ops: &[(usize, ScopeStackOp)],
+    scopes: &mut ScopeStack,
+    light: bool,
+) -> Option<Line<'static>> {
     let end = line.strip_suffix('\n').unwrap_or(line).len();
     let mut runs: Vec<(usize, usize, Style)> = Vec::new();
     let mut style = None;
@@ -277,7 +185,7 @@ fn to_line(line: &str, ops: &[(usize, ScopeStackOp)], scopes: &mut ScopeStack, l
     let mut piece = |to: usize, scopes: &ScopeStack, style: &mut Option<Style>| {
         let to = to.min(end);
         if to > from {
-            let style = *style.get_or_insert_with(|| style_of(scopes.as_slice(), light));
+            let style = *style.get_or_insert_with(|| style_of(caches, scopes.as_slice(), light));
             match runs.last_mut() {
                 Some(last) if last.2 == style && last.1 == from => last.1 = to,
                 _ => runs.push((from, to, style)),
@@ -294,62 +202,56 @@ fn to_line(line: &str, ops: &[(usize, ScopeStackOp)], scopes: &mut ScopeStack, l
     }
     piece(end, scopes, &mut style);
     Some(Line::from(
-        runs.into_iter().map(|(from, to, style)| Span::styled(shared(&line[from..to]), style)).collect::<Vec<_>>(),
+        runs.into_iter()
+            .map(|(from, to, style)| Span::styled(shared(caches, &line[from..to]), style))
+            .collect::<Vec<_>>(),
     ))
 }
 
 /// The ratatui style of text under `scopes`: what syntect's `HighlightState` gives for that
-/// stack (the theme's default for none), cached per stack.
-fn style_of(scopes: &[Scope], light: bool) -> Style {
+/// stack (the theme's default for none), cached per stack in `caches`.
+fn style_of(caches: &LineCaches, scopes: &[Scope], light: bool) -> Style {
     /// Stacks remembered before the cache starts over.
     const MAX_STACKS: usize = 4096;
-    thread_local! {
-        /// One cache per theme: dark, light.
-        static STYLES: RefCell<[HashMap<Box<[Scope]>, Style>; 2]> = RefCell::new([HashMap::new(), HashMap::new()]);
-    }
     let Some(highlighter) = highlighter(light) else { return Style::new() };
     if scopes.is_empty() {
         return to_ratatui(highlighter.get_default());
     }
-    STYLES.with(|styles| {
-        let mut styles = styles.borrow_mut();
-        let styles = &mut styles[usize::from(light)];
-        if let Some(style) = styles.get(scopes) {
-            return *style;
-        }
-        if styles.len() >= MAX_STACKS {
-            styles.clear();
-        }
-        let style = to_ratatui(highlighter.style_for_stack(scopes));
-        styles.insert(scopes.into(), style);
-        style
-    })
+    let mut styles = caches.styles.borrow_mut();
+    let styles = &mut styles[usize::from(light)];
+    if let Some(style) = styles.get(scopes) {
+        return *style;
+    }
+    if styles.len() >= MAX_STACKS {
+        styles.clear();
+    }
+    let style = to_ratatui(highlighter.style_for_stack(scopes));
+    styles.insert(scopes.into(), style);
+    style
 }
 
+/// Span texts of up to this many bytes are shared.
+const MAX_TEXT: usize = 12;
+/// Shared span texts kept per `LineCaches` (never freed: lines drawn may still hold them).
+const MAX_TEXTS: usize = 4096;
+
 /// A span's text: a shared `'static` copy for short text (keywords, punctuation, common
-/// names; a bounded table: at most 4,096 texts of up to 12 bytes are ever kept, never
-/// freed), an owned copy otherwise.
-fn shared(text: &str) -> Cow<'static, str> {
-    const MAX_TEXT: usize = 12;
-    const MAX_TEXTS: usize = 4096;
-    thread_local! {
-        static TEXTS: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::new());
-    }
+/// names; a bounded table: at most `MAX_TEXTS` texts of up to `MAX_TEXT` bytes are ever kept
+/// per `LineCaches`, never freed), an owned copy otherwise.
+fn shared(caches: &LineCaches, text: &str) -> Cow<'static, str> {
     if text.len() > MAX_TEXT {
         return Cow::Owned(text.to_string());
     }
-    TEXTS.with(|texts| {
-        let mut texts = texts.borrow_mut();
-        if let Some(shared) = texts.get(text) {
-            return Cow::Borrowed(*shared);
-        }
-        if texts.len() >= MAX_TEXTS {
-            return Cow::Owned(text.to_string());
-        }
-        let shared: &'static str = Box::leak(text.into());
-        texts.insert(shared);
-        Cow::Borrowed(shared)
-    })
+    let mut texts = caches.texts.borrow_mut();
+    if let Some(shared) = texts.get(text) {
+        return Cow::Borrowed(*shared);
+    }
+    if texts.len() >= MAX_TEXTS {
+        return Cow::Owned(text.to_string());
+    }
+    let shared: &'static str = Box::leak(text.into());
+    texts.insert(shared);
+    Cow::Borrowed(shared)
 }
 
 /// Foreground and font style only: the pane's background stays the terminal's.
@@ -368,14 +270,14 @@ fn to_ratatui(style: syntect::highlighting::Style) -> Style {
     out
 }
 
-struct Sets {
-    syntaxes: SyntaxSet,
+pub(super) struct Sets {
+    pub(super) syntaxes: SyntaxSet,
     dark: Option<Theme>,
     light: Option<Theme>,
 }
 
-/// Loaded on first use only (tens of milliseconds), never at startup.
-fn sets() -> &'static Sets {
+/// Loaded on first use only (tens of milliseconds), never at startup; read-only after.
+pub(super) fn sets() -> &'static Sets {
     static SETS: OnceLock<Sets> = OnceLock::new();
     SETS.get_or_init(|| {
         let mut themes = ThemeSet::load_defaults();
@@ -388,7 +290,7 @@ fn sets() -> &'static Sets {
 }
 
 /// The theme's highlighter, built once (it indexes the theme's scope selectors).
-fn highlighter(light: bool) -> Option<&'static Highlighter<'static>> {
+pub(super) fn highlighter(light: bool) -> Option<&'static Highlighter<'static>> {
     static DARK: OnceLock<Option<Highlighter<'static>>> = OnceLock::new();
     static LIGHT: OnceLock<Option<Highlighter<'static>>> = OnceLock::new();
     if light {
@@ -454,8 +356,8 @@ mod tests {
         out
     }
 
-    fn ours(code: &str, lang: &str) -> Vec<Line<'static>> {
-        let mut highlighter = LineHighlighter::new(lang, true);
+    fn ours(caches: &Rc<LineCaches>, code: &str, lang: &str) -> Vec<Line<'static>> {
+        let mut highlighter = LineHighlighter::new(Rc::clone(caches), lang, CodeColors::DARK);
         code.split('\n').map(|line| highlighter.line(line)).collect()
     }
 
@@ -484,7 +386,8 @@ mod tests {
         let mut ops = Vec::new();
         let mut parse = ParseState::new(find_syntax("rust").expect("rust"));
         ops.extend(parse.parse_line("let x = \"hi\";\n", &sets().syntaxes).expect("parses"));
-        let light = to_line("let x = \"hi\";\n", &ops, &mut ScopeStack::new(), true).expect("a line");
+        let caches = LineCaches::default();
+        let light = to_line(&caches, "let x = \"hi\";\n", &ops, &mut ScopeStack::new(), true).expect("a line");
         assert!(light.spans.len() > 2);
         for span in &light.spans {
             assert!(luminance(span.style) < 0.6, "pale on white: {span:?}");
@@ -493,10 +396,11 @@ mod tests {
 
     #[test]
     fn styles_are_what_syntect_itself_gives() {
+        let caches = Rc::new(LineCaches::default());
         for (lang, code) in SAMPLES {
             // Twice: the second time every short line comes from the memo.
             for round in 0..2 {
-                assert_eq!(ours(code, lang), reference(code, lang), "{lang}, round {round}");
+                assert_eq!(ours(&caches, code, lang), reference(code, lang), "{lang}, round {round}");
             }
         }
     }
@@ -504,23 +408,24 @@ mod tests {
     #[test]
     fn a_short_line_seen_again_in_the_same_state_is_not_parsed_again() {
         let code = "fn a() {\n    x\n}\nfn b() {\n    x\n}\n".repeat(50);
-        let before = inject::lines_parsed();
-        let lines = ours(&code, "rust");
-        let parsed = inject::lines_parsed() - before;
+        let caches = Rc::new(LineCaches::default());
+        let lines = ours(&caches, &code, "rust");
+        let parsed = caches.inject.lines_parsed();
         assert_eq!(lines, reference(&code, "rust"));
         // `fn a() {`, `fn b() {`, `    x` and `}` twice each (the memo keeps a line from its
         // second sighting), and the empty last line once.
         assert!(parsed <= 9, "{parsed} parses for {} lines", lines.len());
         // A line in another state is parsed: `    x` inside a block comment is a comment.
-        let before = inject::lines_parsed();
-        let lines = ours("/*\n    x\n}\n*/\n", "rust");
-        assert!(inject::lines_parsed() - before >= 3);
+        let before = caches.inject.lines_parsed();
+        let lines = ours(&caches, "/*\n    x\n}\n*/\n", "rust");
+        assert!(caches.inject.lines_parsed() - before >= 3);
         assert_eq!(lines, reference("/*\n    x\n}\n*/\n", "rust"));
     }
 
     #[test]
     fn short_texts_are_shared_and_long_ones_owned() {
-        let line = ours("let x = \"a string long enough to be owned\";", "rust").remove(0);
+        let caches = Rc::new(LineCaches::default());
+        let line = ours(&caches, "let x = \"a string long enough to be owned\";", "rust").remove(0);
         assert!(line.spans.iter().any(|s| matches!(s.content, Cow::Borrowed("let"))), "{line:?}");
         assert!(line.spans.iter().any(|s| matches!(&s.content, Cow::Owned(t) if t.len() > 12)), "{line:?}");
     }

@@ -1,32 +1,38 @@
 //! Syntax highlighting of fenced code for the conversation pane: code text and a language
-//! token in, one styled `Line` per source line out. Owns a bounded cache keyed by (content
-//! hash, language, colour), the reading of a fence's info string (`fence_lang`) and the
-//! streamed block (`Streamed`); `line.rs` owns `LineHighlighter`, the one place syntect
-//! highlights: line by line, so a block still streaming in can go on where it stopped (see
-//! `markdown/open_code.rs`). The latest such block is shared (`Streamed`, held weakly here):
-//! once it is finished and shown, `highlight_code` takes the lines streaming already made
-//! (shared, not copied) instead of highlighting it again.
+//! token in, one styled `Line` per source line out. `Highlighter` is a value the pane that
+//! shows code owns (the conversation pane, which hands it to each reply's document): it holds
+//! the bounded cache of whole blocks keyed by (content hash, language, colours), the latest
+//! streamed block (`Streamed`, held weakly) and the caches its lines share (`line.rs`), so
+//! nothing here is global but the syntect sets, read-only once loaded. `line.rs` owns
+//! `LineHighlighter`, the one place syntect highlights: line by line, so a block still
+//! streaming in can go on where it stopped (see `markdown/open/code.rs`); `memo.rs` the parse
+//! memo; `streamed.rs` the streamed block. Once a streamed block is finished and shown,
+//! `Highlighter::code` takes the lines streaming already made (shared, not copied) instead of
+//! highlighting it again. This module also reads a fence's info string (`fence_lang`).
 //! Every syntect call runs under `guarded`; when one panics the whole block is shown plain.
-//! The syntect theme (dark or light) is chosen once for the UI thread, which renders all
-//! Markdown (`use_light`, from the UI's `Theme`); blocks and cache entries remember which one
-//! they were made with.
+//! The colours (none, dark or light background: `CodeColors`) are passed with every block;
+//! blocks and cache entries remember which they were made with.
 //! It must not wrap or lay out lines, never loads anything at startup, and never panics.
 
+#[cfg(test)]
+mod inject;
 mod line;
+mod memo;
+mod streamed;
 
-use std::cell::{RefCell, RefMut};
+use std::cell::RefCell;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::rc::{Rc, Weak};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
-#[cfg(test)]
-pub(crate) use line::inject;
+use line::LineCaches;
 pub use line::LineHighlighter;
+pub use streamed::{SharedStream, Streamed};
 
 use super::wrap::expand_tabs;
 
@@ -36,26 +42,114 @@ pub type CodeLines = Arc<Vec<Line<'static>>>;
 /// Entries kept before the cache is emptied and starts over.
 const MAX_CACHE_ENTRIES: usize = 4096;
 
-thread_local! {
-    /// Code on this thread is highlighted with the light theme.
-    static LIGHT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// How code is coloured: at all (`color: false` under NO_COLOR), and for a light terminal
+/// background (`light`) or a dark one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CodeColors {
+    pub color: bool,
+    pub light: bool,
 }
 
-/// Highlights code on this thread (the UI thread) from now on with the light syntect theme
-/// (`true`, for a light terminal background) or the dark one. Set at start, before anything
-/// is highlighted.
-pub fn use_light(light: bool) {
-    LIGHT.with(|cell| cell.set(light));
+impl CodeColors {
+    /// Coloured for a dark background (the default).
+    pub const DARK: CodeColors = CodeColors { color: true, light: false };
+    /// Coloured for a light background.
+    pub const LIGHT: CodeColors = CodeColors { color: true, light: true };
 }
 
-/// Whether code on this thread is highlighted with the light theme.
-pub fn light() -> bool {
-    LIGHT.with(std::cell::Cell::get)
+/// Highlights code blocks and keeps what makes that fast: the cache of whole blocks, the
+/// latest streamed block and the caches of its line highlighters. Owned by the pane that
+/// shows code (cloning it shares the caches, for the documents the pane hands it to); used
+/// on the thread that owns it (syntect's parse state with the Oniguruma engine is not
+/// `Send`). `Default` is a fresh one with empty caches.
+#[derive(Clone, Default)]
+pub struct Highlighter {
+    shared: Rc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    /// Whole blocks highlighted, by (content hash, language, colours).
+    blocks: RefCell<HashMap<CacheKey, CodeLines>>,
+    /// The latest block to start streaming (held weakly, so a dropped document frees it).
+    latest: RefCell<Weak<RefCell<Streamed>>>,
+    /// What every line highlighter made here shares.
+    lines: Rc<LineCaches>,
+}
+
+impl Highlighter {
+    /// Highlighted lines for `code` in `lang` (a fence info token such as `rust` or `py`), from
+    /// the cache when this block was highlighted before. Tabs become `TAB_WIDTH` spaces; the
+    /// trailing newline of the block does not produce an empty last line.
+    pub fn code(&self, code: &str, lang: &str, colors: CodeColors) -> CodeLines {
+        let key = cache_key(code, lang, colors);
+        if let Some(hit) = self.shared.blocks.borrow().get(&key) {
+            return Arc::clone(hit);
+        }
+        let lines =
+            self.streamed_lines(code, lang, colors).unwrap_or_else(|| Arc::new(self.uncached(code, lang, colors)));
+        let mut blocks = self.shared.blocks.borrow_mut();
+        if blocks.len() >= MAX_CACHE_ENTRIES {
+            blocks.clear();
+        }
+        blocks.insert(key, Arc::clone(&lines));
+        lines
+    }
+
+    /// Highlights without touching the block cache: for code that is still streaming in and
+    /// would only fill the cache with prefixes of itself.
+    pub fn uncached(&self, code: &str, lang: &str, colors: CodeColors) -> Vec<Line<'static>> {
+        let code = expand_tabs(code);
+        let code = code.strip_suffix('\n').unwrap_or(&code);
+        let mut highlighter = self.line_highlighter(lang, colors);
+        let lines = code.split('\n').map(|line| highlighter.line(line)).collect();
+        if highlighter.panicked() {
+            plain_lines(code, colors)
+        } else {
+            lines
+        }
+    }
+
+    /// A highlighter of one block's lines in `lang`, sharing this one's caches.
+    pub fn line_highlighter(&self, lang: &str, colors: CodeColors) -> LineHighlighter {
+        LineHighlighter::new(Rc::clone(&self.shared.lines), lang, colors)
+    }
+
+    /// A new streamed block in `lang`, made the one `code` may go on from (the latest to start
+    /// streaming here).
+    pub fn start_stream(&self, lang: &str, colors: CodeColors) -> SharedStream {
+        let stream = Streamed::new(self.line_highlighter(lang, colors), lang, colors);
+        *self.shared.latest.borrow_mut() = Rc::downgrade(&stream);
+        stream
+    }
+
+    /// Lines of `code` in `lang` went on from the latest streamed block when `code` (complete
+    /// lines) extends it: a block that finished streaming is not highlighted a second time.
+    fn streamed_lines(&self, code: &str, lang: &str, colors: CodeColors) -> Option<CodeLines> {
+        let stream = self.shared.latest.borrow().upgrade()?;
+        let mut stream = stream.try_borrow_mut().ok()?;
+        let code = expand_tabs(code);
+        let rest = code.strip_prefix(stream.done()).filter(|_| stream.is(lang, colors) && code.ends_with('\n'))?;
+        stream.extend(rest);
+        Some(stream.shared_lines())
+    }
+
+    /// Test-only counts and panics of this highlighter's lines.
+    #[cfg(test)]
+    pub(crate) fn inject(&self) -> &inject::Inject {
+        &self.shared.lines.inject
+    }
+
+    /// Test-only: until the guard is dropped, a line holding `marker` makes syntect "panic".
+    #[cfg(test)]
+    pub(crate) fn panic_on(&self, marker: &'static str) -> inject::PanicOn {
+        inject::panic_on(Rc::clone(&self.shared.lines), marker)
+    }
 }
 
 /// Style of code that is not highlighted (unknown language, no colour, or a fallback).
-pub fn plain_code_style(color: bool) -> Style {
-    match (color, light()) {
+pub fn plain_code_style(colors: CodeColors) -> Style {
+    match (colors.color, colors.light) {
         (false, _) => Style::new(),
         (true, false) => Style::new().fg(Color::Rgb(0xc0, 0xc5, 0xce)),
         (true, true) => Style::new().fg(Color::Rgb(0x32, 0x38, 0x40)),
@@ -68,276 +162,44 @@ pub fn fence_lang(info: &str) -> &str {
     info.split(|c: char| c.is_whitespace() || matches!(c, ',' | '{' | '}' | '.')).find(|s| !s.is_empty()).unwrap_or("")
 }
 
-/// Highlighted lines for `code` in `lang` (a fence info token such as `rust` or `py`), from the
-/// cache when this block was highlighted before. Tabs become `TAB_WIDTH` spaces; the trailing newline
-/// of the block does not produce an empty last line.
-pub fn highlight_code(code: &str, lang: &str, color: bool) -> CodeLines {
-    let key = cache_key(code, lang, color);
-    if let Some(hit) = cache().lock().ok().and_then(|map| map.get(&key).cloned()) {
-        return hit;
-    }
-    let lines = streamed_lines(code, lang, color).unwrap_or_else(|| Arc::new(highlight_uncached(code, lang, color)));
-    if let Ok(mut map) = cache().lock() {
-        if map.len() >= MAX_CACHE_ENTRIES {
-            map.clear();
-        }
-        map.insert(key, Arc::clone(&lines));
-    }
-    lines
-}
-
-/// A code block highlighted line by line as it streams in (`markdown/open_code.rs` drives it):
-/// its complete lines so far (tabs expanded, each followed by `\n`), one highlighted `Line` per
-/// line of them (exactly what `highlight_uncached` gives for that text: all plain once syntect
-/// panicked) and syntect's state after them. The lines are shared with `highlight_code` once
-/// the block is finished (copied only if it then grew, which a finished block does not).
-pub struct Streamed {
-    lang: String,
-    color: bool,
-    light: bool,
-    done: String,
-    lines: CodeLines,
-    highlighter: LineHighlighter,
-}
-
-/// A `Streamed` block, shared between its streaming highlighter and `highlight_code` on one
-/// thread (syntect's parse state with the Oniguruma engine is not `Send`).
-pub type SharedStream = Rc<RefCell<Streamed>>;
-
-impl Streamed {
-    /// A new block in `lang`, made the one `highlight_code` may go on from (the latest to
-    /// start streaming on this thread; held weakly there, so a dropped document frees it).
-    pub fn start(lang: &str, color: bool) -> SharedStream {
-        let stream = Rc::new(RefCell::new(Streamed {
-            lang: lang.to_string(),
-            color,
-            light: light(),
-            done: String::new(),
-            lines: Arc::default(),
-            highlighter: LineHighlighter::new(lang, color),
-        }));
-        LATEST_STREAM.with(|latest| *latest.borrow_mut() = Rc::downgrade(&stream));
-        stream
-    }
-
-    /// The shared block, to read or extend (held only within one call, never across one).
-    pub fn lock(stream: &SharedStream) -> RefMut<'_, Streamed> {
-        stream.borrow_mut()
-    }
-
-    pub fn is(&self, lang: &str, color: bool) -> bool {
-        self.lang == lang && self.color == color && self.light == light()
-    }
-
-    /// The complete lines highlighted so far, each followed by `\n`.
-    pub fn done(&self) -> &str {
-        &self.done
-    }
-
-    /// One per line of `done`.
-    pub fn lines(&self) -> &[Line<'static>] {
-        &self.lines
-    }
-
-    pub fn panicked(&self) -> bool {
-        self.highlighter.panicked()
-    }
-
-    /// Highlights `text`, complete lines that each end in `\n` (tabs expanded), after `done`.
-    pub fn extend(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        let panicked = self.highlighter.panicked();
-        let lines = Arc::make_mut(&mut self.lines);
-        for line in text.split_inclusive('\n') {
-            lines.push(self.highlighter.line(line.strip_suffix('\n').unwrap_or(line)));
-        }
-        self.done.push_str(text);
-        if self.highlighter.panicked() && !panicked {
-            *lines = plain_lines(self.done.strip_suffix('\n').unwrap_or(&self.done), self.color);
-        }
-    }
-
-    /// The unfinished last line (tabs expanded), highlighted from a copy of the state; `None`
-    /// when syntect panicked on it, so that this time the whole block must be plain.
-    pub fn last(&self, text: &str) -> Option<Line<'static>> {
-        let mut scratch = self.highlighter.clone();
-        let line = scratch.line(text);
-        (self.highlighter.panicked() || !scratch.panicked()).then_some(line)
-    }
-}
-
-thread_local! {
-    /// The latest block to start streaming on this thread (the UI thread renders them all).
-    static LATEST_STREAM: RefCell<Weak<RefCell<Streamed>>> = const { RefCell::new(Weak::new()) };
-}
-
-/// Lines of `code` in `lang` went on from the latest streamed block when `code` (complete
-/// lines) extends it: a block that finished streaming is not highlighted a second time.
-fn streamed_lines(code: &str, lang: &str, color: bool) -> Option<CodeLines> {
-    let stream = LATEST_STREAM.with(|latest| latest.borrow().upgrade())?;
-    let mut stream = stream.try_borrow_mut().ok()?;
-    let code = expand_tabs(code);
-    let rest = code.strip_prefix(stream.done.as_str()).filter(|_| stream.is(lang, color) && code.ends_with('\n'))?;
-    stream.extend(rest);
-    Some(Arc::clone(&stream.lines))
-}
-
-/// Loads the syntax sets and the theme on a thread of its own (once; not with colour off),
+/// Loads the syntax sets and both themes on a thread of its own (once; not with colour off),
 /// highlighting one line so the commonest grammar's patterns are compiled too: called when
 /// the first prompt is sent, so the reply's first code block does not stall the UI thread
-/// (and a key typed then) for the ~100 ms loading takes. Startup still loads nothing.
+/// (and a key typed then) for the ~100 ms loading takes. Startup still loads nothing. What it
+/// loads is the process's read-only syntect data; its caches are its own and dropped.
 pub fn warm_up(color: bool) {
     static WARMED: std::sync::Once = std::sync::Once::new();
     if color {
-        let light = light();
         WARMED.call_once(|| {
-            std::thread::spawn(move || {
-                use_light(light);
-                LineHighlighter::new("rust", true).line("fn main() {}")
+            std::thread::spawn(|| {
+                let _ = line::highlighter(true);
+                Highlighter::default().line_highlighter("rust", CodeColors::DARK).line("fn main() {}")
             });
         });
     }
 }
 
-/// Highlights without touching the cache: for code that is still streaming in and would only
-/// fill the cache with prefixes of itself.
-pub fn highlight_uncached(code: &str, lang: &str, color: bool) -> Vec<Line<'static>> {
+/// The same lines `Highlighter::code` gives (same text, tabs expanded) in the plain code
+/// style: cheap, for measuring heights of code that is not on screen.
+pub fn plain_code(code: &str, colors: CodeColors) -> Vec<Line<'static>> {
     let code = expand_tabs(code);
-    let code = code.strip_suffix('\n').unwrap_or(&code);
-    let mut highlighter = LineHighlighter::new(lang, color);
-    let lines = code.split('\n').map(|line| highlighter.line(line)).collect();
-    if highlighter.panicked() {
-        plain_lines(code, color)
-    } else {
-        lines
-    }
-}
-
-/// The same lines `highlight_code` gives (same text, tabs expanded) in the plain code style:
-/// cheap, for measuring heights of code that is not on screen.
-pub fn plain_code(code: &str, color: bool) -> Vec<Line<'static>> {
-    let code = expand_tabs(code);
-    plain_lines(code.strip_suffix('\n').unwrap_or(&code), color)
+    plain_lines(code.strip_suffix('\n').unwrap_or(&code), colors)
 }
 
 /// One plain line per `\n`-separated line of `code` (tabs already expanded).
-pub fn plain_lines(code: &str, color: bool) -> Vec<Line<'static>> {
-    let style = plain_code_style(color);
+pub fn plain_lines(code: &str, colors: CodeColors) -> Vec<Line<'static>> {
+    let style = plain_code_style(colors);
     code.split('\n').map(|line| Line::from(Span::styled(line.to_string(), style))).collect()
 }
 
-/// (content hash, language, colour, light theme).
-type CacheKey = (u64, String, bool, bool);
+/// (content hash, language, colours).
+type CacheKey = (u64, String, CodeColors);
 
-fn cache_key(code: &str, lang: &str, color: bool) -> CacheKey {
+fn cache_key(code: &str, lang: &str, colors: CodeColors) -> CacheKey {
     let mut hasher = DefaultHasher::new();
     code.hash(&mut hasher);
-    (hasher.finish(), lang.to_string(), color, light())
-}
-
-type Cache = Mutex<HashMap<CacheKey, CodeLines>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+    (hasher.finish(), lang.to_string(), colors)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn text(line: &Line<'_>) -> String {
-        line.spans.iter().map(|s| s.content.as_ref()).collect()
-    }
-
-    #[test]
-    fn rust_code_gets_several_colours() {
-        let lines = highlight_code("fn main() {\n    let x = \"hi\";\n}\n", "rust", true);
-        assert_eq!(lines.len(), 3);
-        assert_eq!(text(&lines[1]), "    let x = \"hi\";");
-        let colours: std::collections::HashSet<_> =
-            lines.iter().flat_map(|l| l.spans.iter().map(|s| s.style.fg)).collect();
-        assert!(colours.len() > 2, "{colours:?}");
-    }
-
-    #[test]
-    fn unknown_language_is_plain_code() {
-        let lines = highlight_code("a b\nc", "no-such-lang", true);
-        assert_eq!(lines.len(), 2);
-        assert!(lines.iter().all(|l| l.spans.iter().all(|s| s.style == plain_code_style(true))));
-    }
-
-    #[test]
-    fn without_colour_no_span_has_a_colour() {
-        let lines = highlight_code("fn main() {}\n", "rust", false);
-        assert!(lines.iter().all(|l| l.spans.iter().all(|s| s.style.fg.is_none() && s.style.bg.is_none())));
-    }
-
-    #[test]
-    fn plain_code_has_the_same_text_as_highlighted_code() {
-        let code = "fn main() {\n\tlet x = 1;\n}\n";
-        let plain: Vec<String> = plain_code(code, true).iter().map(text).collect();
-        let coloured: Vec<String> = highlight_code(code, "rust", true).iter().map(text).collect();
-        assert_eq!(plain, coloured);
-    }
-
-    #[test]
-    fn tabs_become_spaces() {
-        let lines = highlight_code("\tx", "", true);
-        assert_eq!(text(&lines[0]), "    x");
-    }
-
-    #[test]
-    fn same_block_is_served_from_the_cache() {
-        let a = highlight_code("let cached = 1;", "rust", true);
-        let b = highlight_code("let cached = 1;", "rust", true);
-        assert!(Arc::ptr_eq(&a, &b));
-    }
-
-    #[test]
-    fn a_syntect_panic_makes_the_whole_block_plain_and_is_known_to_be_caught() {
-        let code = "fn main() {\n    BOOM();\n}\n";
-        let highlighted = highlight_uncached(code, "rust", true);
-        let _panic = inject::panic_on("BOOM");
-        assert_ne!(highlighted, plain_code(code, true));
-        assert_eq!(highlight_uncached(code, "rust", true), plain_code(code, true));
-        assert_eq!(line::guarded(crate::panics::panic_is_caught), Some(true));
-        assert!(!crate::panics::panic_is_caught());
-    }
-
-    /// Inputs that differ in anything the lines depend on (code, language, colour, theme) get
-    /// different cache keys; the width is no part of them (highlighting does not wrap).
-    #[test]
-    fn inputs_that_differ_get_different_keys() {
-        let codes = ["", "\n", "fn a() {}", "fn a() {}\n", "fn a() {}\n\n", "\tx", "    x", "é", "e\u{301}"];
-        let langs = ["", "rust", "rs", "Rust", "python", "rust "];
-        let mut keys = std::collections::HashMap::new();
-        for light in [false, true] {
-            use_light(light);
-            for code in codes {
-                for lang in langs {
-                    for color in [false, true] {
-                        let key = cache_key(code, lang, color);
-                        assert_eq!(key, cache_key(code, lang, color), "a key is stable");
-                        if let Some(other) = keys.insert(key, (code, lang, color, light)) {
-                            panic!("{other:?} and {:?} share a key", (code, lang, color, light));
-                        }
-                    }
-                }
-            }
-        }
-        use_light(false);
-    }
-
-    #[test]
-    fn odd_inputs_do_not_panic() {
-        for lang in ["rust", "python", "html", "c", "bash", "json"] {
-            for code in ["", "\n", "\"unterminated", "/* open comment", "<<<EOF\n", "\u{0}\u{7f}é漢字🎉", "}}}}{{{{"]
-            {
-                let _ = highlight_uncached(code, lang, true);
-            }
-        }
-    }
-}
+mod tests;

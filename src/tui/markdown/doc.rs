@@ -1,7 +1,8 @@
 //! `MarkdownDoc`: a Markdown reply that grows delta by delta, laid out lazily for a width:
 //! only the blocks something shows.
 //! Owns the per-block line caches, the prefix heights and the document's streaming
-//! highlighter (`OpenCode`, for the code block still open at its end); it must not parse or
+//! highlighter (`OpenCode`, for the code block still open at its end); code is highlighted by
+//! the `Highlighter` it was given (the pane's, shared by its replies); it must not parse or
 //! wrap itself (that is `render_block`), and it never stores more than one width's layout per
 //! block.
 //!
@@ -32,6 +33,7 @@ use super::open::block::OpenBlock;
 use super::open::code::OpenCode;
 use super::open::whole::LayoutArgs;
 use super::{render_block, CodeMode, RenderOptions};
+use crate::tui::highlight::Highlighter;
 use crate::tui::text::settle::{row_after, settle, Items};
 
 /// Finished blocks that arrive (or need measuring again after a width change) with no more
@@ -77,6 +79,8 @@ enum LaidOutBy {
 pub struct MarkdownDoc {
     source: String,
     options: RenderOptions,
+    /// Highlights the code shown (the pane's, handed in at `with_highlighter`).
+    highlighter: Highlighter,
     scanner: BlockScanner,
     blocks: Vec<Block>,
     width: u16,
@@ -99,10 +103,18 @@ impl Default for MarkdownDoc {
 }
 
 impl MarkdownDoc {
+    /// An empty document with a highlighter of its own.
     pub fn new(options: RenderOptions) -> Self {
+        Self::with_highlighter(options, Highlighter::default())
+    }
+
+    /// An empty document whose code `highlighter` highlights (the pane's: its caches serve
+    /// every reply of the pane).
+    pub fn with_highlighter(options: RenderOptions, highlighter: Highlighter) -> Self {
         MarkdownDoc {
             source: String::new(),
             options,
+            highlighter,
             scanner: BlockScanner::new(),
             blocks: Vec::new(),
             width: 0,
@@ -118,7 +130,7 @@ impl MarkdownDoc {
     /// The same text rendered with `options` (a theme change): laid out anew from the source,
     /// as if it had streamed in whole.
     pub fn restyled(&self, options: RenderOptions) -> MarkdownDoc {
-        let mut doc = MarkdownDoc::new(options);
+        let mut doc = MarkdownDoc::with_highlighter(options, self.highlighter.clone());
         doc.push_str(&self.source);
         doc
     }
@@ -253,13 +265,14 @@ impl MarkdownDoc {
                 Some((LaidOutBy::Block, lines)) => (None, Some(lines)),
                 _ => (None, None),
             };
-            let (rendered, by) = if let Some(lines) = self.code.layout(code, text, width, self.options) {
+            let highlighter = &self.highlighter;
+            let (rendered, by) = if let Some(lines) = self.code.layout(code, text, width, self.options, highlighter) {
                 (Rendered { width, lines, plain: false }, LaidOutBy::Code)
             } else {
-                let mut frame = LayoutArgs { width, options: self.options, code: &mut self.code };
+                let mut frame = LayoutArgs { width, options: self.options, highlighter, code: &mut self.code };
                 match self.block.layout(block, start, text, &mut frame) {
                     Some(lines) => (Rendered { width, lines, plain: false }, LaidOutBy::Block),
-                    None => (render(text, width, self.options, CodeMode::Plain, None), LaidOutBy::Whole),
+                    None => (render(text, width, self.options, CodeMode::Plain, highlighter, None), LaidOutBy::Whole),
                 }
             };
             self.open = Some(OpenTail { start, end, rendered, by });
@@ -286,7 +299,8 @@ impl MarkdownDoc {
             return None;
         }
         let lines = self.open.take()?.rendered.lines;
-        let mut frame = LayoutArgs { width, options: self.options, code: &mut self.code };
+        let mut frame =
+            LayoutArgs { width, options: self.options, highlighter: &self.highlighter, code: &mut self.code };
         let lines = self.block.layout(Some(lines), range.start, text, &mut frame)?;
         Some(Rendered { width, lines, plain: false })
     }
@@ -295,7 +309,7 @@ impl MarkdownDoc {
     fn lay_out(&mut self, i: usize) {
         let block = &mut self.blocks[i];
         let text = self.source.get(block.range.clone()).unwrap_or("");
-        let rendered = render(text, self.width, self.options, CodeMode::Plain, None);
+        let rendered = render(text, self.width, self.options, CodeMode::Plain, &self.highlighter, None);
         block.rows = rendered.lines.len();
         block.rendered = Some(rendered);
         self.valid = self.valid.min(i);
@@ -342,6 +356,12 @@ impl MarkdownDoc {
         self.block.kept()
     }
 
+    /// Bytes an open table handed to the parser, for tests.
+    #[cfg(test)]
+    pub(super) fn table_bytes_parsed(&self) -> usize {
+        self.block.table_bytes_parsed
+    }
+
     /// How many long open tails were rendered whole, for tests.
     #[cfg(test)]
     pub(super) fn whole_renders(&self) -> usize {
@@ -359,7 +379,7 @@ impl MarkdownDoc {
         };
         let Some(rendered) = slot.filter(|r| r.plain) else { return };
         let text = self.source.get(range).unwrap_or("");
-        *rendered = render(text, rendered.width, self.options, mode, code);
+        *rendered = render(text, rendered.width, self.options, mode, &self.highlighter, code);
     }
 }
 
@@ -400,8 +420,15 @@ impl Items for Blocks<'_> {
     }
 }
 
-fn render(text: &str, width: u16, options: RenderOptions, mode: CodeMode, code: Option<&mut OpenCode>) -> Rendered {
-    let (lines, has_code) = render_block(text, width, options, mode, code);
+fn render(
+    text: &str,
+    width: u16,
+    options: RenderOptions,
+    mode: CodeMode,
+    highlighter: &Highlighter,
+    code: Option<&mut OpenCode>,
+) -> Rendered {
+    let (lines, has_code) = render_block(text, width, options, mode, highlighter, code);
     Rendered { width, lines, plain: has_code && mode == CodeMode::Plain }
 }
 

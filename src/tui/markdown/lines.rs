@@ -68,7 +68,7 @@ fn lay_out(
                 let lines = match code {
                     Code::Lines(lines) => lines.as_slice(),
                     Code::Source { text, .. } => {
-                        plain = plain_code(text, palette.color);
+                        plain = plain_code(text, palette.code_colors());
                         plain.as_slice()
                     }
                 };

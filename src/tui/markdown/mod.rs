@@ -33,20 +33,27 @@ mod tests;
 
 use ratatui::text::Line;
 
+use crate::tui::highlight::Highlighter;
 use crate::tui::text::row_text::RowText;
 pub use doc::MarkdownDoc;
 use paint::CodeMode;
 pub use style::RenderOptions;
 
-/// Lines of a whole Markdown text at `width` columns (empty when `width` is 0).
+/// Lines of a whole Markdown text at `width` columns (empty when `width` is 0), its code
+/// highlighted by a highlighter of its own.
 pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'static>> {
+    render_with(source, width, options, &Highlighter::default())
+}
+
+/// `render` with the code highlighted by `highlighter`.
+fn render_with(source: &str, width: u16, options: RenderOptions, highlighter: &Highlighter) -> Vec<Line<'static>> {
     let ranges = blocks::split(source);
     let last = ranges.len().saturating_sub(1);
     let mut out = Vec::new();
     for (i, range) in ranges.into_iter().enumerate() {
         let text = source.get(range).unwrap_or("");
         let mode = if i == last { CodeMode::Open } else { CodeMode::Highlighted };
-        let lines = render_block(text, width, options, mode, None).0;
+        let lines = render_block(text, width, options, mode, highlighter, None).0;
         if !out.is_empty() && !lines.is_empty() {
             out.push(Line::default());
         }
@@ -56,19 +63,21 @@ pub fn render(source: &str, width: u16, options: RenderOptions) -> Vec<Line<'sta
 }
 
 /// Lines of one block, and whether it holds code (whose colours `CodeMode::Plain` left out).
-/// `open` is the document's streaming highlighter (`None` for a one-off render).
+/// Code is highlighted by `highlighter`; `open` is the document's streaming highlighter
+/// (`None` for a one-off render).
 fn render_block(
     text: &str,
     width: u16,
     options: RenderOptions,
     mode: CodeMode,
+    highlighter: &Highlighter,
     open: Option<&mut open::code::OpenCode>,
 ) -> (Vec<Line<'static>>, bool) {
     let clean = crate::sanitize::sanitize(text);
     let palette = style::Palette::new(options);
     let mut nodes = parse::parse(&clean, palette);
     let open = open.map(|open| open as &mut dyn paint::OpenHighlighter);
-    let has_code = paint::paint(&mut nodes, mode, palette.color, open);
+    let has_code = paint::paint(&mut nodes, mode, palette.code_colors(), highlighter, open);
     (lines::layout(&nodes, usize::from(width), palette), has_code)
 }
 

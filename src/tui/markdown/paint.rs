@@ -9,13 +9,19 @@ use std::sync::Arc;
 use ratatui::text::Line;
 
 use super::nodes::{Code, Node};
-use crate::tui::highlight::{highlight_code, highlight_uncached, plain_code};
+use crate::tui::highlight::{plain_code, CodeColors, Highlighter};
 
 /// Highlights the code block still streaming in at the end of a document, going on from the
 /// last call (`open::code::OpenCode`).
 pub(crate) trait OpenHighlighter {
-    /// Highlighted lines of the open block's `code` (sanitized) in `lang`.
-    fn highlight(&mut self, code: &str, lang: &str, color: bool) -> Vec<Line<'static>>;
+    /// Highlighted lines of the open block's `code` (sanitized) in `lang`, by `highlighter`.
+    fn highlight(
+        &mut self,
+        highlighter: &Highlighter,
+        code: &str,
+        lang: &str,
+        colors: CodeColors,
+    ) -> Vec<Line<'static>>;
 }
 
 /// How code blocks get their styles.
@@ -23,7 +29,7 @@ pub(crate) trait OpenHighlighter {
 pub(crate) enum CodeMode {
     /// Not highlighted: same text and so the same height, for blocks not on screen.
     Plain,
-    /// Highlighted through the shared cache.
+    /// Highlighted through the highlighter's cache.
     Highlighted,
     /// Highlighted, but a code block at the very end is still streaming in and is highlighted
     /// without filling the cache with prefixes of itself: by the document's `OpenCode`, which
@@ -31,13 +37,14 @@ pub(crate) enum CodeMode {
     Open,
 }
 
-/// Gives every code node of `nodes` its lines in `mode` (`open`: the document's streaming
-/// highlighter, for a block at the very end in `CodeMode::Open`). Returns whether any node is
-/// code.
+/// Gives every code node of `nodes` its lines in `mode` and `colors`, highlighted by
+/// `highlighter` (`open`: the document's streaming highlighter, for a block at the very end
+/// in `CodeMode::Open`). Returns whether any node is code.
 pub(crate) fn paint(
     nodes: &mut [Node],
     mode: CodeMode,
-    color: bool,
+    colors: CodeColors,
+    highlighter: &Highlighter,
     mut open: Option<&mut dyn OpenHighlighter>,
 ) -> bool {
     let mut has_code = false;
@@ -46,12 +53,12 @@ pub(crate) fn paint(
         has_code = true;
         let Code::Source { lang, text, at_end } = code else { continue };
         let lines = match mode {
-            CodeMode::Plain => Arc::new(plain_code(text, color)),
+            CodeMode::Plain => Arc::new(plain_code(text, colors)),
             CodeMode::Open if *at_end => Arc::new(match open.as_mut() {
-                Some(open) => open.highlight(text, lang, color),
-                None => highlight_uncached(text, lang, color),
+                Some(open) => open.highlight(highlighter, text, lang, colors),
+                None => highlighter.uncached(text, lang, colors),
             }),
-            CodeMode::Highlighted | CodeMode::Open => highlight_code(text, lang, color),
+            CodeMode::Highlighted | CodeMode::Open => highlighter.code(text, lang, colors),
         };
         *code = Code::Lines(lines);
     }

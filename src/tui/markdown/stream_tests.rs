@@ -110,12 +110,11 @@ fn plain_table_rows_are_not_parsed() {
     let text = plain_table();
     let rows: Vec<&str> = text.split_inclusive('\n').collect();
     let mut doc = MarkdownDoc::default();
-    super::open::table::PARSED.with(|parsed| parsed.set(0));
     for row in &rows {
         doc.push_str(row);
         let _ = doc.height(100);
     }
-    let parsed = super::open::table::PARSED.with(|parsed| parsed.get());
+    let parsed = doc.table_bytes_parsed();
     assert!(doc.kept_open_lines() > 0 || doc.laid_out_blocks() > 0);
     assert!(parsed > 0 && parsed < text.len() / 4, "{parsed} of {} bytes parsed", text.len());
     let height = doc.height(100);

@@ -5,6 +5,8 @@ use std::borrow::Cow;
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::tui::highlight::CodeColors;
+
 /// `n` spaces, borrowed when short (list indentation, table padding), so a line allocates no
 /// text for them.
 pub(crate) fn spaces(n: usize) -> Cow<'static, str> {
@@ -38,6 +40,11 @@ pub(crate) struct Palette {
 impl Palette {
     pub fn new(options: RenderOptions) -> Self {
         Palette { color: options.color, light: options.light }
+    }
+
+    /// How code is coloured in this palette.
+    pub fn code_colors(&self) -> CodeColors {
+        CodeColors { color: self.color, light: self.light }
     }
 
     fn fg(&self, style: Style, color: Color) -> Style {

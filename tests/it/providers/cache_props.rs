@@ -4,7 +4,7 @@
 
 use elelem::agent::output::{AgentEvent, Delta, TurnEnd};
 use elelem::tui::app::App;
-use elelem::tui::highlight::{highlight_code, highlight_uncached, use_light};
+use elelem::tui::highlight::{CodeColors, Highlighter};
 use elelem::tui::runtime::held_text::HeldText;
 use elelem::tui::runtime::pane_cache::{DrawnCells, Part};
 use elelem::tui::text::theme::Theme;
@@ -150,15 +150,15 @@ proptest! {
             1..24,
         ),
     ) {
+        let highlighter = Highlighter::default();
         for round in 0..2 {
             for (code, lang, color, light) in &inputs {
-                use_light(*light);
-                let cached = highlight_code(code, lang, *color);
-                let again = highlight_uncached(code, lang, *color);
+                let colors = CodeColors { color: *color, light: *light };
+                let cached = highlighter.code(code, lang, colors);
+                let again = Highlighter::default().uncached(code, lang, colors);
                 prop_assert_eq!(&*cached, &again, "round {}: {:?} in {:?}, colour {}, light {}", round, code, lang, color, light);
             }
         }
-        use_light(false);
     }
 
     /// Whatever the chunking of the deltas and whenever frames (releases) and other events

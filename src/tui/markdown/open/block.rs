@@ -40,6 +40,9 @@ pub(crate) struct OpenBlock {
     /// Long tails rendered whole (the state chosen again), for tests.
     #[cfg(test)]
     pub(crate) whole_renders: usize,
+    /// Bytes an open table handed to the parser, for tests.
+    #[cfg(test)]
+    pub(crate) table_bytes_parsed: usize,
 }
 
 impl Default for OpenBlock {
@@ -50,6 +53,8 @@ impl Default for OpenBlock {
             state: State::Whole,
             #[cfg(test)]
             whole_renders: 0,
+            #[cfg(test)]
+            table_bytes_parsed: 0,
         }
     }
 }
@@ -83,14 +88,21 @@ impl OpenBlock {
             State::Whole => false,
             State::List(list) => list.layout(text, &mut lines, frame),
             State::Paragraph(paragraph) => paragraph.layout(text, &mut lines, frame),
-            State::Table(table) => table.layout(text, &mut lines, frame),
+            State::Table(table) => {
+                let kept = table.layout(text, &mut lines, frame);
+                #[cfg(test)]
+                {
+                    self.table_bytes_parsed += std::mem::take(&mut table.parsed);
+                }
+                kept
+            }
         };
         if !kept {
             #[cfg(test)]
             {
                 self.whole_renders += 1;
             }
-            let parsed = render_open(text, frame.width, frame.options, Some(&mut *frame.code));
+            let parsed = render_open(text, frame);
             self.state = choose(text, &parsed, frame);
             lines = parsed.lines;
         }

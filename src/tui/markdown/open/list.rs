@@ -51,7 +51,7 @@ impl OpenList {
         if self.cut == 0 || may_define_links(rest) {
             return false;
         }
-        let parsed = render_open(rest, frame.width, frame.options, Some(&mut *frame.code));
+        let parsed = render_open(rest, frame);
         let marks = &parsed.marks;
         let (Some(first), Some(next)) = (marks.items.first(), marks.items.get(1)) else { return false };
         let context_end = parsed.starts.get(next.node).copied().unwrap_or(0);

@@ -69,7 +69,7 @@ impl OpenParagraph {
         lines.truncate(self.frozen);
         self.advance(text, frame, Some(&mut *lines));
         let Some(rest) = text.get(self.cut..) else { return false };
-        let (nodes, marks) = parse_open(&self.stand_in(rest), frame.options, None);
+        let (nodes, marks) = parse_open(&self.stand_in(rest), frame);
         let Some(spans) = continuation(&nodes, &marks) else { return false };
         let width = usize::from(frame.width);
         let mut all = self.carry.clone();
@@ -107,7 +107,7 @@ impl OpenParagraph {
         }
         let palette = Palette::new(frame.options);
         let (mut nodes, marks) = parse_marked(&source, palette);
-        paint(&mut nodes, CodeMode::Plain, palette.color, None);
+        paint(&mut nodes, CodeMode::Plain, palette.code_colors(), frame.highlighter, None);
         if nodes.len() != 1 || marks.first != Some(FirstBlock::Paragraph) {
             return;
         }

@@ -24,12 +24,6 @@ use crate::tui::markdown::style::Palette;
 use crate::tui::markdown::table::{header_lines, natural_widths, push_plain_row, push_row, widen, Shape};
 use crate::tui::wrap::truncate_line;
 
-#[cfg(test)]
-thread_local! {
-    /// Bytes `layout` handed to the parser on this thread, for tests.
-    pub(crate) static PARSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
 pub(crate) struct OpenTable {
     /// Bytes of the header and delimiter lines, newlines included.
     head: usize,
@@ -45,6 +39,9 @@ pub(crate) struct OpenTable {
     natural: Vec<usize>,
     /// The column widths the kept lines were laid out with.
     shape: Shape,
+    /// Bytes `layout` handed to the parser since `OpenBlock` last took the count, for tests.
+    #[cfg(test)]
+    pub(super) parsed: usize,
 }
 
 /// A body row: where a plain row's line is in the tail (split again when the columns change),
@@ -75,7 +72,17 @@ impl OpenTable {
         let (width, palette) = (usize::from(frame.width), Palette::new(frame.options));
         let shape = Shape::new(table, &natural_widths(table), width);
         let frozen = header_lines(&head, &shape, palette).len();
-        let mut state = OpenTable { head: second, cut: second, frozen, table: head, kept: Vec::new(), natural, shape };
+        let mut state = OpenTable {
+            head: second,
+            cut: second,
+            frozen,
+            table: head,
+            kept: Vec::new(),
+            natural,
+            shape,
+            #[cfg(test)]
+            parsed: 0,
+        };
         let rows = Rows {
             columns: table.header.len(),
             cells: Vec::new(),
@@ -115,8 +122,10 @@ impl OpenTable {
         let mut after = Vec::new();
         if let Some(remainder) = rest.get(at..).filter(|remainder| !remainder.is_empty()) {
             #[cfg(test)]
-            PARSED.with(|parsed| parsed.set(parsed.get() + head.len() + remainder.len()));
-            let (nodes, _) = parse_open(&format!("{head}{remainder}"), frame.options, None);
+            {
+                self.parsed += head.len() + remainder.len();
+            }
+            let (nodes, _) = parse_open(&format!("{head}{remainder}"), frame);
             let mut nodes = nodes.into_iter();
             let Some(Node::Table { prefix, table }) = nodes.next() else { return false };
             if !prefix.first.is_empty() || table.header.len() != columns {

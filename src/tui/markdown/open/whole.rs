@@ -9,6 +9,7 @@ use ratatui::text::Line;
 
 use super::code::OpenCode;
 use crate::sanitize::sanitize;
+use crate::tui::highlight::Highlighter;
 use crate::tui::markdown::lines::layout_nodes;
 use crate::tui::markdown::nodes::Node;
 use crate::tui::markdown::paint::{paint, CodeMode, OpenHighlighter};
@@ -27,20 +28,23 @@ pub(crate) struct Parsed {
 }
 
 /// Renders `text` (raw: sanitized here) the way the last block of a whole render is.
-pub(crate) fn render_open(text: &str, width: u16, options: RenderOptions, code: Option<&mut OpenCode>) -> Parsed {
+pub(crate) fn render_open(text: &str, frame: &mut LayoutArgs<'_>) -> Parsed {
+    let (width, options) = (frame.width, frame.options);
     let clean = sanitize(text);
     let palette = Palette::new(options);
     let (mut nodes, marks) = parse_marked(&clean, palette);
-    paint(&mut nodes, CodeMode::Open, palette.color, code.map(|code| code as &mut dyn OpenHighlighter));
+    let code = Some(&mut *frame.code as &mut dyn OpenHighlighter);
+    paint(&mut nodes, CodeMode::Open, palette.code_colors(), frame.highlighter, code);
     let (lines, starts) = layout_nodes(&nodes, usize::from(width), Palette::new(options));
     Parsed { clean: matches!(clean, Cow::Borrowed(_)), nodes, marks, lines, starts }
 }
 
-/// `render_open` up to its nodes, for a state that lays them out itself.
-pub(crate) fn parse_open(text: &str, options: RenderOptions, code: Option<&mut OpenCode>) -> (Vec<Node>, Marks) {
-    let palette = Palette::new(options);
+/// `render_open` up to its nodes, for a state that lays them out itself (code at the end
+/// highlighted from scratch, not by the document's `OpenCode`).
+pub(crate) fn parse_open(text: &str, frame: &LayoutArgs<'_>) -> (Vec<Node>, Marks) {
+    let palette = Palette::new(frame.options);
     let (mut nodes, marks) = parse_marked(&sanitize(text), palette);
-    paint(&mut nodes, CodeMode::Open, palette.color, code.map(|code| code as &mut dyn OpenHighlighter));
+    paint(&mut nodes, CodeMode::Open, palette.code_colors(), frame.highlighter, None);
     (nodes, marks)
 }
 
@@ -59,5 +63,7 @@ pub(crate) fn may_define_links(text: &str) -> bool {
 pub(crate) struct LayoutArgs<'a> {
     pub width: u16,
     pub options: RenderOptions,
+    /// The document's highlighter.
+    pub highlighter: &'a Highlighter,
     pub code: &'a mut OpenCode,
 }

@@ -4,7 +4,9 @@
 //! 10,000 cells. A big reply may hold estimated heights for what nobody looked at yet: each
 //! frame first settles its window (lays out exactly the rows it shows; see
 //! `MarkdownDoc::settle`), keeping the top row's line in place, and scrolling settles the rows
-//! it passes before it moves. Feeding cells in is here; the viewport (measuring, settling,
+//! it passes before it moves. The pane owns the code highlighter its replies share
+//! (`highlight::Highlighter`: caches that outlive a reply, never global state). Feeding
+//! cells in is here; the viewport (measuring, settling,
 //! scrolling, keys, drawing) is `history/viewport.rs`, the mouse's text selection and what
 //! it copies `history/selection.rs`.
 
@@ -14,6 +16,7 @@ mod viewport;
 pub use selection::Copied;
 
 use crate::protocol::ToolResult;
+use crate::tui::highlight::Highlighter;
 use crate::tui::markdown::{MarkdownDoc, RenderOptions};
 use crate::tui::panes::conversation::cells::{CellKind, HistoryCell};
 use crate::tui::panes::conversation::hook_rows::{HookRows, HookShown};
@@ -49,6 +52,8 @@ pub struct History {
     pub color: bool,
     /// Markdown coloured for a light background.
     pub light: bool,
+    /// Highlights the code of every reply (its caches serve them all).
+    highlighter: Highlighter,
     /// Width and theme of the last draw, so scrolling can lay out what it scrolls over.
     drawn: Option<(u16, Theme)>,
     /// The pane's frame as last drawn.
@@ -172,7 +177,8 @@ impl History {
                     self.cells[t].touch();
                     self.changed(t);
                 }
-                let doc = MarkdownDoc::new(RenderOptions { color: self.color, light: self.light });
+                let options = RenderOptions { color: self.color, light: self.light };
+                let doc = MarkdownDoc::with_highlighter(options, self.highlighter.clone());
                 let i = self.push(CellKind::Reply(Box::new(doc)));
                 self.open_reply = Some(i);
                 i
@@ -320,6 +326,7 @@ impl History {
             expand_thinking: self.expand_thinking,
             color: self.color,
             light: self.light,
+            highlighter: self.highlighter.clone(),
             ..History::default()
         };
     }

@@ -19,6 +19,21 @@ pub const THINKING_TAIL: usize = 3;
 pub struct ThinkingText {
     text: String,
     laid: Option<Laid>,
+    /// Bytes wrapped so far (counted in test builds only).
+    wrapped: Wrapped,
+}
+
+/// A count of bytes wrapped, kept in test builds only (nothing in others).
+#[derive(Default)]
+struct Wrapped(#[cfg(test)] usize);
+
+impl Wrapped {
+    fn add(&mut self, _bytes: usize) {
+        #[cfg(test)]
+        {
+            self.0 += _bytes;
+        }
+    }
 }
 
 /// The layout of the text at one width and style.
@@ -94,13 +109,13 @@ impl ThinkingText {
         if let Some(newline) = text[laid.done..end].rfind('\n') {
             let complete = &text[laid.done..laid.done + newline];
             for line in complete.split('\n') {
-                laid.lines.extend(wrap_counted(line, width, style));
+                laid.lines.extend(wrap_counted(line, width, style, &mut self.wrapped));
             }
             laid.done += newline + 1;
             laid.tail_end = usize::MAX;
         }
         if laid.tail_end != end {
-            laid.tail = wrap_counted(&text[laid.done..end], width, style);
+            laid.tail = wrap_counted(&text[laid.done..end], width, style, &mut self.wrapped);
             laid.tail_end = end;
         }
         laid.lines.len() + laid.tail.len()
@@ -112,17 +127,10 @@ fn hidden(all: usize, collapsed: bool) -> Option<usize> {
     (collapsed && all > THINKING_TAIL + 1).then(|| all - THINKING_TAIL)
 }
 
-/// `wrap` of one line of thinking (counted in test builds).
-fn wrap_counted(line: &str, width: u16, style: Style) -> Vec<Line<'static>> {
-    #[cfg(test)]
-    WRAPPED.with(|wrapped| wrapped.set(wrapped.get() + line.len()));
+/// `wrap` of one line of thinking, counted in `wrapped`.
+fn wrap_counted(line: &str, width: u16, style: Style, wrapped: &mut Wrapped) -> Vec<Line<'static>> {
+    wrapped.add(line.len());
     wrap(line, width, style, "", "", style)
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Bytes of thinking wrapped on this thread.
-    static WRAPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
@@ -194,7 +202,6 @@ mod tests {
         let mut thinking = ThinkingText::default();
         let line = "Let me think about this step by step, considering each option carefully.\n";
         let mut longest_line = 0;
-        WRAPPED.with(|wrapped| wrapped.set(0));
         let mut pushed = 0;
         while pushed < 500_000 {
             for piece in line.as_bytes().chunks(25) {
@@ -205,7 +212,7 @@ mod tests {
                 longest_line = longest_line.max(line.len());
             }
         }
-        let wrapped = WRAPPED.with(|wrapped| wrapped.get());
+        let wrapped = thinking.wrapped.0;
         let frames = pushed.div_ceil(25);
         assert!(wrapped <= pushed + frames * longest_line, "{wrapped} bytes wrapped for {pushed} bytes of thinking");
     }
