@@ -55,7 +55,11 @@ fn frames(c: &mut Criterion) {
         c.bench_function(&format!("frame_following_{turns}_turns"), |b| {
             b.iter(|| render(black_box(&mut app), &mut buf, area, now))
         });
-        app.history_mut().scroll_up(5000);
+        // Scrolled up at least 5,000 rows, a page (PgUp) at a time.
+        let page = app.view().conversation_rows.saturating_sub(2).max(1);
+        for _ in 0..5000usize.div_ceil(page) {
+            app.handle_key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE));
+        }
         render(&mut app, &mut buf, area, now);
         c.bench_function(&format!("frame_scrolled_up_{turns}_turns"), |b| {
             b.iter(|| render(black_box(&mut app), &mut buf, area, now))

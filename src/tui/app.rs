@@ -1,48 +1,41 @@
 //! `App`: the TUI's one owner. It holds the panes (conversation, tool log, context panel,
-//! prompt, status line), the popups (file picker, model picker, history search, help,
-//! approval) and the
-//! regions they are drawn in, decides which has the keys (`Focus`), applies what they ask
-//! for (`Intent`, in `keys.rs`), feeds them the agent's events and draws them. Each pane and
-//! popup keeps its own state and draws itself; none reaches into another. `App` never talks
-//! to the terminal or the agent directly: it returns `Action`s for the event loop to carry
-//! out, which keeps it testable with `TestBackend`. Its fields are private: the event loop
-//! and the tests go through its methods.
+//! prompt, status line), the `@` file picker, the stack of popups open over them
+//! (`popups/stack.rs`: help, pickers, history search, the approval and accept-plan dialogs)
+//! and the regions they are drawn in, decides which has the keys (`Focus`), applies what
+//! they ask for (`Intent`, in `keys.rs`), feeds them the agent's events (`app/agent_events.rs`)
+//! and draws them (`app/render.rs`). Each pane and popup keeps its own state and draws
+//! itself; none reaches into another. `App` never talks to the terminal or the agent
+//! directly: it returns `Action`s for the event loop to carry out, which keeps it testable
+//! with `TestBackend`. Its fields are private: the event loop goes through its methods,
+//! tests and benches drive it with keys and events and read the screen or `view()`
+//! (`app/view.rs`).
+
+mod agent_events;
+mod render;
+pub mod view;
 
 use super::panes::plan::PlanStrip;
 use super::panes::queue::QueueStrip;
-use crate::agent::input::{Approval, ApprovalRequest};
-use crate::agent::output::{AgentEvent, Delta, TurnEnd};
 use crate::tui::panes::context_panel::ContextPanel;
 use crate::tui::panes::conversation::cells::CellKind;
 use crate::tui::panes::conversation::history::History;
 use crate::tui::panes::prompt::composer::Composer;
-use crate::tui::panes::status::{Activity, Around, Lasts, Status};
+use crate::tui::panes::status::{Activity, Status};
 use crate::tui::panes::tool_log::ToolLog;
 use crate::tui::popups::file_picker::{FilePicker, Mention};
-use crate::tui::popups::help::HelpOverlay;
-use crate::tui::popups::model_picker::ModelPicker;
-use crate::tui::popups::plan_accept::PlanAccept;
-use crate::tui::popups::resume_picker::ResumePicker;
-use crate::tui::popups::reverse_search::ReverseSearch;
-use crate::tui::popups::rewind::RewindPicker;
-use crate::tui::regions::{PaneRects, Regions};
+use crate::tui::popups::stack::{Kind, PopupStack};
+use crate::tui::regions::Regions;
 use crate::tui::runtime::clock::{SharedClock, SystemClock};
 use crate::tui::runtime::notify::NotifyMode;
-use crate::tui::runtime::notify::NOTIFY_AFTER;
-use crate::tui::runtime::prefs::Zoom;
 use crate::tui::text::background::ThemeChoice;
 use crate::tui::text::theme::Theme;
-use crate::tui::wrap::truncate;
-use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::widgets::{Clear, Widget};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
-use tokio::sync::oneshot;
 
 pub use crate::tui::intent::Focus;
 pub use crate::tui::popups::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL_PAUSE};
 pub use crate::tui::popups::confirm::Confirm;
+pub use view::View;
 
 /// What the event loop must do after the app handled something.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,26 +83,16 @@ pub struct App {
     pub(super) confirm: Option<Confirm>,
     /// The `@` file picker over the working directory's files.
     pub(super) files: FilePicker,
-    /// Ctrl+R's history search, while open.
-    pub(super) search: Option<ReverseSearch>,
-    /// The help overlay, while open.
-    pub(super) help: Option<HelpOverlay>,
-    /// The model picker, while open.
-    pub(super) models: Option<ModelPicker>,
-    pub(super) approval: Option<PendingApproval>,
-    /// The accept-plan dialog, after a plan-mode turn ended with a plan.
-    pub(super) plan_accept: Option<PlanAccept>,
+    /// The popups open over the panes; the top one takes keys first.
+    pub(super) popups: PopupStack,
     /// The plan the running turn made, for the accept-plan dialog when it ends.
     pub(super) planned: Option<crate::protocol::plan::Plan>,
     /// The prompts of the conversation, oldest first, for the rewind picker; and the lines
     /// sent that have not started yet (a turn's prompt carries notes before them).
     pub(super) prompts: Vec<String>,
     pub(super) sent: VecDeque<String>,
-    /// The rewind picker, while open; when Esc was last pressed on an empty prompt.
-    pub(super) rewind: Option<RewindPicker>,
-    /// The resume picker, while open; the session chosen in it, for the event loop to
-    /// start once this one is stopped.
-    pub(super) resume: Option<ResumePicker>,
+    /// The session chosen in the resume picker, for the event loop to start once this one
+    /// is stopped.
     pub(super) resume_to: Option<String>,
     /// The layout the user chose and where the panes were drawn last.
     pub(super) regions: Regions,
@@ -136,7 +119,7 @@ pub struct App {
     /// Cancels the running turn; set once the session is ready.
     interrupter: Option<crate::agent::Interrupter>,
     /// The session's mode, once it is ready (Shift+Tab sets it at once).
-    pub(super) mode: Option<crate::agent::SharedMode>,
+    pub(super) mode: Option<crate::protocol::mode::SharedMode>,
     /// Sequences for the terminal itself (OSC 52 clipboard), written before the next frame.
     pub(super) terminal_writes: Vec<String>,
 }
@@ -156,8 +139,6 @@ impl App {
         commands: Vec<(String, String)>,
         history: Vec<String>,
     ) -> Self {
-        // The app renders on this thread: its code blocks take the theme's syntax colours.
-        crate::tui::highlight::use_light(theme.light);
         App {
             theme,
             theme_choice: ThemeChoice::Auto,
@@ -172,16 +153,10 @@ impl App {
             composer: Composer::new(commands, history),
             status: Status::new(provider, model),
             files: FilePicker::new(std::env::current_dir().ok()),
-            search: None,
-            help: None,
-            models: None,
-            approval: None,
-            plan_accept: None,
+            popups: PopupStack::default(),
             planned: None,
             prompts: Vec::new(),
             sent: VecDeque::new(),
-            rewind: None,
-            resume: None,
             resume_to: None,
             regions: Regions::default(),
             focus: Focus::Composer,
@@ -233,14 +208,13 @@ impl App {
             || self.confirm.as_ref().is_some_and(|c| c.until().is_some())
             || self.tools.running() > 0
             || self.files.waiting(self.mention())
-            || self.approval.as_ref().is_some_and(|p| !p.armed(self.clock.now(), self.last_typed))
-            || self.plan_accept.as_ref().is_some_and(|p| !p.armed(self.clock.now(), self.last_typed))
+            || self.popups.arming(self.clock.now(), self.last_typed)
     }
 
     /// The `@` mention the file picker serves: the prompt's, while it has the keys and no
     /// recall or search is under way.
     pub(super) fn mention(&self) -> Option<Mention> {
-        if self.focus != Focus::Composer || self.composer.recalling() || self.search.is_some() {
+        if self.focus != Focus::Composer || self.composer.recalling() || self.popups.contains(Kind::Search) {
             return None;
         }
         self.composer.mention()
@@ -252,7 +226,7 @@ impl App {
 
     /// What the status line says the agent is doing.
     pub fn current_activity(&self) -> Activity {
-        self.status.current_activity(self.approval.is_some(), self.tools.running())
+        self.status.current_activity(self.popups.contains(Kind::Approval), self.tools.running())
     }
 
     // The event loop's view of the app.
@@ -360,7 +334,6 @@ impl App {
             return false;
         }
         self.theme.light = light;
-        crate::tui::highlight::use_light(light);
         self.history.set_light(light);
         true
     }
@@ -378,380 +351,26 @@ impl App {
         std::mem::take(&mut self.terminal_writes)
     }
 
-    // The panes and popups, for tests and benches.
-
-    pub fn composer(&self) -> &Composer {
-        &self.composer
-    }
-
-    pub fn composer_mut(&mut self) -> &mut Composer {
-        &mut self.composer
-    }
-
-    pub fn history(&self) -> &History {
-        &self.history
-    }
-
-    pub fn history_mut(&mut self) -> &mut History {
-        &mut self.history
-    }
-
-    pub fn tools(&self) -> &ToolLog {
-        &self.tools
-    }
-
-    pub fn tools_mut(&mut self) -> &mut ToolLog {
-        &mut self.tools
-    }
-
+    /// The `@` picker over `files` (tests give it a fixed index).
     pub fn set_file_picker(&mut self, files: FilePicker) {
         self.files = files;
     }
 
-    pub fn approval(&self) -> Option<&PendingApproval> {
-        self.approval.as_ref()
+    /// Tests' fixtures for what only a started session puts in the conversation (its
+    /// banner, as a notice without the session's sandbox; the welcome), so a screen can be
+    /// drawn without one.
+    #[doc(hidden)]
+    pub fn seed_notice(&mut self, text: &str) {
+        self.history.push(CellKind::Notice(text.to_string()));
     }
 
-    pub fn help(&self) -> Option<&HelpOverlay> {
-        self.help.as_ref()
+    #[doc(hidden)]
+    pub fn seed_welcome(&mut self, welcome: &crate::tui::panes::conversation::welcome::Welcome) {
+        self.history.welcome(welcome.lines());
     }
 
-    pub fn model_picker(&self) -> Option<&ModelPicker> {
-        self.models.as_ref()
-    }
-
-    pub fn search(&self) -> Option<&ReverseSearch> {
-        self.search.as_ref()
-    }
-
-    pub fn focus(&self) -> Focus {
-        self.focus
-    }
-
-    pub fn set_focus(&mut self, focus: Focus) {
-        self.focus = focus;
-    }
-
-    /// `/clear` waits for its confirmation.
-    pub fn confirm_clear(&self) -> bool {
-        self.confirm == Some(Confirm::Clear)
-    }
-
-    /// The question asked above the prompt, if one is.
-    pub fn confirm(&self) -> Option<&Confirm> {
-        self.confirm.as_ref()
-    }
-
-    pub fn show_context(&self) -> bool {
-        self.regions.show_context()
-    }
-
-    pub fn set_show_context(&mut self, show: bool) {
-        self.regions.set_show_context(show);
-    }
-
-    /// The pane zoomed to the whole screen, if it can be shown.
-    pub fn zoomed(&self) -> Option<Zoom> {
-        self.regions.zoomed()
-    }
-
-    /// Where each pane was drawn last.
-    pub fn rects(&self) -> PaneRects {
-        self.regions.last()
-    }
-
-    /// When the app started (by its clock).
-    pub fn started(&self) -> Instant {
-        self.started
-    }
-
-    // Drawing.
-
-    pub fn draw(&mut self, frame: &mut ratatui::Frame) {
-        let area = frame.area();
-        let now = self.clock.now();
-        self.render(area, frame.buffer_mut(), now);
-    }
-
-    /// Lays out and draws everything into `buf`: the panes where `regions.rs` puts them,
-    /// the prompt and the status line; the popups on top.
-    pub fn render(&mut self, area: Rect, buf: &mut Buffer, now: Instant) {
-        if area.width < 20 || area.height < 8 {
-            buf.set_string(area.x, area.y, truncate("window too small", usize::from(area.width)), self.theme.dim());
-            return;
-        }
-        let theme = self.theme;
-        // The status line first: a notice it has no room for goes whole above the prompt,
-        // with the question asked there.
-        let around = Around {
-            started: self.started,
-            context_tokens: self.context.total_tokens(),
-            approving: self.approval.is_some(),
-            tools_running: self.tools.running(),
-            esc_interrupts: self.esc_interrupts(),
-            queued: self.queue.len(),
-            queue_held: self.queue.held() && self.focus == Focus::Composer,
-        };
-        let status_line = self.status.compose(area.width, now, &around);
-        self.drop_stale_confirm();
-        let asked = crate::tui::popups::confirm::lines(
-            self.confirm.as_ref(),
-            status_line.overflow.as_deref(),
-            area.width,
-            &theme,
-        );
-        let composer_h = self.composer.height().min(area.height.saturating_sub(6));
-        let asked_h = (asked.len() as u16).min(area.height.saturating_sub(composer_h + 5));
-        let plan_h = self.plan.height(area.height.saturating_sub(composer_h + asked_h + 1));
-        let queue_h = self.queue.height(area.height).min(area.height.saturating_sub(composer_h + plan_h + asked_h + 4));
-        let [main, plan, queue, asked_area, composer, status] = Layout::vertical([
-            Constraint::Min(3),
-            Constraint::Length(plan_h),
-            Constraint::Length(queue_h),
-            Constraint::Length(asked_h),
-            Constraint::Length(composer_h),
-            Constraint::Length(1),
-        ])
-        .areas(area);
-        let rects = self.regions.lay_out(main, composer, area.height);
-        let title = if self.esc_interrupts() { "conversation · Esc interrupts" } else { "conversation" };
-        let highlight = matches!(self.focus, Focus::Conversation | Focus::Tools);
-        if !rects.conversation.is_empty() {
-            self.history.render(rects.conversation, buf, &theme, self.focus == Focus::Conversation, highlight, title);
-        }
-        if !rects.tools.is_empty() {
-            self.tools.render(rects.tools, buf, &theme, self.focus == Focus::Tools, now);
-        }
-        if let Some(context) = rects.context {
-            // Over the other panes when the screen is small.
-            Clear.render(context, buf);
-            self.context.render(context, buf, &theme, self.focus == Focus::Context);
-        }
-        self.plan.render(plan, buf, &theme);
-        let pasted = &self.pasted_prompts;
-        let shown = |line: &str| pasted.iter().find(|(sent, _)| sent == line).map(|(_, shown)| shown.clone());
-        self.queue.render(queue, buf, &theme, shown);
-        let queued = self.queue.len();
-        let mut prompt_title = if queued > 0 { format!("prompt · {queued} queued") } else { "prompt".into() };
-        if self.status.mode() != crate::agent::mode::Mode::Ask {
-            prompt_title.push_str(&format!(" · {}", self.status.mode().label()));
-        }
-        crate::tui::popups::confirm::render(&asked, asked_area, buf);
-        self.composer.render(composer, buf, &theme, self.focus == Focus::Composer, &prompt_title);
-        Status::draw(&status_line, status, buf, &theme);
-        if let Some(picker) = &self.models {
-            picker.render(composer, buf, &theme);
-        } else if let Some(search) = &self.search {
-            search.render(composer, buf, &theme, self.composer.history_entries());
-        } else if self.focus == Focus::Composer {
-            self.composer.render_popup(composer, buf, &theme);
-            let mention = self.mention();
-            self.files.render(composer, buf, &theme, mention);
-        }
-        if let Some(help) = self.help.as_mut() {
-            help.render(area, buf, &theme, self.composer.commands());
-        }
-        if let Some(picker) = &self.rewind {
-            picker.render(composer, buf, &theme);
-        }
-        if let Some(picker) = &self.resume {
-            picker.render(area, composer, buf, &theme);
-        }
-        let armed_now = self.clock.now();
-        if let Some(dialog) = &self.plan_accept {
-            // Above the plan strip, which shows the plan it is about.
-            let below = Rect { y: plan.y, ..composer };
-            dialog.render(below, buf, &theme, dialog.armed(armed_now, self.last_typed));
-        }
-        if let Some(pending) = self.approval.as_mut() {
-            let armed = pending.armed(armed_now, self.last_typed);
-            pending.render(area, buf, &theme, armed);
-        }
-    }
-
-    /// Esc interrupts only from the prompt while a turn runs (from a pane it goes back to
-    /// the prompt), so only then do the title and the status line offer it.
-    fn esc_interrupts(&self) -> bool {
-        self.status.busy() && self.focus == Focus::Composer
-    }
-
-    /// A question that no longer holds goes: Ctrl+C's second press came too late, the
-    /// prompt no longer says `/clear`, or the user typed on instead of quitting.
-    fn drop_stale_confirm(&mut self) {
-        let stale = match &self.confirm {
-            Some(Confirm::Clear) => self.composer.text().trim() != "/clear",
-            // Typing something else leaves the question.
-            Some(Confirm::QuitRunning) => !self.composer.is_empty(),
-            Some(confirm) => confirm.expired(Instant::now()),
-            None => false,
-        };
-        if stale {
-            self.confirm = None;
-        }
-    }
-}
-
-// The agent's side: each `AgentEvent` fed to the panes it concerns, and the approval
-// questions the session asks, opened as the dialog and answered back.
-impl App {
-    /// A question from the session: the approval dialog opens.
-    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        self.tools.waiting(&request.call_id, true);
-        self.status.drop_turn_notice(); // the previous answer is not about this question
-        self.approval = Some(PendingApproval::new(request, reply, self.clock.now()));
-        self.status.set_activity(Activity::Approving);
-    }
-
-    /// Answers the pending approval.
-    pub fn answer(&mut self, approval: Approval) {
-        if let Some(pending) = self.approval.take() {
-            self.status.notify_for_turn(pending.answered(&approval));
-            self.tools.waiting(&pending.request.call_id, false);
-            let tool = pending.request.tool.clone();
-            let _ = pending.reply.send(approval);
-            self.status.set_activity(if self.status.busy() { Activity::RunningTool(tool) } else { Activity::Idle });
-        }
-    }
-
-    /// A turn ended: a long one, finished while the user looked elsewhere, rings or
-    /// notifies (`runtime/notify.rs`).
-    fn turn_finished(&mut self, ok: bool) {
-        let Some(took) = self.status.turn_finished(self.clock.now(), ok) else { return };
-        if !self.terminal_focused && took >= NOTIFY_AFTER {
-            self.alert = self.notify_mode.sequence(&format!("elelem: done after {}s", took.as_secs()));
-        }
-    }
-
-    pub fn handle_agent(&mut self, event: AgentEvent) {
-        match event {
-            AgentEvent::TurnStarted { prompt } => {
-                self.waiting = false;
-                self.tools.turn_started();
-                self.plan.turn_started();
-                self.started_prompt(&prompt);
-                self.status.turn_started(self.clock.now());
-                match self.pasted_prompts.iter().position(|(sent, _)| *sent == prompt) {
-                    Some(i) => {
-                        let (sent, shown) = self.pasted_prompts.remove(i).unwrap_or_default();
-                        self.history.user_pasted(&shown, &sent);
-                    }
-                    None => self.history.user(&prompt),
-                }
-            }
-            AgentEvent::Delta(Delta::Thinking(delta)) => {
-                self.status.drop_notice_of(&[Lasts::Retry]);
-                self.status.set_activity(Activity::Thinking);
-                self.status.streamed(delta.len());
-                self.history.thinking(&delta);
-            }
-            AgentEvent::Delta(Delta::Saying(delta)) => {
-                self.status.drop_notice_of(&[Lasts::Retry]);
-                self.status.set_activity(Activity::Responding);
-                self.status.streamed(delta.len());
-                self.history.saying(&delta);
-            }
-            AgentEvent::ToolStarted { call, summary } => {
-                self.status.drop_notice_of(&[Lasts::Retry]);
-                self.status.set_activity(Activity::RunningTool(call.name.clone()));
-                let summary_line = crate::sanitize::sanitize_visible(&summary).replace('\n', " ⏎ ");
-                let name = crate::sanitize::sanitize_visible(&call.name);
-                let label = format!("#{} {name} {summary_line}", self.tools.next_number());
-                self.history.tool_started(&call.id, &name, label.trim_end());
-                self.tools.started(&call.id, &call.name, &summary, &call.arguments);
-            }
-            AgentEvent::Delta(Delta::ToolOutput { id, chunk }) => {
-                self.history.tool_output(&id, &chunk);
-                self.tools.output(&id, &chunk);
-            }
-            AgentEvent::ToolFinished { call, result } => {
-                self.history.tool_finished(&call.id, &result);
-                self.tools.finished(&call.id, &result);
-                self.status.set_activity(if self.status.busy() { Activity::Thinking } else { Activity::Idle });
-            }
-            AgentEvent::Usage(usage) => {
-                self.history.step_ended();
-                self.status.add_usage(usage);
-            }
-            AgentEvent::Retrying { attempt, max, delay, reason } => {
-                self.status.set_activity(Activity::Retrying { attempt, max, until: Instant::now() + delay });
-                self.status.notify_while(reason, Lasts::Retry);
-            }
-            AgentEvent::ProviderChanged { provider, model } => {
-                self.status.set_model(provider, model);
-            }
-            AgentEvent::Context(snapshot) => self.context.set(snapshot),
-            AgentEvent::Info(text) => {
-                self.status.drop_notice_of(&[Lasts::Asking]);
-                self.history.close();
-                self.history.push(CellKind::Info(text));
-                // `/sandbox` switched the mode (it says so in an Info): the banner follows.
-                self.history.set_banner_sandbox(crate::startup::sandbox_label());
-            }
-            // A failure: said until a later turn succeeds (or its time is up).
-            AgentEvent::Warning(text) => self.status.notify_while(text, Lasts::Warning),
-            AgentEvent::Error(text) => {
-                self.status.drop_notice_of(&[Lasts::Asking]);
-                self.history.close();
-                self.history.push(CellKind::Error(format!("Error: {text}")));
-            }
-            AgentEvent::TurnFinished { end, .. } => {
-                if self.confirm == Some(Confirm::QuitRunning) {
-                    // Asked only because a turn ran: with it over, the quit goes through.
-                    self.quit = true;
-                }
-                self.turn_finished(end == TurnEnd::Done);
-                let planned = self.planned.take();
-                if let Some(plan) = planned.filter(|_| self.status.mode() == crate::agent::mode::Mode::Plan) {
-                    self.plan_accept = Some(PlanAccept::new(self.clock.now(), &plan));
-                }
-                if end == TurnEnd::Interrupted {
-                    self.history.interrupted();
-                }
-                self.history.close();
-                if end == TurnEnd::Interrupted {
-                    self.history.push(CellKind::Notice("⏹ interrupted".into()));
-                }
-            }
-            AgentEvent::Cleared => {
-                self.prompts.clear();
-                self.history.clear()
-            }
-            AgentEvent::Rewound { turns } => self.rewound(turns),
-            AgentEvent::Exit => self.quit = true,
-            AgentEvent::Clipboard(text) => self.terminal_writes.push(crate::clipboard::osc52(&text)),
-            // The terminal shows a change as its result's unified diff.
-            AgentEvent::FileChange { call_id, old, new, .. } => {
-                self.history.file_changed(&call_id, old.is_none().then_some(new))
-            }
-            AgentEvent::Plan(plan) => {
-                if self.status.busy() {
-                    self.planned = Some(plan.clone());
-                }
-                self.plan.set(plan)
-            }
-            AgentEvent::SubAgent { call_id, event } => {
-                // Its tokens count in the totals; its calls nest under its row in the tool log.
-                if let Some(usage) = event.billed_usage() {
-                    self.status.add_sub_usage(usage);
-                }
-                if let AgentEvent::Warning(text) = event.as_ref() {
-                    self.notify(format!("sub-agent: {text}"));
-                }
-                self.tools.sub_agent(&call_id, *event);
-            }
-            AgentEvent::Models { provider, current, listed } => {
-                // "asking … for its models" is answered.
-                self.status.drop_notice_of(&[Lasts::Asking]);
-                self.focus = Focus::Composer;
-                self.models = Some(ModelPicker::new(provider, current, listed));
-            }
-            AgentEvent::Mode(mode) => {
-                self.status.set_mode(mode);
-                self.notify(mode.describe());
-                if mode != crate::agent::mode::Mode::Plan {
-                    self.plan_accept = None;
-                }
-            }
-        }
+    /// The conversation holds a prompt: the session is worth resuming.
+    pub fn resumable(&self) -> bool {
+        self.history.has_prompt()
     }
 }

@@ -107,7 +107,7 @@ mod tests {
     fn seen(app: &mut App) -> String {
         let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(60, 16)).unwrap();
         terminal.draw(|frame| app.draw(frame)).unwrap();
-        format!("{:?}\n{}", app.composer().text(), terminal.backend())
+        format!("{:?}\n{}", app.view().prompt, terminal.backend())
     }
 
     /// `text` typed at once and key by key, after `before`, end the same.

@@ -2,7 +2,8 @@
 //! picker (over `file_index.rs`), the model picker, Ctrl+R history search, the approval
 //! dialog, the confirmations asked above the prompt (`confirm.rs`), the help overlay, the accept-plan dialog (`plan_accept.rs`), the rewind picker
 //! (`rewind.rs`) and the resume picker (`resume_picker.rs`). Each keeps its own state, takes keys (returning an `Intent` that `App` applies)
-//! and draws itself over the panes.
+//! and draws itself over the panes. Those open over the panes for a while are kept as one
+//! stack (`stack.rs`), the top one taking keys first.
 
 pub mod approval;
 pub mod confirm;
@@ -14,3 +15,4 @@ pub mod plan_accept;
 pub mod resume_picker;
 pub mod reverse_search;
 pub mod rewind;
+pub mod stack;

@@ -136,7 +136,10 @@ fn impl_app_lives_only_where_architecture_md_says() {
         let rel = path.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
         let text = std::fs::read_to_string(&path).unwrap();
         let found = text.lines().any(|line| line.trim_start().starts_with("impl App {"));
-        if found && !allowed.contains(&rel.as_str()) {
+        // Their folders too: `app/` (agent events, drawing, the read-only view), `keys/`
+        // (global keys, commands, mouse).
+        let own = allowed.iter().any(|file| rel.starts_with(&format!("{}/", file.trim_end_matches(".rs"))));
+        if found && !allowed.contains(&rel.as_str()) && !own {
             broken.push(rel);
         }
     }

@@ -1,6 +1,7 @@
 //! The prompt's helpers, drawn with ratatui's `TestBackend` at 120x40 and 80x24: the `@`
 //! file picker (a popup of ranked project files) and Ctrl+R reverse history search.
 
+use crate::tui::drive::clear_prompt;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use elelem::tui::app::App;
 use elelem::tui::popups::file_index::FileIndex;
@@ -52,23 +53,23 @@ fn tab_or_enter_inserts_the_chosen_path_and_esc_keeps_the_text() {
     let mut app = app(vec![]);
     type_text(&mut app, "explain @src/ma");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.composer().text(), "explain @src/main.rs ", "Enter picks, it does not send");
+    assert_eq!(app.view().prompt, "explain @src/main.rs ", "Enter picks, it does not send");
     assert!(!screen(&mut app, 80, 24).contains("files ·"), "the popup closed");
     type_text(&mut app, "and @mod");
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.composer().text(), "explain @src/main.rs and @mod");
+    assert_eq!(app.view().prompt, "explain @src/main.rs and @mod");
     assert!(!screen(&mut app, 80, 24).contains("files ·"));
     type_text(&mut app, ".");
     key(&mut app, KeyCode::Tab);
-    assert_eq!(app.composer().text(), "explain @src/main.rs and @src/tui/mod.rs ", "typing opened it again");
+    assert_eq!(app.view().prompt, "explain @src/main.rs and @src/tui/mod.rs ", "typing opened it again");
     // Enter on a path typed in full sends the prompt.
-    app.composer_mut().clear();
+    clear_prompt(&mut app);
     type_text(&mut app, "see @README.md");
     assert!(screen(&mut app, 80, 24).contains("files · 1 of 6"));
     let actions = app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     assert_eq!(actions, vec![elelem::tui::app::Action::Submit("see @README.md".into())]);
     // No popup for an address.
-    app.composer_mut().clear();
+    clear_prompt(&mut app);
     type_text(&mut app, "mail a@b");
     assert!(!screen(&mut app, 80, 24).contains("files ·"));
 }
@@ -80,13 +81,13 @@ fn ctrl_r_searches_the_history_and_esc_restores_the_prompt_120x40_and_80x24() {
     type_text(&mut app, "half-typed");
     ctrl(&mut app, 'r');
     type_text(&mut app, "cargo");
-    assert_eq!(app.composer().text(), "cargo build --release", "the newest match is shown");
+    assert_eq!(app.view().prompt, "cargo build --release", "the newest match is shown");
     insta::assert_snapshot!("reverse_search_120x40", screen(&mut app, 120, 40));
     ctrl(&mut app, 'r');
-    assert_eq!(app.composer().text(), "cargo test --lib", "Ctrl+R again: the next older match");
+    assert_eq!(app.view().prompt, "cargo test --lib", "Ctrl+R again: the next older match");
     insta::assert_snapshot!("reverse_search_80x24", screen(&mut app, 80, 24));
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.composer().text(), "half-typed", "Esc puts back what was typed");
+    assert_eq!(app.view().prompt, "half-typed", "Esc puts back what was typed");
     assert!(!screen(&mut app, 80, 24).contains("history search"));
     ctrl(&mut app, 'r');
     type_text(&mut app, "PARSER");
@@ -97,8 +98,8 @@ fn ctrl_r_searches_the_history_and_esc_restores_the_prompt_120x40_and_80x24() {
     }
     type_text(&mut app, "pars");
     key(&mut app, KeyCode::Right);
-    assert_eq!(app.composer().text(), "explain the parser", "Right accepts the match into the prompt");
-    assert!(app.search().is_none());
+    assert_eq!(app.view().prompt, "explain the parser", "Right accepts the match into the prompt");
+    assert!(!app.view().has("history search"));
     key(&mut app, KeyCode::Char('!'));
-    assert_eq!(app.composer().text(), "explain the parser!", "and it can be edited");
+    assert_eq!(app.view().prompt, "explain the parser!", "and it can be edited");
 }

@@ -8,7 +8,8 @@ use crate::support::home::Tree;
 use crate::tui::pty::Tui;
 use crate::tui::screens::{app, call, frame, light_app, styled_with, text};
 use elelem::agent::output::{AgentEvent, TurnEnd};
-use elelem::tui::app::App;
+use crossterm::event::KeyCode;
+use elelem::tui::app::{App, Focus};
 use ratatui::layout::Rect;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -138,7 +139,7 @@ fn edit_and_write(app: &mut App) {
 
 /// The conversation pane's rows inside its border.
 fn conversation_rows(app: &App) -> Rect {
-    let pane = app.rects().conversation;
+    let pane = app.view().rects.conversation;
     Rect { x: pane.x + 1, y: pane.y + 1, width: pane.width - 2, height: pane.height - 2 }
 }
 
@@ -150,7 +151,8 @@ fn an_edits_diff_and_a_new_files_first_lines_show_under_their_rows() {
             edit_and_write(&mut app);
             // Scrolled to the top, so the small screen shows the rows too.
             frame(&mut app, width, height);
-            app.history_mut().scroll_up(10_000);
+            let ctrl_home = crossterm::event::KeyEvent::new(KeyCode::Home, crossterm::event::KeyModifiers::CONTROL);
+            app.handle_key(ctrl_home);
             let buf = frame(&mut app, width, height);
             let screen = text(&buf);
             for line in ["+ #1 edit calc.py", "│ -    return a - b", "│ +    return a + b", "+ #2 write notes.txt"]
@@ -185,9 +187,11 @@ fn the_diff_colours_differ_in_the_light_palette_and_space_shows_the_whole_change
     };
     assert_ne!(added(&dark_buf), added(&light_buf));
     // Selected (the newest call first) and expanded with Space: every line of the new file.
-    dark.history_mut().select_step(-1);
-    dark.history_mut().toggle_selected();
-    dark.history_mut().scroll_end();
+    crate::tui::drive::focus(&mut dark, Focus::Conversation);
+    crate::tui::drive::press(&mut dark, KeyCode::Up);
+    crate::tui::drive::press(&mut dark, KeyCode::Char(' '));
+    crate::tui::drive::press(&mut dark, KeyCode::End);
+    crate::tui::drive::press(&mut dark, KeyCode::Esc);
     let screen = text(&frame(&mut dark, 120, 40));
     assert!(screen.contains("│ +line 30") && !screen.contains("more lines (Space"), "{screen}");
 }

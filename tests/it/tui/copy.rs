@@ -50,7 +50,7 @@ fn a_drag_over_wrapped_lines_copies_them_joined_without_borders_or_the_tool_log(
     let mut app = app();
     turn(&mut app);
     let screen = text(&frame(&mut app, 100, 30));
-    let (conversation, tools) = (app.rects().conversation, app.rects().tools);
+    let (conversation, tools) = (app.view().rects.conversation, app.view().rects.tools);
     assert!(tools.x > conversation.x, "the tool log is beside the conversation:\n{screen}");
     let first = row_of(&screen, "The change keeps");
     let last = row_of(&screen, "looks at it.");
@@ -80,7 +80,7 @@ fn a_selection_through_a_code_block_leaves_its_label_and_indent_out() {
     let mut app = app();
     turn(&mut app);
     let screen = text(&frame(&mut app, 100, 30));
-    let conversation = app.rects().conversation;
+    let conversation = app.view().rects.conversation;
     let from = row_of(&screen, "looks at it.");
     let to = row_of(&screen, "Done.");
     mouse(&mut app, MouseEventKind::Down(MouseButton::Left), conversation.x + 1, from);
@@ -99,7 +99,7 @@ fn a_click_on_a_code_blocks_label_copies_the_block_and_a_plain_click_copies_noth
     let mut app = app();
     turn(&mut app);
     let screen = text(&frame(&mut app, 100, 30));
-    let conversation = app.rects().conversation;
+    let conversation = app.view().rects.conversation;
     let label = row_of(&screen, "rust  [copy]");
     let column = screen.lines().nth(usize::from(label)).unwrap().find("[copy]").unwrap() as u16;
     mouse(&mut app, MouseEventKind::Down(MouseButton::Left), column, label);
@@ -122,12 +122,12 @@ fn the_wheel_scrolls_while_a_selection_is_dragged_and_the_copy_spans_what_it_pas
     app.handle_agent(AgentEvent::saying(words));
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     let screen = text(&frame(&mut app, 100, 30));
-    let conversation = app.rects().conversation;
+    let conversation = app.view().rects.conversation;
     let bottom = row_of(&screen, "row59");
     // Past the end of the row: the whole of it.
     mouse(&mut app, MouseEventKind::Down(MouseButton::Left), conversation.x + 20, bottom);
     mouse(&mut app, MouseEventKind::ScrollUp, conversation.x + 1, bottom);
-    assert!(!app.history().scroll.follow, "the wheel scrolled");
+    assert!(!app.view().conversation_follows, "the wheel scrolled");
     let screen = text(&frame(&mut app, 100, 30));
     let (top, first) = screen
         .lines()
@@ -161,7 +161,7 @@ fn a_code_blocks_label_in_the_dark_and_light_palettes() {
         let buf = frame(&mut app, 120, 40);
         let screen = text(&buf);
         let label = row_of(&screen, "rust  [copy]");
-        let pane = app.rects().conversation;
+        let pane = app.view().rects.conversation;
         let rows = Rect { x: pane.x + 1, y: label - 1, width: pane.width - 2, height: 6 };
         insta::assert_snapshot!(name, styled_with(&buf, rows, false));
     }

@@ -6,12 +6,13 @@
 //! opens neither answers nor lands in the prompt; scrolled up, the conversation's title says
 //! how far the bottom is, and Home/End on an empty prompt scroll it.
 
+use crate::tui::drive::set_prompt;
 use crate::tui::screens::{app, frame, light_app, styled_with, text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use elelem::agent::input::{Approval, ApprovalRequest};
-use elelem::agent::mode::Mode;
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::agent::{Preview, PreviewKind};
+use elelem::protocol::mode::Mode;
 use elelem::protocol::Usage;
 use elelem::tui::app::{Action, App, Confirm, APPROVAL_GUARD};
 use elelem::tui::runtime::clock::ManualClock;
@@ -67,7 +68,7 @@ fn clears_confirmation_is_whole_above_the_prompt() {
     for (width, height) in [(80, 24), (120, 40), (60, 20)] {
         let mut app = app();
         with_exchange(&mut app);
-        app.composer_mut().set_text("/clear");
+        set_prompt(&mut app, "/clear");
         assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![], "the first Enter asks");
         let screen = text(&frame(&mut app, width, height));
         assert_eq!(asked_words(&screen), words(Confirm::Clear.text()), "{width}x{height}:\n{screen}");
@@ -89,7 +90,7 @@ fn clears_confirmation_is_whole_above_the_prompt() {
 fn clears_confirmation_in_both_palettes() {
     let mut shots = Vec::new();
     for mut app in [app(), light_app()] {
-        app.composer_mut().set_text("/clear");
+        set_prompt(&mut app, "/clear");
         app.handle_key(key(KeyCode::Enter));
         let buf = frame(&mut app, 80, 24);
         let screen = text(&buf);
@@ -113,7 +114,7 @@ fn ctrl_c_asks_above_the_prompt_whether_to_quit() {
     assert!(app.animating(), "drawn again when the question goes");
     std::thread::sleep(elelem::tui::app::DOUBLE_CTRL_C);
     let screen = text(&frame(&mut app, 80, 24));
-    assert!(!screen.contains("again to quit") && app.confirm().is_none(), "{screen}");
+    assert!(!screen.contains("again to quit") && app.view().confirm.is_none(), "{screen}");
 }
 
 /// Ctrl+D on an empty prompt and `/quit` quit at once while idle, but while a turn runs they
@@ -125,7 +126,7 @@ fn quitting_with_a_turn_running_asks_first() {
     let mut idle = app();
     assert_eq!(idle.handle_key(ctrl_d), vec![Action::Quit], "idle: at once");
     let mut idle = app();
-    idle.composer_mut().set_text("/quit");
+    set_prompt(&mut idle, "/quit");
     assert_eq!(idle.handle_key(key(KeyCode::Enter)), vec![Action::Quit], "idle: at once");
 
     for ask in ["ctrl+d", "/quit"] {
@@ -134,19 +135,19 @@ fn quitting_with_a_turn_running_asks_first() {
         let asking = |app: &mut App| match ask {
             "ctrl+d" => app.handle_key(ctrl_d),
             _ => {
-                app.composer_mut().set_text("/quit");
+                set_prompt(app, "/quit");
                 app.handle_key(key(KeyCode::Enter))
             }
         };
         assert_eq!(asking(&mut app), vec![], "{ask} asks first");
-        assert_eq!(app.confirm(), Some(&Confirm::QuitRunning));
+        assert_eq!(app.view().confirm, Some(Confirm::QuitRunning));
         let screen = text(&frame(&mut app, 80, 24));
         assert_eq!(asked_words(&screen), words(Confirm::QuitRunning.text()), "{ask}:\n{screen}");
         assert!(!screen.lines().last().unwrap().contains("quit anyway"), "not on the status line:\n{screen}");
 
         // Esc: no; the turn is not interrupted either.
         assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![], "{ask}");
-        assert!(app.confirm().is_none());
+        assert!(app.view().confirm.is_none());
         let screen = text(&frame(&mut app, 80, 24));
         assert!(!screen.contains("quit anyway"), "{screen}");
 
@@ -158,7 +159,7 @@ fn quitting_with_a_turn_running_asks_first() {
         let asking = |app: &mut App| match ask {
             "ctrl+d" => app.handle_key(ctrl_d),
             _ => {
-                app.composer_mut().set_text("/quit");
+                set_prompt(app, "/quit");
                 app.handle_key(key(KeyCode::Enter))
             }
         };
@@ -234,7 +235,7 @@ fn asking_for_the_models_goes_once_the_picker_lists_them() {
     let listed = vec![elelem::protocol::ModelInfo { id: "stub-demo".into(), context_window: None, price: None }];
     app.handle_agent(AgentEvent::Models { provider: "stub".into(), current: "stub-demo".into(), listed: Ok(listed) });
     let screen = text(&frame(&mut app, 120, 40));
-    assert!(app.model_picker().is_some(), "{screen}");
+    assert!(app.view().has("model picker"), "{screen}");
     assert!(!screen.contains("asking stub"), "{screen}");
 }
 
@@ -263,7 +264,7 @@ fn an_early_digit_neither_answers_nor_lands_in_the_prompt() {
     clock.advance(APPROVAL_GUARD / 3);
     assert_eq!(app.handle_key(key(KeyCode::Char('1'))), vec![]);
     assert!(rx.try_recv().is_err(), "not an answer");
-    assert!(app.composer().is_empty(), "not text: {:?}", app.composer().text());
+    assert!(app.view().prompt_empty, "not text: {:?}", app.view().prompt);
     let screen = text(&frame(&mut app, 80, 24));
     assert!(screen.contains("“1” came too early: not taken · press it again in a moment"), "{screen}");
     assert!(screen.contains("typing goes to the prompt"), "not armed yet:\n{screen}");
@@ -273,7 +274,7 @@ fn an_early_digit_neither_answers_nor_lands_in_the_prompt() {
     insta::assert_snapshot!("early_digit_armed_80x24", screen);
     app.handle_key(key(KeyCode::Char('1')));
     assert_eq!(rx.try_recv().unwrap(), Approval::Yes);
-    assert!(app.composer().is_empty());
+    assert!(app.view().prompt_empty);
 
     // A digit that is part of typing still goes to the prompt.
     type_text(&mut app, "fix bug ");
@@ -281,7 +282,7 @@ fn an_early_digit_neither_answers_nor_lands_in_the_prompt() {
     clock.advance(APPROVAL_GUARD / 3);
     type_text(&mut app, "12");
     assert!(rx.try_recv().is_err());
-    assert_eq!(app.composer().text(), "fix bug 12");
+    assert_eq!(app.view().prompt, "fix bug 12");
     assert!(!text(&frame(&mut app, 80, 24)).contains("came too early"));
 }
 
@@ -299,7 +300,7 @@ fn an_early_digit_does_not_answer_the_accept_plan_dialog() {
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     clock.advance(Duration::from_millis(50));
     assert_eq!(app.handle_key(key(KeyCode::Char('2'))), vec![]);
-    assert!(app.composer().is_empty());
+    assert!(app.view().prompt_empty);
     let screen = text(&frame(&mut app, 120, 40));
     assert!(screen.contains("Accept the plan") && screen.contains("“2” came too early"), "{screen}");
 }
@@ -323,7 +324,7 @@ fn scrolled_up_the_title_says_how_far_the_bottom_is() {
         assert!(!screen.contains("lines · End"), "at the bottom:\n{screen}");
         app.handle_key(key(KeyCode::PageUp));
         let screen = text(&frame(&mut app, width, height));
-        let page = app.history().view_rows - 2;
+        let page = app.view().conversation_rows - 2;
         assert!(screen.contains(&format!("┌ conversation · ↓ {page} lines · End ")), "{screen}");
         insta::assert_snapshot!(format!("scrolled_up_title_{width}x{height}"), screen);
 
@@ -331,7 +332,7 @@ fn scrolled_up_the_title_says_how_far_the_bottom_is() {
         app.handle_key(key(KeyCode::Home));
         let screen = text(&frame(&mut app, width, height));
         assert!(screen.contains("elelem v0.1.0"), "{screen}");
-        let below = app.history().rows_below().unwrap();
+        let below = app.view().rows_below.unwrap();
         assert!(below > 150 && screen.contains(&format!("· ↓ {below} lines · End")), "{screen}");
         app.handle_key(key(KeyCode::End));
         let screen = text(&frame(&mut app, width, height));

@@ -23,7 +23,7 @@ fn demo_welcome() -> Welcome {
 }
 
 fn conversation_rows(app: &App, height: u16) -> Rect {
-    let pane = app.rects().conversation;
+    let pane = app.view().rects.conversation;
     Rect { x: pane.x + 1, y: pane.y + 1, width: pane.width - 2, height: height.min(pane.height - 2) }
 }
 
@@ -31,7 +31,7 @@ fn conversation_rows(app: &App, height: u16) -> Rect {
 fn the_welcome_at_120x40_and_80x24() {
     for (width, height) in [(120, 40), (80, 24)] {
         let mut app = app();
-        app.history_mut().welcome(demo_welcome().lines());
+        app.seed_welcome(&demo_welcome());
         let screen = text(&frame(&mut app, width, height));
         assert!(screen.contains("No API key found") && screen.contains("AGENTS.md loaded"), "{screen}");
         assert!(screen.contains("not their tool output") && screen.contains("/context list"), "{screen}");
@@ -42,7 +42,7 @@ fn the_welcome_at_120x40_and_80x24() {
 #[test]
 fn the_welcome_in_the_dark_and_light_palettes() {
     for (name, mut app) in [("welcome_dark_styles", app()), ("welcome_light_styles", light_app())] {
-        app.history_mut().welcome(demo_welcome().lines());
+        app.seed_welcome(&demo_welcome());
         let buf = frame(&mut app, 120, 40);
         insta::assert_snapshot!(name, styled_with(&buf, conversation_rows(&app, 14), true));
     }
@@ -51,7 +51,7 @@ fn the_welcome_in_the_dark_and_light_palettes() {
 #[test]
 fn the_first_prompt_takes_the_welcome_away() {
     let mut app = app();
-    app.history_mut().welcome(demo_welcome().lines());
+    app.seed_welcome(&demo_welcome());
     app.handle_agent(AgentEvent::TurnStarted { prompt: "hello there".into() });
     let screen = text(&frame(&mut app, 80, 24));
     assert!(screen.contains("› hello there"), "{screen}");

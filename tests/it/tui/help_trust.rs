@@ -68,20 +68,20 @@ fn typing_searches_the_help_esc_clears_the_search_then_closes() {
     assert!(!screen.contains("send the prompt") && !screen.contains("Shift+Tab"), "only matches:\n{screen}");
     // `q` and `?` are letters of the search now, not ways out.
     type_text(&mut app, "q?");
-    assert_eq!(app.help().map(|help| help.query()), Some("ctrl rq?"));
+    assert_eq!(app.view().help_query.as_deref(), Some("ctrl rq?"));
     assert!(text(&frame(&mut app, 80, 24)).contains("nothing matches"));
     press(&mut app, KeyCode::Backspace);
     press(&mut app, KeyCode::Backspace);
-    assert_eq!(app.help().map(|help| help.query()), Some("ctrl r"));
+    assert_eq!(app.view().help_query.as_deref(), Some("ctrl r"));
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.help().map(|help| help.query()), Some(""), "Esc clears the search first");
+    assert_eq!(app.view().help_query.as_deref(), Some(""), "Esc clears the search first");
     assert!(text(&frame(&mut app, 80, 24)).contains("send the prompt"));
     press(&mut app, KeyCode::Esc);
-    assert!(app.help().is_none(), "then closes");
-    assert!(app.composer().is_empty(), "nothing typed into the search reached the prompt");
+    assert!(!app.view().has("help"), "then closes");
+    assert!(app.view().prompt_empty, "nothing typed into the search reached the prompt");
     type_text(&mut app, "?");
     press(&mut app, KeyCode::Char('?'));
-    assert!(app.help().is_none(), "? on an empty search closes as it opened");
+    assert!(!app.view().has("help"), "? on an empty search closes as it opened");
 }
 
 /// Through the real binary at 80x24: `?`, a key and its meaning on one row, a search.

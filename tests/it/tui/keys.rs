@@ -1,5 +1,6 @@
 //! The TUI's key, paste and mouse handling, through `App` (no terminal needed).
 
+use crate::tui::drive::clear_prompt;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::tui::app::{Action, App, Focus, APPROVAL_GUARD, APPROVAL_PAUSE};
@@ -47,16 +48,16 @@ fn enter_sends_and_shift_enter_ctrl_j_insert_newlines() {
     type_text(&mut app, "two");
     app.handle_key(ctrl('j'));
     type_text(&mut app, "three");
-    assert_eq!(app.composer().text(), "one\ntwo\nthree");
+    assert_eq!(app.view().prompt, "one\ntwo\nthree");
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Submit("one\ntwo\nthree".into())]);
-    assert!(app.composer().is_empty());
+    assert!(app.view().prompt_empty);
 }
 
 #[test]
 fn paste_keeps_newlines() {
     let mut app = app();
     app.handle_paste("line 1\r\nline 2\n");
-    assert_eq!(app.composer().text(), "line 1\nline 2\n");
+    assert_eq!(app.view().prompt, "line 1\nline 2\n");
 }
 
 #[test]
@@ -64,12 +65,12 @@ fn up_and_down_recall_earlier_prompts() {
     let mut app = app();
     type_text(&mut app, "draft");
     app.handle_key(key(KeyCode::Up));
-    assert_eq!(app.composer().text(), "second prompt");
+    assert_eq!(app.view().prompt, "second prompt");
     app.handle_key(key(KeyCode::Up));
-    assert_eq!(app.composer().text(), "first prompt");
+    assert_eq!(app.view().prompt, "first prompt");
     app.handle_key(key(KeyCode::Down));
     app.handle_key(key(KeyCode::Down));
-    assert_eq!(app.composer().text(), "draft");
+    assert_eq!(app.view().prompt, "draft");
 }
 
 #[test]
@@ -77,7 +78,7 @@ fn ctrl_c_clears_then_twice_quits_and_ctrl_d_quits_when_empty() {
     let mut app = app();
     type_text(&mut app, "oops");
     assert!(app.handle_key(ctrl('c')).is_empty());
-    assert!(app.composer().is_empty());
+    assert!(app.view().prompt_empty);
     assert_eq!(app.handle_key(ctrl('c')), vec![Action::Quit]);
     let mut app = self::app();
     assert_eq!(app.handle_key(ctrl('d')), vec![Action::Quit]);
@@ -101,14 +102,14 @@ fn esc_from_a_pane_returns_to_the_prompt_and_never_interrupts() {
     app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
     assert!(draw(&mut app).contains("Esc interrupt"), "{}", draw(&mut app));
     for pane in [Focus::Conversation, Focus::Tools, Focus::Context] {
-        app.set_focus(pane);
+        crate::tui::drive::focus(&mut app, pane);
         let screen = draw(&mut app);
         assert!(!screen.contains("Esc interrupt") && screen.contains("Esc back to prompt"), "{screen}");
         assert!(app.handle_key(key(KeyCode::Esc)).is_empty(), "Esc from {pane:?} interrupted");
-        assert_eq!(app.focus(), Focus::Composer);
+        assert_eq!(app.view().focus, Focus::Composer);
     }
     assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt]);
-    app.set_focus(Focus::Tools);
+    crate::tui::drive::focus(&mut app, Focus::Tools);
     assert_eq!(app.handle_key(ctrl('c')), vec![Action::Interrupt], "Ctrl+C on an empty prompt interrupts");
 }
 
@@ -118,28 +119,28 @@ fn slash_popup_completes_and_context_toggles_the_panel() {
     type_text(&mut app, "/con");
     assert!(draw(&mut app).contains("/context"));
     app.handle_key(key(KeyCode::Tab));
-    assert_eq!(app.composer().text(), "/context ");
+    assert_eq!(app.view().prompt, "/context ");
     assert!(app.handle_key(key(KeyCode::Enter)).is_empty(), "/context is handled by the UI");
-    assert!(app.show_context());
+    assert!(app.view().show_context);
     assert!(draw(&mut app).contains("tokens next call"));
     app.handle_key(ctrl('o'));
-    assert!(!app.show_context());
+    assert!(!app.view().show_context);
 }
 
 #[test]
 fn tab_moves_focus_shift_tab_switches_mode_and_typing_returns_to_the_prompt() {
     let mut app = app();
     app.handle_key(key(KeyCode::Tab));
-    assert_eq!(app.focus(), Focus::Conversation);
+    assert_eq!(app.view().focus, Focus::Conversation);
     app.handle_key(key(KeyCode::Tab));
-    assert_eq!(app.focus(), Focus::Tools);
+    assert_eq!(app.view().focus, Focus::Tools);
     // Shift+Tab switches the mode (`tui_modes.rs`), not the focus.
     let actions = app.handle_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
     assert_eq!(actions, vec![Action::Submit("/mode edits".into())]);
-    assert_eq!(app.focus(), Focus::Tools);
+    assert_eq!(app.view().focus, Focus::Tools);
     type_text(&mut app, "x");
-    assert_eq!(app.focus(), Focus::Composer);
-    assert_eq!(app.composer().text(), "x");
+    assert_eq!(app.view().focus, Focus::Composer);
+    assert_eq!(app.view().prompt, "x");
 }
 
 #[test]
@@ -148,7 +149,7 @@ fn scrolling_up_stops_following_and_shows_the_new_output_hint() {
     app.handle_agent(AgentEvent::TurnStarted { prompt: "long".into() });
     app.handle_agent(AgentEvent::saying((0..200).map(|i| format!("line {i}\n\n")).collect::<String>()));
     draw(&mut app);
-    let area = app.rects().conversation;
+    let area = app.view().rects.conversation;
     let wheel = MouseEvent {
         kind: MouseEventKind::ScrollUp,
         column: area.x + 2,
@@ -156,7 +157,7 @@ fn scrolling_up_stops_following_and_shows_the_new_output_hint() {
         modifiers: KeyModifiers::NONE,
     };
     app.handle_mouse(wheel);
-    assert!(!app.history().scroll.follow);
+    assert!(!app.view().conversation_follows);
     app.handle_agent(AgentEvent::saying("more output\n"));
     let screen = draw(&mut app);
     assert!(screen.contains("new output"), "{screen}");
@@ -189,18 +190,18 @@ fn an_approval_is_answered_with_digits_once_the_user_has_stopped_typing() {
     // Letters are never answers: they go to the prompt.
     type_text(&mut app, "yan");
     assert!(rx.try_recv().is_err());
-    assert_eq!(app.composer().text(), "yan");
+    assert_eq!(app.view().prompt, "yan");
     assert!(draw(&mut app).contains("typing goes to the prompt"));
     // A digit typed while typing is typing too.
     type_text(&mut app, "2");
     assert!(rx.try_recv().is_err());
-    assert_eq!(app.composer().text(), "yan2");
+    assert_eq!(app.view().prompt, "yan2");
     clock.advance(APPROVAL_PAUSE);
     assert!(draw(&mut app).contains("[2] always this session"));
     app.handle_key(key(KeyCode::Char('2')));
     assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::Always);
-    assert!(app.approval().is_none());
-    assert_eq!(app.composer().text(), "yan2");
+    assert!(!app.view().has("approval"));
+    assert_eq!(app.view().prompt, "yan2");
 }
 
 #[test]
@@ -213,8 +214,8 @@ fn keys_typed_ahead_of_the_dialog_are_kept_as_text_not_taken_as_answers() {
     clock.advance(APPROVAL_GUARD / 3);
     type_text(&mut app, "aster, yes");
     assert!(rx.try_recv().is_err(), "no answer was given");
-    assert!(app.approval().is_some());
-    assert_eq!(app.composer().text(), "make it faster, yes");
+    assert!(app.view().has("approval"));
+    assert_eq!(app.view().prompt, "make it faster, yes");
     clock.advance(APPROVAL_PAUSE);
     app.handle_key(key(KeyCode::Char('3')));
     assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::No);
@@ -239,15 +240,15 @@ fn a_typist_never_answers_an_approval_whatever_the_sentence() {
     }
     let mut rx = rx.unwrap();
     assert!(rx.try_recv().is_err(), "typing answered the dialog");
-    assert!(app.approval().is_some());
-    assert_eq!(app.composer().text(), sentence);
+    assert!(app.view().has("approval"));
+    assert_eq!(app.view().prompt, sentence);
     // After a pause the dialog takes digits, but a letter is the user typing again.
     clock.advance(APPROVAL_PAUSE);
     app.handle_key(key(KeyCode::Char('a')));
     assert!(rx.try_recv().is_err());
     app.handle_key(key(KeyCode::Char('1')));
     assert!(rx.try_recv().is_err(), "the digit right after a letter is typing");
-    assert_eq!(app.composer().text(), format!("{sentence}a1"));
+    assert_eq!(app.view().prompt, format!("{sentence}a1"));
     // Esc while typing neither answers nor interrupts.
     assert!(app.handle_key(key(KeyCode::Esc)).is_empty());
     assert!(rx.try_recv().is_err());
@@ -266,7 +267,7 @@ fn the_status_spinner_turns_while_a_turn_runs() {
         app.render(area, &mut buf, at);
         (0..area.width).map(|x| buf[(x, area.height - 1)].symbol().to_string()).collect::<String>()
     };
-    let start = app.started();
+    let start = app.view().started;
     let frames: std::collections::HashSet<String> =
         (0..4).map(|i| status(&mut app, start + std::time::Duration::from_millis(150 * i))).collect();
     assert_eq!(frames.len(), 4, "{frames:?}");
@@ -348,11 +349,11 @@ fn the_tool_logs_new_counter_counts_only_rows_below_the_view() {
     turn_with_calls(&mut app, 2, 0);
     app.handle_agent(AgentEvent::TurnStarted { prompt: "again".into() });
     draw(&mut app);
-    app.set_focus(Focus::Tools);
+    crate::tui::drive::focus(&mut app, Focus::Tools);
     app.handle_key(key(KeyCode::Home)); // stops following
     start_call(&mut app, 3);
     let screen = draw(&mut app);
-    assert!(pane(&screen, app.rects().tools).contains("#3 execute step 3"), "{screen}");
+    assert!(pane(&screen, app.view().rects.tools).contains("#3 execute step 3"), "{screen}");
     assert!(!screen.contains("new (End)"), "the new row is on screen: {screen}");
 }
 
@@ -361,8 +362,8 @@ fn calls_are_numbered_in_both_panes() {
     let mut app = app();
     turn_with_calls(&mut app, 3, 0);
     let screen = draw(&mut app);
-    assert!(pane(&screen, app.rects().conversation).contains("+ #3 execute step 3"), "{screen}");
-    assert!(pane(&screen, app.rects().tools).contains("+ #3 execute step 3"), "{screen}");
+    assert!(pane(&screen, app.view().rects.conversation).contains("+ #3 execute step 3"), "{screen}");
+    assert!(pane(&screen, app.view().rects.tools).contains("+ #3 execute step 3"), "{screen}");
 }
 
 #[test]
@@ -370,9 +371,9 @@ fn selecting_a_tool_row_brings_its_line_in_the_conversation_into_view() {
     let mut app = app();
     turn_with_calls(&mut app, 2, 100);
     let screen = draw(&mut app);
-    let conversation = app.rects().conversation;
+    let conversation = app.view().rects.conversation;
     assert!(!pane(&screen, conversation).contains("#1 execute"), "the first call starts off-screen:\n{screen}");
-    app.set_focus(Focus::Tools);
+    crate::tui::drive::focus(&mut app, Focus::Tools);
     app.handle_key(key(KeyCode::Up)); // #2, the newest
     app.handle_key(key(KeyCode::Up)); // #1
     let screen = draw(&mut app);
@@ -384,13 +385,13 @@ fn enter_on_a_tool_line_in_the_conversation_opens_its_details() {
     let mut app = app();
     turn_with_calls(&mut app, 3, 2);
     draw(&mut app);
-    app.set_focus(Focus::Conversation);
+    crate::tui::drive::focus(&mut app, Focus::Conversation);
     app.handle_key(key(KeyCode::Up)); // the last tool line on screen: #3
     app.handle_key(key(KeyCode::Up)); // #2
-    assert_eq!(app.history().selected_tool(), Some("c2"));
+    assert_eq!(app.view().conversation_call.as_deref(), Some("c2"));
     app.handle_key(key(KeyCode::Enter));
-    assert_eq!(app.focus(), Focus::Tools);
-    assert_eq!(app.tools().selected_id(), Some("c2"));
+    assert_eq!(app.view().focus, Focus::Tools);
+    assert_eq!(app.view().tool_log_call.as_deref(), Some("c2"));
     let screen = draw(&mut app);
     assert!(screen.contains("command: step 2") && screen.contains("out 2"), "{screen}");
 }
@@ -408,7 +409,7 @@ fn space_shows_a_commands_whole_output_in_the_conversation() {
     assert!(screen.contains("x #1 execute make · exit 2"), "{screen}");
     assert!(screen.contains("build line 8") && !screen.contains("build line 5"), "only the tail:\n{screen}");
     assert!(screen.contains("5 earlier lines"), "{screen}");
-    app.set_focus(Focus::Conversation);
+    crate::tui::drive::focus(&mut app, Focus::Conversation);
     app.handle_key(key(KeyCode::Up));
     app.handle_key(key(KeyCode::Char(' ')));
     let screen = draw(&mut app);
@@ -426,14 +427,14 @@ fn the_tool_log_follows_new_rows_unless_scrolled_and_end_follows_again() {
     turn_with_calls(&mut app, 30, 0);
     app.handle_agent(AgentEvent::TurnStarted { prompt: "again".into() });
     draw(&mut app);
-    app.set_focus(Focus::Tools);
+    crate::tui::drive::focus(&mut app, Focus::Tools);
     app.handle_key(key(KeyCode::Up));
     app.handle_key(key(KeyCode::Up));
-    assert_eq!(app.tools().selected_id(), Some("c29"));
+    assert_eq!(app.view().tool_log_call.as_deref(), Some("c29"));
     start_call(&mut app, 31);
     let screen = draw(&mut app);
     assert!(
-        pane(&screen, app.rects().tools).contains("#31 execute step 31"),
+        pane(&screen, app.view().rects.tools).contains("#31 execute step 31"),
         "selecting a row does not stop following:\n{screen}"
     );
 
@@ -441,19 +442,19 @@ fn the_tool_log_follows_new_rows_unless_scrolled_and_end_follows_again() {
     start_call(&mut app, 32);
     start_call(&mut app, 33);
     let screen = draw(&mut app);
-    let tools = pane(&screen, app.rects().tools);
+    let tools = pane(&screen, app.view().rects.tools);
     assert!(!tools.contains("#33 execute"), "{screen}");
     assert!(screen.contains("↓ 2 new (End)"), "{screen}");
 
     app.handle_key(key(KeyCode::End));
-    assert_eq!(app.tools().selected_id(), Some("c33"), "End selects the newest row");
+    assert_eq!(app.view().tool_log_call.as_deref(), Some("c33"), "End selects the newest row");
     app.handle_key(key(KeyCode::Down));
-    assert_eq!(app.tools().selected_id(), Some("c33"), "and Down does not jump back");
+    assert_eq!(app.view().tool_log_call.as_deref(), Some("c33"), "and Down does not jump back");
     start_call(&mut app, 34);
-    assert_eq!(app.tools().selected_id(), Some("c34"), "the selection follows new rows again");
+    assert_eq!(app.view().tool_log_call.as_deref(), Some("c34"), "the selection follows new rows again");
     let screen = draw(&mut app);
     assert!(
-        pane(&screen, app.rects().tools).contains("#34 execute step 34") && !screen.contains("new (End)"),
+        pane(&screen, app.view().rects.tools).contains("#34 execute step 34") && !screen.contains("new (End)"),
         "{screen}"
     );
 }
@@ -462,20 +463,20 @@ fn the_tool_log_follows_new_rows_unless_scrolled_and_end_follows_again() {
 fn question_mark_and_slash_help_open_the_help_overlay_and_esc_closes_it() {
     let mut app = app();
     app.handle_key(key(KeyCode::Char('?')));
-    assert!(app.help().is_some() && app.composer().is_empty());
+    assert!(app.view().has("help") && app.view().prompt_empty);
     let screen = draw(&mut app);
     let row = screen.lines().find(|l| l.contains("Ctrl+J")).unwrap_or_default();
     assert!(row.contains("new line"), "a key and its meaning share a row:\n{screen}");
     app.handle_key(key(KeyCode::Esc));
-    assert!(app.help().is_none());
+    assert!(!app.view().has("help"));
     assert!(!draw(&mut app).contains("Ctrl+J"), "help does not print into the conversation");
 
     type_text(&mut app, "/help");
     assert!(app.handle_key(key(KeyCode::Enter)).is_empty(), "/help is not sent to the agent");
-    assert!(app.help().is_some());
+    assert!(app.view().has("help"));
     app.handle_key(key(KeyCode::Esc));
     type_text(&mut app, "why?");
-    assert_eq!(app.composer().text(), "why?", "? in a prompt is just a character");
+    assert_eq!(app.view().prompt, "why?", "? in a prompt is just a character");
 }
 
 #[test]
@@ -487,7 +488,7 @@ fn end_on_an_empty_prompt_goes_to_the_bottom_and_the_badge_hides_no_text() {
     app.handle_key(key(KeyCode::PageUp));
     app.handle_agent(AgentEvent::saying("more output\n"));
     let screen = draw(&mut app);
-    let area = app.rects().conversation;
+    let area = app.view().rects.conversation;
     let rows: Vec<&str> = screen.lines().collect();
     let bottom_border = rows[usize::from(area.y + area.height - 1)];
     let last_row = rows[usize::from(area.y + area.height - 2)];
@@ -501,7 +502,7 @@ fn end_on_an_empty_prompt_goes_to_the_bottom_and_the_badge_hides_no_text() {
     app.handle_key(key(KeyCode::Home));
     app.handle_key(key(KeyCode::End));
     app.handle_key(key(KeyCode::Char('!')));
-    assert_eq!(app.composer().text(), "draft!", "End in a prompt moves the cursor first");
+    assert_eq!(app.view().prompt, "draft!", "End in a prompt moves the cursor first");
 }
 
 #[test]
@@ -509,20 +510,20 @@ fn a_recalled_command_does_not_open_the_popup_or_trap_recall() {
     let mut app = app();
     type_text(&mut app, "/permissions");
     app.handle_key(key(KeyCode::Esc)); // close the popup, keep the text
-    assert_eq!(app.composer().text(), "/permissions", "Esc on the popup keeps the prompt");
-    assert!(app.composer().popup().is_empty());
+    assert_eq!(app.view().prompt, "/permissions", "Esc on the popup keeps the prompt");
+    assert!(!app.view().completing);
     app.handle_key(key(KeyCode::Enter));
     for _ in 0..3 {
         app.handle_key(key(KeyCode::Up));
-        assert!(app.composer().popup().is_empty(), "recall does not open the popup");
+        assert!(!app.view().completing, "recall does not open the popup");
     }
-    assert_eq!(app.composer().text(), "first prompt");
+    assert_eq!(app.view().prompt, "first prompt");
     app.handle_key(key(KeyCode::Down));
     app.handle_key(key(KeyCode::Down));
-    assert_eq!(app.composer().text(), "/permissions");
-    app.composer_mut().clear();
+    assert_eq!(app.view().prompt, "/permissions");
+    clear_prompt(&mut app);
     type_text(&mut app, "/co");
-    assert!(!app.composer().popup().is_empty(), "typing a command still opens it");
+    assert!(app.view().completing, "typing a command still opens it");
 }
 
 fn click(app: &mut App, column: u16, row: u16) {
@@ -535,20 +536,20 @@ fn a_click_focuses_a_pane_and_selects_the_row_under_it() {
     let mut app = app();
     turn_with_calls(&mut app, 3, 0);
     draw(&mut app);
-    let tools = app.rects().tools;
+    let tools = app.view().rects.tools;
     click(&mut app, tools.x + 3, tools.y + 2); // the second row
-    assert_eq!(app.focus(), Focus::Tools);
-    assert_eq!(app.tools().selected_id(), Some("c2"));
-    assert_eq!(app.history().selected_tool(), Some("c2"), "and its line in the conversation");
+    assert_eq!(app.view().focus, Focus::Tools);
+    assert_eq!(app.view().tool_log_call.as_deref(), Some("c2"));
+    assert_eq!(app.view().conversation_call.as_deref(), Some("c2"), "and its line in the conversation");
     let screen = draw(&mut app);
-    let conversation = app.rects().conversation;
+    let conversation = app.view().rects.conversation;
     let row = screen.lines().position(|l| l.starts_with("│+ #1 execute step 1")).unwrap();
     click(&mut app, conversation.x + 3, row as u16);
-    assert_eq!(app.focus(), Focus::Conversation);
-    assert_eq!(app.history().selected_tool(), Some("c1"));
-    let composer = app.rects().composer;
+    assert_eq!(app.view().focus, Focus::Conversation);
+    assert_eq!(app.view().conversation_call.as_deref(), Some("c1"));
+    let composer = app.view().rects.composer;
     click(&mut app, composer.x + 3, composer.y + 1);
-    assert_eq!(app.focus(), Focus::Composer);
+    assert_eq!(app.view().focus, Focus::Composer);
 }
 
 #[test]
@@ -559,7 +560,7 @@ fn the_layout_choice_is_saved_privately_and_loaded_again() {
     let path = dir.path().join("elelem/tui.json");
     let mut app = app();
     app.use_layout_prefs(path.clone(), LayoutPrefs::load(&path));
-    app.set_focus(Focus::Tools);
+    crate::tui::drive::focus(&mut app, Focus::Tools);
     app.handle_key(key(KeyCode::Char('<')));
     app.handle_key(ctrl('z'));
     let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -567,9 +568,9 @@ fn the_layout_choice_is_saved_privately_and_loaded_again() {
     assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
     let mut again = self::app();
     again.use_layout_prefs(path.clone(), LayoutPrefs::load(&path));
-    assert_eq!(again.zoomed(), Some(elelem::tui::runtime::prefs::Zoom::Tools));
+    assert_eq!(again.view().zoomed, Some(elelem::tui::runtime::prefs::Zoom::Tools));
     draw(&mut again);
-    assert_eq!(again.rects().tools.width, 100, "the tool log fills the screen");
+    assert_eq!(again.view().rects.tools.width, 100, "the tool log fills the screen");
 }
 
 #[test]
@@ -578,7 +579,7 @@ fn a_long_paste_shows_as_one_line_and_is_sent_whole() {
     type_text(&mut app, "explain this: ");
     let pasted: String = (1..=500).map(|i| format!("log line {i}\n")).collect();
     app.handle_paste(&pasted);
-    assert_eq!(app.composer().text(), "explain this: [pasted 500 lines]");
+    assert_eq!(app.view().prompt, "explain this: [pasted 500 lines]");
     let sent = format!("explain this: {}", pasted.trim_end());
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Submit(sent.clone())]);
 
@@ -586,7 +587,7 @@ fn a_long_paste_shows_as_one_line_and_is_sent_whole() {
     let screen = draw(&mut app);
     assert!(screen.contains("› explain this: [pasted 500 lines]"), "{screen}");
     assert!(!screen.contains("log line 1"), "{screen}");
-    app.set_focus(Focus::Conversation);
+    crate::tui::drive::focus(&mut app, Focus::Conversation);
     app.handle_key(key(KeyCode::Up));
     app.handle_key(key(KeyCode::Enter)); // expands it
     let screen = draw(&mut app);
@@ -597,7 +598,7 @@ fn a_long_paste_shows_as_one_line_and_is_sent_whole() {
 fn a_short_paste_is_inserted_as_it_is() {
     let mut app = app();
     app.handle_paste("one\ntwo\n");
-    assert_eq!(app.composer().text(), "one\ntwo\n");
+    assert_eq!(app.view().prompt, "one\ntwo\n");
 }
 
 #[test]
@@ -611,7 +612,7 @@ fn a_long_turn_that_ends_while_the_terminal_is_unfocused_rings_the_bell() {
         app.set_terminal_focused(focused);
         clock.advance(std::time::Duration::from_secs(took));
         app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
-        app.take_alert()
+        app.take_terminal_writes().pop()
     };
     assert_eq!(run(NotifyMode::Bell, false, 6).as_deref(), Some("\x07"));
     assert_eq!(run(NotifyMode::Bell, false, 2), None, "a short turn does not notify");

@@ -4,6 +4,7 @@ mod composer;
 mod conversation_rows;
 mod copy;
 mod copy_pty;
+mod drive;
 mod first_minutes;
 mod first_minutes_pty;
 mod first_screen;

@@ -48,12 +48,12 @@ fn typing_filters_enter_switches_and_the_status_line_follows() {
     for c in "hai".chars() {
         assert_eq!(app.handle_key(key(KeyCode::Char(c))), vec![]);
     }
-    assert_eq!(app.composer().text(), "", "the picker took the keys");
+    assert_eq!(app.view().prompt, "", "the picker took the keys");
     let screen = text(&frame(&mut app, 80, 24));
     assert!(screen.contains("1 of 4") && screen.contains("claude-haiku-4-5"), "{screen}");
     assert!(!screen.contains("claude-opus"), "{screen}");
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Submit("/model claude-haiku-4-5".into())]);
-    assert!(app.model_picker().is_none(), "closed after the choice");
+    assert!(!app.view().has("model picker"), "closed after the choice");
     app.handle_agent(AgentEvent::ProviderChanged { provider: "anthropic".into(), model: "claude-haiku-4-5".into() });
     let screen = text(&frame(&mut app, 80, 24));
     assert!(screen.lines().last().unwrap_or_default().contains("anthropic · claude-haiku-4-5"), "{screen}");
@@ -66,7 +66,7 @@ fn esc_closes_and_a_failed_listing_says_why() {
     let screen = text(&frame(&mut app, 80, 24));
     assert!(screen.contains("cannot list the models: anthropic: listing the models: HTTP 401"), "{screen}");
     assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![]);
-    assert!(app.model_picker().is_none());
+    assert!(!app.view().has("model picker"));
     let screen = text(&frame(&mut app, 80, 24));
     assert!(!screen.contains("cannot list"), "{screen}");
 }

@@ -5,11 +5,11 @@
 //! module lives under `tui_pty` for its `Tui`): accept edits writes without a dialog, plan
 //! mode refuses `write` and accepting the plan switches mode and goes ahead.
 
-use super::{Tui, APPROVAL_PAUSE};
+use super::Tui;
 use crate::tui::screens::{app, frame, text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use elelem::agent::mode::Mode;
 use elelem::agent::output::{AgentEvent, TurnEnd};
+use elelem::protocol::mode::Mode;
 use elelem::protocol::plan::Plan;
 use elelem::tui::app::Action;
 use elelem::tui::runtime::clock::ManualClock;
@@ -85,7 +85,7 @@ fn a_plan_made_in_plan_mode_opens_the_accept_dialog_which_waits_to_be_armed() {
     // A digit pressed at once is not an answer, nor text for the prompt (issue 38): the
     // dialog says it came too early.
     assert_eq!(app.handle_key(key(KeyCode::Char('2'))), vec![]);
-    assert!(app.composer().is_empty());
+    assert!(app.view().prompt_empty);
     assert!(text(&frame(&mut app, 120, 40)).contains("Accept the plan"));
     clock.advance(Duration::from_millis(1100));
     let armed = text(&frame(&mut app, 120, 40));
@@ -134,7 +134,7 @@ fn accept_edits_writes_inside_the_project_without_a_dialog_through_the_real_bina
     // A protected path is still asked about.
     tui.send("now the settings\r");
     tui.wait_for("Allow write?");
-    std::thread::sleep(APPROVAL_PAUSE);
+    tui.wait_armed();
     tui.send("3");
     tui.wait_for("second done");
     assert!(!tui._dir.path().join(".agents/x.json").exists());
@@ -163,7 +163,7 @@ fn plan_mode_refuses_write_and_accepting_the_plan_switches_mode_through_the_real
     let screen = tui.contents();
     assert!(!tui._dir.path().join("early.txt").exists(), "plan mode ran write:\n{screen}");
     assert!(!screen.contains("Allow write?"), "refused, not asked:\n{screen}");
-    std::thread::sleep(APPROVAL_PAUSE);
+    tui.wait_armed();
     tui.send("2");
     tui.wait_for("plan carried out");
     assert_eq!(std::fs::read_to_string(tui._dir.path().join("late.txt")).unwrap(), "yes\n");
@@ -338,7 +338,7 @@ fn shift_tab_during_a_turn_lets_its_next_edit_run_unasked_through_the_real_binar
     // While the first call waits for its answer, switch to accept edits.
     tui.send(SHIFT_TAB);
     tui.wait_for("prompt · accept edits");
-    std::thread::sleep(APPROVAL_PAUSE);
+    tui.wait_armed();
     tui.send("1");
     tui.wait_for("both written");
     let dir = tui._dir.path();

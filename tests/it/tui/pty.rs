@@ -9,8 +9,6 @@ use std::num::NonZeroU16;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The TUI's `APPROVAL_PAUSE` (1 s), with a margin: the dialog takes keys after this pause.
-const APPROVAL_PAUSE: Duration = Duration::from_millis(1100);
 
 /// What the app asked of the terminal besides drawing: window titles (never allowed, `.0`),
 /// what it put on the clipboard through OSC 52 (`.1`, base64) and whether focus reporting
@@ -163,6 +161,14 @@ impl Tui {
             std::thread::sleep(Duration::from_millis(30));
         }
         panic!("timed out waiting for {what:?}; screen:\n{}", self.contents());
+    }
+
+    /// Waits until the open dialog (approval, accept plan) takes answers: its last row
+    /// lists them instead of saying "typing goes to the prompt" (`popups/approval.rs`).
+    pub(crate) fn wait_armed(&self) {
+        wait_for_screen(self, "the dialog to take answers", |screen| {
+            screen.contains("[1] yes") && !screen.contains("typing goes to the prompt")
+        });
     }
 
     pub(crate) fn wait_exit(&mut self) -> portable_pty::ExitStatus {
@@ -523,13 +529,13 @@ fn approval_dialog_asks_before_a_write_and_no_refuses_it() {
     tui.send("write a file\r");
     tui.wait_for("Allow write?");
     tui.wait_for("waiting for approval"); // the row of the call asked about
-    std::thread::sleep(APPROVAL_PAUSE); // an answer typed at once would be typing, not an answer
+    tui.wait_armed(); // an answer typed at once would be typing, not an answer
     tui.send("1");
     tui.wait_for("first done");
     assert_eq!(std::fs::read_to_string(tui._dir.path().join("new.txt")).unwrap(), "hi\n");
     tui.send("another\r");
     tui.wait_for("Allow write?");
-    std::thread::sleep(APPROVAL_PAUSE); // typed "another" just before: the dialog waits for a pause
+    tui.wait_armed(); // typed "another" just before: the dialog waits for a pause
     tui.send("3");
     tui.wait_for("second done");
     assert!(!tui._dir.path().join("other.txt").exists());
@@ -585,7 +591,7 @@ fn a_refusal_with_a_reason_reaches_the_model() {
     tui.wait_for("Ask elelem");
     tui.send("write a file\r");
     tui.wait_for("Allow write?");
-    std::thread::sleep(APPROVAL_PAUSE);
+    tui.wait_armed();
     tui.send("4");
     tui.wait_for("Reason:");
     tui.send("not in this repo\r");
@@ -825,8 +831,7 @@ fn typing_through_two_approvals_answers_neither_and_the_prompt_keeps_every_key()
     assert!(!tui.contents().contains("allowed"), "{}", tui.contents());
     tui.wait_for("typing goes to the prompt");
     // A deliberate answer: a pause, then a digit.
-    std::thread::sleep(APPROVAL_PAUSE);
-    tui.wait_for("[1] yes");
+    tui.wait_armed();
     tui.send("1");
     // The second dialog opens while the user goes on typing.
     let second = "and also say hi any day yay";
@@ -845,7 +850,7 @@ fn typing_through_two_approvals_answers_neither_and_the_prompt_keeps_every_key()
     let before = row[..row.len() - typed.len()].chars().last();
     assert!(before.is_none_or(|c| !c.is_alphanumeric()), "a key too many in the prompt: {row:?}");
     // No for the second, deliberately; the typed prompt is still there afterwards.
-    std::thread::sleep(APPROVAL_PAUSE);
+    tui.wait_armed();
     tui.send("3");
     tui.wait_for("both asked");
     assert!(!dir.join("two.txt").exists());
@@ -1013,7 +1018,7 @@ fn esc_stops_a_sub_agent_whose_call_is_nested_under_its_task_row() {
     assert!(screen.contains("↳ · execute for i in"), "the child's call nested:\n{screen}");
     assert!(row_with(&tui, "waiting for approval").is_some_and(|r| r.contains("? #1 task count")), "{screen}");
     assert!(!screen.contains("#2 execute"), "the child's call is not a row of its own:\n{screen}");
-    std::thread::sleep(APPROVAL_PAUSE);
+    tui.wait_armed();
     tui.send("1");
     wait_for_screen(&tui, "the dialog to close", |s| !s.contains("Allow execute?"));
     tui.send("\x1b");

@@ -5,6 +5,7 @@
 //! on an empty prompt, the queue); a prompt refused after it left the queue leaves no count
 //! behind.
 
+use crate::tui::drive::set_prompt;
 use crate::tui::screens::{app, frame, text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use elelem::agent::output::{AgentEvent, TurnEnd};
@@ -39,7 +40,7 @@ fn two_queued() -> App {
 #[test]
 fn prompts_typed_during_a_turn_show_above_the_prompt_120x40() {
     let mut app = two_queued();
-    assert_eq!(app.queued(), 2);
+    assert_eq!(app.view().queued, 2);
     let screen = text(&frame(&mut app, 120, 40));
     assert!(screen.contains("queued 2 · Up edits the last"), "{screen}");
     assert!(screen.contains("1. second question"), "{screen}");
@@ -61,7 +62,7 @@ fn the_session_asking_for_a_line_takes_the_oldest_queued_prompt() {
     let mut app = two_queued();
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     assert_eq!(app.session_waiting(), vec![Action::Send("second question".into())]);
-    assert_eq!(app.queued(), 1);
+    assert_eq!(app.view().queued, 1);
     app.handle_agent(AgentEvent::TurnStarted { prompt: "second question".into() });
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     assert!(matches!(app.session_waiting().as_slice(), [Action::Send(line)] if line.starts_with("third")));
@@ -78,18 +79,18 @@ fn ctrl_x() -> KeyEvent {
 fn up_on_an_empty_prompt_takes_the_newest_back_and_ctrl_x_drops_it() {
     let mut app = two_queued();
     app.handle_key(key(KeyCode::Up));
-    assert!(app.composer().text().starts_with("third: a much longer"), "{}", app.composer().text());
-    assert_eq!(app.queued(), 1);
+    assert!(app.view().prompt.starts_with("third: a much longer"), "{}", app.view().prompt);
+    assert_eq!(app.view().queued, 1);
     // Edited and sent again, it joins the queue's end.
-    app.composer_mut().set_text("third, shorter");
+    set_prompt(&mut app, "third, shorter");
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Queued("third, shorter".into())]);
     // Ctrl+X drops the newest, and does not interrupt.
     assert_eq!(app.handle_key(ctrl_x()), vec![]);
-    assert_eq!(app.queued(), 1);
+    assert_eq!(app.view().queued, 1);
     let screen = text(&frame(&mut app, 120, 40));
     assert!(screen.contains("dropped from the queue: third, shorter"), "{screen}");
     assert_eq!(app.handle_key(ctrl_x()), vec![]);
-    assert_eq!(app.queued(), 0);
+    assert_eq!(app.view().queued, 0);
     assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt]);
 }
 
@@ -100,17 +101,17 @@ fn up_on_an_empty_prompt_takes_the_newest_back_and_ctrl_x_drops_it() {
 fn esc_with_prompts_queued_interrupts_and_holds_them_until_enter() {
     let mut app = two_queued();
     assert_eq!(app.handle_key(key(KeyCode::Esc)), vec![Action::Interrupt], "Esc interrupts");
-    assert_eq!(app.queued(), 2, "and keeps the queue");
+    assert_eq!(app.view().queued, 2, "and keeps the queue");
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Interrupted });
     assert_eq!(app.session_waiting(), vec![], "nothing runs after the interrupt by itself");
-    assert!(app.queue_held());
+    assert!(app.view().queue_held);
     let screen = text(&frame(&mut app, 80, 24));
     assert!(screen.contains("queued 2 · Up edits the last · Ctrl+X drops it · held: Enter sends them"), "{screen}");
     assert!(screen.lines().last().unwrap().contains("Enter sends the queued"), "{screen}");
     insta::assert_snapshot!(screen);
     // Enter on the empty prompt sends the oldest; the next goes when the session asks.
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![Action::Send("second question".into())]);
-    assert!(!app.queue_held());
+    assert!(!app.view().queue_held);
     app.handle_agent(AgentEvent::TurnStarted { prompt: "second question".into() });
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     assert!(matches!(app.session_waiting().as_slice(), [Action::Send(line)] if line.starts_with("third")));
@@ -163,7 +164,7 @@ fn a_queued_prompt_refused_before_its_turn_leaves_no_count() {
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     assert_eq!(app.session_waiting(), vec![Action::Send("my secret is 42".into())]);
     app.handle_agent(AgentEvent::Error("prompt not sent: no secrets in prompts".into()));
-    assert_eq!(app.queued(), 0);
+    assert_eq!(app.view().queued, 0);
     let screen = text(&frame(&mut app, 80, 24));
     assert!(!screen.contains("queued 1") && !screen.contains("1 queued"), "{screen}");
     // The next prompt goes at once: nothing runs.

@@ -29,16 +29,16 @@ fn home_then_down_in_the_conversation_moves_one_row() {
         result: json!({"content": "x", "path": "README.md"}).into(),
     });
     frame(&mut app, 80, 24);
-    app.set_focus(Focus::Conversation);
+    crate::tui::drive::focus(&mut app, Focus::Conversation);
     app.handle_key(key(KeyCode::Home));
     let top = text(&frame(&mut app, 80, 24));
     assert!(top.contains("question 0"), "{top}");
     app.handle_key(key(KeyCode::Down));
     frame(&mut app, 80, 24);
-    assert_eq!(app.history_mut().scroll.top, 1, "one row down");
+    assert_eq!(app.view().conversation_top, 1, "one row down");
     app.handle_key(key(KeyCode::Down));
     frame(&mut app, 80, 24);
-    assert_eq!(app.history_mut().scroll.top, 2);
+    assert_eq!(app.view().conversation_top, 2);
 }
 
 /// The context panel's title is never cut at its border (`1% of┐`): a narrow panel gets a
@@ -52,7 +52,7 @@ fn the_context_panels_title_fits_its_border() {
             window: Some(200_000),
             ..ContextSnapshot::default()
         }));
-        app.set_show_context(true);
+        crate::tui::drive::show_context(&mut app, true);
         let buf = frame(&mut app, width, height);
         let screen = text(&buf);
         let title_row = screen.lines().find(|l| l.contains("% of") || l.contains("context")).unwrap_or_default();
@@ -71,12 +71,12 @@ fn long_paste() -> String {
 fn a_long_paste_recalled_with_up_is_a_chip_again() {
     let mut app = app();
     app.handle_paste(&long_paste());
-    assert_eq!(app.composer().text(), "[pasted 500 lines]");
+    assert_eq!(app.view().prompt, "[pasted 500 lines]");
     let whole = long_paste().trim_end().to_string();
     let sent = app.handle_key(key(KeyCode::Enter));
     assert_eq!(sent, vec![elelem::tui::app::Action::Submit(whole.clone())]);
     app.handle_key(key(KeyCode::Up));
-    assert_eq!(app.composer().text(), "[pasted 500 lines]", "recalled as a chip");
+    assert_eq!(app.view().prompt, "[pasted 500 lines]", "recalled as a chip");
     assert_eq!(app.handle_key(key(KeyCode::Enter)), vec![elelem::tui::app::Action::Submit(whole)]);
 }
 
@@ -136,9 +136,9 @@ fn enter_in_the_tool_log_with_nothing_selected_opens_the_newest_call() {
     }
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     frame(&mut app, 120, 40);
-    app.set_focus(Focus::Tools);
+    crate::tui::drive::focus(&mut app, Focus::Tools);
     app.handle_key(key(KeyCode::Enter));
     let screen = text(&frame(&mut app, 120, 40));
     assert!(screen.contains("the text of Cargo.toml") && !screen.contains("the text of README.md"), "{screen}");
-    assert_eq!(app.tools().selected_id(), Some("r2"));
+    assert_eq!(app.view().tool_log_call.as_deref(), Some("r2"));
 }

@@ -1,13 +1,14 @@
 //! Snapshots of the TUI's panes and whole frames (ratatui `TestBackend`) at 80x24 and
 //! 120x40, driven by the same agent events the real agent task sends.
 
+use crate::tui::drive::set_prompt;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use elelem::agent::input::ApprovalRequest;
 use elelem::agent::output::{AgentEvent, ContextSnapshot, TurnEnd};
 use elelem::agent::{Preview, PreviewKind};
 use elelem::protocol::ToolSpec;
 use elelem::protocol::{Message, ToolCall};
-use elelem::tui::app::{Action, App, Focus};
+use elelem::tui::app::{Action, App, Confirm, Focus};
 use elelem::tui::runtime::clock::ManualClock;
 use elelem::tui::text::theme::Theme;
 use ratatui::backend::TestBackend;
@@ -26,9 +27,7 @@ pub(crate) fn app() -> App {
         ("/help".to_string(), "list commands".to_string()),
     ];
     let mut app = App::new(Theme::new(true), "stub", "stub-demo", commands, vec![]);
-    app.history_mut().push(elelem::tui::panes::conversation::cells::CellKind::Notice(
-        "elelem v0.1.0 · stub · stub-demo · ? for help".into(),
-    ));
+    app.seed_notice("elelem v0.1.0 · stub · stub-demo · ? for help");
     app
 }
 
@@ -184,7 +183,7 @@ fn thinking_is_dim_and_italic_and_the_prompt_bold() {
     let mut app = app();
     with_turn(&mut app);
     let buf = frame(&mut app, 120, 40);
-    let pane = app.rects().conversation;
+    let pane = app.view().rects.conversation;
     let rows = Rect { x: pane.x + 1, y: pane.y + 1, width: pane.width - 2, height: 8 };
     insta::assert_snapshot!(styled(&buf, rows));
 }
@@ -193,13 +192,13 @@ fn thinking_is_dim_and_italic_and_the_prompt_bold() {
 fn tool_log_with_an_expanded_call_120x40() {
     let mut app = app();
     with_turn(&mut app);
-    app.set_focus(Focus::Tools);
-    app.tools_mut().select_next(-1); // the newest call
-    app.tools_mut().select_next(-1); // the execute call
-    app.tools_mut().toggle_selected();
+    crate::tui::drive::focus(&mut app, Focus::Tools);
+    crate::tui::drive::press(&mut app, crossterm::event::KeyCode::Up); // the newest call
+    crate::tui::drive::press(&mut app, crossterm::event::KeyCode::Up); // the execute call
+    crate::tui::drive::press(&mut app, crossterm::event::KeyCode::Enter);
     let buf = frame(&mut app, 120, 40);
     insta::assert_snapshot!(text(&buf));
-    let tools = app.rects().tools;
+    let tools = app.view().rects.tools;
     insta::assert_snapshot!("tool_log_styles", styled(&buf, Rect { height: 4, ..tools }));
 }
 
@@ -208,7 +207,7 @@ fn context_panel_120x40_and_80x24() {
     let mut app = app();
     with_turn(&mut app);
     app.handle_agent(AgentEvent::Context(context()));
-    app.set_show_context(true);
+    crate::tui::drive::show_context(&mut app, true);
     insta::assert_snapshot!("context_panel_120x40", text(&frame(&mut app, 120, 40)));
     insta::assert_snapshot!("context_panel_80x24", text(&frame(&mut app, 80, 24)));
 }
@@ -223,7 +222,7 @@ fn the_context_panel_lists_an_attached_image_with_its_token_estimate() {
     let snapshot = ContextSnapshot { messages: vec![prompt, Message::assistant("A cat.")], ..context() };
     app.handle_agent(AgentEvent::TurnStarted { prompt: snapshot.messages[0].content.clone() });
     app.handle_agent(AgentEvent::Context(snapshot));
-    app.set_show_context(true);
+    crate::tui::drive::show_context(&mut app, true);
     insta::assert_snapshot!("context_panel_image_120x40", text(&frame(&mut app, 120, 40)));
 }
 
@@ -252,7 +251,7 @@ fn approval_dialog_cannot_be_missed() {
 #[test]
 fn slash_command_popup() {
     let mut app = app();
-    app.composer_mut().set_text("/c");
+    set_prompt(&mut app, "/c");
     insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
 }
 
@@ -297,7 +296,7 @@ fn failures_are_marked_in_the_conversation() {
     insta::assert_snapshot!("failures_are_marked_120x40", text(&frame(&mut app, 120, 40)));
     insta::assert_snapshot!("failures_are_marked_80x24", text(&frame(&mut app, 80, 24)));
     let buf = frame(&mut app, 120, 40);
-    let pane = app.rects().conversation;
+    let pane = app.view().rects.conversation;
     let rows = Rect { x: pane.x + 1, y: pane.y + 3, width: pane.width - 2, height: 8 };
     insta::assert_snapshot!("failures_are_marked_styles", styled(&buf, rows));
 }
@@ -390,7 +389,7 @@ fn r_asks_for_a_reason_and_the_refusal_carries_it() {
     insta::assert_snapshot!("approval_reason_120x40", text(&frame(&mut app, 120, 40)));
     press(&mut app, crossterm::event::KeyCode::Enter);
     assert_eq!(rx.try_recv().unwrap(), elelem::agent::input::Approval::NoBecause("use the helper".into()));
-    assert!(app.approval().is_none());
+    assert!(!app.view().has("approval"));
 }
 
 #[test]
@@ -403,11 +402,11 @@ fn the_expanded_tool_view_colours_a_diff() {
         call: edit,
         result: json!({"path": "src/calc.py", "diff": long_diff(1)}).into(),
     });
-    app.set_focus(Focus::Tools);
-    app.tools_mut().select_next(-1);
-    app.tools_mut().toggle_selected();
+    crate::tui::drive::focus(&mut app, Focus::Tools);
+    crate::tui::drive::press(&mut app, crossterm::event::KeyCode::Up);
+    crate::tui::drive::press(&mut app, crossterm::event::KeyCode::Enter);
     let buf = frame(&mut app, 120, 40);
-    let tools = app.rects().tools;
+    let tools = app.view().rects.tools;
     insta::assert_snapshot!("expanded_diff_styles", styled(&buf, Rect { height: 14, ..tools }));
 }
 
@@ -429,7 +428,7 @@ fn ctrl_key(app: &mut App, code: crossterm::event::KeyCode) {
 fn the_split_resizes_and_the_focused_pane_zooms_120x40() {
     let mut app = app();
     with_turn(&mut app);
-    app.set_focus(Focus::Tools);
+    crate::tui::drive::focus(&mut app, Focus::Tools);
     for _ in 0..3 {
         ctrl_key(&mut app, crossterm::event::KeyCode::Left);
     }
@@ -437,7 +436,7 @@ fn the_split_resizes_and_the_focused_pane_zooms_120x40() {
     ctrl_key(&mut app, crossterm::event::KeyCode::Char('z'));
     insta::assert_snapshot!("tools_zoomed_120x40", text(&frame(&mut app, 120, 40)));
     ctrl_key(&mut app, crossterm::event::KeyCode::Char('z'));
-    assert!(app.zoomed().is_none());
+    assert!(app.view().zoomed.is_none());
 }
 
 #[test]
@@ -478,26 +477,24 @@ fn clear_asks_first_and_esc_keeps_the_conversation() {
     let mut app = app();
     with_turn(&mut app);
     let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
-    app.composer_mut().set_text("/clear");
+    set_prompt(&mut app, "/clear");
     assert_eq!(app.handle_key(enter), vec![], "the first Enter only asks");
     insta::assert_snapshot!(text(&frame(&mut app, 80, 24)));
     assert_eq!(app.handle_key(enter), vec![Action::Submit("/clear".into())], "Enter again clears");
-    assert!(!app.confirm_clear());
+    assert!(app.view().confirm != Some(Confirm::Clear));
 
-    app.composer_mut().set_text("/clear");
+    set_prompt(&mut app, "/clear");
     assert_eq!(app.handle_key(enter), vec![]);
     assert_eq!(app.handle_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)), vec![]);
-    assert!(!app.confirm_clear() && app.composer().is_empty(), "Esc keeps the conversation");
-    app.composer_mut().set_text("/clear undo");
+    assert!(app.view().confirm != Some(Confirm::Clear) && app.view().prompt_empty, "Esc keeps the conversation");
+    set_prompt(&mut app, "/clear undo");
     assert_eq!(app.handle_key(enter), vec![Action::Submit("/clear undo".into())], "only /clear itself asks");
 }
 
 /// The app in the light palette (for a light terminal background), as `app()`.
 pub(crate) fn light_app() -> App {
     let mut app = App::new(Theme::light(true), "stub", "stub-demo", Vec::new(), vec![]);
-    app.history_mut().push(elelem::tui::panes::conversation::cells::CellKind::Notice(
-        "elelem v0.1.0 · stub · stub-demo · ? for help".into(),
-    ));
+    app.seed_notice("elelem v0.1.0 · stub · stub-demo · ? for help");
     app
 }
 
@@ -531,7 +528,7 @@ fn the_light_theme_conversation_120x40() {
     let mut dark = app_without_commands();
     with_turn(&mut dark);
     assert_eq!(text(&buf), text(&frame(&mut dark, 120, 40)), "the same screen, other colours");
-    let pane = app.rects().conversation;
+    let pane = app.view().rects.conversation;
     let rows = Rect { x: pane.x + 1, y: pane.y + 1, width: pane.width - 2, height: pane.height - 2 };
     insta::assert_snapshot!(styled_with(&buf, rows, true));
     assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new());
@@ -541,12 +538,12 @@ fn the_light_theme_conversation_120x40() {
 fn the_light_theme_tool_log_and_status_line_120x40() {
     let mut app = light_app();
     with_turn(&mut app);
-    app.set_focus(Focus::Tools);
-    app.tools_mut().select_next(-1);
-    app.tools_mut().select_next(-1); // the execute call
-    app.tools_mut().toggle_selected();
+    crate::tui::drive::focus(&mut app, Focus::Tools);
+    crate::tui::drive::press(&mut app, crossterm::event::KeyCode::Up);
+    crate::tui::drive::press(&mut app, crossterm::event::KeyCode::Up); // the execute call
+    crate::tui::drive::press(&mut app, crossterm::event::KeyCode::Enter);
     let buf = frame(&mut app, 120, 40);
-    let tools = app.rects().tools;
+    let tools = app.view().rects.tools;
     insta::assert_snapshot!("light_tool_log", styled_with(&buf, Rect { height: 6, ..tools }, true));
     let status = Rect { x: 0, y: buf.area.height - 1, width: buf.area.width, height: 1 };
     insta::assert_snapshot!("light_status_line", styled_with(&buf, status, true));
@@ -563,9 +560,7 @@ fn the_dark_theme_is_too_pale_for_white_and_the_check_sees_it() {
 /// `app()` without the slash commands, so its frames match `light_app()`'s.
 fn app_without_commands() -> App {
     let mut app = App::new(Theme::new(true), "stub", "stub-demo", Vec::new(), vec![]);
-    app.history_mut().push(elelem::tui::panes::conversation::cells::CellKind::Notice(
-        "elelem v0.1.0 · stub · stub-demo · ? for help".into(),
-    ));
+    app.seed_notice("elelem v0.1.0 · stub · stub-demo · ? for help");
     app
 }
 
@@ -583,7 +578,7 @@ fn the_light_theme_approval_diff_context_panel_and_help_are_readable_on_white() 
     let mut app = light_app();
     with_turn(&mut app);
     app.handle_agent(AgentEvent::Context(context()));
-    app.set_show_context(true);
+    crate::tui::drive::show_context(&mut app, true);
     let buf = frame(&mut app, 120, 40);
     assert_eq!(pale_on_white(&buf, buf.area), Vec::<String>::new(), "context panel");
 

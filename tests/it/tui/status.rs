@@ -71,7 +71,7 @@ fn a_running_turn_says_what_esc_does_at_80_columns() {
     app.handle_agent(AgentEvent::saying("streaming"));
     let line = status_at(&mut app, 80, 24);
     assert!(line.ends_with("Esc interrupt") && line.contains("│ ◐ responding │ turn ↑12k"), "{line}");
-    app.set_focus(Focus::Tools);
+    crate::tui::drive::focus(&mut app, Focus::Tools);
     let line = status_at(&mut app, 80, 24);
     assert!(line.ends_with("Esc back to prompt"), "{line}");
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });

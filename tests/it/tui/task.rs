@@ -64,9 +64,9 @@ fn task_turn(app: &mut App, finish: bool) {
 }
 
 fn expand_the_task_row(app: &mut App) {
-    app.set_focus(Focus::Tools);
-    app.tools_mut().select_next(-1);
-    app.tools_mut().toggle_selected();
+    crate::tui::drive::focus(app, Focus::Tools);
+    crate::tui::drive::press(app, crossterm::event::KeyCode::Up);
+    crate::tui::drive::press(app, crossterm::event::KeyCode::Enter);
 }
 
 #[test]

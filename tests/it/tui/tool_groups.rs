@@ -64,7 +64,7 @@ fn space_on_a_group_shows_a_line_per_call_and_again_hides_them() {
         run(&mut app, &format!("r{i}"), "read", json!({"path": path}), json!({"content": "x", "path": path}));
     }
     frame(&mut app, 100, 30);
-    app.set_focus(Focus::Conversation);
+    crate::tui::drive::focus(&mut app, Focus::Conversation);
     app.handle_key(key(KeyCode::Up));
     app.handle_key(key(KeyCode::Char(' ')));
     let screen = text(&frame(&mut app, 100, 30));
@@ -128,7 +128,7 @@ fn a_steps_calls_of_several_tools_are_one_line() {
     let screen = text(&frame(&mut app, 120, 40));
     assert!(screen.contains("│+ read ×6, glob ×6 · #1 read src/file_0.rs · #2 glob *1.md · #3 read"), "{screen}");
     assert_eq!(screen.matches("#2 glob").count(), 2, "the group's line and the tool log's row:\n{screen}");
-    app.set_focus(Focus::Conversation);
+    crate::tui::drive::focus(&mut app, Focus::Conversation);
     app.handle_key(key(KeyCode::Up));
     app.handle_key(key(KeyCode::Char(' ')));
     let screen = text(&frame(&mut app, 120, 40));
