@@ -87,11 +87,11 @@ struct PermissionFlags {
     /// Start in this mode: ask (the default), edits (file changes inside the project run
     /// unasked) or plan (read-only tools only); /mode and Shift+Tab change it
     #[arg(long, global = true, value_name = "ask|edits|plan", value_parser = parse_mode)]
-    mode: Option<elelem::agent::Mode>,
+    mode: Option<elelem::protocol::mode::Mode>,
 }
 
-fn parse_mode(text: &str) -> Result<elelem::agent::Mode, String> {
-    elelem::agent::Mode::parse(text).ok_or_else(|| format!("`{text}` is not a mode: ask, edits or plan"))
+fn parse_mode(text: &str) -> Result<elelem::protocol::mode::Mode, String> {
+    elelem::protocol::mode::Mode::parse(text).ok_or_else(|| format!("`{text}` is not a mode: ask, edits or plan"))
 }
 
 #[derive(Args, Clone, Default)]

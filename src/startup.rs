@@ -14,7 +14,7 @@ use crate::agent::output::Output;
 use crate::agent::system_prompt::SystemPrompt;
 use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
-use crate::agent::{Agent, Mode, Plugin, Session};
+use crate::agent::{Agent, Plugin, Session};
 use crate::plugins::checkpoints::Checkpoints;
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
@@ -32,6 +32,7 @@ use crate::plugins::shell_escape::ShellEscape;
 use crate::plugins::skills::SkillsPlugin;
 use crate::plugins::transcript_export::TranscriptExport;
 use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
+use crate::protocol::mode::Mode;
 use crate::protocol::{Provider, ProviderError, ProviderSettings};
 use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
 use crate::providers::http::HttpOptions;
@@ -63,7 +64,7 @@ pub struct Options {
     /// Nobody can answer questions (`ask`): calls whose policy is `ask` are refused.
     pub headless: bool,
     /// The mode to start in (`--mode`); `None`: ask, or a resumed session's last mode.
-    pub mode: Option<crate::agent::Mode>,
+    pub mode: Option<crate::protocol::mode::Mode>,
     /// Trust the project's own `.agents/` settings for this run (`--trust`).
     pub trust: bool,
     /// Model calls one turn may make (`--max-steps`, `ELELEM_MAX_STEPS`); `None`: the

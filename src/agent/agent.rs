@@ -106,7 +106,7 @@ impl Agent {
     /// Keeps a call of the last turn and its result in the conversation, before that turn's
     /// reply. `false` when there is no such call.
     pub fn keep(&mut self, call_id: &str) -> bool {
-        let Some(kept) = super::kept::keep(&self.last_turn, call_id) else { return false };
+        let Some(kept) = super::kept_calls::keep(&self.last_turn, call_id) else { return false };
         let conversation = &mut self.transcript.conversation;
         let at = match conversation.last() {
             Some(last) if last.role == Role::Assistant => conversation.len() - 1,

@@ -162,7 +162,7 @@ pub enum AgentEvent {
         turns: usize,
     },
     /// The session's mode changed (`/mode`, Shift+Tab).
-    Mode(super::mode::Mode),
+    Mode(crate::protocol::mode::Mode),
     /// The session asks the front end to quit.
     Exit,
 }

@@ -16,7 +16,7 @@ use super::agent::Agent;
 use super::conversation::Conversation;
 use super::input::{Approver, Input, TextEditor};
 use super::interrupter::Interrupter;
-use super::observed::{Observed, Observer, Watching};
+use super::observers::{Observed, Observer, Watching};
 use super::output::{AgentEvent, ContextSnapshot, Output};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
@@ -138,7 +138,7 @@ pub struct Session {
     /// The user's editor, when the front end offers one.
     editor: Option<Arc<dyn TextEditor>>,
     /// The permission mode (ask, accept edits, plan).
-    mode: super::mode::SharedMode,
+    mode: crate::protocol::mode::SharedMode,
 }
 
 impl Session {
@@ -231,12 +231,12 @@ impl Session {
     }
 
     /// The permission mode, shared: the permissions gate keeps a clone and reads it per call.
-    pub fn mode(&self) -> super::mode::SharedMode {
+    pub fn mode(&self) -> crate::protocol::mode::SharedMode {
         self.mode.clone()
     }
 
     /// Switches the mode: tells the model (a system prompt section) and the front end.
-    pub fn set_mode(&mut self, mode: super::mode::Mode) {
+    pub fn set_mode(&mut self, mode: crate::protocol::mode::Mode) {
         self.mode.set(mode);
         self.set_prompt_section("mode", mode.instructions());
         self.agent.output().emit(AgentEvent::Mode(mode));

@@ -104,7 +104,7 @@ pub fn fit(request: &Request, scratch: &mut [Message], budget: Budget) -> Fit {
         results += 1;
         bytes += dropped;
         if let Some(id) = message.tool_call_id.clone() {
-            super::repeats::orphan(scratch, &id);
+            super::repeated_results::orphan(scratch, &id);
         }
     }
     if tokens > budget.window {

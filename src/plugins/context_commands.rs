@@ -75,7 +75,7 @@ fn list(session: &Session) {
         let more = if body.lines().nth(1).is_some() { " …" } else { "" };
         let _ = writeln!(text, "{:>3}. {}: {first}{more}", i + 1, m.role);
     }
-    let calls = crate::agent::kept::calls(session.last_turn());
+    let calls = crate::agent::kept_calls::calls(session.last_turn());
     if calls.is_empty() {
         let _ = writeln!(
             text,
@@ -101,7 +101,7 @@ fn list(session: &Session) {
 fn keep(session: &mut Session, which: &str) -> anyhow::Result<()> {
     let which = which.trim().trim_start_matches(['k', 'K']);
     let k: usize = which.parse().with_context(|| format!("usage: /context keep K, not {which:?}"))?;
-    let calls = crate::agent::kept::calls(session.last_turn());
+    let calls = crate::agent::kept_calls::calls(session.last_turn());
     let Some((call, _)) = k.checked_sub(1).and_then(|i| calls.get(i)) else {
         bail!("no tool call k{k} in the last turn: there are {}", calls.len());
     };

@@ -6,6 +6,7 @@
 pub mod image;
 pub mod joined;
 pub mod message;
+pub mod mode;
 pub mod models;
 pub mod plan;
 pub mod provider;

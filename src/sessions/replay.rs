@@ -6,8 +6,8 @@
 //! short by a crash — is skipped with a warning. A file past `open::READ_LIMIT` is refused.
 
 use super::open::READ_LIMIT;
-use crate::agent::mode::Mode;
 use crate::agent::output::{AgentEvent, TurnEnd};
+use crate::protocol::mode::Mode;
 use crate::protocol::{Message, ToolCall, ToolResult};
 use serde_json::Value;
 use std::collections::VecDeque;

@@ -3,7 +3,7 @@
 //! return an `Intent`; `App` applies it (`keys.rs`), so no pane reaches into another.
 
 use crate::agent::input::Approval;
-use crate::agent::mode::Mode;
+use crate::protocol::mode::Mode;
 
 /// The pane that has the keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

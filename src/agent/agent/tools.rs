@@ -1,11 +1,11 @@
 //! How the `Agent` runs one tool call: through the toolbox's prepare hooks, its row opened
 //! with the arguments that run, the handler (a sub-agent in its context, made by the
 //! agent's `SubAgents`, when the tool runs agents), cancellation with a grace period, and
-//! the result shown and shortened when it repeats one the model still sees (`repeats`).
+//! the result shown and shortened when it repeats one the model still sees (`repeated_results`).
 
 use super::Agent;
 use crate::agent::output::AgentEvent;
-use crate::agent::repeats;
+use crate::agent::repeated_results;
 use crate::agent::tool::ToolContext;
 use crate::protocol::{Image, Message, ToolCall, ToolResult};
 use std::time::Duration;
@@ -16,7 +16,7 @@ const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
 
 impl Agent {
     /// Runs one tool call through the toolbox, showing its start and result (a repeat of a
-    /// result the model still sees shortened to a note, `repeats`).
+    /// result the model still sees shortened to a note, `repeated_results`).
     /// The result comes with the images the tool attached (`ToolContext::attach_image`).
     pub(super) async fn run_tool(
         &self,
@@ -69,11 +69,12 @@ impl Agent {
         }
         let read_only = self.toolbox.get(&call.name).is_some_and(|tool| tool.read_only);
         let conversation = self.transcript.conversation.messages();
-        let result =
-            repeats::shorten(&shown.name, read_only, result, conversation, scratch, |n| self.toolbox.resolve(n));
+        let result = repeated_results::shorten(&shown.name, read_only, result, conversation, scratch, |n| {
+            self.toolbox.resolve(n)
+        });
         self.output.emit(AgentEvent::ToolFinished { call: shown, result: result.clone() });
         // A result shortened to a note (`same_as`) leaves its image with the earlier one.
-        let images = match result.get(repeats::SAME_AS) {
+        let images = match result.get(repeated_results::SAME_AS) {
             Some(_) => Vec::new(),
             None => images.take_images(),
         };

@@ -33,7 +33,8 @@ pub use wrappers::{Reading, Word};
 
 use super::trust::{project_agents, project_root, refused_folders, refused_notice, Trust, TrustStore};
 use crate::agent::output::AgentEvent;
-use crate::agent::{Flow, Mode, Plugin, Session};
+use crate::agent::{Flow, Plugin, Session};
+use crate::protocol::mode::Mode;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

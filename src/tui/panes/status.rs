@@ -102,7 +102,7 @@ pub struct Status {
     turns: u64,
     yolo: bool,
     /// The session's mode, shown when it is not ask.
-    mode: crate::agent::mode::Mode,
+    mode: crate::protocol::mode::Mode,
 }
 
 impl Status {
@@ -141,11 +141,11 @@ impl Status {
         self.yolo = yolo;
     }
 
-    pub fn set_mode(&mut self, mode: crate::agent::mode::Mode) {
+    pub fn set_mode(&mut self, mode: crate::protocol::mode::Mode) {
         self.mode = mode;
     }
 
-    pub fn mode(&self) -> crate::agent::mode::Mode {
+    pub fn mode(&self) -> crate::protocol::mode::Mode {
         self.mode
     }
 
@@ -333,7 +333,7 @@ impl Status {
             tokens,
             short_tokens,
             yolo: self.yolo,
-            mode: (self.mode != crate::agent::mode::Mode::Ask).then(|| self.mode.label()),
+            mode: (self.mode != crate::protocol::mode::Mode::Ask).then(|| self.mode.label()),
             notice: self.notice.as_ref().map(|n| clean(&n.text)),
             hints,
             must,

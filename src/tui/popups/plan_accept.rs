@@ -5,7 +5,7 @@
 //! Esc, which keeps planning), so typing never answers it; a digit pressed before it is
 //! armed, while the user was not typing, is dropped and the dialog says so (`early`).
 
-use crate::agent::mode::Mode;
+use crate::protocol::mode::Mode;
 use crate::tui::intent::Intent;
 use crate::tui::popups::approval::{APPROVAL_GUARD, APPROVAL_PAUSE};
 use crate::tui::text::theme::Theme;

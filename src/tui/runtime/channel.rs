@@ -34,7 +34,7 @@ pub struct Ready {
     /// What the first screen's welcome says.
     pub welcome: crate::tui::panes::conversation::welcome::Welcome,
     /// The session's mode, which Shift+Tab sets at once (the gate reads it per call).
-    pub mode: crate::agent::SharedMode,
+    pub mode: crate::protocol::mode::SharedMode,
 }
 
 pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);

@@ -25,7 +25,7 @@ pub fn keep(traffic: &[Message], call_id: &str) -> Option<Vec<Message>> {
     assistant.tool_calls = vec![call.clone()];
     let mut kept = result?.clone();
     // A note pointing at another call of the turn would point at nothing once kept.
-    kept.result = kept.result.map(|r| super::repeats::whole(traffic, r));
+    kept.result = kept.result.map(|r| super::repeated_results::whole(traffic, r));
     Some(vec![assistant, kept])
 }
 

@@ -24,10 +24,6 @@ pub(crate) struct Observed {
 }
 
 impl Output for Observed {
-    fn pace(&self) -> Option<std::time::Duration> {
-        self.front.pace()
-    }
-
     fn emit(&self, event: AgentEvent) {
         let observers: Vec<Observer> = self
             .observers
