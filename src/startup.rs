@@ -125,8 +125,11 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
         project,
         extra: options.mcp_servers.clone(),
     };
+    let jobs = crate::tools::jobs::Jobs::new();
+    let (listed, stopped) = (Arc::clone(&jobs), Arc::clone(&jobs));
     vec![
-        Arc::new(BuiltinTools),
+        Arc::new(BuiltinTools::with_jobs(jobs)),
+        Arc::new(crate::plugins::jobs_command::JobsCommand::new(move || listed.describe(), move |id| stopped.stop_now(id))),
         // What the user types: `!command` lines run in the shell, `@path` mentions attached.
         Arc::new(ShellEscape::new(crate::tools::shell::runner())),
         Arc::new(Mentions),

@@ -14,6 +14,7 @@ pub mod hooks;
 pub mod lsp;
 pub mod lua;
 pub mod mcp;
+pub mod jobs_command;
 pub mod md_commands;
 pub mod mentions;
 pub mod models_command;

@@ -1,15 +1,24 @@
 //! The `execute` tool: its schema and self-description; the command runs through
 //! `run_command` (its own process group, no secret variables, output streamed live and
 //! capped, the whole process tree killed on timeout, on cancel, past the output limit or
-//! if the call is dropped).
+//! if the call is dropped). With `background` (or `pty`) it starts a job of the session's
+//! (`jobs`) and returns at once with its number and first output.
 
+use super::jobs::{self, Jobs};
 use super::run_command::{self, Limits, DEFAULT_TIMEOUT_SECS};
 use super::sandbox;
 use crate::agent::{Preview, PreviewKind, Tool, ToolContext};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
+/// `execute` with a job table of its own (see `tool_with`).
 pub fn tool() -> Tool {
+    tool_with(Jobs::new())
+}
+
+/// `execute`, its background jobs kept in `jobs` (the session's).
+pub fn tool_with(jobs: Arc<Jobs>) -> Tool {
     Tool::builtin(
         "execute",
         "Run a shell command with bash and return its combined stdout and stderr and its exit \
@@ -21,12 +30,17 @@ pub fn tool() -> Tool {
                 "command": {"type": "string", "description": "the bash command line to run"},
                 "timeout_secs": {"type": "integer", "minimum": 1, "description": "kill the command after this many seconds (default 120)"},
                 "cwd": {"type": "string", "description": "directory to run in (default: the working directory)"},
-                "sandbox": {"type": "boolean", "description": "false: run this one command outside the sandbox, with the user's rights (the user is always asked; only when the sandbox refused something the command needs)"}
+                "sandbox": {"type": "boolean", "description": "false: run this one command outside the sandbox, with the user's rights (the user is always asked; only when the sandbox refused something the command needs)"},
+                "background": {"type": "boolean", "description": "true: start it as a job and return at once with its number (servers, watchers, long builds; see job_output)"},
+                "pty": {"type": "boolean", "description": "true: a background job in a terminal of its own (REPLs, prompts; see job_input)"}
             },
             "required": ["command"],
             "additionalProperties": false
         }),
-        execute,
+        move |args, ctx| {
+            let jobs = Arc::clone(&jobs);
+            async move { execute(args, ctx, &jobs).await }
+        },
     )
     .with_aliases(&["bash", "sh", "exec", "shell"]).runs_commands("command").with_preview(|args, _| async move {
             let command = args["command"].as_str().unwrap_or_default().to_string();
@@ -38,15 +52,24 @@ pub fn tool() -> Tool {
         })
 }
 
-async fn execute(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {
+async fn execute(args: Value, ctx: ToolContext, jobs: &Jobs) -> anyhow::Result<Value> {
     let command = super::str_arg(&args, "command")?;
+    let contained = sandbox::active() && args[sandbox::OPT_OUT_ARGUMENT].as_bool() != Some(false);
+    let terminal = args["pty"].as_bool() == Some(true);
+    if terminal || args["background"].as_bool() == Some(true) {
+        let job = match jobs.start(command, args["cwd"].as_str(), contained, terminal) {
+            Ok(job) => job,
+            Err(error) => return Ok(json!({"error": format!("{error:#}")})),
+        };
+        let first = job.read(jobs::FIRST_WAIT, &ctx.cancel).await;
+        return Ok(jobs::tools::taken_json(job.id, first));
+    }
     let limits = Limits {
         timeout: Duration::from_secs(args["timeout_secs"].as_u64().unwrap_or(DEFAULT_TIMEOUT_SECS)),
         ..Limits::default()
     };
     // `"sandbox": false`: the user was asked (the permissions gate) to run it uncontained.
     // Without an active sandbox nothing is contained (and background jobs outlive the command).
-    let contained = sandbox::active() && args[sandbox::OPT_OUT_ARGUMENT].as_bool() != Some(false);
     let finished = run_command::run(command, args["cwd"].as_str(), &limits, &ctx, contained).await?;
     let mut json = finished.to_json(&limits);
     let status = match finished.ending {
@@ -84,18 +107,32 @@ mod tests {
     #[tokio::test]
     async fn merges_stdout_and_stderr_and_reports_the_status() {
         let result =
-            execute(json!({"command": "echo out; echo err >&2; exit 3"}), ToolContext::detached()).await.unwrap();
+            execute(json!({"command": "echo out; echo err >&2; exit 3"}), ToolContext::detached(), &Jobs::default())
+                .await
+                .unwrap();
         assert_eq!(result, json!({"exit_status": 3, "content": "out\nerr\n"}));
     }
 
     #[tokio::test]
     async fn timeout_kills_the_command() {
         let started = std::time::Instant::now();
-        let result = execute(json!({"command": "echo start; sleep 30", "timeout_secs": 1}), ToolContext::detached())
-            .await
-            .unwrap();
+        let result =
+            execute(json!({"command": "echo start; sleep 30", "timeout_secs": 1}), ToolContext::detached(), &Jobs::default())
+                .await
+                .unwrap();
         assert!(started.elapsed() < Duration::from_secs(10));
         assert_eq!(result["content"], "start\n");
         assert!(result["error"].as_str().unwrap().starts_with("timed out after 1s"));
+    }
+
+    #[tokio::test]
+    async fn background_returns_at_once_with_the_job_and_its_first_output() {
+        let jobs = Jobs::default();
+        let started = std::time::Instant::now();
+        let args = json!({"command": "echo ready; sleep 30", "background": true});
+        let result = execute(args, ToolContext::detached(), &jobs).await.unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(result, json!({"job": 1, "content": "ready\n", "running": true}));
+        jobs.stop_all();
     }
 }

@@ -9,10 +9,12 @@ pub mod edit;
 pub mod execute;
 pub mod glob;
 pub mod grep;
+pub mod jobs;
 pub mod list;
 pub mod nearest;
 pub mod plan;
 pub mod process_groups;
+pub mod pty;
 pub mod read;
 pub mod regular;
 pub mod run_command;
@@ -28,7 +30,19 @@ use crate::agent::{Plugin, Session, Tool, ToolContext};
 use crate::paths;
 use std::path::{Path, PathBuf};
 
-pub struct BuiltinTools;
+/// The built-in tools of one session, and what they keep for it: its background jobs
+/// (`jobs`), killed when the session is dropped.
+#[derive(Default)]
+pub struct BuiltinTools {
+    jobs: std::sync::Arc<jobs::Jobs>,
+}
+
+impl BuiltinTools {
+    /// The tools with `jobs` as the session's job table (`startup` shares it with `/jobs`).
+    pub fn with_jobs(jobs: std::sync::Arc<jobs::Jobs>) -> Self {
+        BuiltinTools { jobs }
+    }
+}
 
 /// Claude Code's names for these tools, which hooks written for it match (`plugins/hooks/`, handed over by `startup`).
 pub const CLAUDE_CODE_NAMES: &[(&str, &[&str])] = &[
@@ -44,13 +58,22 @@ pub const CLAUDE_CODE_NAMES: &[(&str, &[&str])] = &[
     ("task", &["Task"]),
 ];
 
-/// Every built-in tool, in the order the model sees them.
+/// Every built-in tool, in the order the model sees them (with a job table of their own).
 pub fn all() -> Vec<Tool> {
+    all_with(&jobs::Jobs::new())
+}
+
+/// Every built-in tool, their background jobs kept in `jobs`.
+pub fn all_with(jobs: &std::sync::Arc<jobs::Jobs>) -> Vec<Tool> {
+    let [job_output, job_input, job_stop] = jobs::tools::all(jobs);
     vec![
         read::tool(),
         write::tool(),
         edit::tool(),
-        execute::tool(),
+        execute::tool_with(std::sync::Arc::clone(jobs)),
+        job_output,
+        job_input,
+        job_stop,
         glob::tool(),
         grep::tool(),
         list::tool(),
@@ -67,9 +90,15 @@ impl Plugin for BuiltinTools {
 
     fn setup(&self, session: &mut Session) -> anyhow::Result<()> {
         let toolbox = session.toolbox_mut();
-        for tool in all() {
+        for tool in all_with(&self.jobs) {
             toolbox.add(tool);
         }
+        // `/clear` ends what the conversation started.
+        let jobs = std::sync::Arc::clone(&self.jobs);
+        session.observe_only(
+            |event| matches!(event, crate::agent::AgentEvent::Cleared),
+            std::sync::Arc::new(move |_| jobs.stop_all()),
+        );
         process_groups::reap_orphans_in_background();
         Ok(())
     }

@@ -6,6 +6,8 @@
 //! and its whole process tree (`process_groups`) are killed on timeout, on cancel, past an
 //! output limit, or if the call is dropped, so no process is left behind. A contained
 //! command is started by the sandbox (`sandbox::start`), whose PID namespace ends its tree.
+//! `spawn` starts one connected as a background job needs (`Connection`: its stdin a pipe,
+//! or a pseudo-terminal of its own), for `jobs`.
 
 use super::capped::CappedText;
 use super::process_groups::GroupGuard;
@@ -80,13 +82,63 @@ impl Finished {
 /// The running command: a `Command`'s child in its own process group (killed with its tree
 /// by the guard; `Own` when it is a session of its own, contained without namespaces), or a
 /// contained one (`sandbox::start`: killed with its PID namespace).
-enum Running {
+pub enum Running {
     Plain(tokio::process::Child, GroupGuard, Option<Own>),
     Contained(super::sandbox::Started),
 }
 
+/// How a command's stdin, stdout and stderr are connected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Connection {
+    /// stdin `/dev/null`, stdout and stderr one pipe (a call that waits for it).
+    Call,
+    /// stdin a pipe elelem writes to, stdout and stderr one pipe (a background job).
+    Piped,
+    /// A pseudo-terminal of its own, whose master elelem holds, for all three (a job that
+    /// wants a terminal): its controlling terminal, `TERM=dumb`.
+    Terminal,
+}
+
+/// A started command: what runs, where its output comes out (a pipe's read end, or the
+/// terminal's master), and where its input goes (a pipe's write end, or the master again).
+pub struct Spawned {
+    pub running: Running,
+    pub output: OwnedFd,
+    pub input: Option<OwnedFd>,
+}
+
+/// `bash`'s arguments before the command: a job's command runs in a second `bash`, so
+/// that the first process of its PID namespace (which ignores the signals it has no
+/// handler for) is never the program a Ctrl+C is meant for.
+const JOB_ARGV: [&str; 4] = ["bash", "-c", "bash -c \"$1\"; exit $?", "bash"];
+const CALL_ARGV: [&str; 2] = ["bash", "-c"];
+
 impl Running {
-    async fn wait(&mut self) -> std::io::Result<i32> {
+    /// The command's pid as elelem sees it.
+    pub fn pid(&self) -> Option<i32> {
+        match self {
+            Running::Plain(child, ..) => child.id().and_then(|id| i32::try_from(id).ok()),
+            Running::Contained(started) => Some(started.pid()),
+        }
+    }
+
+    /// Kills a contained command from anywhere (`None` for one that is not contained).
+    pub fn killer(&self) -> Option<super::sandbox::Killer> {
+        match self {
+            Running::Contained(started) => started.killer().ok(),
+            Running::Plain(..) => None,
+        }
+    }
+
+    /// Once it has ended: what the sandbox undid (`sandbox::Started::settle`).
+    pub fn settle(&mut self) -> Option<String> {
+        match self {
+            Running::Contained(started) => started.settle(),
+            Running::Plain(..) => None,
+        }
+    }
+
+    pub async fn wait(&mut self) -> std::io::Result<i32> {
         match self {
             Running::Plain(child, _, own) => {
                 let status = child.wait().await;
@@ -100,7 +152,7 @@ impl Running {
     }
 
     /// Kills the command's whole tree and waits for the command.
-    async fn kill(&mut self) {
+    pub async fn kill(&mut self) {
         match self {
             Running::Plain(child, killer, _) => {
                 killer.kill();
@@ -124,23 +176,8 @@ pub async fn run(
     ctx: &ToolContext,
     contained: bool,
 ) -> anyhow::Result<Finished> {
-    let (reader, writer) = std::io::pipe()?;
-    let policy = SecretPolicy::from_env();
-    let removed = if contained { policy.removed_names_contained() } else { policy.removed_names() };
-    let mut running = None;
-    if contained {
-        let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
-        let writer = OwnedFd::from(writer.try_clone()?);
-        running = super::sandbox::start(command, &project, cwd, &removed, &writer)?.map(Running::Contained);
-    }
-    let mut running = match running {
-        Some(running) => {
-            drop(writer); // our copy of the pipe's write end, so EOF can arrive
-            running
-        }
-        None => spawn_plain(command, cwd, &removed, writer, contained)?,
-    };
-    let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
+    let Spawned { mut running, output: reader, .. } = spawn(command, cwd, contained, Connection::Call)?;
+    let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(reader)?;
 
     let mut output = CappedText::new(limits.keep);
     let mut decoder = Utf8Stream::default();
@@ -200,19 +237,71 @@ pub async fn run(
     Ok(Finished { ending, content: output.finish(), sandbox })
 }
 
+/// Starts `bash -c command` (in `cwd` when given) connected as `connection` says;
+/// `contained`: in the sandbox (`sandbox::start`, else `sandbox::contain`).
+pub fn spawn(command: &str, cwd: Option<&str>, contained: bool, connection: Connection) -> anyhow::Result<Spawned> {
+    let policy = SecretPolicy::from_env();
+    let removed = if contained { policy.removed_names_contained() } else { policy.removed_names() };
+    // Where the command's output goes (`out`, its end) and comes out (`output`, ours), and
+    // its input (`into`, its end; `input`, ours).
+    let (output, out, input, into) = match connection {
+        Connection::Call | Connection::Piped => {
+            let (reader, writer) = std::io::pipe()?;
+            let (input, into) = match connection {
+                Connection::Piped => {
+                    let (reader, writer) = std::io::pipe()?;
+                    (Some(OwnedFd::from(writer)), Some(OwnedFd::from(reader)))
+                }
+                _ => (None, None),
+            };
+            (OwnedFd::from(reader), OwnedFd::from(writer), input, into)
+        }
+        Connection::Terminal => {
+            let (master, slave) = super::pty::open().map_err(|e| anyhow::anyhow!("cannot open a terminal: {e}"))?;
+            let input = master.try_clone()?;
+            let into = slave.try_clone()?;
+            (master, slave, Some(input), Some(into))
+        }
+    };
+    let terminal = connection == Connection::Terminal;
+    let env: &[(&str, &str)] = if terminal { &[("TERM", "dumb")] } else { &[] };
+    let argv: &[&str] = if connection == Connection::Call { &CALL_ARGV } else { &JOB_ARGV };
+    let mut running = None;
+    if contained {
+        let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
+        let io = super::sandbox::Io { output: &out, input: into.as_ref(), terminal, env, argv };
+        running = super::sandbox::start(command, &project, cwd, &removed, &io)?.map(Running::Contained);
+    }
+    let running = match running {
+        Some(running) => running,
+        None => spawn_plain(command, cwd, &removed, (out.try_clone()?, into.as_ref()), contained, (terminal, env, argv))?,
+    };
+    // Our copies of the command's ends are dropped here, so end of file (or, for a
+    // terminal, EIO) can arrive.
+    drop((out, into));
+    Ok(Spawned { running, output, input })
+}
+
 /// Starts `bash -c command` as a `Command`'s child in a process group of its own
 /// (contained by `sandbox::contain` when the machine gives no user namespaces: then a
-/// session of its own, which `setsid` in the child makes).
+/// session of its own, which `setsid` in the child makes; with a terminal, likewise, and
+/// the terminal its controlling one).
 fn spawn_plain(
     command: &str,
     cwd: Option<&str>,
     removed: &[std::ffi::OsString],
-    writer: std::io::PipeWriter,
+    (out, into): (OwnedFd, Option<&OwnedFd>),
     contained: bool,
+    (terminal, env, argv): (bool, &[(&str, &str)], &[&str]),
 ) -> anyhow::Result<Running> {
     let mut cmd = tokio::process::Command::new("bash");
-    cmd.arg("-c").arg(command).stdin(Stdio::null()).stdout(writer.try_clone()?).stderr(writer).kill_on_drop(true);
-    if !contained {
+    let stdin = match into {
+        Some(into) => Stdio::from(into.try_clone()?),
+        None => Stdio::null(),
+    };
+    cmd.args(&argv[1..]).arg(command).stdin(stdin).stdout(out.try_clone()?).stderr(out).kill_on_drop(true);
+    let own_session = contained || terminal;
+    if !own_session {
         cmd.process_group(0);
     }
     if let Some(cwd) = cwd {
@@ -221,11 +310,29 @@ fn spawn_plain(
     for name in removed {
         cmd.env_remove(name);
     }
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
     if contained {
         let project = std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the working directory: {e}"))?;
         super::sandbox::contain(&mut cmd, &project, cwd)?;
     }
-    let spawned = match contained {
+    if terminal {
+        // SAFETY: between fork and exec the closure only makes system calls (setsid,
+        // ioctl) on the child's own descriptors; it allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                if !contained && libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let spawned = match own_session {
         true => process_tree::own(|| cmd.spawn(), |child| child.id().and_then(|id| i32::try_from(id).ok()))
             .map(|(child, own)| (child, Some(own))),
         false => cmd.spawn().map(|child| (child, None)),

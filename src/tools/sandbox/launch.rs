@@ -40,7 +40,12 @@ fn setup(project: &Path, cwd: Option<&str>) -> anyhow::Result<Setup> {
     } else {
         (Vec::new(), Vec::new())
     };
-    let ruleset = rules::cached(&settings, &project, &protected, namespaces)
+    // In the session's shared network namespace (loopback only) the namespace keeps the
+    // outside away, and Landlock's TCP rules, which know ports and not addresses, would
+    // keep a server and its client apart: they are left out.
+    let shared_net = namespaces && !settings.network && super::netns::shared().is_some();
+    let rule_settings = Settings { network: settings.network || shared_net, ..settings.clone() };
+    let ruleset = rules::cached(&rule_settings, &project, &protected, namespaces)
         .map_err(|e| anyhow::anyhow!("cannot build the sandbox's rule set: {e}"))?;
     Ok(Setup { settings, namespaces, seals, missing, ruleset, dir, project })
 }
@@ -70,6 +75,12 @@ impl Started {
         self.child.pid()
     }
 
+    /// Something that kills the command from anywhere, also once it has ended (then it
+    /// does nothing): a copy of its pidfd.
+    pub fn killer(&self) -> std::io::Result<super::spawn::Killer> {
+        self.child.killer()
+    }
+
     /// Waits for the command to exit; its status. Its PID namespace, and so every process
     /// it started, is gone by then.
     pub async fn wait(&mut self) -> std::io::Result<i32> {
@@ -87,15 +98,29 @@ impl Started {
     }
 }
 
-/// Starts `bash -c command` contained, in `cwd` (relative to `project`), its stdout and
-/// stderr on `output`, without the variables named in `removed`. `None` when this machine
-/// gives no user namespaces: the caller runs it through `contain` instead.
+/// How a contained command's input and output are connected, and what it runs.
+pub struct Io<'a> {
+    /// Its stdout and stderr.
+    pub output: &'a OwnedFd,
+    /// Its stdin (`/dev/null` when none).
+    pub input: Option<&'a OwnedFd>,
+    /// `input` is a pseudo-terminal's slave, to be its controlling terminal.
+    pub terminal: bool,
+    /// Variables set besides the environment (`TERM` for a terminal).
+    pub env: &'a [(&'a str, &'a str)],
+    /// `bash` and its arguments before the command (`-c`).
+    pub argv: &'a [&'a str],
+}
+
+/// Starts `bash -c command` contained, in `cwd` (relative to `project`), connected as `io`
+/// says, without the variables named in `removed`. `None` when this machine gives no user
+/// namespaces: the caller runs it through `contain` instead.
 pub fn start(
     command: &str,
     project: &Path,
     cwd: Option<&str>,
     removed: &[OsString],
-    output: &OwnedFd,
+    io: &Io,
 ) -> anyhow::Result<Option<Started>> {
     let setup = setup(project, cwd)?;
     if !setup.namespaces {
@@ -109,9 +134,14 @@ pub fn start(
     let hidden = Hidden::for_command(project, &setup.dir, &lost)?;
     let bash = spawn::find_program("bash").ok_or_else(|| anyhow::anyhow!("cannot find bash on PATH"))?;
     let temp = temp_vars(&setup);
+    let set: Vec<(&str, OsString)> = temp
+        .iter()
+        .map(|(var, dir)| (*var, dir.as_os_str().to_os_string()))
+        .chain(io.env.iter().map(|(var, value)| (*var, OsString::from(value))))
+        .collect();
     let envp = std::env::vars_os()
-        .filter(|(name, _)| !removed.contains(name) && !temp.iter().any(|(var, _)| name == var))
-        .chain(temp.iter().map(|(var, dir)| (OsString::from(var), dir.as_os_str().to_os_string())))
+        .filter(|(name, _)| !removed.contains(name) && !set.iter().any(|(var, _)| name == var))
+        .chain(set.iter().map(|(var, value)| (OsString::from(var), value.clone())))
         .map(|(name, value)| {
             let mut pair = name;
             pair.push("=");
@@ -119,15 +149,20 @@ pub fn start(
             spawn::c_string(&pair)
         })
         .collect::<std::io::Result<Vec<_>>>()?;
+    let mut argv = io.argv.iter().map(|arg| spawn::c_string(arg.as_ref())).collect::<std::io::Result<Vec<_>>>()?;
+    argv.push(spawn::c_string(std::ffi::OsStr::from_bytes(command.as_bytes()))?);
     let request = Request {
         program: spawn::c_string(bash.as_os_str())?,
-        argv: vec![c"bash".into(), c"-c".into(), spawn::c_string(std::ffi::OsStr::from_bytes(command.as_bytes()))?],
+        argv,
         envp,
-        output: output.as_raw_fd(),
+        output: io.output.as_raw_fd(),
+        input: io.input.map(|fd| fd.as_raw_fd()),
+        terminal: io.terminal,
         steps: &steps,
         hidden: &hidden,
         ruleset: setup.ruleset.as_raw_fd(),
         no_network: !setup.settings.network,
+        shared_net: super::netns::shared().filter(|_| !setup.settings.network),
     };
     let child = spawn::spawn(&request).map_err(|e| anyhow::anyhow!("cannot start bash in the sandbox: {e}"))?;
     Ok(Some(Started { child, watch: Watch::new(setup.missing) }))

@@ -14,6 +14,7 @@
 mod clear;
 mod kept;
 mod launch;
+mod netns;
 mod refusal;
 mod report;
 mod rules;
@@ -24,7 +25,8 @@ mod spawn;
 mod temp;
 mod watch;
 
-pub use launch::{contain, start, Started};
+pub use launch::{contain, start, Io, Started};
+pub use spawn::Killer;
 pub use refusal::{Refusal, REFUSED_FIELD};
 pub use report::{describe, switch};
 pub use rules::cover;
@@ -235,10 +237,11 @@ pub fn active() -> bool {
     mode() != Mode::Off && kernel_abi() >= 4
 }
 
-/// The tools whose calls run contained in this run (and so need no approval).
+/// The tools whose calls run contained in this run (and so need no approval): `execute`,
+/// and `job_input`, whose input reaches only a contained job (it refuses the others).
 pub fn contained_tools() -> Vec<String> {
     if active() {
-        vec!["execute".to_string()]
+        vec!["execute".to_string(), "job_input".to_string()]
     } else {
         Vec::new()
     }

@@ -33,18 +33,26 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
 /// What the child runs: `program` (a path) with `argv` and `envp`, its stdout and stderr
-/// on `output`, its stdin `/dev/null`, after the sandbox's `steps`, `hidden` and `ruleset`.
+/// on `output`, its stdin `input` (`/dev/null` when none), after the sandbox's `steps`,
+/// `hidden` and `ruleset`.
 pub struct Request<'a> {
     pub program: CString,
     pub argv: Vec<CString>,
     pub envp: Vec<CString>,
     pub output: RawFd,
+    pub input: Option<RawFd>,
+    /// `input` is a terminal (a job's own pseudo-terminal, whose master elelem holds): the
+    /// child makes it its controlling terminal once it leads a session of its own.
+    pub terminal: bool,
     pub steps: &'a ChildSteps,
     /// The session's sockets, hidden after the steps' mounts.
     pub hidden: &'a Hidden,
     pub ruleset: RawFd,
     /// Make a network namespace (no network).
     pub no_network: bool,
+    /// With `no_network`: the session's shared network namespace to join instead of making
+    /// one (`netns.rs`).
+    pub shared_net: Option<&'a super::netns::SharedNet>,
 }
 
 /// The data the child reads (shared memory: it lives on the parent's stack, which the
@@ -57,6 +65,12 @@ struct Shared<'a> {
     /// The step that failed (its errno), written by the child before it exits.
     error: AtomicI32,
     step: AtomicI32,
+    /// Joining the shared network namespace (`joiner`): the command's pid as the joiner
+    /// cloned it, the pidfd the clone made (in elelem's descriptor table, shared with the
+    /// joiner), and the stack the command runs on.
+    command_pid: AtomicI32,
+    pidfd: AtomicI32,
+    command_stack: *mut u8,
 }
 
 /// A started contained command: its pid (as elelem sees it) and a pidfd to wait on and
@@ -74,7 +88,7 @@ const STACK: usize = 64 * 1024;
 const P_PIDFD: libc::idtype_t = 3;
 
 /// The steps of the child, named for the error a failed one gives.
-const STEPS: [&str; 8] = [
+const STEPS: [&str; 10] = [
     "mounting",
     "redirecting",
     "the session",
@@ -83,58 +97,94 @@ const STEPS: [&str; 8] = [
     "closing descriptors",
     "execve",
     "hiding the session's sockets",
+    "the terminal",
+    "joining the session's network",
 ];
+const JOINING: i32 = 9;
+
+/// The namespaces every contained command gets of its own.
+const OWN_NAMESPACES: libc::c_int = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
 
 /// Starts `request`'s command contained. Fails (and nothing runs) if a step fails.
+///
+/// With the session's shared network namespace (`Request::shared_net`) the command cannot
+/// be cloned into it directly: a new user namespace is a child of the caller's, and only
+/// one that descends from the namespace owning the network may join it. So a first clone
+/// (`joiner`, sharing elelem's memory and descriptor table) joins the shared user and
+/// network namespaces and clones the command from there, as elelem's child
+/// (`CLONE_PARENT`), into mount and PID namespaces of its own, which its rights in the
+/// shared user namespace let it make (a user namespace of its own it could not: elelem's
+/// user is mapped in none of them); it then exits. The command's user is unmapped there
+/// as in a namespace of its own, so `execve` leaves it no capability.
 pub fn spawn(request: &Request) -> io::Result<Contained> {
-    let stdin = std::fs::File::open("/dev/null")?;
+    let null = std::fs::File::open("/dev/null")?;
     let argv: Vec<*const libc::c_char> =
         request.argv.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
     let envp: Vec<*const libc::c_char> =
         request.envp.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
-    let shared =
-        Shared { request, argv, envp, stdin: stdin.as_raw_fd(), error: AtomicI32::new(0), step: AtomicI32::new(-1) };
-    let mut stack = vec![0u8; STACK];
-    let mut flags = libc::CLONE_VM
-        | libc::CLONE_VFORK
-        | libc::CLONE_PIDFD
-        | libc::CLONE_NEWUSER
-        | libc::CLONE_NEWNS
-        | libc::CLONE_NEWPID
-        | libc::SIGCHLD;
-    if request.no_network {
-        flags |= libc::CLONE_NEWNET;
+    let joining = request.no_network && request.shared_net.is_some();
+    let mut stack = vec![0u8; if joining { 2 * STACK } else { STACK }];
+    let shared = Shared {
+        request,
+        argv,
+        envp,
+        stdin: request.input.unwrap_or(null.as_raw_fd()),
+        error: AtomicI32::new(0),
+        step: AtomicI32::new(-1),
+        command_pid: AtomicI32::new(0),
+        pidfd: AtomicI32::new(-1),
+        command_stack: stack.as_mut_ptr(),
+    };
+    let mut flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
+    if joining {
+        flags |= libc::CLONE_FILES;
+    } else {
+        flags |= libc::CLONE_PIDFD | OWN_NAMESPACES;
+        if request.no_network {
+            flags |= libc::CLONE_NEWNET;
+        }
     }
-    let mut pidfd: libc::c_int = -1;
+    let entry: extern "C" fn(*mut libc::c_void) -> libc::c_int = if joining { joiner } else { child };
     // SAFETY: the stack is ours and outlives the child's use of it (CLONE_VFORK: clone
-    // returns once the child has exec'd or exited); `shared` likewise. All signals are
-    // blocked around the call so no handler of elelem's runs in the child on shared memory;
-    // the old mask is put back right after.
+    // returns once the child has exec'd or exited; the joiner's command runs on the lower
+    // half, the joiner on the upper); `shared` likewise. All signals are blocked around the
+    // call so no handler of elelem's runs in the child on shared memory; the old mask is
+    // put back right after.
     let clone = || unsafe {
-        let top = stack.as_mut_ptr().add(STACK);
+        let top = shared.command_stack.add(stack_len(joining));
         let top = top.sub(top as usize % 16);
         let mut all: libc::sigset_t = std::mem::zeroed();
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-        let pid = libc::clone(
-            child,
-            top.cast(),
-            flags,
-            (&shared as *const Shared).cast_mut().cast(),
-            &mut pidfd as *mut libc::c_int,
-        );
+        let pid = libc::clone(entry, top.cast(), flags, (&shared as *const Shared).cast_mut().cast(), shared.pidfd.as_ptr());
         let error = io::Error::last_os_error();
         libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
         if pid < 0 {
             return Err(error);
         }
-        Ok(pid)
+        if !joining {
+            return Ok(pid);
+        }
+        // The joiner has exited (or its clone would not have returned): reap it; the
+        // command, if it was made, is elelem's child.
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0);
+        match shared.command_pid.load(Ordering::SeqCst) {
+            command if command > 0 => Ok(command),
+            _ => Err(io::Error::from_raw_os_error(shared.error.load(Ordering::SeqCst).max(1))),
+        }
     };
-    let (pid, own) = process_tree::own(clone, |pid| Some(*pid))?;
+    let (pid, own) = match process_tree::own(clone, |pid| Some(*pid)) {
+        Ok(started) => started,
+        Err(error) if shared.step.load(Ordering::SeqCst) == JOINING => {
+            return Err(io::Error::new(error.kind(), format!("{}: {error}", STEPS[JOINING as usize])))
+        }
+        Err(error) => return Err(error),
+    };
     drop(stack);
     // SAFETY: CLONE_PIDFD wrote a descriptor we now own.
-    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    let pidfd = unsafe { OwnedFd::from_raw_fd(shared.pidfd.load(Ordering::SeqCst)) };
     // SAFETY: the pidfd is owned by the AsyncFd, open and the same for its whole life.
     let pidfd = unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) }?;
     let mut contained = Contained { pid, pidfd, reaped: false, _own: own };
@@ -148,6 +198,50 @@ pub fn spawn(request: &Request) -> io::Result<Contained> {
         return Err(io::Error::new(error.kind(), format!("{name}: {error}")));
     }
     Ok(contained)
+}
+
+/// Where the first clone's stack ends (its top): the whole stack, or its upper half when
+/// the joiner runs there and the command on the lower half.
+fn stack_len(joining: bool) -> usize {
+    if joining {
+        2 * STACK
+    } else {
+        STACK
+    }
+}
+
+/// The joiner: joins the session's user and network namespaces, clones the command into
+/// mount and PID namespaces of its own as elelem's child, and exits. System calls only.
+extern "C" fn joiner(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the parent's `Shared`, alive until this process exits (CLONE_VFORK).
+    let shared = unsafe { &*(arg as *const Shared) };
+    let Some(net) = shared.request.shared_net else { return 127 };
+    // SAFETY: setns on descriptors elelem holds open; the clone runs `child` on the lower
+    // half of the stack, which nothing else uses, and returns once it exec'd or exited.
+    unsafe {
+        if libc::setns(net.user_fd(), libc::CLONE_NEWUSER) != 0 || libc::setns(net.net_fd(), libc::CLONE_NEWNET) != 0 {
+            shared.error.store(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO), Ordering::SeqCst);
+            shared.step.store(JOINING, Ordering::SeqCst);
+            libc::_exit(127);
+        }
+        let top = shared.command_stack.add(STACK);
+        let top = top.sub(top as usize % 16);
+        let flags = libc::CLONE_VM
+            | libc::CLONE_VFORK
+            | libc::CLONE_PIDFD
+            | libc::CLONE_PARENT
+            | libc::CLONE_NEWNS
+            | libc::CLONE_NEWPID
+            | libc::SIGCHLD;
+        let pid = libc::clone(child, top.cast(), flags, arg, shared.pidfd.as_ptr());
+        if pid < 0 {
+            shared.error.store(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO), Ordering::SeqCst);
+            shared.step.store(JOINING, Ordering::SeqCst);
+            libc::_exit(127);
+        }
+        shared.command_pid.store(pid, Ordering::SeqCst);
+        libc::_exit(0)
+    }
 }
 
 /// The child: system calls only, on the data `arg` points to, then `execve`.
@@ -176,9 +270,13 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
             return fail(1);
         }
         // No controlling terminal: a session of its own (and a process group, which the
-        // PID namespace makes needless for killing it).
+        // PID namespace makes needless for killing it)...
         if libc::setsid() < 0 {
             return fail(2);
+        }
+        // ...but a job's own pseudo-terminal, when it has one.
+        if shared.request.terminal && libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+            return fail(8);
         }
         if shared.request.steps.chdir().is_err() {
             return fail(3);
@@ -244,6 +342,11 @@ impl Contained {
         Ok(reaped)
     }
 
+    /// A `Killer` for the command.
+    pub fn killer(&self) -> io::Result<Killer> {
+        Ok(Killer(self.pidfd.get_ref().try_clone()?))
+    }
+
     /// Kills the command, and with it every process of its PID namespace.
     pub fn kill(&mut self) {
         if self.reaped {
@@ -254,6 +357,26 @@ impl Contained {
             libc::syscall(
                 libc::SYS_pidfd_send_signal,
                 self.pidfd.get_ref().as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0u32,
+            );
+        }
+    }
+}
+
+/// A copy of a contained command's pidfd: kills it (and its PID namespace) from anywhere,
+/// also once it was reaped (then nothing happens: a pidfd never names another process).
+#[derive(Debug)]
+pub struct Killer(OwnedFd);
+
+impl Killer {
+    pub fn kill(&self) {
+        // SAFETY: pidfd_send_signal on our open pidfd, no memory passed.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                self.0.as_raw_fd(),
                 libc::SIGKILL,
                 std::ptr::null::<libc::siginfo_t>(),
                 0u32,

@@ -79,7 +79,7 @@ impl Dirs {
         let transcript = Transcript::new(SystemPrompt::new(self.project.clone()));
         let agent = Agent::new(provider, Toolbox::new(), Arc::new(RecordingOutput::default()), transcript);
         let mut session = Session::new(agent, Box::new(NoInput), providers, settings, approver);
-        session.add_plugin(Arc::new(elelem::tools::BuiltinTools))?;
+        session.add_plugin(Arc::new(elelem::tools::BuiltinTools::default()))?;
         session.add_plugin(Arc::new(PermissionsPlugin::with_dirs(
             Some(self.home.clone()),
             self.project.clone(),
