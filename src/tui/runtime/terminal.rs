@@ -2,7 +2,9 @@
 //! paste, focus reporting, mouse capture and keyboard-enhancement flags are undone on every exit path —
 //! normal quit, error (the guard's `Drop`), panic (the hook restores first, then prints),
 //! and SIGTERM/SIGHUP/SIGQUIT (the event loop quits, then the guard drops). `FrameWriter` makes a
-//! frame one write.
+//! frame one write. The lock a frame is written under (`WriteLock`) is a value the guard
+//! owns: the frame writer gets a handle to it, and the panic hook gets one from the guard
+//! that installs it, so nothing here is a global lock.
 
 use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste, EnableFocusChange,
@@ -12,6 +14,9 @@ use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScree
 use crossterm::{cursor, execute};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{ReentrantMutex, ReentrantMutexGuard};
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
@@ -22,11 +27,19 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 pub struct FrameWriter<W: Write> {
     out: std::io::BufWriter<W>,
     held: bool,
+    /// What a frame holds while it is written (the guard's).
+    lock: WriteLock,
 }
 
 impl<W: Write> FrameWriter<W> {
-    pub fn new(out: W) -> Self {
-        FrameWriter { out: std::io::BufWriter::with_capacity(1 << 16, out), held: false }
+    /// A writer of frames to `out`, each written under `lock` (`TerminalGuard::write_lock`).
+    pub fn new(out: W, lock: WriteLock) -> Self {
+        FrameWriter { out: std::io::BufWriter::with_capacity(1 << 16, out), held: false, lock }
+    }
+
+    /// The lock to hold for the length of one frame (a handle: hold it with `WriteLock::hold`).
+    pub fn write_lock(&self) -> WriteLock {
+        self.lock.clone()
     }
 
     /// Holds (`true`) or again lets through (`false`) this writer's flushes.
@@ -68,13 +81,57 @@ impl crossterm::Command for CaptureMouse {
     }
 }
 
-/// Restores the terminal when dropped.
-pub struct TerminalGuard;
+/// Held while a frame is written, and by the panic hook while it restores the terminal: a
+/// frame the UI thread is writing cannot land after the restore (re-entrant, so a panic
+/// inside a frame on the UI thread itself does not wait for itself). Cloning shares the lock.
+#[derive(Clone, Default)]
+pub struct WriteLock(Arc<ReentrantMutex<()>>);
+
+impl WriteLock {
+    /// Taken for the length of one frame.
+    pub fn hold(&self) -> ReentrantMutexGuard<'_, ()> {
+        self.0.lock()
+    }
+}
+
+/// Restores the terminal when dropped; owns the lock frames are written under.
+pub struct TerminalGuard {
+    writing: WriteLock,
+}
 
 impl TerminalGuard {
     pub fn enter(mouse: bool) -> std::io::Result<TerminalGuard> {
         enter_modes(mouse)?;
-        Ok(TerminalGuard)
+        Ok(TerminalGuard { writing: WriteLock::default() })
+    }
+
+    /// The lock frames are written under, for the `FrameWriter`.
+    pub fn write_lock(&self) -> WriteLock {
+        self.writing.clone()
+    }
+
+    /// A panic hook that restores the terminal before the panic is printed, once a frame
+    /// being written under this guard's lock is done. Panics a tool catches (they become
+    /// tool results, on whichever thread the tool runs) or the highlighter catches (the code
+    /// is shown plain) leave the terminal alone. Any other panic, on any thread, ends the
+    /// app: a UI whose agent task or helper thread died would only pretend to work.
+    pub fn install_panic_hook(&self) {
+        let writing = self.write_lock();
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if crate::panics::panic_is_caught() {
+                return;
+            }
+            // Let a frame being written finish first (bounded: a stuck terminal must not keep
+            // the app from exiting).
+            let _writing = writing.0.try_lock_for(std::time::Duration::from_millis(500));
+            restore();
+            previous(info);
+            crate::startup::shutdown();
+            // Another thread may have drawn a frame since: undo the modes once more.
+            undo_modes();
+            std::process::exit(101);
+        }));
     }
 }
 
@@ -126,16 +183,6 @@ pub fn restore() {
     undo_modes();
 }
 
-/// Held while a frame is written, and by the panic hook while it restores the terminal: a
-/// frame the UI thread is writing cannot land after the restore (re-entrant, so a panic
-/// inside a frame on the UI thread itself does not wait for itself).
-static WRITING: parking_lot::ReentrantMutex<()> = parking_lot::const_reentrant_mutex(());
-
-/// Taken for the length of one frame.
-pub fn frame_guard() -> parking_lot::ReentrantMutexGuard<'static, ()> {
-    WRITING.lock()
-}
-
 /// Whether the app owns the terminal (not yet restored); frames are drawn only then.
 pub fn active() -> bool {
     ACTIVE.load(Ordering::SeqCst)
@@ -156,28 +203,6 @@ fn undo_modes() {
     let _ = out.flush();
 }
 
-/// A panic hook that restores the terminal before the panic is printed. Panics a tool
-/// catches (they become tool results, on whichever thread the tool runs) or the
-/// highlighter catches (the code is shown plain) leave the terminal alone. Any other
-/// panic, on any thread, ends the app: a UI whose agent task or helper thread died would
-/// only pretend to work.
-pub fn install_panic_hook() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if crate::panics::panic_is_caught() {
-            return;
-        }
-        // Let a frame being written finish first (bounded: a stuck terminal must not keep
-        // the app from exiting).
-        let _writing = WRITING.try_lock_for(std::time::Duration::from_millis(500));
-        restore();
-        previous(info);
-        crate::startup::shutdown();
-        // Another thread may have drawn a frame since: undo the modes once more.
-        undo_modes();
-        std::process::exit(101);
-    }));
-}
 
 #[cfg(test)]
 mod tests {
@@ -199,7 +224,7 @@ mod tests {
 
     #[test]
     fn a_held_flush_waits_for_the_frames_end_and_the_frame_is_one_write() {
-        let mut out = FrameWriter::new(Writes::default());
+        let mut out = FrameWriter::new(Writes::default(), WriteLock::default());
         out.write_all(b"begin ").unwrap();
         out.hold_flushes(true);
         out.write_all(b"cells ").unwrap();
@@ -209,5 +234,20 @@ mod tests {
         out.write_all(b"end").unwrap();
         out.flush().unwrap();
         assert_eq!(out.out.get_ref().0, [b"begin cells end".to_vec()]);
+    }
+
+    /// A frame held through the writer's handle holds the lock the guard (and so the panic
+    /// hook) has: another thread cannot take it meanwhile.
+    #[test]
+    fn a_frame_held_through_the_writer_holds_the_guards_lock() {
+        let guards = WriteLock::default();
+        let out = FrameWriter::new(Writes::default(), guards.clone());
+        let handle = out.write_lock();
+        let frame = handle.hold();
+        let other = guards.clone();
+        let try_take = move || other.0.try_lock_for(std::time::Duration::from_millis(20)).is_some();
+        assert!(!std::thread::spawn(try_take.clone()).join().unwrap(), "taken during the frame");
+        drop(frame);
+        assert!(std::thread::spawn(try_take).join().unwrap(), "free after the frame");
     }
 }
