@@ -203,7 +203,6 @@ fn undo_modes() {
     let _ = out.flush();
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
