@@ -74,6 +74,33 @@ pub fn command_output(result: &ToolResult, streamed: bool) -> Option<&str> {
     result.get("content")?.as_str().filter(|text| !text.trim().is_empty())
 }
 
+/// Diagnostics shown under an edit at most (the rest are counted).
+pub const DIAGNOSTIC_ROWS: usize = 5;
+
+/// What a language server said of the file an edit changed (the result's `diagnostics`
+/// and `diagnostics_note`, which `plugins/lsp` adds), as lines to show under the call:
+/// `line 2 error: Type "str" is not …`, at most `DIAGNOSTIC_ROWS` and how many more, then
+/// the note.
+pub fn diagnostics(result: &ToolResult) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(list) = result.get("diagnostics").and_then(serde_json::Value::as_array) {
+        for d in list.iter().take(DIAGNOSTIC_ROWS) {
+            let (line, severity) = (d["line"].as_u64().unwrap_or(0), d["severity"].as_str().unwrap_or("error"));
+            let message = d["message"].as_str().unwrap_or_default();
+            lines.push(sanitize_visible(&format!("line {line} {severity}: {message}")).into_owned());
+        }
+        let omitted = result.get("diagnostics_omitted").and_then(serde_json::Value::as_u64).unwrap_or(0);
+        let more = list.len().saturating_sub(DIAGNOSTIC_ROWS) as u64 + omitted;
+        if more > 0 {
+            lines.push(format!("… {more} more"));
+        }
+    }
+    if let Some(note) = result.get("diagnostics_note").and_then(serde_json::Value::as_str) {
+        lines.push(sanitize_visible(note).into_owned());
+    }
+    lines
+}
+
 /// Output lines shown under a finished command.
 pub const TAIL_LINES: usize = 3;
 
@@ -98,6 +125,17 @@ mod tests {
 
     fn result(value: serde_json::Value) -> ToolResult {
         ToolResult::from_value(value)
+    }
+
+    #[test]
+    fn an_edits_diagnostics_are_lines_under_it() {
+        let edited = result(json!({"path": "a.py", "diagnostics": [
+            {"line": 2, "severity": "error", "message": "bad \u{1b}[31mtype"},
+            {"line": 3, "severity": "warning", "message": "unused"}], "diagnostics_omitted": 4}));
+        assert_eq!(diagnostics(&edited), ["line 2 error: bad type", "line 3 warning: unused", "… 4 more"]);
+        let noted = result(json!({"path": "a.py", "diagnostics_note": "no diagnostics: x exited"}));
+        assert_eq!(diagnostics(&noted), ["no diagnostics: x exited"]);
+        assert!(diagnostics(&result(json!({"path": "a.py"}))).is_empty());
     }
 
     #[test]

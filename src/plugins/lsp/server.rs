@@ -8,7 +8,7 @@
 //! stops reading its input is marked failed and killed (its process group).
 
 use super::diagnostics::{self, Diag};
-use super::framing::{self, Reader};
+use super::framing::{self, FrameError, Reader};
 use super::uri;
 use lsp_types::{
     ClientCapabilities, InitializeParams, PublishDiagnosticsClientCapabilities, PublishDiagnosticsParams,
@@ -37,6 +37,9 @@ pub const FLOOD_WINDOW: Duration = Duration::from_secs(10);
 const MAX_PENDING: usize = 32 * 1024 * 1024;
 /// Bytes of stderr kept (the end), for the failure note.
 const STDERR_TAIL: usize = 2048;
+/// How long a server that closed its output is given to exit, so the note says how it
+/// ended.
+const EXIT_GRACE: Duration = Duration::from_millis(300);
 /// The id of the `initialize` request.
 const INITIALIZE: i64 = 1;
 
@@ -286,7 +289,13 @@ async fn read(stdout: tokio::process::ChildStdout, outbox: Outbox, root: PathBuf
     loop {
         let body = match reader.next().await {
             Ok(body) => body,
-            Err(e) => return outbox.shared.fail(e.to_string()),
+            Err(e) => {
+                if matches!(e, FrameError::Closed | FrameError::Truncated) {
+                    // It is probably exiting: its status (and stderr) say more, when they come.
+                    tokio::time::sleep(EXIT_GRACE).await;
+                }
+                return outbox.shared.fail(e.to_string());
+            }
         };
         let flooded = outbox.shared.with(|s| {
             s.last_message = Instant::now();

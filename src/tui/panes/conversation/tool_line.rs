@@ -67,6 +67,8 @@ pub struct ToolLine {
     whole_reason: Option<String>,
     /// What its hooks said that did not pass (failures, timeouts), shown whole under it.
     pub hook_notes: Vec<String>,
+    /// A language server's diagnostics of the file it edited (`tool_outcome::diagnostics`).
+    pub diagnostics: Vec<String>,
     /// The calls after this one shown on its line (a group), in order.
     pub group: Vec<ToolLine>,
 }
@@ -90,6 +92,7 @@ impl ToolLine {
             hook_ran: false,
             whole_reason: None,
             hook_notes: Vec::new(),
+            diagnostics: Vec::new(),
             group: Vec::new(),
         }
     }
@@ -104,6 +107,7 @@ impl ToolLine {
             && !self.changed_files
             && self.diff.is_none()
             && self.hook_notes.is_empty()
+            && self.diagnostics.is_empty()
     }
 
     pub fn finish(&mut self, result: &ToolResult) {
@@ -113,6 +117,7 @@ impl ToolLine {
         self.reason = outcome.reason;
         self.sandbox = outcome.sandbox;
         self.output = command_output(result, self.streamed).map(|text| sanitize(text.trim_end()).into_owned());
+        self.diagnostics = crate::tool_outcome::diagnostics(result);
         let created = self.created.take();
         if !outcome.failed {
             self.diff = InlineDiff::of(result, created.as_deref());
@@ -210,6 +215,9 @@ impl ToolLine {
         for note in &self.hook_notes {
             let rows = note.lines().flat_map(|line| wrap(line, width, theme.warning(), "  ", "    ", theme.warning()));
             lines.extend(bounded(rows.collect(), width, theme));
+        }
+        for row in &self.diagnostics {
+            lines.extend(wrap(row, width, theme.warning(), "  ", "    ", theme.warning()).into_iter().take(2));
         }
         if let Some(live) = self.live.as_ref().filter(|live| !live.is_empty()) {
             if live.earlier() > 0 {
@@ -344,5 +352,15 @@ mod tests {
         let mut plain = ToolLine::new("t3", "execute", "execute false");
         plain.finish(&ToolResult::from_value(json!({"exit_status": 1, "content": "", "ok": true})));
         assert_eq!(rows(&plain, 80)[0], "x execute false · exit 1");
+    }
+
+    /// A language server's diagnostics of an edited file show under its row.
+    #[test]
+    fn an_edits_diagnostics_show_under_its_row() {
+        let mut edit = ToolLine::new("e1", "edit", "edit calc.py");
+        edit.finish(&ToolResult::from_value(json!({"path": "calc.py", "ok": true,
+            "diagnostics": [{"line": 2, "severity": "error", "message": "Type \"str\" is not assignable"}]})));
+        assert_eq!(rows(&edit, 80), ["+ edit calc.py", "  line 2 error: Type \"str\" is not assignable"]);
+        assert!(!edit.groupable());
     }
 }
