@@ -85,13 +85,20 @@ pub fn parse_stat(pid: i32, stat: &str) -> Option<Proc> {
     })
 }
 
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+pub use macos::{read, snapshot};
+
 /// The process `pid`, if it exists.
+#[cfg(target_os = "linux")]
 pub fn read(pid: i32) -> Option<Proc> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     parse_stat(pid, &stat)
 }
 
 /// Every process `/proc` shows now.
+#[cfg(target_os = "linux")]
 pub fn snapshot() -> Vec<Proc> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries.flatten().filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok()).filter_map(read).collect()
@@ -99,6 +106,7 @@ pub fn snapshot() -> Vec<Proc> {
 
 /// Makes orphaned descendants reparent to this process instead of init
 /// (`PR_SET_CHILD_SUBREAPER`).
+#[cfg(target_os = "linux")]
 pub fn become_subreaper() -> std::io::Result<()> {
     // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER only sets a flag of this process.
     let done = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
@@ -107,6 +115,12 @@ pub fn become_subreaper() -> std::io::Result<()> {
     } else {
         Err(std::io::Error::last_os_error())
     }
+}
+
+/// Elsewhere (macOS) there is no subreaper: orphans go to init (launchd).
+#[cfg(not(target_os = "linux"))]
+pub fn become_subreaper() -> std::io::Result<()> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "no child subreaper on this system"))
 }
 
 /// This process: its pid, process group and session, and whether it is a child subreaper.
@@ -122,6 +136,13 @@ struct Me {
 }
 
 impl Me {
+    #[cfg(not(target_os = "linux"))]
+    fn now() -> Me {
+        // SAFETY: these calls only read ids of the calling process.
+        unsafe { Me { pid: libc::getpid(), pgrp: libc::getpgrp(), sid: libc::getsid(0), subreaper: false } }
+    }
+
+    #[cfg(target_os = "linux")]
     fn now() -> Me {
         let mut subreaper: libc::c_int = 0;
         // SAFETY: these calls only read ids of the calling process; PR_GET_CHILD_SUBREAPER

@@ -17,7 +17,7 @@
 //! temporary file next to it and renames it over a regular file (anything else there is
 //! refused), `open_append` appends to a regular file only.
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, CWD};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawMode, CWD};
 use rustix::io::Errno;
 use std::ffi::OsStr;
 use std::fs::File;
@@ -141,7 +141,7 @@ pub fn read_text(path: &Path, cap: u64) -> io::Result<String> {
 pub fn create_new(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let (dir, name) = parent(path)?;
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = match rustix::fs::openat(&dir, name, flags | OFlags::NOCTTY, Mode::from_raw_mode(mode)) {
+    let fd = match rustix::fs::openat(&dir, name, flags | OFlags::NOCTTY, Mode::from_raw_mode(mode as RawMode)) {
         Ok(fd) => fd,
         Err(Errno::EXIST) => return Err(already_there(&dir, name)),
         Err(e) => return Err(e.into()),
@@ -170,7 +170,7 @@ pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = format!(".{}.elelem-{}-{n}.tmp", name.to_string_lossy(), std::process::id());
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let mut file = File::from(rustix::fs::openat(&dir, temp.as_str(), flags, Mode::from_raw_mode(mode))?);
+    let mut file = File::from(rustix::fs::openat(&dir, temp.as_str(), flags, Mode::from_raw_mode(mode as RawMode))?);
     let written = file
         .set_permissions(std::fs::Permissions::from_mode(mode))
         .and_then(|()| file.write_all(bytes))
@@ -192,7 +192,7 @@ pub fn open_append(path: &Path, mode: u32) -> io::Result<File> {
         | OFlags::NONBLOCK
         | OFlags::NOCTTY
         | OFlags::CLOEXEC;
-    let file = File::from(rustix::fs::open(path, flags, Mode::from_raw_mode(mode))?);
+    let file = File::from(rustix::fs::open(path, flags, Mode::from_raw_mode(mode as RawMode))?);
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(refused(format!("not a regular file ({})", kind_name(meta.file_type()))));
@@ -309,7 +309,9 @@ mod tests {
     }
 
     fn mkfifo(path: &Path) {
-        rustix::fs::mkfifoat(CWD, path, Mode::from_raw_mode(0o600)).unwrap();
+        let path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo(3) reads the NUL-terminated path given.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0, "{}", std::io::Error::last_os_error());
     }
 
     #[test]

@@ -168,7 +168,7 @@ pub fn scrub_initial_environ() -> usize {
     // SAFETY: `environ` is the NULL-terminated array of NUL-terminated strings libc keeps;
     // no other thread runs yet, so nothing changes it while it is read.
     unsafe {
-        let mut entry = libc::environ;
+        let mut entry = environ();
         while !entry.is_null() && !(*entry).is_null() {
             let text = std::ffi::CStr::from_ptr(*entry).to_bytes();
             let at = *entry as usize;
@@ -204,8 +204,46 @@ pub fn scrub_initial_environ() -> usize {
     scrubbed
 }
 
+/// The array of environment strings libc keeps (`environ`).
+#[cfg(not(target_os = "macos"))]
+fn environ() -> *mut *mut libc::c_char {
+    // SAFETY: reading the pointer libc keeps; callers read it before any thread starts.
+    unsafe { libc::environ }
+}
+
+/// The array of environment strings libc keeps (`_NSGetEnviron`: a program's `environ`
+/// is not a symbol a library may name on macOS).
+#[cfg(target_os = "macos")]
+fn environ() -> *mut *mut libc::c_char {
+    // SAFETY: _NSGetEnviron returns the address of the process's `environ` pointer.
+    unsafe { *libc::_NSGetEnviron() }
+}
+
+/// The addresses of the environment block the process started with: where the strings
+/// that `environ` points at lie before anything was set. Without `/proc` (macOS) it is
+/// read from what elelem itself holds, the span of those strings, which is the initial
+/// block as long as nothing set a variable yet (`scrub_initial_environ` runs first in
+/// `main`); a string `setenv` made lies elsewhere and is never written.
+#[cfg(not(target_os = "linux"))]
+fn initial_env_block() -> Option<std::ops::Range<usize>> {
+    let (mut start, mut end) = (usize::MAX, 0usize);
+    // SAFETY: as in `scrub_initial_environ`: the NULL-terminated array libc keeps, read
+    // before any thread starts.
+    unsafe {
+        let mut entry = environ();
+        while !entry.is_null() && !(*entry).is_null() {
+            let at = *entry as usize;
+            start = start.min(at);
+            end = end.max(at + std::ffi::CStr::from_ptr(*entry).to_bytes().len());
+            entry = entry.add(1);
+        }
+    }
+    (start < end).then_some(start..end + 1)
+}
+
 /// The addresses of the environment block the process started with (`env_start` and
 /// `env_end` of `/proc/self/stat`).
+#[cfg(target_os = "linux")]
 fn initial_env_block() -> Option<std::ops::Range<usize>> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
@@ -219,6 +257,7 @@ fn initial_env_block() -> Option<std::ops::Range<usize>> {
 /// Makes this process not dumpable (`PR_SET_DUMPABLE` 0): `/proc/<pid>/environ`, `mem`
 /// and the like become root's, and no process of the same user may ptrace it. Processes
 /// it starts are dumpable again once they exec. Call it first thing in `main`.
+#[cfg(target_os = "linux")]
 pub fn protect_process() -> std::io::Result<()> {
     // SAFETY: prctl(2) with PR_SET_DUMPABLE only sets a flag of this process.
     let done = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0) };
@@ -227,6 +266,13 @@ pub fn protect_process() -> std::io::Result<()> {
     } else {
         Err(std::io::Error::last_os_error())
     }
+}
+
+/// Elsewhere (macOS) there is no `/proc`, and a process's memory is another's to read
+/// only with the debugging right: nothing to do.
+#[cfg(not(target_os = "linux"))]
+pub fn protect_process() -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,25 +12,40 @@
 //! rules explains is told apart (`refused`, `refusal.rs`).
 
 mod clear;
+#[cfg(target_os = "linux")]
 mod kept;
+#[cfg(target_os = "linux")]
 mod launch;
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "linux")]
 mod netns;
 mod refusal;
 mod report;
 mod rules;
 mod seals;
+// The profile builder is pure and tested everywhere; only macOS runs it.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod seatbelt;
 mod secrets;
+#[cfg(target_os = "linux")]
 mod sockets;
+#[cfg(target_os = "linux")]
 mod spawn;
 mod temp;
+#[cfg(target_os = "linux")]
 mod watch;
 
+#[cfg(target_os = "linux")]
 pub use launch::{contain, start, Io, Started};
-pub use spawn::Killer;
+#[cfg(target_os = "macos")]
+pub use macos::{contain, start, Io, Killer, Started};
 pub use refusal::{Refusal, REFUSED_FIELD};
 pub use report::{describe, switch};
 pub use rules::cover;
 pub use seals::{plan, protected, Seal};
+#[cfg(target_os = "linux")]
+pub use spawn::Killer;
 
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
@@ -206,6 +221,7 @@ fn with_config(change: impl FnOnce(&mut Config)) {
 
 /// elelem's data directory, as `configure` was given it (none for an embedder that did not
 /// configure the sandbox).
+#[cfg(target_os = "linux")]
 fn data_dir() -> Option<PathBuf> {
     CONFIG.read().ok().and_then(|c| c.as_ref().and_then(|c| c.data.first().cloned()))
 }
@@ -221,6 +237,7 @@ pub fn mode() -> Mode {
 }
 
 /// The Landlock ABI version of this kernel (0 without Landlock).
+#[cfg(target_os = "linux")]
 pub fn kernel_abi() -> i64 {
     static ABI: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
     *ABI.get_or_init(|| {
@@ -231,10 +248,42 @@ pub fn kernel_abi() -> i64 {
     })
 }
 
-/// Whether `execute` runs contained in this run: the mode is not `off` and the kernel has
-/// Landlock with network rules (ABI 4, Linux 6.7).
+/// No Landlock but on Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn kernel_abi() -> i64 {
+    0
+}
+
+/// Whether this system can contain a command: Linux with Landlock's network rules (ABI 4,
+/// Linux 6.7); macOS with `sandbox-exec` (`seatbelt.rs`); nowhere else.
+#[cfg(target_os = "linux")]
+fn available() -> bool {
+    kernel_abi() >= 4
+}
+
+/// Why this system cannot contain a command, in a few words.
+#[cfg(target_os = "linux")]
+fn unavailable_why() -> String {
+    format!("Landlock ABI {} < 4", kernel_abi())
+}
+
+#[cfg(target_os = "macos")]
+use macos::{available, unavailable_why};
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn available() -> bool {
+    false
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn unavailable_why() -> String {
+    "no sandbox on this system".to_string()
+}
+
+/// Whether `execute` runs contained in this run: the mode is not `off` and this system
+/// can contain it (`available`).
 pub fn active() -> bool {
-    mode() != Mode::Off && kernel_abi() >= 4
+    mode() != Mode::Off && available()
 }
 
 /// The tools whose calls run contained in this run (and so need no approval): `execute`,
@@ -258,7 +307,7 @@ pub fn label() -> String {
         return "sandbox: off".to_string();
     }
     if !active() {
-        return format!("sandbox: unavailable (Landlock ABI {} < 4)", kernel_abi());
+        return format!("sandbox: unavailable ({})", unavailable_why());
     }
     let network = if settings.network { "network on" } else { "no network" };
     format!("sandbox: {}, {network}", settings.mode.word())
@@ -270,9 +319,9 @@ pub fn unavailable_notice() -> Option<String> {
     let settings = settings();
     (settings.mode != Mode::Off && !active()).then(|| {
         format!(
-            "The sandbox for execute is not available here (Landlock ABI {} < 4): commands run with your rights \
+            "The sandbox for execute is not available here ({}): commands run with your rights \
              and are asked about as before.",
-            kernel_abi()
+            unavailable_why()
         )
     })
 }

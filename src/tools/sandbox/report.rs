@@ -4,7 +4,7 @@
 //! the session, which the user typed.
 
 use super::rules::WriteRoot;
-use super::{kernel_abi, rules, seals, settings, Mode, Settings};
+use super::{rules, seals, settings, Mode, Settings};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +14,7 @@ pub fn describe(project: &Path) -> String {
     let project = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
     let mut text = format!("Sandbox for execute: {}", settings.mode.word());
     if settings.mode != Mode::Off && !super::active() {
-        let _ = write!(text, ", unavailable here (Landlock ABI {} < 4): commands are asked about", kernel_abi());
+        let _ = write!(text, ", unavailable here ({}): commands are asked about", super::unavailable_why());
     } else if settings.mode == Mode::Off {
         text.push_str(": commands run with your rights and are asked about");
     }
@@ -96,7 +96,7 @@ pub fn switch(word: &str) -> Result<String, String> {
         Mode::WorkspaceWrite => "commands now run contained and may write inside the project and the temp directory",
     };
     let unavailable = if mode != Mode::Off && !super::active() {
-        format!(" (but the sandbox is unavailable here, Landlock ABI {} < 4: commands are asked about)", kernel_abi())
+        format!(" (but the sandbox is unavailable here, {}: commands are asked about)", super::unavailable_why())
     } else {
         String::new()
     };

@@ -9,14 +9,20 @@
 //! settings or the project change, or when a directory that had to be split into its
 //! entries (`cover`) changed since.
 
-use super::{secrets, Mode, Settings};
+#[cfg(target_os = "linux")]
+use super::Mode;
+use super::{secrets, Settings};
+#[cfg(target_os = "linux")]
 use landlock::{
     Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
     ABI,
 };
+#[cfg(target_os = "linux")]
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::sync::{Arc, Mutex};
+#[cfg(target_os = "linux")]
 use std::time::SystemTime;
 
 /// The places to grant so that everything under `roots` is covered except `holes` (and
@@ -145,6 +151,7 @@ pub fn write_granted(path: &Path, roots: &[WriteRoot]) -> bool {
 /// read-write places), and the directories split on the way. `sealed`: the `protected`
 /// paths are mounted read-only in the child, so the project is granted whole
 /// (less its unreadable paths); otherwise they are holes of the grant.
+#[cfg(target_os = "linux")]
 pub fn grants(
     settings: &Settings,
     project: &Path,
@@ -165,6 +172,7 @@ pub fn grants(
 }
 
 /// A built rule set and what it was built for.
+#[cfg(target_os = "linux")]
 struct Kept {
     /// The settings, the project, the protected paths (unsealed), sealed, this run's temp
     /// directory (made again if something removed it).
@@ -174,14 +182,17 @@ struct Kept {
     ruleset: Arc<OwnedFd>,
 }
 
+#[cfg(target_os = "linux")]
 static KEPT: Mutex<Option<Kept>> = Mutex::new(None);
 
+#[cfg(target_os = "linux")]
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// The rule set for `settings` and `project`, built once and kept while nothing it depends
 /// on changed.
+#[cfg(target_os = "linux")]
 pub fn cached(
     settings: &Settings,
     project: &Path,
@@ -230,6 +241,7 @@ pub fn terminals() -> Vec<PathBuf> {
 /// The newest ABI whose rights the rule set asks for; each kernel enforces the ones it has
 /// (best effort, the crate's default): ioctls on devices (ABI 5), connecting to a Unix
 /// socket file (ABI 9, Linux 7.1: only where a write is granted).
+#[cfg(target_os = "linux")]
 const ABI_WANTED: ABI = ABI::V9;
 
 /// Device files a command may write to and query (`isatty` on `/dev/null`).
@@ -240,6 +252,7 @@ pub const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 /// 6: no signal to elelem or anything outside, no abstract socket of the host, an X
 /// server's included). No device ioctl but on `DEVICES` (ABI 5), no device node made;
 /// `/dev/shm` writable in workspace-write mode only.
+#[cfg(target_os = "linux")]
 fn build(settings: &Settings, reads: &[PathBuf], writes: &[PathBuf]) -> anyhow::Result<OwnedFd> {
     let abi = ABI_WANTED;
     let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi))?;
@@ -266,6 +279,7 @@ fn build(settings: &Settings, reads: &[PathBuf], writes: &[PathBuf]) -> anyhow::
 /// Grants `access` on `path` (only the file rights when it is not a directory). A link is
 /// not granted: the rule would be on its target (`/dev/stdin` leads to a pipe, on which
 /// Landlock takes no rule), which is granted, or not, under its own path.
+#[cfg(target_os = "linux")]
 fn add(ruleset: RulesetCreated, path: &Path, access: landlock::BitFlags<AccessFs>) -> anyhow::Result<RulesetCreated> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return Ok(ruleset);
@@ -277,11 +291,13 @@ fn add(ruleset: RulesetCreated, path: &Path, access: landlock::BitFlags<AccessFs
 
 /// In the child (between fork and exec): no new privileges, then the rule set. Only
 /// system calls.
+#[cfg(target_os = "linux")]
 pub fn restrict_self(ruleset: &OwnedFd) -> std::io::Result<()> {
     restrict_fd(ruleset.as_raw_fd())
 }
 
 /// `restrict_self` on the rule set's raw descriptor (open in the child).
+#[cfg(target_os = "linux")]
 pub fn restrict_fd(ruleset: std::os::fd::RawFd) -> std::io::Result<()> {
     // SAFETY: prctl and landlock_restrict_self take integers.
     unsafe {

@@ -20,10 +20,14 @@
 //! the child is restricted by Landlock it may no longer mount or unmount anything.
 
 use super::PROTECTED;
+#[cfg(target_os = "linux")]
 use std::ffi::CString;
+#[cfg(target_os = "linux")]
 use std::io;
+#[cfg(target_os = "linux")]
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::sync::OnceLock;
 
 /// One bind mount of a path onto itself.
@@ -57,6 +61,7 @@ pub fn protected(project: &Path, dir: &Path) -> Vec<PathBuf> {
 
 /// The protected paths that do not exist: they cannot be sealed, so they are looked at
 /// again once the command's processes have all ended (`Watch`).
+#[cfg(target_os = "linux")]
 pub fn missing(protected: &[PathBuf]) -> Vec<PathBuf> {
     protected.iter().filter(|p| std::fs::symlink_metadata(p).is_err()).cloned().collect()
 }
@@ -97,12 +102,17 @@ pub fn plan(protected: &[PathBuf], writable: &[PathBuf]) -> Result<Vec<Seal>, St
     Ok(seals)
 }
 
+#[cfg(target_os = "linux")]
 const OPEN_TREE_CLONE: u32 = 1;
+#[cfg(target_os = "linux")]
 const AT_RECURSIVE: u32 = 0x8000;
+#[cfg(target_os = "linux")]
 const MOVE_MOUNT_F_EMPTY_PATH: u32 = 0x4;
+#[cfg(target_os = "linux")]
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
 
 /// `struct mount_attr` of `mount_setattr(2)`.
+#[cfg(target_os = "linux")]
 #[repr(C)]
 struct MountAttr {
     attr_set: u64,
@@ -113,6 +123,7 @@ struct MountAttr {
 
 /// What the child does before Landlock: everything prepared in elelem, so that the child
 /// only makes system calls.
+#[cfg(target_os = "linux")]
 pub struct ChildSteps {
     /// unshare(2) flags; 0 when namespaces cannot be had here.
     unshare: libc::c_int,
@@ -121,10 +132,12 @@ pub struct ChildSteps {
     cwd: Option<CString>,
 }
 
+#[cfg(target_os = "linux")]
 fn c_path(path: &Path) -> io::Result<CString> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
 }
 
+#[cfg(target_os = "linux")]
 impl ChildSteps {
     /// `namespaces`: whether this machine lets elelem's children make user and mount
     /// namespaces (`namespaces_work`); without, only a network namespace is tried and
@@ -179,6 +192,7 @@ impl ChildSteps {
 
 /// Mounts a copy of the mount at `path` onto `path` (read-only when asked). System calls
 /// only.
+#[cfg(target_os = "linux")]
 fn bind_onto_itself(path: &CString, read_only: bool) -> io::Result<()> {
     let empty = c"";
     // SAFETY: the calls read NUL-terminated strings and a `MountAttr` that outlive them;
@@ -225,6 +239,7 @@ fn bind_onto_itself(path: &CString, read_only: bool) -> io::Result<()> {
 /// Whether elelem's children can make a user and a mount namespace and mount in it here
 /// (asked once, by starting `bash -c :` that way): without, the protected paths are kept by
 /// Landlock alone and the project's top level gets no new entries.
+#[cfg(target_os = "linux")]
 pub fn namespaces_work() -> bool {
     static WORKS: OnceLock<bool> = OnceLock::new();
     *WORKS.get_or_init(|| {
@@ -241,6 +256,13 @@ pub fn namespaces_work() -> bool {
         }
         cmd.status().is_ok_and(|s| s.success())
     })
+}
+
+/// No namespaces but on Linux: the protected paths are holes of the grant (of the
+/// Seatbelt profile's on macOS, `seatbelt.rs`), never mounts.
+#[cfg(not(target_os = "linux"))]
+pub fn namespaces_work() -> bool {
+    false
 }
 
 #[cfg(test)]

@@ -1,0 +1,174 @@
+//! Containing a command on macOS: its `Command`'s child, once forked, replaces itself with
+//! `/usr/bin/sandbox-exec` running the same program under the command's Seatbelt profile
+//! (`seatbelt.rs`). Everything `sandbox-exec` needs (its arguments, the environment the
+//! `Command` was given) is made before the fork; the child only calls `setsid`, `ioctl` and
+//! `execve`. There are no namespaces to start a command in, so `start` says `None` and the
+//! caller runs it through `contain`; `Started` and `Killer` name nothing that can exist.
+//!
+//! The command's own process group is its tree as elsewhere (`process_groups`,
+//! `crate::process_tree`): what it starts stays sandboxed (a profile holds for every
+//! descendant) and is killed with it.
+
+use super::seatbelt::{self, SANDBOX_EXEC};
+use super::{Mode, Settings};
+use std::ffi::{CString, OsStr, OsString};
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// A command `start` started: none on macOS (`contain` runs them all).
+pub enum Started {}
+
+impl Started {
+    pub fn pid(&self) -> i32 {
+        match *self {}
+    }
+
+    pub fn killer(&self) -> std::io::Result<Killer> {
+        match *self {}
+    }
+
+    pub async fn wait(&mut self) -> std::io::Result<i32> {
+        match *self {}
+    }
+
+    pub fn kill(&mut self) {
+        match *self {}
+    }
+
+    pub fn settle(&mut self) -> Option<String> {
+        match *self {}
+    }
+}
+
+/// Kills a started command from anywhere: none on macOS.
+pub enum Killer {}
+
+impl Killer {
+    pub fn kill(&self) {
+        match *self {}
+    }
+}
+
+/// How a contained command's input and output are connected, and what it runs (as on
+/// Linux; `start` does not use it here).
+pub struct Io<'a> {
+    pub output: &'a OwnedFd,
+    pub input: Option<&'a OwnedFd>,
+    pub terminal: bool,
+    pub env: &'a [(&'a str, &'a str)],
+    pub argv: &'a [&'a str],
+}
+
+/// No command starts outside a `Command` on macOS: the caller runs it through `contain`.
+pub fn start(
+    _command: &str,
+    _project: &Path,
+    _cwd: Option<&str>,
+    _removed: &[OsString],
+    _io: &Io,
+) -> anyhow::Result<Option<Started>> {
+    Ok(None)
+}
+
+/// Makes `cmd`'s child run its program under `sandbox-exec` with the profile for `cwd`
+/// (relative to `project`): a session of its own (its terminal, when its stdin is one,
+/// made its controlling terminal), its temp directory this run's own (`temp.rs`).
+pub fn contain(cmd: &mut tokio::process::Command, project: &Path, cwd: Option<&str>) -> anyhow::Result<()> {
+    let settings = super::settings();
+    let project = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
+    let dir = cwd.map_or_else(|| project.clone(), |cwd| project.join(cwd));
+    let dir = dir.canonicalize().unwrap_or(dir);
+    if settings.mode == Mode::WorkspaceWrite {
+        if let Some(temp) = super::temp::dir(&project) {
+            for var in super::temp::VARS {
+                cmd.env(var, &temp);
+            }
+        }
+    }
+    let exec = Exec::new(cmd.as_std(), &settings, &project, &dir)?;
+    // SAFETY: between fork and exec the closure only makes system calls (setsid, isatty,
+    // ioctl, execve) on strings and arrays made before the fork; it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::isatty(0) == 1 {
+                libc::ioctl(0, libc::TIOCSCTTY as _, 0);
+            }
+            Err(exec.run())
+        });
+    }
+    Ok(())
+}
+
+/// `sandbox-exec`'s `execve`: its path, arguments and environment, as C arrays.
+struct Exec {
+    program: CString,
+    /// Kept alive for the pointers below.
+    _strings: Vec<CString>,
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+// SAFETY: the pointers point into `_strings`, owned by the same value and never changed.
+unsafe impl Send for Exec {}
+// SAFETY: as above; nothing is written through them.
+unsafe impl Sync for Exec {}
+
+impl Exec {
+    fn new(cmd: &std::process::Command, settings: &Settings, project: &Path, dir: &Path) -> anyhow::Result<Exec> {
+        let places = seatbelt::places(settings, project, dir);
+        let profile = seatbelt::profile(settings.mode, settings.network, &places);
+        let c = |text: &OsStr| {
+            CString::new(text.as_bytes()).map_err(|_| anyhow::anyhow!("a NUL byte in {:?}", text.to_string_lossy()))
+        };
+        let mut args: Vec<CString> = vec![c(OsStr::new("sandbox-exec"))?];
+        for arg in profile.args() {
+            args.push(c(&arg)?);
+        }
+        args.push(c(cmd.get_program())?);
+        for arg in cmd.get_args() {
+            args.push(c(arg)?);
+        }
+        let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+        for (name, value) in cmd.get_envs() {
+            env.retain(|(n, _)| n != name);
+            if let Some(value) = value {
+                env.push((name.to_os_string(), value.to_os_string()));
+            }
+        }
+        let envs = env
+            .into_iter()
+            .map(|(mut name, value)| {
+                name.push("=");
+                name.push(value);
+                c(&name)
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let argv = args.iter().map(|a| a.as_ptr()).chain([std::ptr::null()]).collect();
+        let envp = envs.iter().map(|e| e.as_ptr()).chain([std::ptr::null()]).collect();
+        let strings = args.into_iter().chain(envs).collect();
+        Ok(Exec { program: c(OsStr::new(SANDBOX_EXEC))?, _strings: strings, argv, envp })
+    }
+}
+
+impl Exec {
+    /// In the child: `execve`, which only returns on failure.
+    fn run(&self) -> std::io::Error {
+        // SAFETY: NUL-terminated strings and NULL-terminated arrays made before the fork.
+        unsafe { libc::execve(self.program.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr()) };
+        std::io::Error::last_os_error()
+    }
+}
+
+/// Whether commands can be contained here: `sandbox-exec` is there.
+pub fn available() -> bool {
+    seatbelt::available()
+}
+
+/// Why commands cannot be contained here, in a few words.
+pub fn unavailable_why() -> String {
+    format!("no {}", PathBuf::from(SANDBOX_EXEC).display())
+}
