@@ -2,5 +2,6 @@
 
 mod architecture_paths;
 mod binary_needs;
+mod doc_links;
 mod layers;
 mod readme_keys;
