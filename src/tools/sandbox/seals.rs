@@ -61,7 +61,7 @@ pub fn protected(project: &Path, dir: &Path) -> Vec<PathBuf> {
 
 /// The protected paths that do not exist: they cannot be sealed, so they are looked at
 /// again once the command's processes have all ended (`Watch`).
-#[cfg(target_os = "linux")]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub fn missing(protected: &[PathBuf]) -> Vec<PathBuf> {
     protected.iter().filter(|p| std::fs::symlink_metadata(p).is_err()).cloned().collect()
 }
