@@ -23,10 +23,12 @@ fn documents() -> Vec<PathBuf> {
     docs
 }
 
-/// `text` without fenced code blocks and inline code spans, where `](` is not a link.
+/// `text` without fenced code blocks and inline code spans, where `](` is not a link. A code
+/// span may run over a line break, not over a blank line (as in CommonMark's paragraphs).
 fn prose(text: &str) -> String {
     let mut out = String::new();
     let mut fenced = false;
+    let mut in_code = false;
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
@@ -35,8 +37,10 @@ fn prose(text: &str) -> String {
         if fenced {
             continue;
         }
+        if line.trim().is_empty() {
+            in_code = false;
+        }
         // Drop what is between backticks; a link's text may hold code, its target does not.
-        let mut in_code = false;
         for c in line.chars() {
             if c == '`' {
                 in_code = !in_code;
@@ -158,7 +162,7 @@ fn the_readme_is_a_front_door_and_docs_hold_the_reference() {
 fn the_link_checker_finds_a_missing_file_and_a_missing_section() {
     let dir = root().join("docs");
     let text = "# Page\n\n## Kept `here`, too\n\n[ok](../README.md) [ok](#kept-here-too) [web](https://x.org/a)\n\
-                `[code](nowhere.md)`\n```\n[block](nowhere.md)\n```\n\
+                `[code](nowhere.md)` and `a span\n[broken](over.md) a line`\n```\n[block](nowhere.md)\n```\n\
                 [gone](nowhere.md) [lost](../README.md#no-such-heading) [self](#missing)\n";
     let broken = broken_links("t.md", &dir, text);
     assert_eq!(broken.len(), 3, "{broken:#?}");
