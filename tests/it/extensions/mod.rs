@@ -1,7 +1,8 @@
-//! What extends the agent: hooks, MCP servers, Lua plugins, skills, instruction files.
+//! What extends the agent: hooks, language servers, MCP servers, Lua plugins, skills, instruction files.
 
 mod agents_md;
 mod hooks;
+mod lsp;
 mod lua;
 mod mcp;
 mod skills;
