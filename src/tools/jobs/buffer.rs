@@ -1,10 +1,10 @@
 //! A job's output: the newest `capacity` bytes it wrote (the oldest dropped and counted),
 //! and how far the model has read.
 
-use std::collections::VecDeque;
-
 pub struct Ring {
-    kept: VecDeque<u8>,
+    /// The kept bytes: byte N of the stream at index N until it is full, then at index
+    /// N % capacity.
+    kept: Vec<u8>,
     capacity: usize,
     /// Bytes written in all.
     written: u64,
@@ -22,17 +22,28 @@ pub struct Unread {
 
 impl Ring {
     pub fn new(capacity: usize) -> Self {
-        Ring { kept: VecDeque::new(), capacity, written: 0, read: 0 }
+        Ring { kept: Vec::new(), capacity: capacity.max(1), written: 0, read: 0 }
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {
-        self.written += bytes.len() as u64;
-        if bytes.len() > self.capacity {
-            bytes = &bytes[bytes.len() - self.capacity..];
+        if self.kept.len() < self.capacity {
+            if self.kept.len() + bytes.len() <= self.capacity {
+                self.kept.extend_from_slice(bytes);
+                self.written += bytes.len() as u64;
+                return;
+            }
+            self.kept.resize(self.capacity, 0);
         }
-        let over = (self.kept.len() + bytes.len()).saturating_sub(self.capacity);
-        self.kept.drain(..over);
-        self.kept.extend(bytes);
+        let skip = bytes.len().saturating_sub(self.capacity);
+        self.written += skip as u64;
+        bytes = &bytes[skip..];
+        while !bytes.is_empty() {
+            let at = (self.written % self.capacity as u64) as usize;
+            let n = (self.capacity - at).min(bytes.len());
+            self.kept[at..at + n].copy_from_slice(&bytes[..n]);
+            self.written += n as u64;
+            bytes = &bytes[n..];
+        }
     }
 
     /// Bytes written in all.
@@ -48,15 +59,22 @@ impl Ring {
     /// Takes what arrived since the last read; `whole`: up to the end even when it stops
     /// inside a UTF-8 character (the job ended), else such a tail is left for next time.
     pub fn take(&mut self, whole: bool) -> Unread {
-        let start = self.written - self.kept.len() as u64;
+        let start = self.written.saturating_sub(self.kept.len() as u64);
         let dropped = start.saturating_sub(self.read);
-        let from = (self.read.max(start) - start) as usize;
-        let mut bytes: Vec<u8> = self.kept.range(from..).copied().collect();
+        let from = self.read.max(start);
+        let mut bytes = Vec::with_capacity((self.written - from) as usize);
+        let mut at = from;
+        while at < self.written {
+            let i = (at % self.capacity as u64) as usize;
+            let n = ((self.written - at) as usize).min(self.kept.len() - i);
+            bytes.extend_from_slice(&self.kept[i..i + n]);
+            at += n as u64;
+        }
         if !whole {
             let cut = incomplete_tail(&bytes);
             bytes.truncate(bytes.len() - cut);
         }
-        self.read = self.read.max(start) + bytes.len() as u64;
+        self.read = from + bytes.len() as u64;
         Unread { bytes, dropped }
     }
 }
@@ -117,5 +135,25 @@ mod tests {
         assert_eq!(ring.take(false).bytes, e);
         ring.push(&e[..1]);
         assert_eq!(ring.take(true).bytes, &e[..1]);
+    }
+
+    /// Against a model that keeps everything: pushes and reads of many sizes.
+    #[test]
+    fn matches_a_buffer_that_keeps_everything() {
+        let mut ring = Ring::new(37);
+        let mut all: Vec<u8> = Vec::new();
+        let mut read = 0usize;
+        for step in 0..500usize {
+            let piece: Vec<u8> = (0..(step * 7) % 90).map(|i| b'a' + ((step + i) % 26) as u8).collect();
+            ring.push(&piece);
+            all.extend_from_slice(&piece);
+            if step % 3 == 0 {
+                let start = all.len().saturating_sub(37);
+                let got = ring.take(true);
+                assert_eq!(got.dropped as usize, start.saturating_sub(read), "step {step}");
+                assert_eq!(got.bytes, all[read.max(start)..], "step {step}");
+                read = all.len();
+            }
+        }
     }
 }
