@@ -2,8 +2,9 @@
 # `cargo check` of elelem for the systems it is not built on here (issue 41): macOS
 # (x86_64-apple-darwin, aarch64-apple-darwin) and Windows (x86_64-pc-windows-gnu): the
 # library and the binary users get, at clippy's level with warnings denied when
-# RUSTC_WORKSPACE_WRAPPER and CLIPPY_ARGS say so (as .ci/run sets). The tests drive the
-# Linux binary (namespaces, Landlock, /proc) and are not checked for the others.
+# RUSTC_WORKSPACE_WRAPPER and CLIPPY_ARGS say so (as .ci/run sets); for macOS the unit
+# tests too. The integration tests drive the Linux binary (namespaces, Landlock, /proc)
+# and are checked on Linux only.
 #
 # The C dependencies (Lua, oniguruma, ring) are compiled for macOS by zig (`python -m
 # ziglang cc`, the `ziglang` package from PyPI, in the virtual environment ZIG_VENV) and
@@ -44,9 +45,13 @@ EOF
     chmod +x "$WRAP/zig-ar"
 }
 
-check() { # TARGET
+check() { # TARGET [--unit-tests]
     echo "== cargo check --target $1"
     cargo check --locked --lib --bins --target "$1" --target-dir "$TARGET_DIR"
+    if [ "${2:-}" = --unit-tests ]; then
+        echo "== cargo check --target $1 --lib --profile test (the unit tests)"
+        cargo check --locked --lib --profile test --target "$1" --target-dir "$TARGET_DIR"
+    fi
 }
 
 for target in "${TARGETS[@]}"; do
@@ -57,7 +62,7 @@ for target in "${TARGETS[@]}"; do
             zig_wrapper "cc-$target" "$arch-macos"
             zig_ar
             var="${target//-/_}"
-            (export "CC_$var=$WRAP/cc-$target" "AR_$var=$WRAP/zig-ar"; check "$target")
+            (export "CC_$var=$WRAP/cc-$target" "AR_$var=$WRAP/zig-ar"; check "$target" --unit-tests)
             ;;
         *-windows-gnu)
             command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "no mingw-w64 (gcc-mingw-w64-x86-64)" >&2; exit 1; }
