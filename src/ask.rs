@@ -77,8 +77,8 @@ impl Lines {
             self.open = Some(kind);
         }
         // Escaped for JSON piece by piece, then for the terminal, and written out now: a
-        // reader of the stream sees the text as it arrives (the agent already merges it
-        // to at most one delta per pace interval), not when the line ends.
+        // reader of the stream sees the text as it arrives (the provider's pacing already
+        // merges it to at most one delta per interval), not when the line ends.
         let mut line = ChunkedJson::new(&mut self.buffer, &mut self.out, Some(TERMINAL_SAFE));
         let _ = json_lines::write_json_string_contents(&mut line, delta);
         let _ = line.finish();
@@ -133,10 +133,6 @@ impl JsonOutput {
 }
 
 impl Output for JsonOutput {
-    fn pace(&self) -> Option<std::time::Duration> {
-        Some(crate::agent::output::LINE_PACE)
-    }
-
     fn emit(&self, event: AgentEvent) {
         let held = self.state.lock().ok().and_then(|mut lines| lines.held.take());
         if let Some(held) = held {
@@ -321,11 +317,6 @@ mod tests {
         output.emit(AgentEvent::Delta(Delta::Thinking("hm".into())));
         assert!(written().ends_with("\"}\n{\"type\":\"thinking\",\"text\":\"hm"), "{}", written());
         assert_eq!(output.state.lock().unwrap().buffer.len(), 0);
-    }
-
-    #[test]
-    fn json_lines_take_streamed_text_at_the_line_pace() {
-        assert_eq!(JsonOutput::default().pace(), Some(crate::agent::output::LINE_PACE));
     }
 
     #[test]

@@ -184,6 +184,8 @@ fn main() -> ExitCode {
         max_steps: global.max_steps.map(|n| n as usize),
         headless,
         trust: global.trust,
+        // The line front ends' pace (the TUI sets its own, ACP its own).
+        pace: Some(elelem::startup::LINE_PACE),
         ..Options::default()
     };
     let (command, first) = match cli.command.unwrap_or(Command::Chat) {

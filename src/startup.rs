@@ -8,6 +8,7 @@
 mod recording;
 
 pub use recording::{sessions_in, SessionChoice, SessionRow};
+pub use crate::pacing::LINE_PACE;
 
 use crate::agent::input::{Approver, Input};
 use crate::agent::output::Output;
@@ -85,6 +86,11 @@ pub struct Options {
     /// Show a resumed session's history again through the output (the full-screen app);
     /// otherwise a one-line summary.
     pub replay_history: bool,
+    /// How often the front end wants streamed text (`LINE_PACE` for the line front ends,
+    /// the TUI's stream interval): every provider the session builds is then paced
+    /// (`crate::pacing`: text arriving within an interval is merged and handed over when
+    /// it ends). `None`: streams are read as they come.
+    pub pace: Option<std::time::Duration>,
 }
 
 /// Plugins added by whoever embeds elelem.
@@ -312,7 +318,12 @@ pub fn build_recorded_session(
     input: Box<dyn Input>,
     approver: Arc<dyn Approver>,
 ) -> anyhow::Result<(Session, Option<String>)> {
-    let providers = crate::providers::builtin()?;
+    let mut providers = crate::providers::builtin()?;
+    // The front end's pace, around every provider built from here on (a `/model` switch,
+    // a plugin file's provider): the agent reads streams as they come.
+    if let Some(pace) = options.pace {
+        providers.wrap_each(move |provider| crate::pacing::paced(provider, pace));
+    }
     let settings = ProviderSettings {
         model: options.model.clone(),
         thinking_budget: options.thinking_budget,
@@ -347,10 +358,6 @@ pub fn build_recorded_session(
     let mut agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
     // Calls of tools that run agents (`task`) get a child agent of this one.
     agent.set_sub_agents(Arc::new(crate::agent::sub_agent::Children));
-    // The front end's pace, as a stream adapter the agent reads every provider stream through.
-    if let Some(paced) = crate::pacing::for_output(output.as_ref()) {
-        agent.set_stream_adapter(paced);
-    }
     if let Some(steps) = options.max_steps {
         agent.set_max_steps(steps);
     }

@@ -121,6 +121,8 @@ impl Sessions {
             headless: false,
             mcp_servers,
             settle_mcp: true,
+            // Editors take streamed text at the line front ends' pace.
+            pace: Some(crate::startup::LINE_PACE),
             ..self.options.clone()
         };
         output.set_replaying(resume.is_some());

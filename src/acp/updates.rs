@@ -296,10 +296,6 @@ fn result_text(result: &crate::protocol::ToolResult) -> String {
 }
 
 impl Output for AcpOutput {
-    fn pace(&self) -> Option<std::time::Duration> {
-        Some(crate::agent::output::LINE_PACE)
-    }
-
     fn emit(&self, event: AgentEvent) {
         let update = match event {
             AgentEvent::Delta(Delta::Saying(chunk)) => {

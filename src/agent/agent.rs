@@ -10,9 +10,9 @@
 //! order; a tool that runs agents gets a `SubAgent` in its context, made by the agent's
 //! `SubAgents` (composed by `startup`: `sub_agent.rs`, which the agent does not name).
 //!
-//! The agent reads a provider's events as they come and shows them (`stream.rs`); whatever
-//! paces them is a `StreamAdapter` composed from outside (`crate::pacing`, set by
-//! `startup`). One call runs through the toolbox in `tools.rs`.
+//! The agent reads a provider's events as they come and shows them (`stream.rs`); a front
+//! end that wants them in batches at its own rate gets a provider that hands its streams
+//! over so, composed outside the kernel. One call runs through the toolbox in `tools.rs`.
 
 mod stream;
 mod tools;
@@ -22,7 +22,7 @@ use super::tool::{FileAccess, SubAgent};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use super::window::{self, Budget, Fit};
-use crate::protocol::{EventStream, Image, Message, Provider, ProviderError, Request, Role, ThinkingBlock, ToolCall};
+use crate::protocol::{Image, Message, Provider, ProviderError, Request, Role, ThinkingBlock, ToolCall};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -38,11 +38,6 @@ pub const MAX_TOOL_CALLS: usize = 256;
 /// the conversation and the turn, so one per call of a long batch of quick calls made the
 /// batch quadratic.
 const CONTEXT_EVERY: Duration = Duration::from_millis(100);
-
-/// What the agent reads a provider's events through, given the stream `fetch` returned and
-/// the provider: e.g. the pacing adapter (`crate::pacing`), composed by `startup` for an
-/// output that asks for a pace. Without one the stream is read as it is.
-pub type StreamAdapter = Arc<dyn Fn(EventStream, &dyn Provider) -> EventStream + Send + Sync>;
 
 /// Makes the `SubAgent` a call of a tool that runs agents gets in its context, from the
 /// agent running the call (its provider, toolbox, system prompt, output and step limit).
@@ -76,7 +71,6 @@ pub struct Agent {
     /// The tool traffic of the last turn, which the user may still keep.
     last_turn: Vec<Message>,
     max_steps: usize,
-    adapter: Option<StreamAdapter>,
     /// Where the file tools read and write, when a front end routes it (`FileAccess`).
     files: Option<Arc<dyn FileAccess>>,
     /// Who makes a sub-agent for a call of a tool that runs agents.
@@ -92,7 +86,6 @@ impl Agent {
             transcript,
             last_turn: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
-            adapter: None,
             files: None,
             sub_agents: None,
         }
@@ -136,16 +129,6 @@ impl Agent {
     /// Gives the calls of tools that run agents a sub-agent made by `sub_agents` from now on.
     pub fn set_sub_agents(&mut self, sub_agents: Arc<dyn SubAgents>) {
         self.sub_agents = Some(sub_agents);
-    }
-
-    /// Reads every provider stream of a turn through `adapter` from now on.
-    pub fn set_stream_adapter(&mut self, adapter: StreamAdapter) {
-        self.adapter = Some(adapter);
-    }
-
-    /// What every provider stream is read through, if anything.
-    pub fn stream_adapter(&self) -> Option<&StreamAdapter> {
-        self.adapter.as_ref()
     }
 
     pub fn provider(&self) -> &Arc<dyn Provider> {

@@ -23,7 +23,7 @@ pub mod toolbox;
 pub mod transcript;
 pub mod window;
 
-pub use agent::{Agent, StreamAdapter, SubAgents, TurnOutcome};
+pub use agent::{Agent, SubAgents, TurnOutcome};
 pub use commands::Flow;
 pub use conversation::Conversation;
 pub use input::{Approval, ApprovalRequest, Approver, Input, TextEditor};

@@ -186,24 +186,9 @@ impl AgentEvent {
     }
 }
 
-/// The pace of outputs that print lines (the line REPL, `ask`, `ask --json`): short enough
-/// that text on a terminal flows, long enough that a reply read as fast as its sender writes
-/// it (each network event waking the reader) is gathered into a few reads and writes.
-pub const LINE_PACE: std::time::Duration = std::time::Duration::from_millis(8);
-
 /// Receives what the agent shows.
 pub trait Output: Send + Sync {
     fn emit(&self, event: AgentEvent);
-
-    /// How often this output wants streamed text. `Some(interval)`: text that arrives
-    /// within `interval` of the last delta shown is merged and shown when it ends (other
-    /// events still go at once, after the text before them) — a screen that draws at most
-    /// that often loses nothing and is not woken for every event. `None` (the default):
-    /// text is shown as it is read. The kernel does not pace: `startup` reads this and
-    /// composes the pacing adapter (`crate::pacing`) into the agent.
-    fn pace(&self) -> Option<std::time::Duration> {
-        None
-    }
 }
 
 /// An output that keeps every event; for tests and scripted runs.

@@ -1,9 +1,10 @@
 //! Sub-agents: a tool that declares `runs_agents` gets a `SubAgent` in its `ToolContext`,
-//! with which it runs a child turn — the same provider, stream adapter and step limit, the
-//! parent's toolbox (its hooks, so permissions, sandbox and hooks apply) minus the tools
-//! that run agents (no recursion), a fresh transcript with the same system prompt after a
-//! short preamble (`PREAMBLE`: it is a sub-agent, only its final reply goes back), and the
-//! call's cancellation token (an interrupt stops the child with the turn).
+//! with which it runs a child turn — the same provider (its streams read as the parent's
+//! are) and step limit, the parent's toolbox (its hooks, so permissions, sandbox and hooks
+//! apply) minus the tools that run agents (no recursion), a fresh transcript with the same
+//! system prompt after a short preamble (`PREAMBLE`: it is a sub-agent, only its final
+//! reply goes back), and the call's cancellation token (an interrupt stops the child with
+//! the turn).
 //!
 //! `Children` is the `SubAgents` that `startup` gives the agent; the agent asks it for a
 //! `Child` per call and knows no more of it (the kernel's tool context names only the
@@ -14,7 +15,7 @@
 //! (`AgentEvent::SubAgent`): its tool calls, usage, warnings and errors — not its text,
 //! context or turn events, which belong to the parent's panes.
 
-use super::agent::{Agent, StreamAdapter, SubAgents};
+use super::agent::{Agent, SubAgents};
 use super::output::{AgentEvent, Output};
 use super::tool::{SubAgent, SubReport};
 use super::toolbox::Toolbox;
@@ -48,7 +49,6 @@ impl SubAgents for Children {
             provider: parent.provider().clone(),
             toolbox,
             transcript: Transcript::new(parent.transcript().system_prompt.clone().with_preamble(PREAMBLE)),
-            adapter: parent.stream_adapter().cloned(),
             max_steps: parent.max_steps(),
             output: parent.output().clone(),
             call_id: call_id.to_string(),
@@ -61,7 +61,6 @@ struct Child {
     provider: Arc<dyn Provider>,
     toolbox: Toolbox,
     transcript: Transcript,
-    adapter: Option<StreamAdapter>,
     max_steps: usize,
     output: Arc<dyn Output>,
     /// The parent call's id, which tags the child's events.
@@ -79,9 +78,6 @@ impl SubAgent for Child {
             let mut agent =
                 Agent::new(self.provider.clone(), self.toolbox.clone(), tagged.clone(), self.transcript.clone());
             agent.set_max_steps(self.max_steps);
-            if let Some(adapter) = &self.adapter {
-                agent.set_stream_adapter(adapter.clone());
-            }
             let outcome = agent.turn(prompt, cancel).await;
             let usage = tagged.usage.lock().map(|u| *u).unwrap_or_default();
             SubReport { reply: outcome.reply, end: outcome.end, usage }

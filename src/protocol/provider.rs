@@ -177,6 +177,8 @@ impl Effort {
 }
 
 pub type ProviderFactory = Arc<dyn Fn(&ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> + Send + Sync>;
+/// A decorator put around every provider a registry builds (`Providers::wrap_each`).
+pub type ProviderWrap = Arc<dyn Fn(Arc<dyn Provider>) -> Arc<dyn Provider> + Send + Sync>;
 
 /// Providers by name.
 #[derive(Clone, Default)]
@@ -184,6 +186,8 @@ pub struct Providers {
     factories: BTreeMap<String, ProviderFactory>,
     /// The provider a plugin asked to be used when `-p` names none.
     preferred: Option<String>,
+    /// Put around every provider `build` makes (the composition root's choice).
+    wrap: Option<ProviderWrap>,
 }
 
 impl Providers {
@@ -192,6 +196,12 @@ impl Providers {
         F: Fn(&ProviderSettings) -> Result<Arc<dyn Provider>, ProviderError> + Send + Sync + 'static,
     {
         self.factories.insert(name.to_string(), Arc::new(factory));
+    }
+
+    /// Puts `wrap` around every provider `build` makes from now on, whoever registered it
+    /// (a decorator the composition root chooses: `startup` paces a front end's streams).
+    pub fn wrap_each(&mut self, wrap: impl Fn(Arc<dyn Provider>) -> Arc<dyn Provider> + Send + Sync + 'static) {
+        self.wrap = Some(Arc::new(wrap));
     }
 
     /// Makes `name` the provider used when the command line names none.
@@ -221,9 +231,10 @@ impl Providers {
             Some(factory) => factory(settings)?,
             None => return Err(ProviderError::Unknown { name: name.to_string(), available: self.names().join(", ") }),
         };
-        match model_name_error(provider.model()) {
-            Some(error) => Err(error),
-            None => Ok(provider),
+        match (model_name_error(provider.model()), &self.wrap) {
+            (Some(error), _) => Err(error),
+            (None, Some(wrap)) => Ok(wrap(provider)),
+            (None, None) => Ok(provider),
         }
     }
 }

@@ -401,10 +401,6 @@ fn print_stderr(text: &str) {
 }
 
 impl Output for PlainOutput {
-    fn pace(&self) -> Option<std::time::Duration> {
-        Some(crate::agent::output::LINE_PACE)
-    }
-
     fn emit(&self, event: AgentEvent) {
         let Ok(mut state) = self.state.lock() else { return };
         // A provider's failure comes as a warning, then as the turn's error: one line.
@@ -428,14 +424,6 @@ impl Output for PlainOutput {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn the_line_outputs_take_streamed_text_at_the_line_pace() {
-        // Unpaced, a reply read as fast as it is sent is one stdout write per network event.
-        for output in [PlainOutput::stdout(false), PlainOutput::stderr(true)] {
-            assert_eq!(output.pace(), Some(crate::agent::output::LINE_PACE));
-        }
-    }
 
     #[test]
     fn in_colour_thinking_is_dim_and_a_failed_call_red() {

@@ -280,10 +280,6 @@ fn end_name(end: TurnEnd) -> &'static str {
 }
 
 impl Output for Recorder {
-    fn pace(&self) -> Option<std::time::Duration> {
-        self.inner.pace()
-    }
-
     fn emit(&self, event: AgentEvent) {
         let mut untold = None;
         if let Ok(mut state) = self.state.lock() {

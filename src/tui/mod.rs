@@ -207,6 +207,9 @@ async fn start_session(
     // The trust question comes before the session is built, so what it sets up and says
     // (hooks, plugin files, MCP servers, the welcome's counts) follows the answer.
     let mut options = options;
+    // Streamed text at most ~20 times a second (`STREAM_INTERVAL`): smooth to read, and a
+    // third of the frames of drawing at the full frame rate (keys still draw at once).
+    options.pace = Some(runtime::scheduler::STREAM_INTERVAL);
     let trust = match crate::startup::trust_question(&options) {
         Some(question) => Some(question.answer(approver.as_ref()).await),
         None => None,

@@ -1,5 +1,5 @@
-//! How the `Agent` reads one model response: the provider's stream (through the agent's
-//! `StreamAdapter`, if any) taken a batch at a time, its text merged and shown as deltas,
+//! How the `Agent` reads one model response: the provider's stream taken a batch at a
+//! time, the text of events already waiting merged and shown as deltas,
 //! its thinking, tool calls and usage collected into a `Response`, the model the server
 //! says answered passed on as `ProviderChanged`, and a response asking for more than
 //! `MAX_TOOL_CALLS` refused whole.
@@ -18,14 +18,11 @@ impl Agent {
     /// Streams one model response, showing it as it arrives. Every event already waiting,
     /// or a task away (`ready_next`: an HTTP body comes one chunk per hand-over), is taken
     /// in one go (up to `EVENT_BATCH`), and consecutive text of one kind is shown as one
-    /// delta: a fast stream costs one output call per batch, not one per event. The stream
-    /// is read through the agent's `StreamAdapter`, if any (a pace). The response is
+    /// delta: a fast stream costs one output call per batch, not one per event. Nothing is
+    /// held for later (a provider that batches its stream does so itself). The response is
     /// collected into `response`, whose text an interrupt keeps.
     pub(super) async fn call_provider(&self, request: Request, response: &mut Response) -> Result<(), ProviderError> {
         let mut stream = self.provider.fetch(request);
-        if let Some(adapt) = &self.adapter {
-            stream = adapt(stream, self.provider.as_ref());
-        }
         let mut shown: Option<Delta> = None;
         while let Some(event) = stream.next().await {
             self.take_event(event, response, &mut shown)?;

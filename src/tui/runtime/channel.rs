@@ -40,12 +40,6 @@ pub struct Ready {
 pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);
 
 impl Output for ChannelOutput {
-    /// Streamed text at most ~20 times a second (`STREAM_INTERVAL`): smooth to read, and a
-    /// third of the frames of drawing at the full frame rate (keys still draw at once).
-    fn pace(&self) -> Option<std::time::Duration> {
-        Some(crate::tui::runtime::scheduler::STREAM_INTERVAL)
-    }
-
     fn emit(&self, event: AgentEvent) {
         let _ = self.0.send(UiMessage::Agent(event));
     }

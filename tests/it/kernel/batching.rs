@@ -1,7 +1,8 @@
 //! The agent takes every provider event that is already waiting in one go and shows
 //! consecutive text of one kind as one delta: a fast stream costs one output call per
-//! batch, not one per event, and nothing changes order. With a paced output (composed as
-//! `startup` does, through `elelem::pacing`) a trickle comes in few deltas.
+//! batch, not one per event, and nothing changes order. With a paced provider (composed as
+//! `startup` does for a front end with a pace, through `elelem::pacing`) a trickle comes in
+//! few deltas.
 
 use elelem::agent::output::{AgentEvent, Delta, TurnEnd};
 use elelem::protocol::{EventStream, Provider, ProviderError, ProviderEvent, Request, Usage};
@@ -104,35 +105,33 @@ impl Provider for TricklingModel {
     }
 }
 
-/// An output that asks for text at most every 20 ms (as the full-screen app does).
+/// An output for a front end that wants text at most every 20 ms (as the full-screen app does).
 struct PacedOutput(elelem::agent::output::RecordingOutput);
 
 impl elelem::agent::output::Output for PacedOutput {
     fn emit(&self, event: AgentEvent) {
         self.0.emit(event)
     }
-    fn pace(&self) -> Option<std::time::Duration> {
-        Some(std::time::Duration::from_millis(20))
-    }
 }
 
-/// An agent with no tools whose output is paced, composed as `startup` does: the agent
-/// reads every provider stream through the pacing adapter the output asks for.
+/// An agent with no tools whose provider is paced at 20 ms, composed as `startup` does for a
+/// front end with a pace: every stream the provider fetches is paced.
 fn paced_agent(model: Arc<dyn Provider>) -> (elelem::agent::Agent, Arc<PacedOutput>) {
     let output = Arc::new(PacedOutput(Default::default()));
-    (agent_for(model, output.clone()), output)
+    (agent_for(model, std::time::Duration::from_millis(20), output.clone()), output)
 }
 
-/// An agent with no tools showing through `output`, paced as it asks (`pacing::for_output`).
-fn agent_for(model: Arc<dyn Provider>, output: Arc<dyn elelem::agent::output::Output>) -> elelem::agent::Agent {
+/// An agent with no tools showing through `output`, its provider paced at `pace`
+/// (`pacing::paced`).
+fn agent_for(
+    model: Arc<dyn Provider>,
+    pace: std::time::Duration,
+    output: Arc<dyn elelem::agent::output::Output>,
+) -> elelem::agent::Agent {
     let prompt = elelem::agent::system_prompt::SystemPrompt::new(std::env::temp_dir());
     let transcript = elelem::agent::transcript::Transcript::new(prompt);
-    let paced = elelem::pacing::for_output(output.as_ref());
-    let mut agent = elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output, transcript);
-    if let Some(paced) = paced {
-        agent.set_stream_adapter(paced);
-    }
-    agent
+    let model = elelem::pacing::paced(model, pace);
+    elelem::agent::Agent::new(model, elelem::agent::toolbox::Toolbox::new(), output, transcript)
 }
 
 /// A paced output gets a trickling stream's text merged into a few deltas, in order, with
@@ -277,7 +276,7 @@ impl Provider for BurstModel {
     }
 }
 
-/// An output with a pace far longer than the test, telling the model how much text it showed.
+/// An output for a pace far longer than the test, telling the model how much text it showed.
 struct SlowPacedOutput {
     events: elelem::agent::output::RecordingOutput,
     shown: tokio::sync::watch::Sender<usize>,
@@ -290,9 +289,6 @@ impl elelem::agent::output::Output for SlowPacedOutput {
         }
         self.events.emit(event)
     }
-    fn pace(&self) -> Option<std::time::Duration> {
-        Some(std::time::Duration::from_secs(3600))
-    }
 }
 
 /// With a stream read ahead, the reading thread is the only clock: each batch it hands
@@ -304,7 +300,7 @@ async fn a_stream_read_ahead_is_shown_batch_by_batch_as_it_comes() {
     let (tx, rx) = tokio::sync::watch::channel(0);
     let output = Arc::new(SlowPacedOutput { events: Default::default(), shown: tx });
     let model = Arc::new(BurstModel { bursts: 3, shown: rx });
-    let mut agent = agent_for(model, output.clone());
+    let mut agent = agent_for(model, std::time::Duration::from_secs(3600), output.clone());
     let turn = agent.turn("go", CancellationToken::new());
     // Not a time budget: without the change this waits for the hour-long pace.
     let outcome = tokio::time::timeout(std::time::Duration::from_secs(60), turn)
