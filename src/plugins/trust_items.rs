@@ -1,7 +1,8 @@
 //! What trusting a project would turn on, read from its `.agents/` by the readers that load
 //! it, for the trust question (`trust::TurnsOn`): the hooks' commands (`hooks::config`), the
 //! Lua plugin files (`lua::loader`), the MCP servers and the commands they start
-//! (`mcp::config`, `${VAR}` left as written so no secret is shown) and the rules of
+//! (`mcp::config`, `${VAR}` left as written so no secret is shown), the language servers
+//! (`lsp::config`) and the rules of
 //! `permissions.json` that would loosen the user's (`Permissions::ignored`). A command is
 //! shown on one line, its control characters escaped, cut after `SHOWN` characters.
 
@@ -28,6 +29,7 @@ pub fn turns_on(cwd: &Path, agents: &Path, home: Option<&Path>, tools: &Toolbox)
         hook_commands(&root, agents),
         plugin_files(cwd, agents, home),
         mcp_servers(cwd, agents, &root),
+        language_servers(cwd, agents, &root),
         loosened(cwd, &root, home, tools),
     ]
     .into_iter()
@@ -138,6 +140,35 @@ fn mcp_servers(cwd: &Path, agents: &Path, root: &Path) -> Option<TurnsOn> {
     Some(TurnsOn { label, what, details, files })
 }
 
+/// The language servers the project's `.agents/lsp.json` names (`lsp::config`), each with
+/// the command it starts after an edit of its files.
+fn language_servers(cwd: &Path, agents: &Path, root: &Path) -> Option<TurnsOn> {
+    let path = cwd.join(".agents/lsp.json");
+    if !path.is_file() {
+        return None;
+    }
+    let (label, files) = named(&path, agents);
+    let mut config = super::lsp::config::Config::default();
+    let read = crate::safe_file::Reading::capped(MCP_FILE_LIMIT).within(root).text(&path).map_err(|e| e.to_string());
+    if let Err(error) = read.and_then(|text| super::lsp::config::apply(&text, &path, &mut config)) {
+        let what = format!("{label}: cannot be read ({}), so none of its servers would start", one_line(&error));
+        return Some(TurnsOn { label, what, details: Vec::new(), files });
+    }
+    let details: Vec<String> = config
+        .servers
+        .iter()
+        .filter(|server| server.source.is_some())
+        .map(|server| format!("{}: starts {}", one_line(&server.name), one_line(&server.command.join(" "))))
+        .collect();
+    let servers = match details.len() {
+        0 => return None,
+        1 => "this language server".to_string(),
+        n => format!("these {n} language servers"),
+    };
+    let what = format!("{label}: starts {servers} after edits (in the sandbox when it is on):");
+    Some(TurnsOn { label, what, details, files })
+}
+
 /// The rules of the project's `permissions.json` that would loosen the user's, as the
 /// permissions plugin's notice names them (`execute allow`, `paths allow /srv`).
 fn loosened(cwd: &Path, root: &Path, home: Option<&Path>, tools: &Toolbox) -> Option<TurnsOn> {
@@ -245,6 +276,17 @@ mod tests {
         assert_eq!(items[1].files, ["plugins/fmt.lua"]);
         assert_eq!(items[2].details, ["db: starts db-server --token ${DB_TOKEN}"]);
         assert_eq!(items[3].details, ["execute allow"], "a deny only tightens");
+    }
+
+    #[test]
+    fn the_language_servers_of_lsp_json_are_said_with_their_commands() {
+        let servers = r#"{"servers": {"ruff": {"command": ["ruff", "server"], "extensions": ["py"]}, "gopls": {"disabled": true}}}"#;
+        let (dir, project) = make(&[("lsp.json", servers)]);
+        let items = read(&project, &dir.path().join("home"));
+        assert_eq!(items[0].what, "lsp.json: starts this language server after edits (in the sandbox when it is on):");
+        assert_eq!(items[0].details, ["ruff: starts ruff server"]);
+        let (dir, project) = make(&[("lsp.json", r#"{"servers": {"x": {}}}"#)]);
+        assert!(read(&project, &dir.path().join("home"))[0].what.starts_with("lsp.json: cannot be read ("));
     }
 
     #[test]
