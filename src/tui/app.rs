@@ -365,7 +365,7 @@ impl App {
     }
 
     #[doc(hidden)]
-    pub fn seed_welcome(&mut self, welcome: &crate::tui::panes::conversation::welcome::Welcome) {
+    pub fn seed_welcome(&mut self, welcome: &crate::tui::runtime::welcome::Welcome) {
         self.history.welcome(welcome.lines());
     }
 

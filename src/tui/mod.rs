@@ -22,7 +22,7 @@ pub mod wrap;
 
 use crate::signals::{Stop, Stops};
 use crate::startup::{banner, build_recorded_session, Options};
-use crate::tui::panes::conversation::welcome::Welcome;
+use crate::tui::runtime::welcome::Welcome;
 use app::{Action, App};
 use crossterm::event::Event;
 use futures::StreamExt;
@@ -82,7 +82,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
     // first frame and the loop would otherwise end the process with the screen as drawn.
     let mut stops = Stops::new(true)?;
     let guard = terminal::TerminalGuard::enter(tui.mouse)?;
-    terminal::install_panic_hook();
+    guard.install_panic_hook();
     // In raw mode and before the key reader exists, so the answer is neither echoed nor
     // read as keys. What was read meanwhile goes to the key reader (keys typed ahead); an
     // answer later than the first frame's short wait comes through it (`background_query.rs`).
@@ -99,7 +99,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         read_before = query.into_read();
     }
     let mut theme = theme::Theme { color: tui.color, light: background::choose_light(choice, osc11.as_deref()) };
-    let mut term = new_terminal()?;
+    let mut term = new_terminal(&guard)?;
     let mut options = options.clone();
     let mut first_prompt = tui.first_prompt.clone();
     let mut mouse = tui.mouse;
@@ -417,8 +417,8 @@ fn remember(app: &App, line: &str) {
 /// The full-screen terminal, its size fixed until a resize event says otherwise: ratatui
 /// would otherwise ask the terminal's size before every frame (crossterm opens `/dev/tty`
 /// to do so, a few syscalls per frame while a reply streams).
-fn new_terminal() -> std::io::Result<Term> {
-    let backend = CrosstermBackend::new(terminal::FrameWriter::new(std::io::stdout()));
+fn new_terminal(guard: &terminal::TerminalGuard) -> std::io::Result<Term> {
+    let backend = CrosstermBackend::new(terminal::FrameWriter::new(std::io::stdout(), guard.write_lock()));
     let viewport = Viewport::Fixed(screen_area()?);
     Terminal::with_options(backend, TerminalOptions { viewport })
 }
@@ -510,7 +510,8 @@ async fn edit_outside(
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
 fn draw(term: &mut Term, app: &mut App) -> std::io::Result<()> {
     // A panic on another thread restores the terminal only between frames.
-    let _writing = terminal::frame_guard();
+    let lock = term.backend().writer().write_lock();
+    let _writing = lock.hold();
     if !terminal::active() {
         return Ok(());
     }

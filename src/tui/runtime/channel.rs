@@ -32,7 +32,7 @@ pub struct Ready {
     pub commands: Vec<(String, String)>,
     pub history: Vec<String>,
     /// What the first screen's welcome says.
-    pub welcome: crate::tui::panes::conversation::welcome::Welcome,
+    pub welcome: crate::tui::runtime::welcome::Welcome,
     /// The session's mode, which Shift+Tab sets at once (the gate reads it per call).
     pub mode: crate::protocol::mode::SharedMode,
 }

@@ -1,7 +1,7 @@
 //! The event loop's plumbing: the channels to the agent task (`channel.rs`), the terminal
 //! (`terminal.rs`, `terminal_input/`, `background_query.rs`), when to draw (`scheduler.rs`, `held_text.rs`),
-//! "now" (`clock.rs`), notifications (`notify.rs`), the cells a pane drew last frame
-//! (`pane_cache.rs`), the saved layout (`prefs.rs`) and a new session's file left for
+//! "now" (`clock.rs`), notifications (`notify.rs`), the saved layout (`prefs.rs`), what the
+//! session found at start for the welcome (`welcome.rs`) and a new session's file left for
 //! another before its first turn (`new_session.rs`).
 
 pub mod background_query;
@@ -10,8 +10,8 @@ pub mod clock;
 pub mod held_text;
 pub mod new_session;
 pub mod notify;
-pub mod pane_cache;
 pub mod prefs;
 pub mod scheduler;
 pub mod terminal;
 pub mod terminal_input;
+pub mod welcome;

@@ -8,7 +8,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Widget};
 
-use crate::tui::runtime::pane_cache::{DrawnCells, Part};
+use crate::tui::text::pane_cache::{DrawnCells, Part};
 
 /// The drawn frame of a pane: its title, focus, whether it is a strip, and the theme.
 pub type PaneFrame = DrawnCells<(String, bool, bool, Theme)>;

@@ -6,7 +6,7 @@ use elelem::agent::output::{AgentEvent, Delta, TurnEnd};
 use elelem::tui::app::App;
 use elelem::tui::highlight::{CodeColors, Highlighter};
 use elelem::tui::runtime::held_text::HeldText;
-use elelem::tui::runtime::pane_cache::{DrawnCells, Part};
+use elelem::tui::text::pane_cache::{DrawnCells, Part};
 use elelem::tui::text::theme::Theme;
 use proptest::prelude::*;
 use ratatui::buffer::Buffer;

@@ -5,7 +5,7 @@
 use crate::tui::screens::{app, call, frame, light_app, styled_with, text};
 use elelem::agent::output::{AgentEvent, Delta};
 use elelem::tui::app::App;
-use elelem::tui::panes::conversation::welcome::Welcome;
+use elelem::tui::runtime::welcome::Welcome;
 use ratatui::layout::Rect;
 use serde_json::json;
 

@@ -31,9 +31,9 @@ pub enum CellKind {
     Info(String),
     Error(String),
     Notice(String),
-    /// The banner (`welcome::banner_lines`: broken only between its phrases).
+    /// The banner (`banner::banner_lines`: broken only between its phrases).
     Banner(String),
-    /// The first screen's welcome (`welcome.rs`), until the first prompt.
+    /// The first screen's welcome (`runtime/welcome.rs`), until the first prompt.
     Welcome(Vec<String>),
     /// A cell taken off the screen (the welcome after the first prompt): no rows.
     Gone,
@@ -182,7 +182,7 @@ impl HistoryCell {
             CellKind::Info(text) => indented(text, width, theme),
             CellKind::Error(text) => wrap(text, width, theme.error(), "", "", theme.error()),
             CellKind::Notice(text) => wrap(text, width, theme.dim(), "", "", theme.dim()),
-            CellKind::Banner(text) => super::welcome::banner_lines(text, width, theme.dim()),
+            CellKind::Banner(text) => super::banner::banner_lines(text, width, theme.dim()),
             CellKind::Welcome(lines) => {
                 lines.iter().flat_map(|line| wrap(line, width, theme.text(), "", "  ", theme.text())).collect()
             }

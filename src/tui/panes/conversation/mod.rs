@@ -2,8 +2,10 @@
 //! scrolled viewport) over `cells.rs` (each item lays itself out for a width, cached) and
 //! `tool_line.rs` (a tool call's line, with `inline_diff.rs`, the change it made) and
 //! `thinking.rs` (thinking text, laid out as it streams); `hook_rows.rs` decides which hook
-//! runs show; `welcome.rs` says what the first screen shows.
+//! runs show; `banner.rs` lays out the first screen's banner (the welcome's words are
+//! `runtime/welcome.rs`).
 
+pub mod banner;
 pub mod cells;
 pub mod history;
 pub mod hook_rows;
@@ -11,4 +13,3 @@ pub mod inline_diff;
 pub mod thinking;
 pub mod tool_group;
 pub mod tool_line;
-pub mod welcome;

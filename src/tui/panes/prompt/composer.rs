@@ -3,7 +3,7 @@
 //! file picker (`file_picker.rs`) which mention is being typed.
 
 use crate::tui::intent::Intent;
-use crate::tui::runtime::pane_cache::{DrawnCells, Part};
+use crate::tui::text::pane_cache::{DrawnCells, Part};
 use crate::tui::text::theme::Theme;
 use crate::tui::wrap::truncate;
 use crossterm::event::{KeyCode, KeyEvent};

@@ -1,15 +1,12 @@
-//! The first screen: the banner's layout (`banner_lines`: it breaks only between its
-//! phrases, so no phrase is cut, `? for help` least of all) and the welcome, shown in the
-//! empty conversation until the first prompt: which provider answers and why (no API key
-//! found: the built-in demo provider, and how to set one), the project instructions
-//! loaded, the plugin files and MCP servers configured, in plain words what the model sees
-//! of earlier turns (prompts and replies, not their tool output, and where to keep some),
-//! and things to try that fit the folder (`!git status` only in a git repository, `@` a
-//! README only where there is one). `Welcome` holds what was found; `lines` says it.
+//! The welcome: what the session found at start (`Welcome`, which the channel's `Ready`
+//! carries to the app) and what it says in the empty conversation until the first prompt
+//! (`lines`): which provider answers and why (no API key found: the built-in demo provider,
+//! and how to set one), the project instructions loaded, the plugin files and MCP servers
+//! configured, in plain words what the model sees of earlier turns (prompts and replies, not
+//! their tool output, and where to keep some), and things to try that fit the folder
+//! (`!git status` only in a git repository, `@` a README only where there is one). Words
+//! only: the conversation pane draws them (and the banner, `panes/conversation/banner.rs`).
 
-use crate::tui::wrap::{str_width, wrap};
-use ratatui::style::Style;
-use ratatui::text::Line;
 use std::path::Path;
 
 /// What the app found at start.
@@ -104,33 +101,6 @@ impl Welcome {
     }
 }
 
-/// The banner (`elelem v0.1.0 · sandbox: … · provider · model · ? for help`) in `width`
-/// columns, broken only between its phrases (a line that goes on below ends in ` ·`); a
-/// phrase wider than a whole line alone is wrapped at its spaces.
-pub fn banner_lines(text: &str, width: u16, style: Style) -> Vec<Line<'static>> {
-    let room = usize::from(width.max(1));
-    let sep = str_width(BANNER_SEPARATOR);
-    let mut rows: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for phrase in text.split(BANNER_SEPARATOR) {
-        if current.is_empty() {
-            current = phrase.to_string();
-        } else if str_width(&current) + sep + str_width(phrase) <= room {
-            current.push_str(BANNER_SEPARATOR);
-            current.push_str(phrase);
-        } else {
-            let ended = std::mem::replace(&mut current, phrase.to_string());
-            let mark = BANNER_SEPARATOR.trim_end();
-            rows.push(match str_width(&ended) + str_width(mark) <= room {
-                true => format!("{ended}{mark}"),
-                false => ended,
-            });
-        }
-    }
-    rows.push(current);
-    rows.iter().flat_map(|row| wrap(row, width, style, "", "", style)).collect()
-}
-
 /// `1 plugin file`, `2 plugin files`, `no plugin files`.
 pub fn plural(n: usize, what: &str) -> String {
     match n {
@@ -170,28 +140,5 @@ mod tests {
         assert_eq!(Welcome::readme_in(dir.path()).as_deref(), Some("README.md"));
         std::fs::create_dir_all(dir.path().join("sub/.git")).unwrap();
         assert!(Welcome::in_git(&dir.path().join("sub")) && !Welcome::in_git(dir.path()));
-    }
-
-    fn rows(text: &str, width: u16) -> Vec<String> {
-        banner_lines(text, width, Style::default()).iter().map(|l| l.to_string()).collect()
-    }
-
-    #[test]
-    fn the_banner_breaks_only_between_phrases() {
-        let banner = "elelem v0.1.0 · sandbox: workspace-write, no network · stub · stub-demo · ? for help";
-        assert_eq!(
-            rows(banner, 78),
-            ["elelem v0.1.0 · sandbox: workspace-write, no network · stub · stub-demo ·", "? for help"]
-        );
-        assert_eq!(
-            rows(banner, 58),
-            ["elelem v0.1.0 · sandbox: workspace-write, no network ·", "stub · stub-demo · ? for help"]
-        );
-        assert_eq!(rows(banner, 120), [banner]);
-        // A phrase wider than the line is wrapped at its spaces, never cut mid-word.
-        assert_eq!(
-            rows("elelem · sandbox: workspace-write, no network", 20),
-            ["elelem ·", "sandbox:", "workspace-write, no", "network"]
-        );
     }
 }
