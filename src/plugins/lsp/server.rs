@@ -217,6 +217,11 @@ impl Server {
         versions.get(path).copied().unwrap_or(1)
     }
 
+    /// Its process id (the leader of its process group).
+    pub fn pid(&self) -> Option<i32> {
+        self.outbox.shared.pid
+    }
+
     /// Gives up on the server: marks it failed and kills it.
     pub fn fail(&self, reason: impl Into<String>) {
         self.outbox.shared.fail(reason);

@@ -207,3 +207,85 @@ fn find_program(program: &str, root: &Path) -> Option<PathBuf> {
     let paths = std::env::var_os("PATH")?;
     std::env::split_paths(&paths).map(|dir| dir.join(program)).find(|p| p.is_absolute() && runnable(p))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugins::lsp::config::Config;
+
+    /// Answers `initialize`, then publishes nothing and reads until its input closes.
+    const QUIET: &str = r#"
+import json, sys
+def read():
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length))
+request = read()
+body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"capabilities": {}}}).encode()
+sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+sys.stdout.buffer.flush()
+while True:
+    read()
+"#;
+
+    fn servers(dir: &Path) -> Servers {
+        let script = dir.join("quiet.py");
+        std::fs::write(&script, QUIET).unwrap();
+        let mut config = Config { wait: Duration::from_millis(200), ..Config::default() };
+        let text = serde_json::json!({"servers": {"quiet": {"command": ["python3", script], "extensions": ["q"]}}});
+        super::super::config::apply(&text.to_string(), &dir.join("lsp.json"), &mut config).unwrap();
+        let contain: Contain = Arc::new(|cmd: &mut tokio::process::Command, _: &Path| {
+            cmd.process_group(0);
+            Ok(())
+        });
+        Servers::new(config, dir.to_path_buf(), contain)
+    }
+
+    fn pids(servers: &Servers) -> Vec<i32> {
+        let slots = servers.lock();
+        slots.values().filter_map(|slot| if let Slot::Running(s) = slot { s.pid() } else { None }).collect()
+    }
+
+    fn alive(pid: i32) -> bool {
+        crate::process_tree::read(pid).is_some_and(|p| !p.zombie)
+    }
+
+    async fn gone(pid: i32) -> bool {
+        for _ in 0..200 {
+            if !alive(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_silent_server_is_noted_and_stop_all_and_dropping_kill_the_servers() {
+        let dir = tempfile::tempdir().unwrap();
+        let servers = servers(dir.path());
+        let file = dir.path().join("a.q");
+        let cancel = CancellationToken::new();
+        let outcome = servers.after_edit(&file, "x", &cancel).await;
+        assert!(matches!(&outcome, Outcome::Note(n) if n.contains("quiet sent none for this file")), "{outcome:?}");
+        let first = pids(&servers);
+        assert_eq!(first.len(), 1);
+        assert!(alive(first[0]));
+        servers.stop_all();
+        assert!(gone(first[0]).await, "/clear kills it");
+        // The next edit starts it again; dropping the servers (the session's end) kills it.
+        servers.after_edit(&file, "y", &cancel).await;
+        let second = pids(&servers);
+        assert!(second.len() == 1 && second != first, "{second:?}");
+        drop(servers);
+        assert!(gone(second[0]).await, "the session's end kills it");
+    }
+}
