@@ -11,6 +11,7 @@ pub mod ask;
 pub mod bytes;
 pub mod clipboard;
 pub mod data_dir;
+pub mod dates;
 pub mod editor;
 pub mod files;
 pub mod instructions;

@@ -284,7 +284,7 @@ fn sessions_table(sessions: &[elelem::sessions::SessionInfo]) -> String {
             "{:>3}. {}  {}  {:>4} {}  {:>8}  {:>18}  {}  {}\n",
             i + 1,
             sanitize_visible(&s.file.id),
-            elelem::agent::system_prompt::date_time(s.started),
+            elelem::dates::date_time(s.started),
             turns,
             if s.turns == 1 && !s.truncated { "turn " } else { "turns" },
             human_size(s.bytes),

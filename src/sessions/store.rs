@@ -56,7 +56,7 @@ impl Store {
     /// A fresh session file: `<UTC date>-<time>-<pid>.jsonl`, locked for this process.
     pub fn create(&self) -> std::io::Result<(SessionFile, std::fs::File)> {
         let secs = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-        let id = format!("{}-{:05}-{}", crate::agent::system_prompt::today(), secs % 86_400, std::process::id());
+        let id = format!("{}-{:05}-{}", crate::dates::today(), secs % 86_400, std::process::id());
         let path = self.dir.join(format!("{id}.jsonl"));
         let file = open::create(&path)?;
         Ok((SessionFile { id, path }, file))

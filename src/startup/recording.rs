@@ -49,7 +49,7 @@ pub fn sessions_in(cwd: &Path) -> Vec<SessionRow> {
         .take(200)
         .map(|s| SessionRow {
             id: s.file.id,
-            date: crate::agent::system_prompt::date_time(s.started),
+            date: crate::dates::date_time(s.started),
             turns: s.turns,
             first_prompt: s.first_prompt,
             last_prompt: s.last_prompt,

@@ -2,7 +2,8 @@
 //! as `startup` hands `instructions::render`): the working directory, the branch and the
 //! nearest `AGENTS.md` (or a stand-in), read fresh on each render.
 
-use elelem::agent::system_prompt::{today, SystemPrompt};
+use elelem::agent::system_prompt::SystemPrompt;
+use elelem::dates::today;
 use elelem::instructions::render;
 
 #[test]
