@@ -20,7 +20,7 @@ use crate::tui::panes::context_panel::ContextPanel;
 use crate::tui::panes::conversation::cells::CellKind;
 use crate::tui::panes::conversation::history::History;
 use crate::tui::panes::prompt::composer::Composer;
-use crate::tui::panes::status::{Activity, Status};
+use crate::tui::panes::status::Status;
 use crate::tui::panes::tool_log::ToolLog;
 use crate::tui::popups::file_picker::{FilePicker, Mention};
 use crate::tui::popups::stack::{Kind, PopupStack};
@@ -224,11 +224,6 @@ impl App {
         self.status.notify(text);
     }
 
-    /// What the status line says the agent is doing.
-    pub fn current_activity(&self) -> Activity {
-        self.status.current_activity(self.popups.contains(Kind::Approval), self.tools.running())
-    }
-
     // The event loop's view of the app.
 
     pub fn set_yolo(&mut self, yolo: bool) {
@@ -270,11 +265,6 @@ impl App {
         self.quit = true;
     }
 
-    /// Prompts waiting for the running turn to end.
-    pub fn queued(&self) -> usize {
-        self.queue.len()
-    }
-
     /// The session asks for its next line (it is idle and has none waiting): the oldest
     /// queued prompt goes now, unless an interrupt holds the queue (then it waits for the
     /// user's Enter).
@@ -294,11 +284,6 @@ impl App {
         // What the rewind picker lists once its turn starts (`started_prompt`).
         self.sent.push_back(line.clone());
         vec![Action::Send(line)]
-    }
-
-    /// The queue waits for the user's next Enter (the turn it waited for was interrupted).
-    pub fn queue_held(&self) -> bool {
-        self.queue.held()
     }
 
     /// Cancels the running turn, if the session is ready.
@@ -336,11 +321,6 @@ impl App {
         self.theme.light = light;
         self.history.set_light(light);
         true
-    }
-
-    /// The notification waiting to be written, taken.
-    pub fn take_alert(&mut self) -> Option<String> {
-        self.alert.take()
     }
 
     /// What to write to the terminal itself before the next frame (a notification last).

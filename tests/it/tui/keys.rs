@@ -102,6 +102,8 @@ fn esc_from_a_pane_returns_to_the_prompt_and_never_interrupts() {
     app.handle_agent(AgentEvent::TurnStarted { prompt: "go".into() });
     assert!(draw(&mut app).contains("Esc interrupt"), "{}", draw(&mut app));
     for pane in [Focus::Conversation, Focus::Tools, Focus::Context] {
+        // The context panel takes the keys once shown (Ctrl+O).
+        crate::tui::drive::show_context(&mut app, pane == Focus::Context);
         crate::tui::drive::focus(&mut app, pane);
         let screen = draw(&mut app);
         assert!(!screen.contains("Esc interrupt") && screen.contains("Esc back to prompt"), "{screen}");

@@ -17,6 +17,7 @@ mod model_picker;
 mod plain_words;
 mod plain_words_pty;
 mod plan;
+mod popup_stack;
 pub mod pty;
 mod pty_terminal;
 mod queue;
