@@ -116,10 +116,13 @@ mod tests {
     #[tokio::test]
     async fn timeout_kills_the_command() {
         let started = std::time::Instant::now();
-        let result =
-            execute(json!({"command": "echo start; sleep 30", "timeout_secs": 1}), ToolContext::detached(), &Jobs::default())
-                .await
-                .unwrap();
+        let result = execute(
+            json!({"command": "echo start; sleep 30", "timeout_secs": 1}),
+            ToolContext::detached(),
+            &Jobs::default(),
+        )
+        .await
+        .unwrap();
         assert!(started.elapsed() < Duration::from_secs(10));
         assert_eq!(result["content"], "start\n");
         assert!(result["error"].as_str().unwrap().starts_with("timed out after 1s"));

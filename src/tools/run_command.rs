@@ -274,7 +274,9 @@ pub fn spawn(command: &str, cwd: Option<&str>, contained: bool, connection: Conn
     }
     let running = match running {
         Some(running) => running,
-        None => spawn_plain(command, cwd, &removed, (out.try_clone()?, into.as_ref()), contained, (terminal, env, argv))?,
+        None => {
+            spawn_plain(command, cwd, &removed, (out.try_clone()?, into.as_ref()), contained, (terminal, env, argv))?
+        }
     };
     // Our copies of the command's ends are dropped here, so end of file (or, for a
     // terminal, EIO) can arrive.

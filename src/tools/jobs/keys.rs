@@ -26,7 +26,8 @@ pub fn bytes(name: &str) -> Result<Vec<u8>, String> {
     if let Some(bytes) = named {
         return Ok(bytes.to_vec());
     }
-    let control = lower.strip_prefix("ctrl+").or_else(|| lower.strip_prefix("ctrl-")).or_else(|| lower.strip_prefix("c-"));
+    let control =
+        lower.strip_prefix("ctrl+").or_else(|| lower.strip_prefix("ctrl-")).or_else(|| lower.strip_prefix("c-"));
     match control.map(str::as_bytes) {
         Some([letter @ b'a'..=b'z']) => Ok(vec![letter - b'a' + 1]),
         Some(b"[") => Ok(vec![0x1b]),

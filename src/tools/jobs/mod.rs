@@ -42,8 +42,10 @@ pub const READ_CAP: usize = run_command::OUTPUT_CAP;
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
 /// How long a started job's first output is waited for.
 pub const FIRST_WAIT: Duration = Duration::from_millis(1000);
-/// Output that came is read once nothing more came for this long.
+/// Output that came is read once nothing more came for this long...
 const QUIET: Duration = Duration::from_millis(150);
+/// ...or once it has been coming for this long (a job that never pauses).
+const BURST: Duration = Duration::from_millis(500);
 /// How long to keep reading once a job ended (its children may hold the pipe).
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
 /// How long input waits for a job that does not read it.
@@ -325,6 +327,7 @@ impl Job {
         self.wait_for_change(wait.min(MAX_WAIT), cancel, something).await;
         // Let a burst finish: a prompt's answer comes in a few writes.
         if something(self) {
+            let deadline = deadline.min(Instant::now() + BURST);
             let mut changes = self.changed.subscribe();
             while self.running() && Instant::now() < deadline && !cancel.is_cancelled() {
                 let pause = QUIET.min(deadline.saturating_duration_since(Instant::now()));
@@ -376,10 +379,8 @@ impl Job {
             let Some(fd) = input.as_ref() else {
                 return Err(format!("job {}'s input is closed (Ctrl+D closed it)", self.id));
             };
-            let written = fd
-                .write_all(&piece, INPUT_LIMIT)
-                .await
-                .map_err(|e| format!("cannot write to job {}: {e}", self.id))?;
+            let written =
+                fd.write_all(&piece, INPUT_LIMIT).await.map_err(|e| format!("cannot write to job {}: {e}", self.id))?;
             sent += written;
             if written < piece.len() {
                 return Err(format!(

@@ -157,7 +157,8 @@ pub fn spawn(request: &Request) -> io::Result<Contained> {
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-        let pid = libc::clone(entry, top.cast(), flags, (&shared as *const Shared).cast_mut().cast(), shared.pidfd.as_ptr());
+        let pid =
+            libc::clone(entry, top.cast(), flags, (&shared as *const Shared).cast_mut().cast(), shared.pidfd.as_ptr());
         let error = io::Error::last_os_error();
         libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
         if pid < 0 {
