@@ -208,7 +208,9 @@ async fn a_model_that_never_stops_calling_tools_is_stopped_at_the_step_limit() {
     assert_eq!(agent.transcript().conversation.last().unwrap().content, outcome.reply);
 }
 
-#[tokio::test]
+/// On tokio's paused clock: the model's pace and the interrupt are virtual time, so the
+/// test neither waits nor depends on how busy the machine is.
+#[tokio::test(start_paused = true)]
 async fn an_interrupted_turn_keeps_the_partial_reply_with_a_marker_and_drops_the_stream() {
     let model = Arc::new(ScriptedModel {
         answers: Mutex::new(vec![Ok((0..100).map(|i| say(&format!("word{i} "))).collect())]),

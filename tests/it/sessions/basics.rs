@@ -60,7 +60,11 @@ fn a_session_is_recorded_and_continue_restores_its_conversation() {
 fn sessions_are_listed_and_resumed_by_id() {
     let home = Home::new();
     home.run(&["ask", "first question"], &home.script(reply("one")), "");
-    std::thread::sleep(Duration::from_millis(1100));
+    // Sessions are listed newest first by modification time: the first one is made a
+    // minute older instead of waiting for the clock.
+    let first = home.session_files().pop().unwrap();
+    let earlier = std::time::SystemTime::now() - Duration::from_secs(60);
+    std::fs::File::options().write(true).open(&first).unwrap().set_modified(earlier).unwrap();
     home.run(&["chat", "--plain"], &home.script(reply("two")), "second question\n");
     let list = stdout(&home.run(&["sessions"], &home.script(reply("")), ""));
     let lines: Vec<&str> = list.lines().collect();
