@@ -1,8 +1,8 @@
 //! Containing a command on macOS: its `Command`'s child, once forked, replaces itself with
 //! `/usr/bin/sandbox-exec` running the same program under the command's Seatbelt profile
-//! (`seatbelt.rs`). Everything `sandbox-exec` needs (its arguments, the environment the
-//! `Command` was given) is made before the fork; the child only calls `setsid`, `ioctl` and
-//! `execve`. There are no namespaces to start a command in, so `start` says `None` and the
+//! (`seatbelt.rs`, through `wrap_exec.rs`). Everything `sandbox-exec` needs (its arguments,
+//! the environment the `Command` was given) is made before the fork; the child only calls
+//! `setsid`, `ioctl` and `execve`. There are no namespaces to start a command in, so `start` says `None` and the
 //! caller runs it through `contain`; `Started` and `Killer` name nothing that can exist.
 //!
 //! The command's own process group is its tree as elsewhere (`process_groups`,
@@ -10,10 +10,10 @@
 //! descendant) and is killed with it.
 
 use super::seatbelt::{self, SANDBOX_EXEC};
-use super::{Mode, Settings};
-use std::ffi::{CString, OsStr, OsString};
+use super::wrap_exec::WrapExec;
+use super::Mode;
+use std::ffi::OsString;
 use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// A command `start` started: none on macOS (`contain` runs them all).
@@ -86,7 +86,9 @@ pub fn contain(cmd: &mut tokio::process::Command, project: &Path, cwd: Option<&s
             }
         }
     }
-    let exec = Exec::new(cmd.as_std(), &settings, &project, &dir)?;
+    let places = seatbelt::places(&settings, &project, &dir);
+    let profile = seatbelt::profile(settings.mode, settings.network, &places);
+    let exec = WrapExec::new(cmd.as_std(), Path::new(SANDBOX_EXEC), &profile.args())?;
     // SAFETY: between fork and exec the closure only makes system calls (setsid, isatty,
     // ioctl, execve) on strings and arrays made before the fork; it allocates nothing.
     unsafe {
@@ -101,66 +103,6 @@ pub fn contain(cmd: &mut tokio::process::Command, project: &Path, cwd: Option<&s
         });
     }
     Ok(())
-}
-
-/// `sandbox-exec`'s `execve`: its path, arguments and environment, as C arrays.
-struct Exec {
-    program: CString,
-    /// Kept alive for the pointers below.
-    _strings: Vec<CString>,
-    argv: Vec<*const libc::c_char>,
-    envp: Vec<*const libc::c_char>,
-}
-
-// SAFETY: the pointers point into `_strings`, owned by the same value and never changed.
-unsafe impl Send for Exec {}
-// SAFETY: as above; nothing is written through them.
-unsafe impl Sync for Exec {}
-
-impl Exec {
-    fn new(cmd: &std::process::Command, settings: &Settings, project: &Path, dir: &Path) -> anyhow::Result<Exec> {
-        let places = seatbelt::places(settings, project, dir);
-        let profile = seatbelt::profile(settings.mode, settings.network, &places);
-        let c = |text: &OsStr| {
-            CString::new(text.as_bytes()).map_err(|_| anyhow::anyhow!("a NUL byte in {:?}", text.to_string_lossy()))
-        };
-        let mut args: Vec<CString> = vec![c(OsStr::new("sandbox-exec"))?];
-        for arg in profile.args() {
-            args.push(c(&arg)?);
-        }
-        args.push(c(cmd.get_program())?);
-        for arg in cmd.get_args() {
-            args.push(c(arg)?);
-        }
-        let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-        for (name, value) in cmd.get_envs() {
-            env.retain(|(n, _)| n != name);
-            if let Some(value) = value {
-                env.push((name.to_os_string(), value.to_os_string()));
-            }
-        }
-        let envs = env
-            .into_iter()
-            .map(|(mut name, value)| {
-                name.push("=");
-                name.push(value);
-                c(&name)
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let argv = args.iter().map(|a| a.as_ptr()).chain([std::ptr::null()]).collect();
-        let envp = envs.iter().map(|e| e.as_ptr()).chain([std::ptr::null()]).collect();
-        let strings = args.into_iter().chain(envs).collect();
-        Ok(Exec { program: c(OsStr::new(SANDBOX_EXEC))?, _strings: strings, argv, envp })
-    }
-}
-
-impl Exec {
-    /// In the child: `execve`, which only returns on failure.
-    fn run(&self) -> std::io::Error {
-        // SAFETY: NUL-terminated strings and NULL-terminated arrays made before the fork.
-        unsafe { libc::execve(self.program.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr()) };
-        std::io::Error::last_os_error()
-    }
 }
 
 /// Whether commands can be contained here: `sandbox-exec` is there.

@@ -35,6 +35,9 @@ mod spawn;
 mod temp;
 #[cfg(target_os = "linux")]
 mod watch;
+// How macOS runs a command under `sandbox-exec`; tried on Linux too.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod wrap_exec;
 
 #[cfg(target_os = "linux")]
 pub use launch::{contain, start, Io, Started};
