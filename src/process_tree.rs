@@ -117,10 +117,12 @@ pub fn become_subreaper() -> std::io::Result<()> {
     }
 }
 
-/// Elsewhere (macOS) there is no subreaper: orphans go to init (launchd).
+/// Elsewhere (macOS) there is no subreaper to become: orphans go to launchd, and a command's
+/// tree is what is still below elelem or in the command's process group (a known limit,
+/// not an error to tell at every start).
 #[cfg(not(target_os = "linux"))]
 pub fn become_subreaper() -> std::io::Result<()> {
-    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "no child subreaper on this system"))
+    Ok(())
 }
 
 /// This process: its pid, process group and session, and whether it is a child subreaper.
