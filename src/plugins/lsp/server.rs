@@ -138,6 +138,8 @@ pub struct Server {
     outbox: Outbox,
     /// Each open file's version.
     versions: Mutex<HashMap<PathBuf, i32>>,
+    /// An edit has waited on it once (its first analysis, done or not).
+    warm: std::sync::atomic::AtomicBool,
     tasks: Vec<JoinHandle<()>>,
     _own: crate::process_tree::Own,
 }
@@ -183,7 +185,14 @@ impl Server {
             shared.fail("has no pipes");
         }
         outbox.send(&json!({"jsonrpc": "2.0", "id": INITIALIZE, "method": "initialize", "params": initialize(root)}));
-        Ok(Server { name: name.to_string(), outbox, versions: Mutex::default(), tasks, _own: own })
+        Ok(Server {
+            name: name.to_string(),
+            outbox,
+            versions: Mutex::default(),
+            warm: Default::default(),
+            tasks,
+            _own: own,
+        })
     }
 
     /// Runs `f` on the state.
@@ -215,6 +224,12 @@ impl Server {
         };
         self.outbox.send(&message);
         versions.get(path).copied().unwrap_or(1)
+    }
+
+    /// Whether this is the first wait on it (and marks it warm): a server's first analysis
+    /// (indexing a project) may be silent for longer than the usual wait.
+    pub fn first_wait(&self) -> bool {
+        !self.warm.swap(true, Ordering::SeqCst)
     }
 
     /// Its process id (the leader of its process group).

@@ -2,8 +2,9 @@
 //! a file they serve (a program not on PATH is looked for once), and what one edit gets:
 //! the server started and initialized, the file's text sent, then the wait for its
 //! diagnostics — until the server publishes them for this version (or, without versions,
-//! `SETTLE` after it publishes), until it has been silent for the configured wait, or at
-//! the hard cap, whichever comes first, and at once when the call is cancelled. A server
+//! `SETTLE` after it publishes), until it has been silent for the configured wait (not on
+//! a server's first edit, whose analysis may be silent for longer), or at the hard cap,
+//! whichever comes first, and at once when the call is cancelled. A server
 //! that cannot start, fails or floods is reported with the edit that finds it so, once,
 //! and not used again this session.
 
@@ -144,6 +145,9 @@ impl Servers {
         }
         let version = server.sync(path, language, text);
         let sent = Instant::now();
+        // A server's first analysis may be silent for longer than the wait: only the cap
+        // bounds the first edit's wait.
+        let wait = if server.first_wait() { self.config.cap } else { self.config.wait };
         let mut first_match: Option<TokioInstant> = None;
         loop {
             let (found, last_message, failure) = server.state(|s| {
@@ -161,7 +165,7 @@ impl Servers {
                 first_match.get_or_insert(now);
             }
             let heard = TokioInstant::from_std(last_message.max(sent));
-            let mut deadline = hard.min(heard + self.config.wait);
+            let mut deadline = hard.min(heard + wait);
             if let Some(first) = first_match {
                 deadline = deadline.min(first + SETTLE);
             }
@@ -239,7 +243,7 @@ while True:
     fn servers(dir: &Path) -> Servers {
         let script = dir.join("quiet.py");
         std::fs::write(&script, QUIET).unwrap();
-        let mut config = Config { wait: Duration::from_millis(200), ..Config::default() };
+        let mut config = Config { wait: Duration::from_millis(200), cap: Duration::from_secs(1), ..Config::default() };
         let text = serde_json::json!({"servers": {"quiet": {"command": ["python3", script], "extensions": ["q"]}}});
         super::super::config::apply(&text.to_string(), &dir.join("lsp.json"), &mut config).unwrap();
         let contain: Contain = Arc::new(|cmd: &mut tokio::process::Command, _: &Path| {
