@@ -7,6 +7,7 @@
 //! (where the panes go); `panes/`, `popups/`; `text/` and `wrap.rs`, `markdown/`,
 //! `highlight/` (how text is drawn); `runtime/` (the loop's plumbing).
 
+mod actions;
 pub mod app;
 pub mod highlight;
 pub mod intent;
@@ -23,8 +24,8 @@ pub mod wrap;
 use crate::signals::{Stop, Stops};
 use crate::startup::{banner, build_recorded_session, Options};
 use crate::tui::runtime::welcome::Welcome;
+use actions::carry_out;
 use app::{Action, App};
-use crossterm::event::Event;
 use futures::StreamExt;
 use panes::prompt::prompt_history;
 use ratatui::backend::CrosstermBackend;
@@ -33,6 +34,7 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 use runtime::channel::{self, ChannelApprover, ChannelInput, ChannelOutput, Ready, UiMessage};
 use runtime::held_text::HeldText;
 use runtime::scheduler::FrameScheduler;
+use runtime::terminal::Term;
 use runtime::terminal_input::TerminalInput;
 use runtime::{background_query, notify, prefs, terminal};
 use std::sync::Arc;
@@ -67,8 +69,6 @@ fn terminal_input() -> std::io::Result<Input> {
     TerminalInput::start(Vec::new())
 }
 
-/// Frames are written through one buffer and flushed once, so a frame is one `write`.
-type Term = Terminal<CrosstermBackend<terminal::FrameWriter<std::io::Stdout>>>;
 
 /// Runs the full-screen app until the user quits (`None`) or a signal stops it (its
 /// conventional exit status). Either way the terminal is restored and every process a tool
@@ -378,42 +378,6 @@ async fn event_loop(
     Ok(None)
 }
 
-/// Does what the app asked for: a typed line goes into the input history, and to the
-/// session now (`Submit`) or later (`Queued`, then `Send`).
-fn carry_out(app: &mut App, action: Action, line_tx: &mpsc::UnboundedSender<String>) {
-    match action {
-        Action::Submit(line) => {
-            remember(app, &line);
-            let _ = line_tx.send(line);
-        }
-        Action::Queued(line) => remember(app, &line),
-        Action::Send(line) => {
-            let _ = line_tx.send(line);
-        }
-        Action::Interrupt => app.interrupt(),
-        Action::Quit => app.set_quit(),
-        Action::SetMouse(on) => terminal::set_mouse(on),
-        Action::AskBackground => {
-            // The answer comes through the key reader (`next_answer`).
-            background_query::ask();
-        }
-        Action::TmuxBuffer(text) => {
-            if crate::clipboard::in_tmux() {
-                // tmux may take its time (up to 2 s): never on the UI thread.
-                std::thread::spawn(move || crate::clipboard::tmux_load_buffer(&text));
-            }
-        }
-    }
-}
-
-/// A typed prompt joins the input history (and the highlighter warms up for its reply).
-fn remember(app: &App, line: &str) {
-    if !line.starts_with('/') {
-        prompt_history::append(line);
-        highlight::warm_up(app.theme().color);
-    }
-}
-
 /// The full-screen terminal, its size fixed until a resize event says otherwise: ratatui
 /// would otherwise ask the terminal's size before every frame (crossterm opens `/dev/tty`
 /// to do so, a few syscalls per frame while a reply streams).
@@ -427,22 +391,6 @@ fn new_terminal(guard: &terminal::TerminalGuard) -> std::io::Result<Term> {
 fn screen_area() -> std::io::Result<Rect> {
     let (width, height) = crossterm::terminal::size()?;
     Ok(Rect::new(0, 0, width, height))
-}
-
-fn handle_terminal_event(app: &mut App, event: Event) -> Vec<Action> {
-    match event {
-        Event::Key(key) => app.handle_key(key),
-        Event::Paste(text) => {
-            app.handle_paste(&text);
-            vec![]
-        }
-        Event::Mouse(mouse) => app.handle_mouse(mouse),
-        Event::FocusGained | Event::FocusLost => {
-            app.set_terminal_focused(matches!(event, Event::FocusGained));
-            vec![]
-        }
-        _ => vec![],
-    }
 }
 
 /// An edit request the event loop carries out (it owns the terminal and its events).

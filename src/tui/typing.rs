@@ -8,7 +8,8 @@
 
 use super::app::App;
 use super::runtime::terminal_input::{typed_key, Input, TerminalInput};
-use super::{carry_out, handle_terminal_event, Term};
+use super::actions::{carry_out, handle_terminal_event};
+use super::runtime::terminal::Term;
 use crossterm::event::Event;
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant};

@@ -20,6 +20,10 @@ use parking_lot::{ReentrantMutex, ReentrantMutexGuard};
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
+/// The full-screen terminal: frames are written through one buffer and flushed once, so a
+/// frame is one `write`.
+pub type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<FrameWriter<std::io::Stdout>>>;
+
 /// The terminal's output: buffered, and while its flushes are held (`hold_flushes`), the
 /// flush ratatui does at the end of its draw is put off, so a frame and the
 /// synchronized-update markers around it go out in one write (not two: half the syscalls,
