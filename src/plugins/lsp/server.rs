@@ -276,7 +276,10 @@ fn initialize(root: &Path) -> Value {
     let name = root.file_name().map_or("project".into(), |n| n.to_string_lossy().into_owned());
     #[allow(deprecated)] // rootUri: older servers read only it.
     let params = InitializeParams {
-        process_id: Some(std::process::id()),
+        // None: a contained server in a user namespace of its own may not signal elelem, and
+        // servers built on vscode-languageserver take a failed `kill(pid, 0)` for their
+        // parent's death and exit; elelem stops its servers itself.
+        process_id: None,
         root_uri: root_uri.clone(),
         workspace_folders: root_uri.map(|uri| vec![WorkspaceFolder { uri, name }]),
         capabilities: ClientCapabilities {

@@ -76,15 +76,20 @@ fn result_of(out: &str, id: &str) -> Value {
 }
 
 #[test]
-fn an_edit_that_breaks_a_python_files_types_returns_pyrights_diagnostic_and_a_fix_none() {
+fn an_edit_that_breaks_a_python_files_types_returns_pyrights_diagnostic_a_fix_none_and_later_edits_too() {
     let tree = setup();
     tree.write("proj/calc.py", "def add(a: int, b: int) -> int:\n    return a + b\n");
     // Generous bounds: a cold pyright on a loaded machine takes seconds; the wait ends as
     // soon as it publishes for the version sent.
     tree.write("home/.agents/lsp.json", r#"{"wait_ms": 20000, "cap_ms": 60000}"#);
+    // The pause: servers that watch their parent check it every 3 s, and a contained one
+    // must not take elelem for dead.
+    let pause = json!({"type": "doing", "id": "p", "name": "execute", "arguments": {"command": "sleep 4"}});
     let script = script(vec![
         edit("c1", "calc.py", "return a + b", "return str(a + b)"),
         edit("c2", "calc.py", "return str(a + b)", "return a + b"),
+        pause,
+        edit("c3", "calc.py", "return a + b", "return [a + b]"),
     ]);
     let path = path_with_node_tools();
     let (out, _) = ask(&tree, &script, &[("PATH", &path)], Duration::from_secs(120));
@@ -97,6 +102,8 @@ fn an_edit_that_breaks_a_python_files_types_returns_pyrights_diagnostic_and_a_fi
     assert!(message.contains("\"str\"") && message.contains("\"int\""), "pyright's message: {message}");
     let fixed = result_of(&out, "c2");
     assert_eq!(fixed["diagnostics"], json!([]), "the fix leaves none: {fixed}");
+    let later = result_of(&out, "c3");
+    assert_eq!(later["diagnostics"][0]["line"], 2, "the server is still there: {later}");
 }
 
 /// A fake language server for `.fake` files, run by `python3`, named in `~/.agents/lsp.json`
