@@ -70,15 +70,30 @@ pub struct State {
 }
 
 impl State {
+    fn new() -> State {
+        let now = Instant::now();
+        State {
+            ready: false,
+            failed: None,
+            last_message: now,
+            published: HashMap::new(),
+            open: HashSet::new(),
+            stderr: Vec::new(),
+            window: (now, 0),
+        }
+    }
+
     pub fn published(&self, path: &Path) -> Option<&Published> {
         self.published.get(path)
     }
 
-    /// The failure with the end of the server's stderr, one line.
+    /// The failure with a line of the server's stderr: the last that names an error (a
+    /// backtrace may follow it), else the last.
     pub fn failure(&self) -> Option<String> {
         let failed = self.failed.as_ref()?;
         let stderr = String::from_utf8_lossy(&self.stderr);
-        let last = stderr.lines().rev().map(diagnostics::clean).find(|l| !l.is_empty());
+        let lines = || stderr.lines().rev().map(diagnostics::clean).filter(|l| !l.is_empty());
+        let last = lines().find(|l| l.to_ascii_lowercase().contains("error")).or_else(|| lines().next());
         Some(match last {
             Some(line) => format!("{failed} (stderr: {})", line.chars().take(200).collect::<String>()),
             None => failed.clone(),
@@ -162,17 +177,7 @@ impl Server {
         if let Some(pid) = pid {
             registry(|pids| pids.insert(pid));
         }
-        let now = Instant::now();
-        let state = State {
-            ready: false,
-            failed: None,
-            last_message: now,
-            published: HashMap::new(),
-            open: HashSet::new(),
-            stderr: Vec::new(),
-            window: (now, 0),
-        };
-        let shared = Arc::new(Shared { state: Mutex::new(state), tick: watch::channel(0).0, pid });
+        let shared = Arc::new(Shared { state: Mutex::new(State::new()), tick: watch::channel(0).0, pid });
         let (tx, rx) = mpsc::unbounded_channel();
         let outbox = Outbox { tx, pending: Arc::default(), shared: shared.clone() };
         let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -418,4 +423,22 @@ async fn watch_exit(mut child: tokio::process::Child, mut stderr: tokio::process
         Err(e) => format!("could not be waited for ({e})"),
     };
     shared.fail(how);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_names_the_stderr_line_that_says_error_else_the_last() {
+        let mut state = State::new();
+        assert_eq!(state.failure(), None);
+        state.failed = Some("exited with status 1".into());
+        state.stderr = b"error: Unknown binary 'rust-analyzer'\n\nStack backtrace:\n  0: main\n".to_vec();
+        let said = "exited with status 1 (stderr: error: Unknown binary 'rust-analyzer')";
+        assert_eq!(state.failure().as_deref(), Some(said));
+        state.stderr = b"starting\nno project model here\x1b[0m\n".to_vec();
+        let said = "exited with status 1 (stderr: no project model here[0m)";
+        assert_eq!(state.failure().as_deref(), Some(said));
+    }
 }
