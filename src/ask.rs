@@ -1,5 +1,9 @@
 //! `elelem ask [PROMPT]`: one turn without a prompt. The final reply goes to stdout and
 //! progress to stderr; with `--json` every event is one JSON object per line on stdout.
+//! With `--json-schema` the reply must fit a JSON Schema (`schema.rs`): stdout holds only
+//! its value (with `--json`, a `{"type":"json","value":…}` line).
+
+pub mod schema;
 
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::json_lines::{self, ChunkedJson};
@@ -123,6 +127,17 @@ impl JsonOutput {
 
     fn line(&self, value: &impl Serialize) {
         self.with(|lines| lines.line(value));
+    }
+
+    /// The `--json-schema` reply's value, `{"type":"json","value":value}`, after its turn's
+    /// lines.
+    pub fn value(&self, value: &serde_json::Value) {
+        self.line(&json!({"type": "json", "value": value}));
+    }
+
+    /// An error of the command itself (not of a turn), `{"type":"error","message":…}`.
+    pub fn error(&self, message: &str) {
+        self.line(&json!({"type": "error", "message": message}));
     }
 
     /// Ends a text line left open (the process is about to stop before the turn ends), so

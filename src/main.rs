@@ -5,6 +5,7 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use elelem::agent::input::DenyAll;
 use elelem::agent::output::{Output, TurnEnd};
+use elelem::ask::schema::{Schema, Shaped};
 use elelem::ask::{prompt_with_stdin, JsonOutput};
 use elelem::repl::{use_color, LineApprover, PlainOutput, Repl, StdinInput};
 use elelem::sanitize::sanitize;
@@ -124,6 +125,9 @@ enum Command {
         /// Print every event as one JSON object per line
         #[arg(long)]
         json: bool,
+        /// The reply must fit this JSON Schema (a file, or inline JSON): stdout is only its value
+        #[arg(long, value_name = "FILE|JSON")]
+        json_schema: Option<String>,
     },
     /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, ...)
     Acp,
@@ -206,10 +210,13 @@ fn main() -> ExitCode {
             options.provider.get_or_insert_with(|| "stub".into());
             runtime().and_then(|rt| rt.block_on(plugins(options)))
         }
-        Command::Ask { prompt, json } => {
+        Command::Ask { prompt, json, json_schema } => {
             let options = Options { stderr_notices: json, ..options(true) };
-            let result =
-                one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(ask(options, prompt.join(" "), json))));
+            // A schema that is not one is refused before anything starts.
+            let result = json_schema.as_deref().map(Schema::load).transpose().and_then(|schema| {
+                let ask = ask(options, prompt.join(" "), json, schema);
+                one_thread_runtime().and_then(|rt| rt.block_on(on_a_task(ask)))
+            });
             elelem::startup::shutdown();
             result
         }
@@ -418,7 +425,7 @@ async fn plugins(options: Options) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<ExitCode> {
+async fn ask(options: Options, prompt: String, json: bool, schema: Option<Schema>) -> anyhow::Result<ExitCode> {
     let mut piped = String::new();
     if !std::io::stdin().is_terminal() {
         std::io::stdin().read_to_string(&mut piped).context("cannot read stdin")?;
@@ -429,9 +436,12 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
     }
     let json_output = json.then(|| Arc::new(JsonOutput::default()));
     let finished = json_output.clone();
+    let color = use_color(std::io::stderr().is_terminal());
     let output: Arc<dyn Output> = match &json_output {
         Some(json_output) => json_output.clone(),
-        None => Arc::new(PlainOutput::stderr(use_color(std::io::stderr().is_terminal()))),
+        // With a schema the reply is checked before anything reaches stdout.
+        None if schema.is_some() => Arc::new(PlainOutput::progress(color)),
+        None => Arc::new(PlainOutput::stderr(color)),
     };
     let mut session = build_session(&options, output, Box::new(StdinInput::default()), Arc::new(DenyAll))?;
     // The sandbox for commands, once, where progress goes (stdout is the reply or JSON lines).
@@ -453,11 +463,35 @@ async fn ask(options: Options, prompt: String, json: bool) -> anyhow::Result<Exi
             }
         }
     });
-    let outcome = session.turn(&prompt, cancel).await;
+    let end = match schema {
+        Some(schema) => match schema.run(&mut session, &prompt, cancel).await {
+            Shaped::Fits(value) => {
+                match &finished {
+                    Some(json_output) => json_output.value(&value),
+                    // Escaped as `--json` lines are: the same value, nothing a terminal acts on.
+                    None => println!("{}", elelem::sanitize::escape_json_line(&value.to_string())),
+                }
+                TurnEnd::Done
+            }
+            Shaped::Never(complaint) => {
+                let message = format!(
+                    "the reply does not fit the JSON Schema after {} tries: {complaint}",
+                    elelem::ask::schema::RETRIES + 1
+                );
+                match &finished {
+                    Some(json_output) => json_output.error(&message),
+                    None => eprintln!("elelem: {}", sanitize(&message)),
+                }
+                TurnEnd::Failed
+            }
+            Shaped::Ended(end) => end,
+        },
+        None => session.turn(&prompt, cancel).await.end,
+    };
     if let Some(json_output) = &finished {
         json_output.finish();
     }
-    Ok(match outcome.end {
+    Ok(match end {
         TurnEnd::Done => ExitCode::SUCCESS,
         TurnEnd::Failed => ExitCode::FAILURE,
         TurnEnd::Interrupted => ExitCode::from(130),

@@ -22,7 +22,7 @@ use super::tool::{FileAccess, SubAgent};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use super::window::{self, Budget, Fit};
-use crate::protocol::{Image, Message, Provider, ProviderError, Request, Role, ThinkingBlock, ToolCall};
+use crate::protocol::{Image, Message, Provider, ProviderError, ReplySchema, Request, Role, ThinkingBlock, ToolCall};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -75,6 +75,9 @@ pub struct Agent {
     files: Option<Arc<dyn FileAccess>>,
     /// Who makes a sub-agent for a call of a tool that runs agents.
     sub_agents: Option<Arc<dyn SubAgents>>,
+    /// The JSON Schema a turn's replies must fit, sent with each of its model calls
+    /// (`ask --json-schema`); not with a summary's, nor given to a sub-agent.
+    reply_schema: Option<Arc<ReplySchema>>,
 }
 
 impl Agent {
@@ -88,6 +91,7 @@ impl Agent {
             max_steps: DEFAULT_MAX_STEPS,
             files: None,
             sub_agents: None,
+            reply_schema: None,
         }
     }
 
@@ -119,6 +123,11 @@ impl Agent {
     }
     pub fn set_max_steps(&mut self, steps: usize) {
         self.max_steps = steps.max(1);
+    }
+
+    /// Asks the provider for replies that fit `schema` from now on (`None`: free replies).
+    pub fn set_reply_schema(&mut self, schema: Option<Arc<ReplySchema>>) {
+        self.reply_schema = schema;
     }
 
     /// Routes the file tools' reads and writes through `files` from now on.
@@ -204,7 +213,11 @@ impl Agent {
         let mut steps = 0;
         let end = loop {
             steps += 1;
-            let mut request = Request { messages: self.transcript.messages(&scratch), tools: self.toolbox.specs() };
+            let mut request = Request {
+                messages: self.transcript.messages(&scratch),
+                tools: self.toolbox.specs(),
+                reply_schema: self.reply_schema.clone(),
+            };
             if let Err(end) = self.fit_window(&mut request, &mut scratch) {
                 break end;
             }
@@ -309,7 +322,7 @@ impl Agent {
         }
         let mut messages = self.transcript.messages(&[]);
         messages.push(Message::user(ask));
-        super::compaction::collect_text(self.provider.fetch(Request { messages, tools: Vec::new() }), &cancel).await
+        super::compaction::collect_text(self.provider.fetch(Request { messages, ..Request::default() }), &cancel).await
     }
 
     /// Saves the reply (moved, not copied: it can be long).

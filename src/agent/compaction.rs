@@ -52,7 +52,7 @@ pub async fn before_turn(
     }
     let mut messages = transcript.messages(&[]);
     messages.push(Message::user(prompt));
-    let before = request_tokens(&Request { messages, tools: tools.to_vec() });
+    let before = request_tokens(&Request { messages, tools: tools.to_vec(), reply_schema: None });
     let mark = mark(budget);
     if before <= mark {
         return false;
@@ -67,7 +67,7 @@ pub async fn before_turn(
     let older = transcript_of(&conversation[..split], room as usize * 4);
     let request = Request {
         messages: vec![Message::system(system), Message::user(format!("{older}\n\n{ASK}"))],
-        tools: Vec::new(),
+        ..Request::default()
     };
     let turns = conversation[..split].iter().filter(|m| m.role == Role::User).count();
     let kept = conversation[split..].iter().filter(|m| m.role == Role::User).count();
@@ -91,7 +91,7 @@ pub async fn before_turn(
     transcript.conversation.replace_all(compacted);
     let mut messages = transcript.messages(&[]);
     messages.push(Message::user(prompt));
-    let after = request_tokens(&Request { messages, tools: tools.to_vec() });
+    let after = request_tokens(&Request { messages, tools: tools.to_vec(), reply_schema: None });
     output.emit(AgentEvent::Info(format!(
         "Compacted automatically: {turns} older turn(s) summarised, the latest {kept} kept word for word \
          (~{before} → ~{after} tokens of ~{}). Summary:\n\n{}",

@@ -229,6 +229,10 @@ impl Session {
     pub fn set_file_access(&mut self, files: Arc<dyn super::tool::FileAccess>) {
         self.agent.set_file_access(files);
     }
+    /// Asks for replies that fit a JSON Schema from now on (`ask --json-schema`).
+    pub fn set_reply_schema(&mut self, schema: Option<Arc<crate::protocol::ReplySchema>>) {
+        self.agent.set_reply_schema(schema);
+    }
 
     /// The permission mode, shared: the permissions gate keeps a clone and reads it per call.
     pub fn mode(&self) -> crate::protocol::mode::SharedMode {

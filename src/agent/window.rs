@@ -160,7 +160,7 @@ mod tests {
     fn request(scratch: &[Message]) -> Request {
         let mut messages = vec![Message::system("sys"), Message::user("go")];
         messages.extend_from_slice(scratch);
-        Request { messages, tools: Vec::new() }
+        Request { messages, ..Request::default() }
     }
 
     #[test]
@@ -185,7 +185,7 @@ mod tests {
     #[test]
     fn a_request_that_cannot_fit_is_refused_and_a_small_one_untouched() {
         let mut scratch: Vec<Message> = read("a", &"x".repeat(400)).to_vec();
-        let huge = Request { messages: vec![Message::user("y".repeat(40_000))], tools: Vec::new() };
+        let huge = Request { messages: vec![Message::user("y".repeat(40_000))], ..Request::default() };
         let budget = Budget { window: 1_000, threshold: 850 };
         assert!(matches!(fit(&huge, &mut scratch, budget), Fit::TooBig { window: 1_000, .. }));
         let mut small: Vec<Message> = read("a", "hello").to_vec();

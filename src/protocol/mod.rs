@@ -11,11 +11,13 @@ pub mod models;
 pub mod plan;
 pub mod provider;
 pub mod readiness;
+pub mod reply_schema;
 pub mod tool;
 
 pub use image::Image;
 pub use message::{Message, Role, ThinkingBlock, ToolCall};
 pub use models::ModelInfo;
+pub use reply_schema::ReplySchema;
 pub use provider::{
     Effort, EventStream, Provider, ProviderError, ProviderEvent, ProviderFactory, ProviderSettings, Providers, Request,
     Usage,

@@ -48,6 +48,9 @@ pub struct Request {
     /// System prompt first, then the conversation, then this turn's tool traffic.
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
+    /// The JSON Schema the final reply must fit (`ask --json-schema`), which a provider with
+    /// structured output passes on; `None` for a free reply.
+    pub reply_schema: Option<Arc<super::reply_schema::ReplySchema>>,
 }
 
 /// One streamed piece of a model's answer.

@@ -136,6 +136,11 @@ impl AnthropicProvider {
             body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
             body["max_tokens"] = json!(self.config.wire.max_tokens.max(budget.saturating_add(DEFAULT_MAX_TOKENS)));
         }
+        // Structured outputs take only closed schemas; an open one is asked for in the prompt
+        // and checked by the front end instead.
+        if let Some(reply) = request.reply_schema.as_ref().filter(|r| r.strict) {
+            body["output_config"] = json!({"format": {"type": "json_schema", "schema": reply.schema}});
+        }
         prompt_cache::mark_anthropic(&mut body, self.config.wire.cache);
         body
     }

@@ -150,6 +150,10 @@ impl OllamaProvider {
         } else if self.config.wire.think {
             body["think"] = json!(true);
         }
+        // Structured output: Ollama constrains the reply to any JSON Schema given as `format`.
+        if let Some(reply) = &request.reply_schema {
+            body["format"] = reply.schema.clone();
+        }
         body
     }
 }

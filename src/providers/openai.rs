@@ -13,7 +13,7 @@ use super::http::HttpOptions;
 use super::listing::{self, Listing};
 use super::prompt_cache::{self, PromptCache};
 use crate::protocol::ModelInfo;
-use crate::protocol::{Effort, EventStream, Provider, ProviderError, ProviderSettings, Request};
+use crate::protocol::{Effort, EventStream, Provider, ProviderError, ProviderSettings, ReplySchema, Request};
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use stream::Parser;
@@ -119,6 +119,11 @@ impl OpenAiProvider {
         }
         if self.config.wire.web_search {
             body["web_search_options"] = json!({});
+        }
+        // Structured output: strict only when the schema is closed (strict mode refuses others).
+        if let Some(reply) = &request.reply_schema {
+            body["response_format"] = json!({"type": "json_schema", "json_schema": {
+                "name": ReplySchema::NAME, "strict": reply.strict, "schema": reply.schema}});
         }
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request

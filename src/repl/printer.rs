@@ -100,6 +100,11 @@ impl PlainOutput {
         PlainOutput { color, reply, state: Mutex::new(state), write }
     }
 
+    /// Everything to stderr (`ask --json-schema`: stdout is only the checked value).
+    pub fn progress(color: bool) -> Self {
+        Self::with(color, None, print_stderr)
+    }
+
     /// Everything to stdout (the line REPL).
     pub fn stdout(color: bool) -> Self {
         Self::with(color, None, print_stdout)

@@ -3,4 +3,5 @@
 mod acp;
 mod ask_trickle;
 mod cli;
+mod json_schema;
 mod signals;

@@ -24,7 +24,7 @@ fn provider(server: &Server, thinking: Option<u32>) -> AnthropicProvider {
 }
 
 fn request(prompt: &str) -> Request {
-    Request { messages: vec![Message::system("SYSTEM"), Message::user(prompt)], tools: vec![] }
+    Request { messages: vec![Message::system("SYSTEM"), Message::user(prompt)], ..Request::default() }
 }
 
 /// Builds an SSE body from (event, data) pairs, as the API sends it.

@@ -20,7 +20,7 @@ fn provider(server: &Server, think: bool) -> OllamaProvider {
 }
 
 fn request() -> Request {
-    Request { messages: vec![Message::system("SYSTEM"), Message::user("hi")], tools: vec![] }
+    Request { messages: vec![Message::system("SYSTEM"), Message::user("hi")], ..Request::default() }
 }
 
 fn line(message: Value) -> String {

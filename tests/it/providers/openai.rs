@@ -26,7 +26,7 @@ fn provider_at(url: &str) -> OpenAiProvider {
 }
 
 fn request() -> Request {
-    Request { messages: vec![Message::system("SYSTEM"), Message::user("hi")], tools: vec![] }
+    Request { messages: vec![Message::system("SYSTEM"), Message::user("hi")], ..Request::default() }
 }
 
 fn chunk(delta: Value, finish: Option<&str>) -> Value {

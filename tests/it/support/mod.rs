@@ -385,7 +385,7 @@ pub async fn bad_200s_say_what_came_back(name: &str, framing: Framing, build: Bu
     ])
     .await;
     let provider = build(&server);
-    let request = || Request { messages: vec![Message::system("SYSTEM"), Message::user("hi")], tools: vec![] };
+    let request = || Request { messages: vec![Message::system("SYSTEM"), Message::user("hi")], ..Request::default() };
     let message = |error: Option<ProviderError>| error.expect("an error").to_string();
 
     let (events, error) = collect(provider.fetch(request())).await;
