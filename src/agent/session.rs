@@ -239,10 +239,10 @@ impl Session {
         self.mode.clone()
     }
 
-    /// Switches the mode: tells the model (a system prompt section) and the front end.
+    /// Switches the mode: tells the model (the system prompt says the mode) and the front end.
     pub fn set_mode(&mut self, mode: crate::protocol::mode::Mode) {
         self.mode.set(mode);
-        self.set_prompt_section("mode", mode.instructions());
+        self.agent.transcript_mut().system_prompt.set_mode(mode);
         self.agent.output().emit(AgentEvent::Mode(mode));
     }
 

@@ -21,17 +21,15 @@ const MATCHES_SHOWN: usize = 10;
 pub fn tool() -> Tool {
     Tool::builtin(
         "edit",
-        "Replace an exact piece of text in a file. `old` must match the file exactly, \
-         including indentation and line breaks, and must occur exactly once unless \
-         `replace_all` is true; include a few surrounding lines to make it unique. Read the \
-         file first. Returns a unified diff of the change.",
+        "Replace `old` (exact, indentation included, found once unless `replace_all`) with \
+         `new` in a file; returns the diff. Read the file first.",
         json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "file to edit"},
-                "old": {"type": "string", "description": "the exact text to replace"},
-                "new": {"type": "string", "description": "the text to put in its place"},
-                "replace_all": {"type": "boolean", "description": "replace every occurrence (default false)"}
+                "path": {"type": "string"},
+                "old": {"type": "string"},
+                "new": {"type": "string"},
+                "replace_all": {"type": "boolean"}
             },
             "required": ["path", "old", "new"],
             "additionalProperties": false

@@ -12,14 +12,13 @@ pub const GLOB_CAP: usize = 1000;
 pub fn tool() -> Tool {
     Tool::builtin(
         "glob",
-        "Find files by name with a glob pattern, skipping files ignored by .gitignore. A pattern \
-         without `/` matches file names anywhere (`*.rs`); one with `/` matches the path under \
-         `path` (`src/**/*.rs`, `tests/*.rs`). Returns the matching paths, sorted.",
+        "Find files by glob, .gitignored ones skipped; sorted paths. Without `/` a pattern \
+         matches names anywhere (`*.{js,ts}`), with `/` the path under `path` (`src/**/*.rs`).",
         json!({
             "type": "object",
             "properties": {
-                "pattern": {"type": "string", "description": "glob, e.g. `*.rs`, `src/**/mod.rs`, `*.{js,ts}`"},
-                "path": {"type": "string", "description": "directory to search (default: the working directory)"}
+                "pattern": {"type": "string"},
+                "path": {"type": "string"}
             },
             "required": ["pattern"],
             "additionalProperties": false

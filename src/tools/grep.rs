@@ -29,16 +29,15 @@ const FILE_CAP: u64 = 16 * 1024 * 1024;
 pub fn tool() -> Tool {
     Tool::builtin(
         "grep",
-        "Search file contents with a regular expression (Rust regex syntax) under a path, \
-         skipping binary files and files ignored by .gitignore. Returns `file:line:text` lines, \
-         sorted by file, and the total number of matches.",
+        "Search file contents with a Rust regex, binary and .gitignored files skipped: \
+         `file:line:text` lines and the match count.",
         json!({
             "type": "object",
             "properties": {
-                "pattern": {"type": "string", "description": "regular expression, e.g. `fn \\w+\\(` or `TODO`"},
-                "path": {"type": "string", "description": "file or directory to search (default: the working directory)"},
-                "glob": {"type": "string", "description": "only files matching this glob, e.g. `*.rs` or `src/**/*.ts`"},
-                "ignore_case": {"type": "boolean", "description": "case-insensitive (default false)"}
+                "pattern": {"type": "string"},
+                "path": {"type": "string"},
+                "glob": {"type": "string"},
+                "ignore_case": {"type": "boolean"}
             },
             "required": ["pattern"],
             "additionalProperties": false

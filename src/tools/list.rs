@@ -13,13 +13,13 @@ pub const LIST_CAP: usize = 1000;
 pub fn tool() -> Tool {
     Tool::builtin(
         "list",
-        "List a directory as an indented tree (directories end with `/`), skipping files \
-         ignored by .gitignore. `depth` 1 lists only the directory's own entries.",
+        "List a directory as a tree (directories end with `/`), .gitignored files skipped; \
+         `depth` levels (default 2).",
         json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "directory to list (default: the working directory)"},
-                "depth": {"type": "integer", "minimum": 1, "description": "levels to descend (default 2)"}
+                "path": {"type": "string"},
+                "depth": {"type": "integer", "minimum": 1}
             },
             "additionalProperties": false
         }),

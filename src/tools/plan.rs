@@ -13,10 +13,8 @@ pub const MAX_STEPS: usize = 50;
 pub fn tool() -> Tool {
     Tool::builtin(
         "plan",
-        "Keep a short plan of your work, visible to the user: the whole list of steps each time \
-         (it replaces the previous plan), each `pending`, `in_progress` or `completed`, at most one \
-         in progress. Use it for work of three or more steps or when the user gives several tasks; \
-         update it as you finish each step. Not for a single quick action.",
+        "Your plan for work of three or more steps, shown to the user: every step each time, \
+         at most one `in_progress`; update it as steps finish.",
         json!({
             "type": "object",
             "properties": {
@@ -33,7 +31,7 @@ pub fn tool() -> Tool {
                         "additionalProperties": false
                     }
                 },
-                "explanation": {"type": "string", "description": "why the plan is what it is, or what changed"}
+                "explanation": {"type": "string"}
             },
             "required": ["steps"],
             "additionalProperties": false

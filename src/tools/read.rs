@@ -30,15 +30,14 @@ const LINE_BYTES: usize = 4 * (LINE_CAP + 1);
 pub fn tool() -> Tool {
     Tool::builtin(
         "read",
-        "Read a text file. Returns its lines numbered from 1 (`N<tab>text`), the path and the \
-         total number of lines. For long files pass `offset` (first line, 1-based) and `limit` \
-         (number of lines).",
+        "Read a text file as numbered lines (`N<tab>text`) with the total; `offset` (first \
+         line) and `limit` (default 2000) for long files.",
         json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "file to read, relative to the working directory or absolute"},
-                "offset": {"type": "integer", "minimum": 1, "description": "first line to return (default 1)"},
-                "limit": {"type": "integer", "minimum": 1, "description": "number of lines to return (default 2000)"}
+                "path": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 1},
+                "limit": {"type": "integer", "minimum": 1}
             },
             "required": ["path"],
             "additionalProperties": false

@@ -11,15 +11,14 @@ use serde_json::{json, Value};
 pub fn tool() -> Tool {
     Tool::builtin(
         "task",
-        "Hand a self-contained piece of work (a search across many files, a question to \
-         investigate) to a sub-agent with a fresh context and the same tools. Only its final \
-         reply comes back, so say in the prompt exactly what to report. Several task calls in \
-         one response run at the same time.",
+        "Hand self-contained work to a sub-agent with a fresh context: it sees only `prompt`, \
+         and only its final reply returns, so say what to report. Calls in one response run at \
+         once.",
         json!({
             "type": "object",
             "properties": {
-                "description": {"type": "string", "minLength": 1, "description": "a few words saying what the sub-agent does"},
-                "prompt": {"type": "string", "minLength": 1, "description": "the whole task: the sub-agent sees nothing else of this conversation"}
+                "description": {"type": "string", "minLength": 1},
+                "prompt": {"type": "string", "minLength": 1}
             },
             "required": ["description", "prompt"],
             "additionalProperties": false

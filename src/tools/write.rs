@@ -19,14 +19,13 @@ use std::path::Path;
 pub fn tool() -> Tool {
     Tool::builtin(
         "write",
-        "Write a whole file, replacing it if it exists and creating parent directories. \
-         Returns the number of bytes written and, when the file existed, a unified diff of \
-         what changed. To change part of a file prefer `edit`.",
+        "Write a whole file (created with its directories, or replaced: then a diff comes \
+         back). To change part of a file use `edit`.",
         json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "file to write"},
-                "content": {"type": "string", "description": "the complete new content"}
+                "path": {"type": "string"},
+                "content": {"type": "string"}
             },
             "required": ["path", "content"],
             "additionalProperties": false

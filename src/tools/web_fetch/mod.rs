@@ -42,15 +42,13 @@ struct Budget {
 pub fn tool() -> Tool {
     Tool::builtin(
         "web_fetch",
-        "Fetch a web page (http or https) and read it: HTML comes back as Markdown (headings, lists, \
-         links, code; scripts, styles and navigation dropped), plain text and JSON as they are. At most \
-         5 MB is read and 100,000 characters returned (`max_chars` for less). A redirect to another host \
-         is not followed: the result names it, to fetch in a call of its own.",
+        "Fetch an http(s) URL: HTML as Markdown, text and JSON as they are, at most `max_chars` \
+         (default 100000). A redirect to another host is named, not followed.",
         json!({
             "type": "object",
             "properties": {
-                "url": {"type": "string", "description": "the http:// or https:// URL"},
-                "max_chars": {"type": "integer", "minimum": 100, "description": "characters to return at most (default 100000)"}
+                "url": {"type": "string"},
+                "max_chars": {"type": "integer", "minimum": 100}
             },
             "required": ["url"],
             "additionalProperties": false

@@ -16,6 +16,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+/// Rows of the system prompt shown before it is folded.
+const SYSTEM_PROMPT_ROWS: usize = 3;
+
 /// A rough token count: about four characters a token.
 pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
@@ -77,7 +80,15 @@ impl ContextPanel {
                 ])
             };
             lines.push(header("system prompt".into(), estimate_tokens(&s.system_prompt)));
-            lines.extend(wrap(&sanitize(&s.system_prompt), width, theme.dim(), "  ", "  ", theme.dim()));
+            let mut prompt = wrap(&sanitize(&s.system_prompt), width, theme.dim(), "  ", "  ", theme.dim());
+            // Folded, so the conversation below shows; `/context 1` prints it whole.
+            if prompt.len() > SYSTEM_PROMPT_ROWS + 1 {
+                let more = prompt.len() - SYSTEM_PROMPT_ROWS;
+                prompt.truncate(SYSTEM_PROMPT_ROWS);
+                let note = format!("… {more} more lines (/context 1 shows it whole)");
+                prompt.extend(wrap(&note, width, theme.dim(), "  ", "  ", theme.dim()));
+            }
+            lines.extend(prompt);
             for (i, m) in s.messages.iter().enumerate() {
                 lines.push(Line::default());
                 lines.push(header(format!("{}. {}", i + 2, m.role), message_tokens(m)));

@@ -3,6 +3,7 @@
 mod auto_compact;
 mod batching;
 mod before_line;
+mod briefing;
 mod context_window;
 mod contract;
 mod extensions;
