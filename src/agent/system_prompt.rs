@@ -64,7 +64,9 @@ impl Environment {
     fn describe(&self) -> String {
         let writes = match self.sandbox {
             Sandbox::Off => return "Sandbox: off: commands run with the user's rights and network.".to_string(),
-            Sandbox::ReadOnly => "read-only: commands run contained, unasked, writing nowhere (edit with the file tools)",
+            Sandbox::ReadOnly => {
+                "read-only: commands run contained, unasked, writing nowhere (edit with the file tools)"
+            }
             Sandbox::WorkspaceWrite => {
                 "workspace-write: commands run contained, unasked, writing only in the project and $TMPDIR \
                  (.git config and hooks, .agents/, .claude/ read-only)"
