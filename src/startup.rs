@@ -12,7 +12,7 @@ pub use crate::pacing::LINE_PACE;
 
 use crate::agent::input::{Approver, Input};
 use crate::agent::output::Output;
-use crate::agent::system_prompt::SystemPrompt;
+use crate::agent::system_prompt::{Environment, Sandbox, SystemPrompt};
 use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
@@ -202,6 +202,20 @@ fn lsp_contain() -> crate::plugins::lsp::Contain {
     })
 }
 
+/// Where the model's commands run, as the system prompt states it: the shell `execute`
+/// runs (`tools::run_command` starts `bash -c`) and the sandbox in force, read at each
+/// render from the sandbox's settings (so `/sandbox` shows at the next call).
+fn environment() -> Environment {
+    use crate::tools::sandbox;
+    let sandbox = match sandbox::mode() {
+        _ if !sandbox::active() => Sandbox::Off,
+        sandbox::Mode::Off => Sandbox::Off,
+        sandbox::Mode::ReadOnly => Sandbox::ReadOnly,
+        sandbox::Mode::WorkspaceWrite => Sandbox::WorkspaceWrite,
+    };
+    Environment { shell: "bash".to_string(), sandbox, network: sandbox::settings().network }
+}
+
 /// Whether the project around `cwd` is trusted: `--trust`, or remembered in the trust
 /// store (asked again at each `/reload`, so trusting the project during a run applies).
 fn project_trust(options: &Options, cwd: &Path) -> ProjectTrust {
@@ -336,7 +350,9 @@ pub fn build_recorded_session(
     let declared_later = !providers.names().contains(&name.as_str());
     let provider = providers.build(if declared_later { "stub" } else { &name }, &settings)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let transcript = Transcript::new(SystemPrompt::new(cwd.clone()).with_instructions(crate::instructions::render));
+    let transcript = Transcript::new(
+        SystemPrompt::new(cwd.clone()).with_instructions(crate::instructions::render).with_environment(environment),
+    );
     let Recording { resumed: mut recorded, output, journal, file } = record(&options.session, &cwd, output)?;
     let id = file.as_ref().map(|file| file.id.clone());
     let hook_session = match file {
