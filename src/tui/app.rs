@@ -35,7 +35,6 @@ use std::time::{Duration, Instant};
 pub use crate::tui::intent::Focus;
 pub use crate::tui::popups::approval::{PendingApproval, APPROVAL_GUARD, APPROVAL_PAUSE};
 pub use crate::tui::popups::confirm::Confirm;
-pub use view::View;
 
 /// What the event loop must do after the app handled something.
 #[derive(Clone, Debug, PartialEq, Eq)]
