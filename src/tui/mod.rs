@@ -135,7 +135,7 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         // session keeps them.
         (theme, choice, layout) = (app.theme(), app.theme_choice(), app.layout_prefs());
         app.interrupt();
-        let resumable = app.history_mut().has_prompt();
+        let resumable = app.resumable();
         drop(line_tx);
         agent.abort();
         // The session (and its file's lock) is gone before another starts.
