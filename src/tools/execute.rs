@@ -31,8 +31,8 @@ pub fn tool_with(jobs: Arc<Jobs>) -> Tool {
                 "timeout_secs": {"type": "integer", "minimum": 1, "description": "kill the command after this many seconds (default 120)"},
                 "cwd": {"type": "string", "description": "directory to run in (default: the working directory)"},
                 "sandbox": {"type": "boolean", "description": "false: run this one command outside the sandbox, with the user's rights (the user is always asked; only when the sandbox refused something the command needs)"},
-                "background": {"type": "boolean", "description": "true: start it as a job and return at once with its number (servers, watchers, long builds; see job_output)"},
-                "pty": {"type": "boolean", "description": "true: a background job in a terminal of its own (REPLs, prompts; see job_input)"}
+                "background": {"type": "boolean", "description": "true: run as a job, return at once with its id (servers, watchers)"},
+                "pty": {"type": "boolean", "description": "true: a job in a terminal of its own (REPLs, prompts)"}
             },
             "required": ["command"],
             "additionalProperties": false

@@ -38,12 +38,12 @@ fn id_arg(args: &Value) -> anyhow::Result<u64> {
 fn output(jobs: Arc<Jobs>) -> Tool {
     Tool::builtin(
         "job_output",
-        "Read a background job's new output (since the last read) and whether it ended.",
+        "A job's output since the last read, and whether it ended.",
         json!({
             "type": "object",
             "properties": {
-                "id": {"type": "integer", "minimum": 1, "description": "the job number"},
-                "wait_ms": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT.as_millis() as u64, "description": "wait up to this long for new output (default 0)"}
+                "id": {"type": "integer"},
+                "wait_ms": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT.as_millis() as u64, "description": "wait this long for new output"}
             },
             "required": ["id"],
             "additionalProperties": false
@@ -68,13 +68,13 @@ fn output(jobs: Arc<Jobs>) -> Tool {
 fn input(jobs: Arc<Jobs>) -> Tool {
     Tool::builtin(
         "job_input",
-        "Type into a background job: text (include \\n to end a line), then named keys.",
+        "Type into a job: text (\\n ends a line), then named keys.",
         json!({
             "type": "object",
             "properties": {
-                "id": {"type": "integer", "minimum": 1, "description": "the job number"},
-                "input": {"type": "string", "description": "text to write"},
-                "keys": {"type": "array", "items": {"type": "string"}, "description": "keys sent after the text: Enter, Tab, Esc, Up, Down, Left, Right, Backspace, Ctrl+C, Ctrl+D, ..."}
+                "id": {"type": "integer"},
+                "input": {"type": "string"},
+                "keys": {"type": "array", "items": {"type": "string"}, "description": "sent after input: Enter, Tab, Esc, Up, Down, Ctrl+C, Ctrl+D, ..."}
             },
             "required": ["id"],
             "additionalProperties": false
@@ -112,10 +112,10 @@ fn input(jobs: Arc<Jobs>) -> Tool {
 fn stop(jobs: Arc<Jobs>) -> Tool {
     Tool::builtin(
         "job_stop",
-        "Stop a background job and everything it started.",
+        "Stop a job and everything it started.",
         json!({
             "type": "object",
-            "properties": {"id": {"type": "integer", "minimum": 1, "description": "the job number"}},
+            "properties": {"id": {"type": "integer"}},
             "required": ["id"],
             "additionalProperties": false
         }),

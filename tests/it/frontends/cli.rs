@@ -84,7 +84,7 @@ fn ask_json_shows_validation_alias_and_unknown_tool_results() {
     assert_eq!(lines[5], doing("t3", "frobnicate?", json!({"x": 1})));
     assert_eq!(
         lines[6]["result"],
-        json!({"error": "unknown tool: \"frobnicate\". Available: read, write, edit, execute, glob, grep, list, web_fetch, plan, task", "ok": false})
+        json!({"error": "unknown tool: \"frobnicate\". Available: read, write, edit, execute, job_output, job_input, job_stop, glob, grep, list, web_fetch, plan, task", "ok": false})
     );
     assert_eq!(lines[7], json!({"type": "saying", "text": "All done."}));
     assert_eq!(lines[8], json!({"type": "reply", "text": "All done."}));
@@ -230,7 +230,7 @@ fn provider_command_lists_and_rejects_unknown_names() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("* stub (stub-demo)"), "{stdout}");
     assert!(stdout.contains("unknown provider: \"x\". Available: anthropic, ollama, openai, stub"), "{stdout}");
-    assert!(stdout.contains("Reloaded: 10 tools"), "{stdout}");
+    assert!(stdout.contains("Reloaded: 13 tools"), "{stdout}");
 }
 
 #[test]

@@ -17,7 +17,9 @@ fn a_command_cannot_send_udp() {
     socket.set_read_timeout(Some(std::time::Duration::from_millis(300))).unwrap();
     let port = socket.local_addr().unwrap().port();
     let run = Run::new();
-    let result = run.execute(&[], &format!("echo leak > /dev/udp/127.0.0.1/{port}"));
+    // Loopback is up in the session's own network namespace (issue 40): a datagram to
+    // 127.0.0.1 stays there; one to any other address finds no route.
+    let result = run.execute(&[], &format!("echo leak > /dev/udp/127.0.0.1/{port}; echo leak > /dev/udp/192.0.2.1/{port}"));
     assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{result}");
     let mut buffer = [0u8; 16];
     assert!(socket.recv(&mut buffer).is_err(), "a datagram arrived: {result}");

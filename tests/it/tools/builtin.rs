@@ -541,7 +541,21 @@ fn common_names_resolve_to_the_tools() {
     let toolbox = toolbox();
     assert_eq!(
         toolbox.names(),
-        vec!["read", "write", "edit", "execute", "glob", "grep", "list", "web_fetch", "plan", "task"]
+        vec![
+            "read",
+            "write",
+            "edit",
+            "execute",
+            "job_output",
+            "job_input",
+            "job_stop",
+            "glob",
+            "grep",
+            "list",
+            "web_fetch",
+            "plan",
+            "task"
+        ]
     );
     for (alias, tool) in [
         ("bash", "execute"),
