@@ -126,7 +126,10 @@ fn no_built_in_tool_is_named_outside_its_module_and_registration() {
 fn impl_app_lives_only_where_architecture_md_says() {
     // ARCHITECTURE.md ("The TUI"): `impl App` lives in app.rs and keys.rs and their folders only.
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
-    assert!(doc.contains("`impl App` lives in these two files and their folders (`app/`, `keys/`) only"), "the rule changed: update this test");
+    assert!(
+        doc.contains("`impl App` lives in these two files and their folders (`app/`, `keys/`) only"),
+        "the rule changed: update this test"
+    );
     let allowed = ["tui/app.rs", "tui/keys.rs"];
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut paths = Vec::new();
