@@ -2,11 +2,12 @@
 //! own, with a `Mark` in its environment (`ELELEM_MCP_SERVER=<pid>-<n>`, inherited by
 //! whatever it starts). Stopping it (when its `ServerProcess` is dropped, and in
 //! `stop_all`, which `startup::shutdown` calls on every exit path) freezes that group,
-//! finds every descendant of the server by walking /proc (a daemon that called `setsid()`
-//! has left the group but is still the server's descendant while the server lives) and
-//! every process of ours whose environment carries the mark (a double-forked daemon, whose
-//! parent link is gone), freezes those too, and kills them all. A process that both left
-//! the tree and cleared its environment is not found.
+//! finds every descendant of the server (`process_tree::snapshot`: a daemon that called
+//! `setsid()` has left the group but is still the server's descendant while the server
+//! lives) and every process of ours whose environment carries the mark (a double-forked
+//! daemon, whose parent link is gone; read from /proc, so on Linux only), freezes those
+//! too, and kills them all. A process that both left the tree and cleared its environment
+//! is not found.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -103,15 +104,11 @@ fn signal(pid: i32, signal: i32) {
     }
 }
 
-/// `(parent, process group)` of `pid` from /proc/PID/stat, and whether it is a zombie.
+/// `(parent, process group)` of `pid` (`process_tree::read`: /proc/PID/stat, or macOS's
+/// process list), and whether it is a zombie.
 fn stat(pid: i32) -> Option<(i32, i32, bool)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name, in parentheses, may hold anything: fields follow its last ')'.
-    let mut fields = text.get(text.rfind(')')? + 1..)?.split_whitespace();
-    let state = fields.next()?;
-    let parent = fields.next()?.parse().ok()?;
-    let group = fields.next()?.parse().ok()?;
-    Some((parent, group, state == "Z"))
+    let process = crate::process_tree::read(pid)?;
+    Some((process.ppid, process.pgrp, process.zombie))
 }
 
 fn is_our_child(pid: i32) -> bool {
@@ -127,15 +124,13 @@ fn related(root: i32, walk: bool, mark: &Mark) -> Vec<i32> {
     let mut found = Vec::new();
     let mut seen = HashSet::from([root, std::process::id() as i32]);
     let entry = mark.entry();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    for dir in entries.flatten() {
-        let Some(pid) = dir.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+    for process in crate::process_tree::snapshot() {
+        let pid = process.pid;
         if walk {
-            if let Some((parent, _, _)) = stat(pid) {
-                children.entry(parent).or_default().push(pid);
-            }
+            children.entry(process.ppid).or_default().push(pid);
         }
-        // Another user's environ is unreadable: those are not ours anyway.
+        // Another user's environ is unreadable: those are not ours anyway (nor is there
+        // /proc on macOS: the mark is not looked for there).
         if let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) {
             if starts_entry(&environ, &entry) && seen.insert(pid) {
                 found.push(pid);
