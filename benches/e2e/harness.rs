@@ -238,7 +238,7 @@ impl Run {
         // clear does not show, so one lost confirmation does not end the whole table.
         for attempt in 1..=3 {
             self.send("/clear");
-            self.wait_for("Clear conversation?", Duration::from_secs(10));
+            self.wait_for("Clear the conversation?", Duration::from_secs(10));
             self.writer.send(b"\r");
             if self.try_wait_for("Conversation cleared", Duration::from_secs(5)).is_some() {
                 return;
