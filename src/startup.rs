@@ -12,10 +12,12 @@ pub use crate::pacing::LINE_PACE;
 
 use crate::agent::input::{Approver, Input};
 use crate::agent::output::Output;
+use crate::agent::sub_agent::{Children, Models};
 use crate::agent::system_prompt::{Environment, Sandbox, SystemPrompt};
 use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
 use crate::agent::{Agent, Plugin, Session};
+use crate::plugins::agent_files::AgentFiles;
 use crate::plugins::checkpoints::Checkpoints;
 use crate::plugins::commands::BuiltinCommands;
 use crate::plugins::cost::CostPlugin;
@@ -34,7 +36,7 @@ use crate::plugins::skills::SkillsPlugin;
 use crate::plugins::transcript_export::TranscriptExport;
 use crate::plugins::trust::{ProjectTrust, Trust, TrustQuestion, TrustStore};
 use crate::protocol::mode::Mode;
-use crate::protocol::{Provider, ProviderError, ProviderSettings};
+use crate::protocol::{Provider, ProviderError, ProviderSettings, Providers};
 use crate::providers::anthropic::{self, AnthropicConfig, AnthropicProvider};
 use crate::providers::http::HttpOptions;
 use crate::providers::ollama::{self, OllamaConfig, OllamaProvider};
@@ -122,6 +124,8 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
     let commands_trust = project_trust(options, &project);
     // TRUST: the project's hooks run only when the project is trusted.
     let (hooks_cwd, hooks_trust) = (project.clone(), project_trust(options, &project));
+    // TRUST: the project's agent files (tools and a model of their own) load only when the project is trusted.
+    let agents_trust = project_trust(options, &project);
     // TRUST: the project's language servers (lsp.json) start only when the project is trusted.
     let (cwd_for_lsp, lsp_trust) = (project.clone(), project_trust(options, &project));
     let mcp = McpSettings {
@@ -145,6 +149,8 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
         // Skills and Markdown commands are instructions, not code: a project's load untrusted.
         Arc::new(SkillsPlugin::new(home())),
         Arc::new(MarkdownCommands::new(home(), commands_trust)),
+        // Agents defined in files, which the task tool offers (after the tools: it replaces it).
+        Arc::new(AgentFiles::new(home(), agents_trust, crate::tools::CLAUDE_CODE_NAMES, crate::tools::task::offering)),
         Arc::new(crate::plugins::nested_agents::NestedAgents::new()),
         Arc::new(CostPlugin::new(home())),
         Arc::new(checkpoints),
@@ -214,6 +220,15 @@ fn environment() -> Environment {
         sandbox::Mode::WorkspaceWrite => Sandbox::WorkspaceWrite,
     };
     Environment { shell: "bash".to_string(), sandbox, network: sandbox::settings().network }
+}
+
+/// How a sub-agent defined in a file gets its `model`: the parent's provider, by name,
+/// built again from the registry with that model and the session's other settings.
+fn agent_models(providers: Providers, settings: ProviderSettings) -> Models {
+    Arc::new(move |current, model| {
+        let settings = ProviderSettings { model: Some(model.to_string()), ..settings.clone() };
+        providers.build(current.name(), &settings).map_err(|error| error.to_string())
+    })
 }
 
 /// Whether the project around `cwd` is trusted: `--trust`, or remembered in the trust
@@ -372,8 +387,9 @@ pub fn build_recorded_session(
         resumed.replayed.warnings.extend(warnings);
     }
     let mut agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
-    // Calls of tools that run agents (`task`) get a child agent of this one.
-    agent.set_sub_agents(Arc::new(crate::agent::sub_agent::Children));
+    // Calls of tools that run agents (`task`) get a child agent of this one; an agent
+    // file's `model` is the parent's provider built again with that model.
+    agent.set_sub_agents(Arc::new(Children::with_models(agent_models(providers.clone(), settings.clone()))));
     if let Some(steps) = options.max_steps {
         agent.set_max_steps(steps);
     }

@@ -32,6 +32,8 @@ pub use observers::Observer;
 pub use output::{AgentEvent, ContextSnapshot, Delta, Output, TurnEnd};
 pub use plugin::{Plugin, SetupBlock};
 pub use session::{Commands, NextLine, Prompt, PromptCheck, Session};
-pub use tool::{FileAccess, PreApproval, Preview, PreviewKind, SubAgent, SubReport, Tool, ToolContext, ToolboxError};
+pub use tool::{
+    FileAccess, Persona, PreApproval, Preview, PreviewKind, SubAgent, SubReport, Tool, ToolContext, ToolboxError,
+};
 pub use toolbox::{HookCall, HookStop, Prepared, ReadyCall, Toolbox};
 pub use transcript::Transcript;

@@ -10,6 +10,11 @@
 //! `Child` per call and knows no more of it (the kernel's tool context names only the
 //! `SubAgent` trait).
 //!
+//! A call may name an agent defined in a file (`Persona`, `SubAgent::run_as`): the child
+//! then has that file's text in place of the prompt's guidance (the environment's facts
+//! kept), only the tools it names (the same hooks and gate), and its model, built by the
+//! `Models` startup gave `Children` from the parent's provider.
+//!
 //! Only the child's final reply goes back (`SubReport`); its tool traffic stays in its own
 //! transcript. What the front ends see of it is tagged with the parent call's id
 //! (`AgentEvent::SubAgent`): its tool calls, usage, warnings and errors — not its text,
@@ -17,7 +22,8 @@
 
 use super::agent::{Agent, SubAgents};
 use super::output::{AgentEvent, Output};
-use super::tool::{SubAgent, SubReport};
+use super::system_prompt::SystemPrompt;
+use super::tool::{Persona, SubAgent, SubReport};
 use super::toolbox::Toolbox;
 use super::transcript::Transcript;
 use crate::protocol::{Provider, Usage};
@@ -35,7 +41,21 @@ details it will need, and anything you could not do.";
 
 /// The sub-agents `startup` composes into the agent: a `Child` per call of a tool that
 /// runs agents.
-pub struct Children;
+#[derive(Clone, Default)]
+pub struct Children {
+    models: Option<Models>,
+}
+
+/// Builds the parent's provider with another model (an agent file's `model`); the error
+/// says why it cannot.
+pub type Models = Arc<dyn Fn(&Arc<dyn Provider>, &str) -> Result<Arc<dyn Provider>, String> + Send + Sync>;
+
+impl Children {
+    /// Children whose agents may name a model of their own, built by `models`.
+    pub fn with_models(models: Models) -> Self {
+        Children { models: Some(models) }
+    }
+}
 
 impl SubAgents for Children {
     /// The child a call gets: the parent's toolbox without the tools that run agents, the
@@ -49,6 +69,8 @@ impl SubAgents for Children {
             provider: parent.provider().clone(),
             toolbox,
             transcript: Transcript::new(parent.transcript().system_prompt.clone().with_preamble(PREAMBLE)),
+            system_prompt: parent.transcript().system_prompt.clone(),
+            models: self.models.clone(),
             max_steps: parent.max_steps(),
             output: parent.output().clone(),
             call_id: call_id.to_string(),
@@ -61,6 +83,9 @@ struct Child {
     provider: Arc<dyn Provider>,
     toolbox: Toolbox,
     transcript: Transcript,
+    /// The parent's system prompt, from which a persona's is made.
+    system_prompt: SystemPrompt,
+    models: Option<Models>,
     max_steps: usize,
     output: Arc<dyn Output>,
     /// The parent call's id, which tags the child's events.
@@ -69,14 +94,68 @@ struct Child {
 
 impl SubAgent for Child {
     fn run<'a>(&'a self, prompt: &'a str, cancel: CancellationToken) -> BoxFuture<'a, SubReport> {
+        self.turn(self.provider.clone(), self.toolbox.clone(), self.transcript.clone(), prompt, cancel)
+    }
+
+    fn run_as<'a>(
+        &'a self,
+        persona: &'a Persona,
+        prompt: &'a str,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, SubReport> {
+        let provider = match (&persona.model, &self.models) {
+            (None, _) => self.provider.clone(),
+            (Some(model), Some(models)) => match models(&self.provider, model) {
+                Ok(provider) => provider,
+                Err(error) => {
+                    return async move { failed(format!("agent {}: model {model}: {error}", persona.name)) }.boxed()
+                }
+            },
+            (Some(model), None) => {
+                return async move {
+                    failed(format!("agent {}: model {model}: no other model can be built here", persona.name))
+                }
+                .boxed()
+            }
+        };
+        let mut toolbox = self.toolbox.clone();
+        if let Some(names) = &persona.tools {
+            let named: std::collections::HashSet<String> =
+                names.iter().filter_map(|n| toolbox.get(n).map(|t| t.name.clone())).collect();
+            let others: Vec<String> =
+                toolbox.names().into_iter().filter(|n| !named.contains(*n)).map(str::to_string).collect();
+            toolbox.remove_all(&others);
+        }
+        let system_prompt = self.system_prompt.clone().with_guidance(&persona.prompt).with_preamble(PREAMBLE);
+        self.turn(provider, toolbox, Transcript::new(system_prompt), prompt, cancel)
+    }
+}
+
+/// A child turn that could not start, as the agent would have ended it.
+fn failed(message: String) -> SubReport {
+    SubReport {
+        reply: format!("Error: {message}"),
+        end: crate::agent::output::TurnEnd::Failed,
+        usage: Usage::default(),
+    }
+}
+
+impl Child {
+    fn turn<'a>(
+        &'a self,
+        provider: Arc<dyn Provider>,
+        toolbox: Toolbox,
+        transcript: Transcript,
+        prompt: &'a str,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, SubReport> {
         async move {
             let tagged = Arc::new(Tagged {
                 parent: Some(self.output.clone()),
                 call_id: self.call_id.clone(),
                 usage: Mutex::default(),
             });
-            let mut agent =
-                Agent::new(self.provider.clone(), self.toolbox.clone(), tagged.clone(), self.transcript.clone());
+            let mut agent = Agent::new(provider, toolbox, tagged.clone(), transcript);
             agent.set_max_steps(self.max_steps);
             let outcome = agent.turn(prompt, cancel).await;
             let usage = tagged.usage.lock().map(|u| *u).unwrap_or_default();

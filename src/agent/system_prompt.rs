@@ -17,6 +17,10 @@ use std::path::{Path, PathBuf};
 
 const TEMPLATE: &str = include_str!("../../assets/system_prompt.md");
 
+/// Where the template's facts (working directory, platform, sandbox, branch, instructions)
+/// begin; the guidance before it is what an agent file replaces.
+const FACTS: &str = "Working directory: {{cwd}}";
+
 /// Renders the system prompt for a working directory.
 #[derive(Clone, Debug)]
 pub struct SystemPrompt {
@@ -123,6 +127,14 @@ impl SystemPrompt {
     /// last).
     pub fn with_template(mut self, template: impl Into<String>) -> Self {
         self.template = template.into();
+        self
+    }
+
+    /// Puts `guidance` in place of the template's own (everything before its facts, which
+    /// start at `Working directory:`): an agent file's text.
+    pub fn with_guidance(mut self, guidance: &str) -> Self {
+        let facts = self.template.find(FACTS).map_or("", |at| &self.template[at..]);
+        self.template = format!("{}\n\n{facts}", guidance.trim_end());
         self
     }
 

@@ -10,7 +10,7 @@
 
 mod context;
 
-pub use context::{FileAccess, PreApproval, SubAgent, SubReport, ToolContext};
+pub use context::{FileAccess, Persona, PreApproval, SubAgent, SubReport, ToolContext};
 
 use futures::future::BoxFuture;
 use futures::FutureExt;

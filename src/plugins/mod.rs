@@ -5,6 +5,7 @@
 //! project trust they (and plugin files and MCP servers) consult. Each plugin is a kernel `Plugin` (a setup block run
 //! against the `Session`); `startup.rs` lists them.
 
+pub mod agent_files;
 pub mod checkpoints;
 pub mod commands;
 pub mod context_commands;

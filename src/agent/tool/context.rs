@@ -53,6 +53,29 @@ pub trait SubAgent: Send + Sync {
     /// Runs one child turn for `prompt` until it replies, fails, reaches the step limit or
     /// `cancel` fires.
     fn run<'a>(&'a self, prompt: &'a str, cancel: CancellationToken) -> BoxFuture<'a, SubReport>;
+
+    /// Runs one child turn as `persona` says: its system prompt, only its tools, its model.
+    fn run_as<'a>(
+        &'a self,
+        persona: &'a Persona,
+        prompt: &'a str,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, SubReport>;
+}
+
+/// A sub-agent defined in a file (`.agents/agents/*.md`): who it is for the model (its
+/// system prompt), the only tools it may call (`None`: every tool its parent's children
+/// get) and its model (`None`: the parent's).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Persona {
+    pub name: String,
+    /// When the parent should hand it work, as the file says.
+    pub description: String,
+    /// Its system prompt's own text (the environment's facts follow it).
+    pub prompt: String,
+    /// Tool names (aliases allowed); a name the toolbox does not know gives nothing.
+    pub tools: Option<Vec<String>>,
+    pub model: Option<String>,
 }
 
 /// What a child turn came to.
