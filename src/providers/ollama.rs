@@ -150,8 +150,10 @@ impl OllamaProvider {
         } else if self.config.wire.think {
             body["think"] = json!(true);
         }
-        // Structured output: Ollama constrains the reply to any JSON Schema given as `format`.
-        if let Some(reply) = &request.reply_schema {
+        // Structured output: Ollama constrains the answer to any JSON Schema given as `format`,
+        // the whole answer, so that a model offered tools returns no tool calls: only a call
+        // without tools gets it (the front end still checks the reply against the schema).
+        if let Some(reply) = request.reply_schema.as_ref().filter(|_| request.tools.is_empty()) {
             body["format"] = reply.schema.clone();
         }
         body

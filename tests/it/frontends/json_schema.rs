@@ -7,7 +7,7 @@
 
 use crate::support::home::Home;
 use crate::support::{collect, fast_http, Reply, Server};
-use elelem::protocol::{Message, Provider, ReplySchema, Request};
+use elelem::protocol::{Message, Provider, ReplySchema, Request, ToolSpec};
 use serde_json::{json, Value};
 use std::process::Output;
 use std::sync::Arc;
@@ -175,18 +175,31 @@ async fn anthropic_is_sent_a_closed_schema_as_output_config_and_an_open_one_not(
     assert_eq!(requests[1].body.get("output_config"), None);
 }
 
+/// Only to a call without tools: under `format` Ollama returns no tool calls, so a turn that
+/// offers tools relies on the prompt and the check.
 #[tokio::test]
-async fn ollama_is_sent_the_schema_as_format() {
+async fn ollama_is_sent_the_schema_as_format_on_a_call_without_tools() {
     use elelem::providers::ollama::{OllamaConfig, OllamaProvider};
     let done = json!({"model": "llama-test", "created_at": "2025-01-01T00:00:01Z",
                       "message": {"role": "assistant", "content": "{}"}, "done": true, "done_reason": "stop"});
-    let server = Server::start(vec![Reply::ndjson(&format!("{done}\n"))]).await;
+    let server = Server::start(vec![Reply::ndjson(&format!("{done}\n")), Reply::ndjson(&format!("{done}\n"))]).await;
     let mut config = OllamaConfig::new(&server.url, "llama-test");
     config.http = fast_http();
     let provider = OllamaProvider::new(config).unwrap();
     let (_, error) = collect(provider.fetch(request_with(verdict_schema()))).await;
     assert_eq!(error, None);
-    assert_eq!(server.requests()[0].body["format"], verdict_schema());
+    let mut with_tools = request_with(verdict_schema());
+    with_tools.tools = vec![ToolSpec {
+        name: "read".into(),
+        description: "read a file".into(),
+        parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+    }];
+    let (_, error) = collect(provider.fetch(with_tools)).await;
+    assert_eq!(error, None);
+    let requests = server.requests();
+    assert_eq!(requests[0].body["format"], verdict_schema());
+    assert_eq!(requests[1].body.get("format"), None);
+    assert!(requests[1].body.get("tools").is_some());
 }
 
 #[tokio::test]
