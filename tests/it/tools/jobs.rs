@@ -346,3 +346,91 @@ fn slash_jobs_lists_and_stops_them() {
     assert!(stdout.contains("Job 1 stopped"), "{stdout}");
     assert!(stopped_before_exit, "/jobs stop left the job running");
 }
+
+/// `/clear` in the line REPL stops the jobs the conversation started; elelem keeps running.
+#[test]
+fn clear_in_the_line_repl_stops_the_jobs() {
+    let mark = format!("ELELEM_JOB_CLEAR_{}", std::process::id());
+    let run = Run::new();
+    let steps = json!([
+        doing("t1", "execute", json!({"command": format!("export {mark}=1; sleep 1000"), "background": true})),
+        done()
+    ]);
+    std::fs::write(run.home.path().join("script.json"), steps.to_string()).unwrap();
+    let mut child = run
+        .elelem()
+        .args(["--yolo", "chat", "--plain"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"go\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while marked_processes(&mark) == 0 {
+        assert!(Instant::now() < deadline, "the job never ran");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    input.write_all(b"/clear\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while marked_processes(&mark) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let left = marked_processes(&mark);
+    let running = child.try_wait().unwrap().is_none();
+    drop(input);
+    let _ = child.wait();
+    assert!(running, "elelem ended at /clear");
+    assert_eq!(left, 0, "/clear left the job running");
+}
+
+/// `/resume` of another session in the full-screen app (the line REPL has none) drops the
+/// session, and with it its jobs; the app keeps running, on the resumed session.
+#[test]
+fn resuming_another_session_in_the_app_stops_the_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.json");
+    std::fs::write(&first, json!([{"events": [{"type": "saying", "text": "first answer"}]}]).to_string()).unwrap();
+    let recorded = Command::new(env!("CARGO_BIN_EXE_elelem"))
+        .args(["-p", "stub", "ask", "the first question"])
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env("ELELEM_STUB_SCRIPT", &first)
+        .env("ELELEM_SANDBOX", "off")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env("OLLAMA_HOST", "http://127.0.0.1:9")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(recorded.status.success(), "{}", String::from_utf8_lossy(&recorded.stderr));
+    let mark = format!("ELELEM_JOB_RESUME_{}", std::process::id());
+    let command = format!("export {mark}=1; sleep 1000");
+    let steps = json!([doing("c1", "execute", json!({"command": command, "background": true})), done()]);
+    let app_mark = format!("ELELEM_JOB_RESUME_APP_{}", std::process::id());
+    let env = [(app_mark.as_str(), "1")];
+    let mut tui = Tui::launch(env!("CARGO_BIN_EXE_elelem").as_ref(), dir, steps, 30, 110, &env, &["--yolo"]);
+    tui.wait_for("Ask elelem");
+    tui.send("go\r");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while marked_processes(&mark) == 0 {
+        assert!(Instant::now() < deadline, "the job never ran; screen:\n{}", tui.contents());
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    tui.wait_for("done");
+    let pid = elelem_marked(&app_mark).expect("the app's process");
+    tui.send("/resume\r");
+    tui.wait_for("resume a session · type to filter");
+    tui.send("first");
+    tui.wait_for("1 of 2");
+    tui.send("\r");
+    tui.wait_for("Resumed session");
+    assert_none_left(&mark);
+    assert_eq!(elelem_marked(&app_mark), Some(pid), "the app is still running");
+    tui.send("\x04");
+    assert!(tui.wait_exit().success());
+    tui.assert_restored();
+}
