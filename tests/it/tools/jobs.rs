@@ -5,7 +5,8 @@
 //! `job_output` shows its log; `python3 -q -i` in a `pty` job answers `print(6*7)`; jobs
 //! (and what they fork away with `setsid`) are gone once `ask` exits and after SIGTERM to
 //! the full-screen app; a job printing 1 GB keeps elelem's memory bounded; the 17th job
-//! is refused; `/jobs` lists and stops them.
+//! is refused; `/jobs` lists and stops them; `/clear` in the line REPL and `/resume` of
+//! another session in the full-screen app stop them while elelem keeps running.
 
 use crate::security::sandbox::supported;
 use crate::tui::pty::Tui;
