@@ -44,8 +44,10 @@ async fn task_offers_an_agent_from_a_file_which_runs_with_its_prompt_model_and_o
         (true, _) => vec![text("no bugs in notes.txt")],
     })
     .await;
-    chat(home.path(), &server, &["--yolo", "--sandbox", "off"], "review my notes\n", &[]).await;
+    let stdout = chat(home.path(), &server, &["--yolo", "--sandbox", "off"], "review my notes\n", &[]).await;
     let requests = server.requests();
+    // The tool log names the agent on the call's row.
+    assert!(stdout.contains("reviewer: review notes"), "{stdout}");
 
     // The parent is offered the agent by name and description.
     let task = requests[0]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "task").unwrap().clone();
