@@ -18,6 +18,10 @@ const ABOUT: &str = "Hand self-contained work to a sub-agent with a fresh contex
                      and only its final reply returns, so say what to report. Calls in one response run at \
                      once.";
 
+/// Characters of agents' descriptions the tool carries at most (a session may define
+/// many agents; every request carries the tool).
+const DESCRIBED: usize = 4096;
+
 pub fn tool() -> Tool {
     offering(Vec::new())
 }
@@ -30,7 +34,17 @@ pub fn offering(agents: Vec<Persona>) -> Tool {
     });
     if !agents.is_empty() {
         let names: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
-        let listed: Vec<String> = agents.iter().map(|a| format!("{}: {}", a.name, one_line(&a.description))).collect();
+        // Descriptions while they fit in `DESCRIBED`, the names alone in `enum` past it.
+        let mut listed: Vec<String> = Vec::new();
+        let mut room = DESCRIBED;
+        for agent in agents.iter() {
+            let line = format!("{}: {}", agent.name, one_line(&agent.description));
+            if line.len() > room {
+                break;
+            }
+            room -= line.len();
+            listed.push(line);
+        }
         properties["agent"] = json!({
             "type": "string",
             "enum": names,
@@ -90,4 +104,23 @@ async fn run(args: Value, ctx: ToolContext, agents: &[Persona]) -> anyhow::Resul
         }
         TurnEnd::Interrupted => json!({"error": "interrupted", "tokens": tokens}),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_agents_are_all_named_and_described_within_the_bound() {
+        let agents: Vec<Persona> = (0..100)
+            .map(|i| Persona { name: format!("agent-{i}"), description: "d".repeat(200), ..Persona::default() })
+            .collect();
+        let tool = offering(agents);
+        let agent = &tool.parameters["properties"]["agent"];
+        assert_eq!(agent["enum"].as_array().unwrap().len(), 100);
+        let described = agent["description"].as_str().unwrap();
+        assert!(described.len() <= DESCRIBED + 100, "{}", described.len());
+        assert!(described.contains("agent-0: ddd") && !described.contains("agent-99"), "{described}");
+        assert!(super::tool().parameters["properties"].get("agent").is_none());
+    }
 }
