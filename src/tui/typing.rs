@@ -6,10 +6,10 @@
 //! key by key would do (`App::type_text`): the prompt's editor lays its text out again on
 //! every edit, so key by key a long run was quadratic.
 
-use super::app::App;
-use super::runtime::terminal_input::{typed_key, Input, TerminalInput};
 use super::actions::{carry_out, handle_terminal_event};
+use super::app::App;
 use super::runtime::terminal::Term;
+use super::runtime::terminal_input::{typed_key, Input, TerminalInput};
 use crossterm::event::Event;
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant};
@@ -85,6 +85,8 @@ pub(super) fn handle_input(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::popups::file_index::FileIndex;
+    use crate::tui::popups::file_picker::FilePicker;
     use crate::tui::runtime::clock::ManualClock;
     use crate::tui::text::theme::Theme;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -101,6 +103,10 @@ mod tests {
         let commands = vec![("/help".into(), "help".into())];
         let mut app = App::new(Theme::new(true), "stub", "stub-demo", commands, vec!["old".into()]);
         app.set_clock(std::sync::Arc::new(clock.clone()));
+        // A fixed file list: two apps listing the working directory on threads of their own
+        // could draw the `@` picker at different points of the listing.
+        let files = ["src/main.rs", "src/lib.rs", "README.md"].map(String::from).to_vec();
+        app.set_file_picker(FilePicker::with_index(FileIndex::from_paths(files)));
         app
     }
 
