@@ -7,8 +7,8 @@
 
 mod recording;
 
-pub use recording::{sessions_in, SessionChoice, SessionRow};
 pub use crate::pacing::LINE_PACE;
+pub use recording::{sessions_in, SessionChoice, SessionRow};
 
 use crate::agent::input::{Approver, Input};
 use crate::agent::output::Output;
@@ -139,7 +139,10 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
     let (listed, stopped) = (Arc::clone(&jobs), Arc::clone(&jobs));
     vec![
         Arc::new(BuiltinTools::with_jobs(jobs)),
-        Arc::new(crate::plugins::jobs_command::JobsCommand::new(move || listed.describe(), move |id| stopped.stop_now(id))),
+        Arc::new(crate::plugins::jobs_command::JobsCommand::new(
+            move || listed.describe(),
+            move |id| stopped.stop_now(id),
+        )),
         // What the user types: `!command` lines run in the shell, `@path` mentions attached.
         Arc::new(ShellEscape::new(crate::tools::shell::runner())),
         Arc::new(Mentions),

@@ -17,9 +17,9 @@ pub mod tool;
 pub use image::Image;
 pub use message::{Message, Role, ThinkingBlock, ToolCall};
 pub use models::ModelInfo;
-pub use reply_schema::ReplySchema;
 pub use provider::{
     Effort, EventStream, Provider, ProviderError, ProviderEvent, ProviderFactory, ProviderSettings, Providers, Request,
     Usage,
 };
+pub use reply_schema::ReplySchema;
 pub use tool::{ToolResult, ToolSpec};

@@ -44,7 +44,10 @@ pub fn tool() -> Tool {
         }),
         grep,
     )
-    .with_aliases(&["search", "rg", "search_files"]).read_only().summarized_by("pattern").touches_paths(&["path"])
+    .with_aliases(&["search", "rg", "search_files"])
+    .read_only()
+    .summarized_by("pattern")
+    .touches_paths(&["path"])
 }
 
 async fn grep(mut args: Value, ctx: ToolContext) -> anyhow::Result<Value> {

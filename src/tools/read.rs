@@ -44,7 +44,10 @@ pub fn tool() -> Tool {
         }),
         read,
     )
-    .with_aliases(&["open", "cat", "read_file", "view"]).read_only().summarized_by("path").touches_paths(&["path"])
+    .with_aliases(&["open", "cat", "read_file", "view"])
+    .read_only()
+    .summarized_by("path")
+    .touches_paths(&["path"])
 }
 
 async fn read(args: Value, ctx: ToolContext) -> anyhow::Result<Value> {

@@ -69,7 +69,6 @@ fn terminal_input() -> std::io::Result<Input> {
     TerminalInput::start(Vec::new())
 }
 
-
 /// Runs the full-screen app until the user quits (`None`) or a signal stops it (its
 /// conventional exit status). Either way the terminal is restored and every process a tool
 /// started is killed.

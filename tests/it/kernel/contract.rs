@@ -143,7 +143,8 @@ async fn the_system_prompt_is_rendered_fresh_for_every_model_call() {
     let dir = tempfile::tempdir().unwrap();
     let model = ScriptedModel::new(vec![Ok(vec![say("a")]), Ok(vec![say("b")])]);
     let output = Arc::new(RecordingOutput::default());
-    let transcript = Transcript::new(SystemPrompt::new(dir.path().to_path_buf()).with_instructions(elelem::instructions::render));
+    let transcript =
+        Transcript::new(SystemPrompt::new(dir.path().to_path_buf()).with_instructions(elelem::instructions::render));
     let mut agent = Agent::new(model.clone(), Toolbox::new(), output, transcript);
     agent.turn("one", CancellationToken::new()).await;
     std::fs::write(dir.path().join("AGENTS.md"), "Prefer small commits.").unwrap();

@@ -19,7 +19,8 @@ fn a_command_cannot_send_udp() {
     let run = Run::new();
     // Loopback is up in the session's own network namespace (issue 40): a datagram to
     // 127.0.0.1 stays there; one to any other address finds no route.
-    let result = run.execute(&[], &format!("echo leak > /dev/udp/127.0.0.1/{port}; echo leak > /dev/udp/192.0.2.1/{port}"));
+    let result =
+        run.execute(&[], &format!("echo leak > /dev/udp/127.0.0.1/{port}; echo leak > /dev/udp/192.0.2.1/{port}"));
     assert!(result["exit_status"].as_i64().is_some_and(|s| s != 0), "{result}");
     let mut buffer = [0u8; 16];
     assert!(socket.recv(&mut buffer).is_err(), "a datagram arrived: {result}");

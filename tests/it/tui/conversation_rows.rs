@@ -7,8 +7,8 @@
 use crate::support::home::Tree;
 use crate::tui::pty::Tui;
 use crate::tui::screens::{app, call, frame, light_app, styled_with, text};
-use elelem::agent::output::{AgentEvent, TurnEnd};
 use crossterm::event::KeyCode;
+use elelem::agent::output::{AgentEvent, TurnEnd};
 use elelem::tui::app::{App, Focus};
 use ratatui::layout::Rect;
 use serde_json::{json, Value};

@@ -9,7 +9,6 @@ use std::num::NonZeroU16;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-
 /// What the app asked of the terminal besides drawing: window titles (never allowed, `.0`),
 /// what it put on the clipboard through OSC 52 (`.1`, base64) and whether focus reporting
 /// (`CSI ? 1004 h/l`) is on (`.2`).
