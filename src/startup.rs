@@ -6,13 +6,13 @@
 //! options into their settings, and says how a declared provider's wire is built.
 
 mod recording;
+pub mod sub_agents;
 
 pub use crate::pacing::LINE_PACE;
 pub use recording::{sessions_in, SessionChoice, SessionRow};
 
 use crate::agent::input::{Approver, Input};
 use crate::agent::output::Output;
-use crate::agent::sub_agent::{Children, Models};
 use crate::agent::system_prompt::{Environment, Sandbox, SystemPrompt};
 use crate::agent::toolbox::Toolbox;
 use crate::agent::transcript::Transcript;
@@ -49,6 +49,7 @@ use recording::{record, restore, Recording};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
+use sub_agents::{Children, Models};
 
 /// Options shared by every front end.
 #[derive(Clone, Debug, Default)]

@@ -8,7 +8,7 @@
 //! calls: a model that keeps asking for tools is stopped there, like a provider failure.
 //! Consecutive calls that may run concurrently run together (`batch.rs`), results in call
 //! order; a tool that runs agents gets a `SubAgent` in its context, made by the agent's
-//! `SubAgents` (composed by `startup`: `sub_agent.rs`, which the agent does not name).
+//! `SubAgents` (composed by `startup`: `startup/sub_agents.rs`, which the agent does not name).
 //!
 //! The agent reads a provider's events as they come and shows them (`stream.rs`); a front
 //! end that wants them in batches at its own rate gets a provider that hands its streams
@@ -41,7 +41,7 @@ const CONTEXT_EVERY: Duration = Duration::from_millis(100);
 
 /// Makes the `SubAgent` a call of a tool that runs agents gets in its context, from the
 /// agent running the call (its provider, toolbox, system prompt, output and step limit).
-/// `startup` composes one (`sub_agent::Children`); an agent without one gives such a tool
+/// `startup` composes one (`startup::sub_agents::Children`); an agent without one gives such a tool
 /// none.
 pub trait SubAgents: Send + Sync {
     fn for_call(&self, parent: &Agent, call_id: &str) -> Arc<dyn SubAgent>;

@@ -16,7 +16,6 @@ pub mod output;
 pub mod plugin;
 pub mod repeated_results;
 pub mod session;
-pub mod sub_agent;
 pub mod system_prompt;
 pub mod tool;
 pub mod toolbox;

@@ -3,6 +3,7 @@
 //! the rest of the crate, so the kernel and the providers both depend on it and not on
 //! each other.
 
+pub mod events;
 pub mod image;
 pub mod joined;
 pub mod message;

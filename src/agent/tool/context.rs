@@ -4,7 +4,7 @@
 //!
 //! `SubAgent` is how a call reaches a child turn: a trait, so that a tool names no agent.
 //! The agent running the call makes one through the `SubAgents` that `startup` gave it
-//! (`agent::sub_agent::Children`).
+//! (`startup::sub_agents::Children`).
 
 use crate::agent::output::{AgentEvent, Delta, Output, TurnEnd};
 use crate::paths::ResolvedPath;

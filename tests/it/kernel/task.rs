@@ -191,7 +191,7 @@ fn agent(provider: Arc<Played>, toolbox: Toolbox) -> (Agent, Arc<RecordingOutput
     let transcript = Transcript::new(SystemPrompt::new(std::env::temp_dir()).with_template("SYSTEM"));
     let mut agent = Agent::new(provider, toolbox, output.clone(), transcript);
     // As `startup` composes it: calls of tools that run agents get a child agent.
-    agent.set_sub_agents(Arc::new(elelem::agent::sub_agent::Children::default()));
+    agent.set_sub_agents(Arc::new(elelem::startup::sub_agents::Children::default()));
     (agent, output)
 }
 

@@ -20,12 +20,12 @@
 //! (`AgentEvent::SubAgent`): its tool calls, usage, warnings and errors — not its text,
 //! context or turn events, which belong to the parent's panes.
 
-use super::agent::{Agent, SubAgents};
-use super::output::{AgentEvent, Output};
-use super::system_prompt::SystemPrompt;
-use super::tool::{Persona, SubAgent, SubReport};
-use super::toolbox::Toolbox;
-use super::transcript::Transcript;
+use crate::agent::output::{AgentEvent, Output};
+use crate::agent::system_prompt::SystemPrompt;
+use crate::agent::tool::{Persona, SubAgent, SubReport};
+use crate::agent::toolbox::Toolbox;
+use crate::agent::transcript::Transcript;
+use crate::agent::{Agent, SubAgents};
 use crate::protocol::{Provider, Usage};
 use futures::future::BoxFuture;
 use futures::FutureExt;
