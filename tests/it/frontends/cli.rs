@@ -200,7 +200,7 @@ fn slash_commands_show_context_json_tools_and_unknown_commands() {
     let out = run.elelem(
         &["chat", "--plain"],
         Some(&script),
-        "hello\n/context json\n/context 3\n/tools\n/bogus\n/exit\nnever\n",
+        "hello\n/context json\n/context 3\n/tools\n/bogus\n/exit\nread-after-exit\n",
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("\"role\": \"system\""), "{stdout}");
@@ -208,8 +208,8 @@ fn slash_commands_show_context_json_tools_and_unknown_commands() {
     assert!(stdout.contains("3. assistant:\nHi!"), "{stdout}");
     assert!(stdout.contains("execute — Run a shell command"), "{stdout}");
     assert!(stdout.contains("aliases: bash, sh, exec"), "{stdout}");
-    assert!(stdout.contains("unknown command: /bogus. Available: /clear, /compact, /context"), "{stdout}");
-    assert!(!stdout.contains("never"), "/exit stops reading");
+    assert!(stdout.contains("unknown command: /bogus. Available: /agents, /clear, /compact, /context"), "{stdout}");
+    assert!(!stdout.contains("read-after-exit"), "/exit stops reading");
 }
 
 #[test]

@@ -89,10 +89,13 @@ async fn a_tool_loop_sends_object_arguments_and_tool_results_back() {
     let second = &requests[1].body;
     assert_eq!(second.get("think"), None);
     assert_eq!(second["tools"][0]["function"]["name"], json!("read"));
+    // The agent's system prompt as rendered: the template, then the mode and the date.
+    let system = second["messages"][0]["content"].clone();
+    assert!(system.as_str().is_some_and(|s| s.starts_with("SYSTEM\n\nMode: ")), "{system}");
     assert_eq!(
         second["messages"],
         json!([
-            {"role": "system", "content": "SYSTEM"},
+            {"role": "system", "content": system},
             {"role": "user", "content": "read a and b"},
             {"role": "assistant", "content": "", "tool_calls": [
                 {"function": {"name": "read", "arguments": {"path": "a.txt"}}},

@@ -117,10 +117,13 @@ async fn a_tool_loop_assembles_calls_by_index_and_sends_them_back_in_openais_sha
         json!([{"type": "function", "function": {"name": "read", "description": "read a file",
         "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}])
     );
+    // The agent's system prompt as rendered: the template, then the mode and the date.
+    let system = second["messages"][0]["content"].clone();
+    assert!(system.as_str().is_some_and(|s| s.starts_with("SYSTEM\n\nMode: ")), "{system}");
     assert_eq!(
         second["messages"],
         json!([
-            {"role": "system", "content": "SYSTEM"},
+            {"role": "system", "content": system},
             {"role": "user", "content": "read a and b"},
             {"role": "assistant", "content": null, "tool_calls": [
                 {"id": "call_a", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a.txt\"}"}},
