@@ -218,7 +218,7 @@ fn json_of(event: AgentEvent) -> Option<serde_json::Value> {
         }),
         AgentEvent::Error(message) => json!({"type": "error", "message": message}),
         AgentEvent::Warning(message) => json!({"type": "warning", "message": message}),
-        AgentEvent::Info(text) => json!({"type": "info", "text": text}),
+        AgentEvent::Info(text) | AgentEvent::Jobs { text, .. } => json!({"type": "info", "text": text}),
         AgentEvent::Mode(mode) => json!({"type": "mode", "mode": mode.word()}),
         AgentEvent::Plan(plan) => json!({"type": "plan", "steps": plan.steps, "explanation": plan.explanation}),
         _ => return None,

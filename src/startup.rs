@@ -141,7 +141,7 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
     vec![
         Arc::new(BuiltinTools::with_jobs(jobs)),
         Arc::new(crate::plugins::jobs_command::JobsCommand::new(
-            move || listed.describe(),
+            move || (listed.describe(), listed.rows()),
             move |id| stopped.stop_now(id),
         )),
         // What the user types: `!command` lines run in the shell, `@path` mentions attached.

@@ -339,7 +339,10 @@ impl Output for AcpOutput {
                 update
             }
             AgentEvent::Plan(steps) => plan(&steps),
-            AgentEvent::Info(message) | AgentEvent::Warning(message) | AgentEvent::Error(message)
+            AgentEvent::Info(message)
+            | AgentEvent::Jobs { text: message, .. }
+            | AgentEvent::Warning(message)
+            | AgentEvent::Error(message)
                 if self.commanding.load(Ordering::Relaxed) =>
             {
                 json!({"sessionUpdate": "agent_message_chunk", "content": text(&format!("{message}\n"))})

@@ -157,6 +157,13 @@ pub enum AgentEvent {
         current: String,
         listed: Result<Vec<super::ModelInfo>, String>,
     },
+    /// The session's background jobs (`/jobs`): `text` is the listing as the line REPL
+    /// prints it, `rows` the same jobs for a front end that lists them itself (the TUI's
+    /// jobs popup).
+    Jobs {
+        text: String,
+        rows: Vec<JobRow>,
+    },
     /// The conversation was rewound: the last `turns` turns are gone (`/rewind`).
     Rewound {
         turns: usize,
@@ -165,6 +172,21 @@ pub enum AgentEvent {
     Mode(super::mode::Mode),
     /// The session asks the front end to quit.
     Exit,
+}
+
+/// One background job as `/jobs` lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobRow {
+    pub id: u32,
+    /// The command, on one line.
+    pub command: String,
+    pub running: bool,
+    /// `running`, `exited N` or `stopped`.
+    pub state: String,
+    /// How much output it wrote, in a few characters (`3.2 KiB`).
+    pub output: String,
+    /// It runs in a pseudo-terminal of its own.
+    pub terminal: bool,
 }
 
 impl AgentEvent {

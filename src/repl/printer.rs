@@ -314,7 +314,7 @@ impl PlainOutput {
                 enter(Section::None, state);
                 state.text.push_str(&format!("{}\n", self.paint(RED, &format!("Error: {}", sanitize(&message)))));
             }
-            AgentEvent::Info(text) => {
+            AgentEvent::Info(text) | AgentEvent::Jobs { text, .. } => {
                 enter(Section::None, state);
                 state.text.push_str(&format!("{}\n", sanitize(&text)));
             }

@@ -115,8 +115,8 @@ impl App {
                 vec![]
             }
             (Popup::PlanAccept(dialog), Intent::AcceptPlan(mode)) => self.accept_plan(dialog, mode),
-            // Closing the model picker puts nothing in the prompt.
-            (Popup::Models(_), Intent::Close(_)) => vec![],
+            // Closing the model picker or the jobs popup puts nothing in the prompt.
+            (Popup::Models(_) | Popup::Jobs(_), Intent::Close(_)) => vec![],
             (_, intent) => self.apply(intent),
         }
     }

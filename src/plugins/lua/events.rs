@@ -44,7 +44,7 @@ pub fn observed(event: &AgentEvent) -> Option<(&'static str, Value)> {
         AgentEvent::Usage(usage) => {
             ("usage", json!({"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}))
         }
-        AgentEvent::Info(text) => ("info", json!({"text": text})),
+        AgentEvent::Info(text) | AgentEvent::Jobs { text, .. } => ("info", json!({"text": text})),
         AgentEvent::Warning(text) => ("warning", json!({"text": text})),
         AgentEvent::Error(text) => ("error", json!({"text": text})),
         AgentEvent::Cleared => ("cleared", json!({})),

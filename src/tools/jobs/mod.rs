@@ -22,6 +22,7 @@ pub mod tools;
 use super::capped::CappedText;
 use super::run_command::{self, Connection, Running};
 use super::sandbox::Killer;
+use crate::protocol::events::JobRow;
 use buffer::Ring;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -191,11 +192,23 @@ impl Jobs {
 
     /// The jobs as `/jobs` shows them: number, state, output size, command.
     pub fn describe(&self) -> String {
-        let jobs = self.list();
-        if jobs.is_empty() {
+        let rows = self.rows();
+        if rows.is_empty() {
             return "No jobs.".to_string();
         }
-        let rows: Vec<String> = jobs
+        let lines: Vec<String> = rows
+            .iter()
+            .map(|row| {
+                let tty = if row.terminal { " pty" } else { "" };
+                format!("%{:<3} {:<10} {:>9}{tty}  {}", row.id, row.state, row.output, row.command)
+            })
+            .collect();
+        lines.join("\n")
+    }
+
+    /// The jobs as rows (`AgentEvent::Jobs`, the TUI's jobs popup), oldest first.
+    pub fn rows(&self) -> Vec<JobRow> {
+        self.list()
             .iter()
             .map(|job| {
                 let state = lock(&job.state);
@@ -204,12 +217,16 @@ impl Jobs {
                     Some(Status::Exited(code)) => format!("exited {code}"),
                     Some(Status::Stopped) => "stopped".to_string(),
                 };
-                let tty = if job.terminal { " pty" } else { "" };
-                let command = job.command.replace('\n', " ");
-                format!("%{:<3} {status:<10} {:>9}{tty}  {command}", job.id, size(state.output.written()))
+                JobRow {
+                    id: job.id,
+                    command: job.command.replace('\n', " "),
+                    running: state.status.is_none(),
+                    state: status,
+                    output: size(state.output.written()),
+                    terminal: job.terminal,
+                }
             })
-            .collect();
-        rows.join("\n")
+            .collect()
     }
 }
 

@@ -173,6 +173,10 @@ impl App {
                 self.focus = Focus::Composer;
                 self.popups.push(Popup::Models(ModelPicker::new(provider, current, listed)));
             }
+            AgentEvent::Jobs { rows, .. } => {
+                self.focus = Focus::Composer;
+                self.popups.push(Popup::Jobs(crate::tui::popups::jobs::JobsPopup::new(rows)));
+            }
             AgentEvent::Mode(mode) => {
                 self.status.set_mode(mode);
                 self.notify(mode.describe());

@@ -6,7 +6,7 @@
 //!
 //! The stack is ordered by `Kind`, the priority each popup had in the old hand-ordered
 //! chain: the approval dialog above the accept-plan dialog, above the help overlay, the
-//! model picker, the rewind picker, the resume picker and the history search. A popup that
+//! model picker (the jobs popup just under it), the rewind picker, the resume picker and the history search. A popup that
 //! opens goes above every popup of its own or a lower kind and below any of a higher one,
 //! so an approval that arrives while the help is open takes the keys, while a model list
 //! that arrives then waits under the help. One popup of each kind at most: a new one
@@ -19,6 +19,7 @@
 use crate::tui::intent::Intent;
 use crate::tui::popups::approval::PendingApproval;
 use crate::tui::popups::help::HelpOverlay;
+use crate::tui::popups::jobs::JobsPopup;
 use crate::tui::popups::model_picker::ModelPicker;
 use crate::tui::popups::plan_accept::PlanAccept;
 use crate::tui::popups::resume_picker::ResumePicker;
@@ -36,6 +37,7 @@ pub enum Kind {
     Search,
     Resume,
     Rewind,
+    Jobs,
     Models,
     Help,
     PlanAccept,
@@ -48,6 +50,8 @@ pub enum Popup {
     Search(ReverseSearch),
     Resume(ResumePicker),
     Rewind(RewindPicker),
+    /// `/jobs`: the background jobs, to stop one.
+    Jobs(JobsPopup),
     Models(ModelPicker),
     Help(HelpOverlay),
     /// The accept-plan dialog, after a plan-mode turn ended with a plan.
@@ -81,6 +85,7 @@ impl Popup {
             Popup::Search(_) => Kind::Search,
             Popup::Resume(_) => Kind::Resume,
             Popup::Rewind(_) => Kind::Rewind,
+            Popup::Jobs(_) => Kind::Jobs,
             Popup::Models(_) => Kind::Models,
             Popup::Help(_) => Kind::Help,
             Popup::PlanAccept(_) => Kind::PlanAccept,
@@ -94,6 +99,7 @@ impl Popup {
             Popup::Search(_) => "history search",
             Popup::Resume(_) => "resume picker",
             Popup::Rewind(_) => "rewind picker",
+            Popup::Jobs(_) => "jobs",
             Popup::Models(_) => "model picker",
             Popup::Help(_) => "help",
             Popup::PlanAccept(_) => "accept plan",
@@ -130,6 +136,7 @@ impl Popup {
             Popup::Search(search) => search.handle_key(key, around.history),
             Popup::Resume(picker) => picker.handle_key(key),
             Popup::Rewind(picker) => picker.handle_key(key),
+            Popup::Jobs(jobs) => jobs.handle_key(key),
             Popup::Models(picker) => picker.handle_key(key),
             Popup::Help(help) => help.handle_key(key),
             Popup::PlanAccept(dialog) => dialog.handle_key(key, armed),
@@ -141,7 +148,7 @@ impl Popup {
     pub fn closes_on(&self, intent: &Intent) -> bool {
         match self {
             Popup::Search(_) | Popup::Help(_) => matches!(intent, Intent::Close(_)),
-            Popup::Models(_) => matches!(intent, Intent::Close(_) | Intent::Send { .. }),
+            Popup::Models(_) | Popup::Jobs(_) => matches!(intent, Intent::Close(_) | Intent::Send { .. }),
             Popup::Rewind(_) => matches!(intent, Intent::Rewind(_)),
             Popup::Resume(_) => matches!(intent, Intent::Resume(_)),
             Popup::PlanAccept(_) => matches!(intent, Intent::AcceptPlan(_)),
@@ -179,7 +186,7 @@ impl Popup {
     /// Drawn over the prompt's own popups (command completion, `@` files), which are then
     /// not drawn.
     pub fn covers_prompt(&self) -> bool {
-        matches!(self, Popup::Models(_) | Popup::Search(_))
+        matches!(self, Popup::Models(_) | Popup::Jobs(_) | Popup::Search(_))
     }
 
     pub fn render(&mut self, areas: Areas, buf: &mut Buffer, theme: &Theme, around: &Around) {
@@ -188,6 +195,7 @@ impl Popup {
             Popup::Search(search) => search.render(areas.prompt, buf, theme, around.history),
             Popup::Resume(picker) => picker.render(areas.screen, areas.prompt, buf, theme),
             Popup::Rewind(picker) => picker.render(areas.prompt, buf, theme),
+            Popup::Jobs(jobs) => jobs.render(areas.prompt, buf, theme),
             Popup::Models(picker) => picker.render(areas.prompt, buf, theme),
             Popup::Help(help) => help.render(areas.screen, buf, theme, around.commands),
             // Above the plan strip, which shows the plan it is about.

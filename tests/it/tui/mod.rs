@@ -9,6 +9,7 @@ mod first_minutes;
 mod first_minutes_pty;
 mod first_screen;
 mod help_trust;
+mod jobs_popup;
 mod keys;
 mod line_repl;
 mod markdown_props;
