@@ -6,6 +6,7 @@
 //! against the `Session`); `startup.rs` lists them.
 
 pub mod agent_files;
+pub mod agents_json;
 pub mod checkpoints;
 pub mod commands;
 pub mod context_commands;

@@ -130,40 +130,29 @@ struct Entry {
 }
 
 /// The built-ins, then `<home>/.agents/lsp.json`, then `<project>/.agents/lsp.json` when
-/// the project is trusted (an untrusted project's file is a notice).
+/// the project is trusted (an untrusted project's file is a notice; `agents_json::read_layers`).
 pub fn load(home: Option<&Path>, project: &Path, trusted_project: bool) -> Config {
     let mut config = Config::default();
-    if let Some(home) = home {
-        read_into(&home.join(".agents/lsp.json"), None, &mut config);
-    }
-    let project_file = project.join(".agents/lsp.json");
-    if project_file.is_file() && Some(project) != home {
-        if trusted_project {
-            read_into(&project_file, Some(&crate::plugins::trust::project_root(project)), &mut config);
-        } else {
-            config.notices.push(format!(
-                "language servers: not using {} because this project is not trusted; run elelem --trust to trust it",
-                project_file.display()
-            ));
+    let untrusted = |file: &Path| {
+        format!(
+            "language servers: not using {} because this project is not trusted; run elelem --trust to trust it",
+            file.display()
+        )
+    };
+    let layers = crate::plugins::agents_json::read_layers(
+        &crate::plugins::agents_json::SettingsFile { name: "lsp.json", limit: FILE_LIMIT, label: "language servers" },
+        home,
+        project,
+        trusted_project,
+        untrusted,
+        &mut config.notices,
+    );
+    for layer in layers {
+        if let Err(error) = apply(&layer.text, &layer.path, &mut config) {
+            config.notices.push(format!("language servers: cannot use {}: {error}", layer.path.display()));
         }
     }
     config
-}
-
-fn read_into(path: &Path, within: Option<&Path>, config: &mut Config) {
-    let reading = crate::safe_file::Reading::capped(FILE_LIMIT);
-    let reading = match within {
-        Some(root) => reading.within(root),
-        None => reading,
-    };
-    let text = match reading.text(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-        Err(error) => return config.notices.push(format!("language servers: cannot read {}: {error}", path.display())),
-    };
-    if let Err(error) = apply(&text, path, config) {
-        config.notices.push(format!("language servers: cannot use {}: {error}", path.display()));
-    }
 }
 
 /// Applies one file's text to `config`; on an error nothing of the file applies.

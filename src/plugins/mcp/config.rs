@@ -65,50 +65,37 @@ struct Entry {
 }
 
 /// Reads `<home>/.agents/mcp.json`, then `<project>/.agents/mcp.json` when the project is
-/// trusted. A project server replaces a user server of the same name.
+/// trusted (`agents_json::read_layers`: regular files, capped, never through a link out of
+/// the project). A project server replaces a user server of the same name.
 pub fn load(home: Option<&Path>, project: &Path, trusted_project: bool) -> Loaded {
     let mut loaded = Loaded::default();
-    if let Some(home) = home {
-        read_into(&home.join(".agents/mcp.json"), None, &mut loaded);
-    }
-    let project_file = project.join(".agents/mcp.json");
-    if project_file.is_file() && Some(project) != home {
-        if trusted_project {
-            read_into(&project_file, Some(&crate::plugins::trust::project_root(project)), &mut loaded);
-        } else {
-            loaded.notices.push(format!(
-                "MCP: not starting the servers in {} because this project is not trusted; run elelem --trust to trust it",
-                project_file.display()
-            ));
+    let untrusted = |file: &Path| {
+        format!(
+            "MCP: not starting the servers in {} because this project is not trusted; run elelem --trust to trust it",
+            file.display()
+        )
+    };
+    let layers = crate::plugins::agents_json::read_layers(
+        &crate::plugins::agents_json::SettingsFile { name: "mcp.json", limit: FILE_LIMIT, label: "MCP" },
+        home,
+        project,
+        trusted_project,
+        untrusted,
+        &mut loaded.notices,
+    );
+    for layer in layers {
+        match parse(&layer.text, &layer.path, &|name| std::env::var(name).ok()) {
+            Ok((servers, notices)) => {
+                loaded.notices.extend(notices);
+                for server in servers {
+                    loaded.servers.retain(|s| s.name != server.name);
+                    loaded.servers.push(server);
+                }
+            }
+            Err(error) => loaded.notices.push(format!("MCP: cannot read {}: {error}", layer.path.display())),
         }
     }
     loaded
-}
-
-/// Reads one file into `loaded`: a regular file of at most `FILE_LIMIT` bytes, opened
-/// without waiting (a FIFO or a device is a notice, at once), and for the project's file
-/// (`within`, its root) never through a link out of the project.
-fn read_into(path: &Path, within: Option<&Path>, loaded: &mut Loaded) {
-    let reading = crate::safe_file::Reading::capped(FILE_LIMIT);
-    let reading = match within {
-        Some(root) => reading.within(root),
-        None => reading,
-    };
-    let text = match reading.text(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-        Err(error) => return loaded.notices.push(format!("MCP: cannot read {}: {error}", path.display())),
-    };
-    match parse(&text, path, &|name| std::env::var(name).ok()) {
-        Ok((servers, notices)) => {
-            loaded.notices.extend(notices);
-            for server in servers {
-                loaded.servers.retain(|s| s.name != server.name);
-                loaded.servers.push(server);
-            }
-        }
-        Err(error) => loaded.notices.push(format!("MCP: cannot read {}: {error}", path.display())),
-    }
 }
 
 /// Parses one file; servers that cannot be used are left out with a notice.
