@@ -2,7 +2,7 @@
 //! order, before each turn and each slash command, told which one comes (`NextLine`); a
 //! panic in it is shown as an error and the line still runs.
 
-use elelem::agent::input::{DenyAll, Input};
+use elelem::agent::input::DenyAll;
 use elelem::agent::output::{AgentEvent, RecordingOutput};
 use elelem::agent::system_prompt::SystemPrompt;
 use elelem::agent::{Agent, Flow, NextLine, Plugin, Session, Toolbox, Transcript};
@@ -10,15 +10,7 @@ use elelem::protocol::ProviderSettings;
 use futures::future::BoxFuture;
 use std::sync::{Arc, Mutex};
 
-/// Lines from a list.
-struct Lines(Vec<String>);
-
-impl Input for Lines {
-    fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
-        let line = (!self.0.is_empty()).then(|| self.0.remove(0));
-        Box::pin(async move { line })
-    }
-}
+use crate::support::Lines;
 
 /// Records each `before_line` it sees (as `name:next`) in `seen`; panics when `panics`. Its
 /// `/mark` records that it ran (the second plugin's replaces the first's).

@@ -2,13 +2,12 @@
 //! in its own right (not a refusal), observers of every shown event (forgotten on
 //! `reload`), lines queued as if typed, and the context published before the turn ends.
 
-use elelem::agent::input::{DenyAll, Input};
+use elelem::agent::input::DenyAll;
 use elelem::agent::output::{AgentEvent, RecordingOutput};
 use elelem::agent::system_prompt::SystemPrompt;
 use elelem::agent::{Agent, HookStop, SetupBlock, Tool, ToolContext, Toolbox, Transcript};
 use elelem::agent::{Flow, Session};
 use elelem::protocol::ProviderSettings;
-use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
@@ -30,15 +29,7 @@ async fn a_failing_before_hook_is_a_failure_with_name_and_args_and_a_refusal_is_
     assert_eq!(run(3).await.to_value(), json!({"ok": true}));
 }
 
-/// Lines from a list.
-struct Lines(Vec<String>);
-
-impl Input for Lines {
-    fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
-        let line = (!self.0.is_empty()).then(|| self.0.remove(0));
-        Box::pin(async move { line })
-    }
-}
+use crate::support::Lines;
 
 fn session(lines: &[&str]) -> (Session, Arc<RecordingOutput>) {
     let providers = elelem::providers::builtin().unwrap();
@@ -47,7 +38,7 @@ fn session(lines: &[&str]) -> (Session, Arc<RecordingOutput>) {
     let output = Arc::new(RecordingOutput::default());
     let transcript = Transcript::new(SystemPrompt::new(std::env::temp_dir()));
     let agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
-    let input = Lines(lines.iter().map(|l| l.to_string()).collect());
+    let input = Lines::of(lines);
     (Session::new(agent, Box::new(input), providers, settings, Arc::new(DenyAll)), output)
 }
 

@@ -4,7 +4,7 @@
 //! asked), and `Plugin::attach`, run on each prompt before it is sent, which may add text
 //! and images or refuse to send it.
 
-use elelem::agent::input::{DenyAll, Input};
+use elelem::agent::input::DenyAll;
 use elelem::agent::output::{AgentEvent, RecordingOutput, TurnEnd};
 use elelem::agent::system_prompt::SystemPrompt;
 use elelem::agent::{Agent, Flow, NextLine, Plugin, Prompt, Session, Toolbox, Transcript};
@@ -14,15 +14,7 @@ use futures::future::BoxFuture;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-/// Lines from a list.
-struct Lines(Vec<String>);
-
-impl Input for Lines {
-    fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
-        let line = (!self.0.is_empty()).then(|| self.0.remove(0));
-        Box::pin(async move { line })
-    }
-}
+use crate::support::Lines;
 
 /// Takes the lines that start with `prefix` (noting each in `seen` and for the next
 /// prompt); panics on every line when `panics`. Records its `before_line` calls too.
@@ -75,7 +67,7 @@ fn session(lines: &[&str]) -> (Session, Arc<RecordingOutput>) {
     let output = Arc::new(RecordingOutput::default());
     let transcript = Transcript::new(SystemPrompt::new(std::env::temp_dir()).with_template("SYSTEM"));
     let agent = Agent::new(provider, Toolbox::new(), output.clone(), transcript);
-    let input = Lines(lines.iter().map(|l| l.to_string()).collect());
+    let input = Lines::of(lines);
     (Session::new(agent, Box::new(input), providers, settings, Arc::new(DenyAll)), output)
 }
 

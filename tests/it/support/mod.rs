@@ -23,6 +23,22 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+/// A session's input from a list of lines, ended when it runs out.
+pub struct Lines(pub Vec<String>);
+
+impl Lines {
+    pub fn of(lines: &[&str]) -> Self {
+        Lines(lines.iter().map(|l| l.to_string()).collect())
+    }
+}
+
+impl elelem::agent::input::Input for Lines {
+    fn read_line(&mut self, _prompt: &str) -> futures::future::BoxFuture<'_, Option<String>> {
+        let line = (!self.0.is_empty()).then(|| self.0.remove(0));
+        Box::pin(async move { line })
+    }
+}
+
 /// What the server does with one request.
 #[derive(Clone, Debug)]
 pub struct Reply {
