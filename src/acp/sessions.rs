@@ -7,12 +7,11 @@ use super::approver::AcpApprover;
 use super::fs::{ClientFiles, FsCapabilities};
 use super::rpc::{Peer, RpcError, INTERNAL_ERROR};
 use super::updates::{AcpOutput, Link};
-use crate::agent::input::Input;
+use crate::agent::input::NoLines;
 use crate::agent::output::TurnEnd;
 use crate::agent::{Interrupter, Session};
 use crate::protocol::Role;
 use crate::startup::{build_recorded_session, Options, SessionChoice};
-use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -43,15 +42,6 @@ pub struct Sessions {
     slots: Mutex<HashMap<String, Arc<Slot>>>,
     /// What the client offered for files in `initialize`.
     fs: Mutex<FsCapabilities>,
-}
-
-/// An ACP session has no line input: prompts come as requests.
-struct NoLines;
-
-impl Input for NoLines {
-    fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
-        Box::pin(async { None })
-    }
 }
 
 /// A string field of the params, or a clear error.

@@ -61,3 +61,12 @@ impl Approver for DenyAll {
         Box::pin(async { Approval::No })
     }
 }
+
+/// An input with no lines: the front end's prompts come as requests (ACP, MCP).
+pub struct NoLines;
+
+impl Input for NoLines {
+    fn read_line(&mut self, _prompt: &str) -> BoxFuture<'_, Option<String>> {
+        Box::pin(async { None })
+    }
+}
