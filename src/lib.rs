@@ -1,7 +1,8 @@
 //! elelem: a terminal coding agent. `protocol` is the shared vocabulary (a leaf); the
 //! kernel (`agent`) runs the loop; `providers` talk to models; `tools` and `plugins` fill
 //! the toolbox and commands; `pacing` paces a provider's stream for the front ends that ask;
-//! `startup` composes them; `repl`, `ask` and `tui` are the front ends (`tool_outcome` is
+//! `startup` composes them; `repl`, `ask` and `tui` are the front ends, `acp` and
+//! `mcp_server` serve the agent to editors and MCP clients (`tool_outcome` is
 //! what a tool result means on screen, for the first and last; `json_lines` writes the JSON
 //! lines of `ask --json` and the session files).
 
@@ -16,6 +17,7 @@ pub mod editor;
 pub mod files;
 pub mod instructions;
 pub mod json_lines;
+pub mod mcp_server;
 pub mod pacing;
 pub mod panics;
 pub mod paths;
