@@ -1,5 +1,5 @@
 //! The `elelem` command line: `chat` (default; `elelem "prompt"` starts it with that
-//! prompt sent first), `ask`, `acp`, `files` and `plugins`.
+//! prompt sent first), `ask`, `acp`, `mcp`, `files` and `plugins`.
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -131,6 +131,12 @@ enum Command {
     },
     /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, ...)
     Acp,
+    /// Serve the agent as an MCP server on stdin/stdout (tools: prompt, sessions)
+    Mcp {
+        /// Another folder calls may work in (repeatable; the current one always is)
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<std::path::PathBuf>,
+    },
     /// Print files as a <documents> block (named paths, paths on stdin, or git ls-files)
     Files { paths: Vec<String> },
     /// List recorded sessions, newest first
@@ -222,6 +228,11 @@ fn main() -> ExitCode {
         }
         Command::Acp => {
             let result = runtime().and_then(|rt| rt.block_on(on_a_task(elelem::acp::run(options(false)))));
+            elelem::startup::shutdown();
+            result.map(|_| ExitCode::SUCCESS)
+        }
+        Command::Mcp { roots } => {
+            let result = runtime().and_then(|rt| rt.block_on(on_a_task(elelem::mcp_server::run(options(true), roots))));
             elelem::startup::shutdown();
             result.map(|_| ExitCode::SUCCESS)
         }
