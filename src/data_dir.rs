@@ -1,9 +1,11 @@
 //! Where elelem keeps the user's data: `$XDG_DATA_HOME/elelem` (default
 //! `~/.local/share/elelem`), and how it writes there — directories 0700, files 0600, so
-//! sessions, history and settings are readable by the user alone.
+//! sessions, history and settings are readable by the user alone. (On Windows, where
+//! there are no modes, they keep what the user's profile folder gives.)
 
 use std::fs::{File, OpenOptions};
 use std::io;
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -18,7 +20,10 @@ pub fn data_dir() -> Option<PathBuf> {
 
 /// Creates `dir` (and its parents) readable by the user alone.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    builder.mode(0o700);
+    builder.recursive(true).create(dir)
 }
 
 /// Opens `path` for appending, creating it with mode 0600 (and tightening an existing file
@@ -28,16 +33,15 @@ pub fn open_private_append(path: &Path) -> io::Result<File> {
     if let Some(dir) = path.parent() {
         create_private_dir(dir)?;
     }
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .mode(0o600)
-        .open(path)?;
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY).mode(0o600);
+    let file = options.create(true).append(true).open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::other(format!("{} is not a regular file", path.display())));
     }
+    #[cfg(unix)]
     if meta.permissions().mode() & 0o077 != 0 {
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }

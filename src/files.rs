@@ -7,6 +7,7 @@
 
 use anyhow::Context as _;
 use std::io::{IsTerminal, Read, Write};
+#[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt as _;
 
 /// Bytes of one file read at most; a larger file is an error.
@@ -55,7 +56,10 @@ pub fn documents(paths: &[String]) -> anyhow::Result<String> {
 /// The whole of `path` when it is a regular file of at most `FILE_CAP` bytes; the open
 /// never waits (a FIFO, a terminal), anything else is refused by its kind.
 fn read_regular(path: &str) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.read(true).open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::other("not a regular file"));

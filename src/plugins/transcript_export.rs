@@ -16,6 +16,7 @@ use super::transcript_log::TranscriptLog;
 use crate::agent::{AgentEvent, Delta, Flow, Plugin, Session};
 use crate::protocol::Role;
 use anyhow::{bail, Context as _};
+#[cfg(unix)]
 use std::os::unix::fs::DirBuilderExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -163,11 +164,10 @@ fn export(
         "" => {
             let dir = dir.context("no data directory (set HOME or XDG_DATA_HOME), so name a file: /export FILE")?;
             // The user's alone, like the rest of the data directory.
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let mut builder = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            builder.mode(0o700);
+            builder.recursive(true).create(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             let path = dir.join(format!("{name}.md"));
             crate::safe_file::replace(&path, markdown.as_bytes(), 0o600)
                 .with_context(|| format!("cannot write {}", path.display()))?;

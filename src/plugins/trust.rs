@@ -144,11 +144,16 @@ impl TrustStore {
 /// Writes `text` to `path` readable by the user only, creating the directory.
 fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
+    #[cfg(unix)]
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let temp = dir.join(format!(".{STORE_FILE}.{}", std::process::id()));
-    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&temp)?;
+    let mut options = std::fs::OpenOptions::new();
+    #[cfg(unix)]
+    options.mode(0o600);
+    let mut file = options.write(true).create(true).truncate(true).open(&temp)?;
+    #[cfg(unix)]
     file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     file.write_all(text.as_bytes())?;
     file.sync_all()?;
@@ -241,6 +246,7 @@ impl ProjectTrust {
 /// Why `folder` (a project's `.agents` or `.claude`) is refused, if it is: the sandbox
 /// recorded that very entry (its device and inode) as one a contained command created and
 /// the clean-up could not remove.
+#[cfg(unix)]
 pub fn refusal(folder: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(folder).ok()?;
@@ -252,6 +258,12 @@ pub fn refusal(folder: &Path) -> Option<String> {
         .iter()
         .find(|entry| entry["device"].as_u64() == Some(meta.dev()) && entry["inode"].as_u64() == Some(meta.ino()))
         .map(|entry| entry["reason"].as_str().unwrap_or("recorded").to_string())
+}
+
+/// No sandbox on Windows, so no entry it recorded: none is refused.
+#[cfg(windows)]
+pub fn refusal(_folder: &Path) -> Option<String> {
+    None
 }
 
 /// The refused `.agents` and `.claude` folders (see `refusal`) from `cwd` up to `root`,

@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::Read;
 use std::marker::PhantomData;
 use std::ops::Range;
+#[cfg(unix)]
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -212,11 +213,33 @@ impl ScriptText {
                     return Err(changed());
                 }
                 let mut bytes = vec![0; range.len()];
-                file.read_exact_at(&mut bytes, range.start as u64).map_err(|e| e.to_string())?;
+                read_exact_at(file, &mut bytes, range.start as u64).map_err(|e| e.to_string())?;
                 parse(&bytes).map_err(|e| format!("{}: {e}", changed()))
             }
         }
     }
+}
+
+/// Fills `bytes` from `file` at `offset`, the file's position untouched.
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, bytes: &mut [u8], offset: u64) -> std::io::Result<()> {
+    file.read_exact_at(bytes, offset)
+}
+
+/// Fills `bytes` from `file` at `offset` (Windows' `seek_read` may read less: again).
+#[cfg(windows)]
+fn read_exact_at(file: &std::fs::File, mut bytes: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !bytes.is_empty() {
+        match file.seek_read(bytes, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                bytes = &mut bytes[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The byte range of each step of `text`, a JSON array of steps, each parsed once to check

@@ -4,12 +4,26 @@
 //! has one writer: an advisory lock (`flock(LOCK_EX | LOCK_NB)`) taken on opening it for
 //! appending and held until the process ends; a second elelem is refused (`InUse`).
 //! Reading is bounded: `READ_LIMIT` bytes of a session at most.
+//!
+//! Those are the Unix ways (`open/unix.rs`). On Windows (`open/windows.rs`) a link is
+//! opened itself (`FILE_FLAG_OPEN_REPARSE_POINT`) and refused as no regular file, and the
+//! one writer is the one handle open for writing: it shares the file for reading only, so a
+//! second elelem's open for appending fails (a sharing violation, `InUse`) while listing
+//! and reading sessions still work.
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as os;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as os;
 
 use crate::data_dir::create_private_dir;
-use std::fs::{File, OpenOptions};
+use os::{lock, private, read_only_fs, refused};
+use std::fs::File;
 use std::io;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
 /// The most of a session file elelem reads: a longer file is listed as far as this and
@@ -18,7 +32,7 @@ pub const READ_LIMIT: u64 = 256 << 20;
 
 /// Opens `path` for reading: a regular file, not through a link.
 pub fn read(path: &Path) -> io::Result<File> {
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    let file = os::options(false).read(true).open(path);
     regular(path, file.map_err(|e| refused(path, e))?)
 }
 
@@ -38,12 +52,10 @@ pub struct Resume {
 /// that cannot be written (the disk is still full) or the file system is read-only, the
 /// file is still given, to be read back, with the reason it cannot be recorded into.
 pub fn resume(path: &Path) -> io::Result<Resume> {
-    let open = |append: bool| {
-        OpenOptions::new().read(true).append(append).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
-    };
+    let open = |append: bool| os::options(append).read(true).append(append).open(path);
     let (file, unwritable) = match open(true) {
         Ok(file) => (Ok(file), None),
-        Err(error) if error.raw_os_error() == Some(libc::EROFS) => (open(false), Some(error)),
+        Err(error) if read_only_fs(&error) => (open(false), Some(error)),
         Err(error) => (Err(error), None),
     };
     let file = regular(path, file.map_err(|e| refused(path, e))?)?;
@@ -55,23 +67,11 @@ pub fn resume(path: &Path) -> io::Result<Resume> {
     Ok(Resume { file, unwritable: prepared.err() })
 }
 
-/// Makes `file` 0600 if it was more open; its length.
-fn private(file: &File) -> io::Result<u64> {
-    let meta = file.metadata()?;
-    if meta.permissions().mode() & 0o077 != 0 {
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(meta.len())
-}
-
 /// Appends a newline when the file's last byte is not one.
 fn end_line(mut file: &File, len: u64) -> io::Result<()> {
     use std::io::Write as _;
-    use std::os::unix::fs::FileExt as _;
     let Some(last) = len.checked_sub(1) else { return Ok(()) };
-    let mut byte = [0u8];
-    file.read_exact_at(&mut byte, last)?;
-    if byte[0] != b'\n' {
+    if os::byte_at(file, last)? != b'\n' {
         file.write_all(b"\n")?;
     }
     Ok(())
@@ -83,12 +83,7 @@ pub fn create(path: &Path) -> io::Result<File> {
     if let Some(dir) = path.parent() {
         create_private_dir(dir)?;
     }
-    let file = OpenOptions::new()
-        .append(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
+    let file = os::options(true).append(true).create_new(true).open(path)?;
     lock(path, &file)?;
     Ok(file)
 }
@@ -105,17 +100,6 @@ fn regular(path: &Path, file: File) -> io::Result<File> {
     ))
 }
 
-/// The error of opening a link with `O_NOFOLLOW` (ELOOP) said plainly.
-fn refused(path: &Path, error: io::Error) -> io::Error {
-    if error.raw_os_error() == Some(libc::ELOOP) {
-        return io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} is a symbolic link; session files are never opened through one", path.display()),
-        );
-    }
-    error
-}
-
 /// Another process records into this session.
 #[derive(Debug)]
 pub struct InUse;
@@ -128,24 +112,7 @@ impl std::fmt::Display for InUse {
 
 impl std::error::Error for InUse {}
 
-/// Takes the one-writer lock, or fails with `InUse` when another process holds it. A file
-/// system without `flock` is recorded unlocked.
-fn lock(path: &Path, file: &File) -> io::Result<()> {
-    // SAFETY: flock on a descriptor this function borrows; no memory is passed.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        return Ok(());
-    }
-    let error = io::Error::last_os_error();
-    if error.kind() == io::ErrorKind::WouldBlock {
-        return Err(io::Error::new(io::ErrorKind::WouldBlock, InUse));
-    }
-    if matches!(error.raw_os_error(), Some(libc::ENOLCK | libc::EOPNOTSUPP | libc::EINVAL)) {
-        return Ok(());
-    }
-    Err(io::Error::new(error.kind(), format!("cannot lock {}: {error}", path.display())))
-}
-
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -9,6 +9,7 @@
 
 use std::fs::{File, Metadata};
 use std::io::Read;
+#[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
@@ -56,11 +57,10 @@ pub fn open(path: &Path) -> Result<(File, Metadata), FileError> {
 /// Opens a path that a directory listing just reported as a regular file (saving `open`'s
 /// first look), still without blocking, and checks what was opened.
 pub fn open_listed(path: &Path) -> Result<(File, Metadata), FileError> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| FileError::io(path, e))?;
+    let mut options = std::fs::OpenOptions::new();
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.read(true).open(path).map_err(|e| FileError::io(path, e))?;
     let meta = file.metadata().map_err(|e| FileError::io(path, e))?;
     check_regular(path, &meta)?;
     Ok((file, meta))

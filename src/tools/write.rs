@@ -144,7 +144,7 @@ pub async fn write_atomic(path: &Path, real: &Path, bytes: &[u8]) -> anyhow::Res
     let (shown, real, bytes) = (path.to_path_buf(), real.to_path_buf(), bytes.to_vec());
     run_blocking(move || {
         if let Ok(Some(kind)) = no_follow::kind(&real) {
-            if kind != rustix::fs::FileType::RegularFile && kind != rustix::fs::FileType::Symlink {
+            if kind != no_follow::FileType::RegularFile && kind != no_follow::FileType::Symlink {
                 let meta =
                     std::fs::symlink_metadata(&real).with_context(|| format!("cannot write {}", shown.display()))?;
                 regular::check_regular(&shown, &meta)?;

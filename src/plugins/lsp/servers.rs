@@ -201,15 +201,28 @@ impl Servers {
 /// Where `program` is: a path with a slash (relative to the project root), else the first
 /// executable file of that name on PATH.
 fn find_program(program: &str, root: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let runnable =
-        |path: &Path| std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if program.contains('/') {
         let path = root.join(program);
         return runnable(&path).then_some(path);
     }
     let paths = std::env::var_os("PATH")?;
     std::env::split_paths(&paths).map(|dir| dir.join(program)).find(|p| p.is_absolute() && runnable(p))
+}
+
+/// Whether `path` is a file this user may run.
+#[cfg(unix)]
+fn runnable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Whether `path` is a program: a file, as named or with `.exe`, `.cmd` or `.bat`.
+#[cfg(windows)]
+fn runnable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        || ["exe", "cmd", "bat"]
+            .iter()
+            .any(|ext| std::fs::metadata(path.with_extension(ext)).is_ok_and(|m| m.is_file()))
 }
 
 #[cfg(test)]

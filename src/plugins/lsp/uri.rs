@@ -3,13 +3,14 @@
 //! what a server sends back is decoded and compared as a path.
 
 use std::ffi::OsStr;
+#[cfg(unix)]
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 /// `file:///…` for an absolute `path`.
 pub fn from_path(path: &Path) -> String {
     let mut uri = String::from("file://");
-    for &byte in path.as_os_str().as_bytes() {
+    for &byte in &path_bytes(path) {
         if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
             uri.push(byte as char);
         } else {
@@ -42,7 +43,39 @@ pub fn to_path(uri: &str) -> Option<PathBuf> {
             }
         }
     }
+    bytes_path(bytes)
+}
+
+/// A path's bytes as a URI holds them.
+#[cfg(unix)]
+fn path_bytes(path: &Path) -> Vec<u8> {
+    path.as_os_str().as_bytes().to_vec()
+}
+
+/// A path's bytes as a URI holds them: `/C:/dir/file` for `C:\dir\file`.
+#[cfg(windows)]
+fn path_bytes(path: &Path) -> Vec<u8> {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let text = text.strip_prefix("//?/").unwrap_or(&text);
+    match text.starts_with('/') {
+        true => text.as_bytes().to_vec(),
+        false => format!("/{text}").into_bytes(),
+    }
+}
+
+/// The path a URI's decoded bytes name.
+#[cfg(unix)]
+fn bytes_path(bytes: Vec<u8>) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+/// The path a URI's decoded bytes name (`/C:/dir/file` is `C:\dir\file`).
+#[cfg(windows)]
+fn bytes_path(bytes: Vec<u8>) -> Option<PathBuf> {
+    let text = String::from_utf8(bytes).ok()?;
+    let drive = text.as_bytes().get(2) == Some(&b':');
+    let text = if drive { &text[1..] } else { &text };
+    Some(PathBuf::from(text.replace('/', "\\")))
 }
 
 /// The file name's extension, lower-cased (`None` without one).

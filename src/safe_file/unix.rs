@@ -1,30 +1,15 @@
-//! Opening the files elelem reads or writes by name — its settings (`tui.json`,
-//! `prices.json`, `hooks.json`, `mcp.json`, `permissions.json`, the trust store, the prompt
-//! history), the instructions, commands and skills whose text reaches the model, and
-//! `/export`'s file — the one careful way (issue 37), a leaf importing nothing of elelem.
-//!
-//! Reading: the file is opened with `O_NONBLOCK | O_NOCTTY`, so a FIFO or a terminal cannot
-//! make the open wait, then `fstat` on that descriptor: only a regular file is read (a FIFO,
-//! a device such as `/dev/zero`, a directory are refused at once, by kind), and at most a
-//! cap of bytes. A file a repository supplies is also held to where it may lead
-//! (`Reading::within`: its canonical path must stay under the project's root) and to the
-//! directories no file may come from (`Reading::denying`, `paths.deny`); such a file is then
-//! opened at its canonical path one directory at a time from `/` with `O_NOFOLLOW`, so a
-//! link swapped in after the check fails the open instead of leading elsewhere.
-//!
-//! Writing never goes through a link and never waits on a FIFO: `create_new` makes a file
-//! that was not there (`O_CREAT | O_EXCL`, which never follows a link), `replace` writes a
-//! temporary file next to it and renames it over a regular file (anything else there is
-//! refused), `open_append` appends to a regular file only.
+//! `safe_file` on Unix: every open relative to a directory opened one component at a time
+//! from `/` with `O_NOFOLLOW`, reads with `O_NONBLOCK | O_NOCTTY` (see the module doc).
 
+use super::{kind_name, refused, split};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawMode, CWD};
 use rustix::io::Errno;
 use std::ffi::OsStr;
 use std::fs::File;
-use std::io::{self, Read as _, Seek as _, SeekFrom, Write as _};
+use std::io::{self, Write as _};
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::PermissionsExt as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How a directory on the way is opened: only to look names up in it.
@@ -36,103 +21,15 @@ const LOOKUP: OFlags = OFlags::RDONLY;
 /// How a file is opened for reading: never waiting, never becoming a controlling terminal.
 const READ: OFlags = OFlags::RDONLY.union(OFlags::NONBLOCK).union(OFlags::NOCTTY).union(OFlags::CLOEXEC);
 
-/// How one file is read: at most `cap` bytes, and for a repository's file, where it may
-/// lead. Errors never name the file (callers do); a missing file is `NotFound`.
-#[derive(Clone, Copy, Debug)]
-pub struct Reading<'a> {
-    cap: u64,
-    within: Option<&'a Path>,
-    deny: &'a [PathBuf],
+/// `path` opened for reading, links followed (the user's own files).
+pub(super) fn open_read(path: &Path) -> io::Result<File> {
+    Ok(File::from(rustix::fs::open(path, READ, Mode::empty())?))
 }
 
-impl<'a> Reading<'a> {
-    /// A regular file of at most `cap` bytes, symlinks followed (the user's own files).
-    pub fn capped(cap: u64) -> Self {
-        Reading { cap, within: None, deny: &[] }
-    }
-
-    /// The file, links followed, must stay under `root` (a repository's file: a link out of
-    /// the project is refused).
-    pub fn within(self, root: &'a Path) -> Self {
-        Reading { within: Some(root), ..self }
-    }
-
-    /// The file, links followed, must not be under any of `dirs` (canonical paths, as
-    /// `paths.deny` holds them).
-    pub fn denying(self, dirs: &'a [PathBuf]) -> Self {
-        Reading { deny: dirs, ..self }
-    }
-
-    /// The file opened for reading after every check but the size: a regular file, where
-    /// it may be. Reads from it never block.
-    pub fn open(&self, path: &Path) -> io::Result<File> {
-        let file = if self.within.is_none() && self.deny.is_empty() {
-            File::from(rustix::fs::open(path, READ, Mode::empty())?)
-        } else {
-            let real = std::fs::canonicalize(path)?;
-            if let Some(root) = self.within {
-                let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-                if !real.starts_with(&root) {
-                    return Err(refused(format!(
-                        "it leads to {}, outside {}; a link out of the project is not followed",
-                        real.display(),
-                        root.display()
-                    )));
-                }
-            }
-            if let Some(dir) = self.deny.iter().find(|dir| real.starts_with(dir)) {
-                return Err(refused(format!(
-                    "it leads to {}, under {}, which a paths rule denies",
-                    real.display(),
-                    dir.display()
-                )));
-            }
-            let (dir, name) = split(&real)?;
-            File::from(rustix::fs::openat(open_dir(dir)?, name, READ | OFlags::NOFOLLOW, Mode::empty())?)
-        };
-        let meta = file.metadata()?;
-        if !meta.is_file() {
-            return Err(refused(format!("not a regular file ({})", kind_name(meta.file_type()))));
-        }
-        Ok(file)
-    }
-
-    /// The whole file; more than the cap is an error.
-    pub fn bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
-        let file = self.open(path)?;
-        let too_large = || refused(format!("larger than {} bytes", self.cap));
-        if file.metadata()?.len() > self.cap {
-            return Err(too_large());
-        }
-        let mut bytes = Vec::new();
-        file.take(self.cap + 1).read_to_end(&mut bytes)?;
-        if bytes.len() as u64 > self.cap {
-            return Err(too_large());
-        }
-        Ok(bytes)
-    }
-
-    /// The whole file as UTF-8 text.
-    pub fn text(&self, path: &Path) -> io::Result<String> {
-        String::from_utf8(self.bytes(path)?).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
-    }
-
-    /// The file's last `cap` bytes at most (a log read from its end).
-    pub fn tail(&self, path: &Path) -> io::Result<Vec<u8>> {
-        let mut file = self.open(path)?;
-        let len = file.metadata()?.len();
-        if len > self.cap {
-            file.seek(SeekFrom::Start(len - self.cap))?;
-        }
-        let mut bytes = Vec::new();
-        file.take(self.cap).read_to_end(&mut bytes)?;
-        Ok(bytes)
-    }
-}
-
-/// A user's settings file as text: regular, at most `cap` bytes, links followed.
-pub fn read_text(path: &Path, cap: u64) -> io::Result<String> {
-    Reading::capped(cap).text(path)
+/// `real` (canonical) opened for reading without following a link anywhere in it.
+pub(super) fn open_real(real: &Path) -> io::Result<File> {
+    let (dir, name) = split(real)?;
+    Ok(File::from(rustix::fs::openat(open_dir(dir)?, name, READ | OFlags::NOFOLLOW, Mode::empty())?))
 }
 
 /// Makes `path` a new file holding `bytes`, with permissions `mode`. Anything already
@@ -203,16 +100,10 @@ pub fn open_append(path: &Path, mode: u32) -> io::Result<File> {
     Ok(file)
 }
 
-/// What a file that is not a regular one is, for a message ("a FIFO (named pipe)").
-pub fn kind_name(kind: std::fs::FileType) -> &'static str {
+/// What a special file is, for `kind_name`.
+pub(super) fn special_kind_name(kind: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt as _;
-    if kind.is_file() {
-        "a regular file"
-    } else if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
+    if kind.is_fifo() {
         "a FIFO (named pipe)"
     } else if kind.is_socket() {
         "a socket"
@@ -239,10 +130,6 @@ fn raw_kind_name(kind: FileType) -> &'static str {
     }
 }
 
-fn refused(message: String) -> io::Error {
-    io::Error::other(message)
-}
-
 fn not_regular(kind: FileType) -> io::Error {
     refused(format!("it is {}, not a regular file", raw_kind_name(kind)))
 }
@@ -263,14 +150,6 @@ fn parent(path: &Path) -> io::Result<(OwnedFd, &OsStr)> {
     let (dir, name) = split(path)?;
     let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
     Ok((open_dir(&std::fs::canonicalize(dir)?)?, name))
-}
-
-/// A path's directory and last name.
-fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
-    match (path.parent(), path.file_name()) {
-        (Some(dir), Some(name)) => Ok((dir, name)),
-        _ => Err(refused(format!("{} names no file", path.display()))),
-    }
 }
 
 /// The directory `dir` (absolute, canonical) opened without following a symlink anywhere
@@ -298,8 +177,10 @@ fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{read_text, Reading};
     use super::*;
     use std::os::unix::fs::symlink;
+    use std::path::PathBuf;
     use std::time::{Duration, Instant};
 
     fn temp() -> (tempfile::TempDir, PathBuf) {

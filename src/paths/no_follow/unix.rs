@@ -1,12 +1,6 @@
-//! Opening a path that was already resolved and checked, without following any symlink
-//! on the way: the directory is opened one component at a time from `/` with
-//! `O_NOFOLLOW`, and the file is opened (or replaced) relative to that directory. A
-//! symlink swapped in after the check, anywhere in the path, makes the open fail instead
-//! of leading somewhere else; a write replaces such a link, it never writes through it.
-//!
-//! The paths given here come from `paths::resolve`: absolute, with no symlink in
-//! the part that existed when the call was checked.
+//! `no_follow` on Unix: `openat` one component at a time with `O_NOFOLLOW`.
 
+use super::split;
 use rustix::fs::{AtFlags, Mode, OFlags, CWD};
 use rustix::io::Errno;
 use std::ffi::OsStr;
@@ -16,6 +10,9 @@ use std::os::fd::OwnedFd;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What `kind` finds at a path.
+pub use rustix::fs::FileType;
 
 /// How a directory on the way is opened: only to look names up in it (no read permission
 /// needed on Linux).
@@ -64,12 +61,8 @@ pub fn open_read(real: &Path) -> std::io::Result<File> {
     Ok(File::from(fd))
 }
 
-/// What a file that is not a regular one is, for a message ("a FIFO (named pipe)"): the
-/// one wording the tools, `@` mentions and session files use (`safe_file`'s).
-pub use crate::safe_file::kind_name;
-
 /// What is at `real` now, the last component not followed: `None` when nothing is.
-pub fn kind(real: &Path) -> std::io::Result<Option<rustix::fs::FileType>> {
+pub fn kind(real: &Path) -> std::io::Result<Option<FileType>> {
     let (dir, name) = split(real)?;
     let dir = match open_dir(dir, false) {
         Ok(dir) => dir,
@@ -133,14 +126,6 @@ pub fn remove(real: &Path) -> std::io::Result<()> {
     let (dir, name) = split(real)?;
     let dir = open_dir(dir, false)?;
     rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|e| explain(&dir, name, real, e))
-}
-
-/// A path's directory and last name.
-pub fn split(real: &Path) -> std::io::Result<(&Path, &OsStr)> {
-    match (real.parent(), real.file_name()) {
-        (Some(dir), Some(name)) => Ok((dir, name)),
-        _ => Err(std::io::Error::other(format!("{} names no file", real.display()))),
-    }
 }
 
 /// The error for a failed open of `name` in `dir`: said plainly when a symlink is there.
