@@ -20,8 +20,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Installs the pinned node dependencies once.
-fn ensure_sdk() {
+/// Installs the pinned node dependencies once (the MCP SDK's tests use it too).
+pub(super) fn ensure_sdk() {
     let _guard = NPM.lock().unwrap_or_else(|e| e.into_inner());
     if !root().join("node_modules/@agentclientprotocol/sdk/package.json").is_file() {
         let status = Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(root()).status();
