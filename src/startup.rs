@@ -8,7 +8,7 @@
 mod recording;
 pub mod sub_agents;
 
-pub use crate::pacing::LINE_PACE;
+pub use crate::pacing::{Demand, Pace, LINE_PACE};
 pub use recording::{sessions_in, SessionChoice, SessionRow};
 
 use crate::agent::input::{Approver, Input};
@@ -89,11 +89,11 @@ pub struct Options {
     /// Show a resumed session's history again through the output (the full-screen app);
     /// otherwise a one-line summary.
     pub replay_history: bool,
-    /// How often the front end wants streamed text (`LINE_PACE` for the line front ends,
-    /// the TUI's stream interval): every provider the session builds is then paced
-    /// (`crate::pacing`: text arriving within an interval is merged and handed over when
-    /// it ends). `None`: streams are read as they come.
-    pub pace: Option<std::time::Duration>,
+    /// When the front end wants streamed text (`LINE_PACE` for the line front ends; the
+    /// TUI's frame scheduler grants it, `Pace::Asked`): every provider the session builds
+    /// is then paced (`crate::pacing`: text arriving in between is merged and handed over
+    /// at once). `None`: streams are read as they come.
+    pub pace: Option<Pace>,
 }
 
 /// Plugins added by whoever embeds elelem.
@@ -354,8 +354,8 @@ pub fn build_recorded_session(
     let mut providers = crate::providers::builtin()?;
     // The front end's pace, around every provider built from here on (a `/model` switch,
     // a plugin file's provider): the agent reads streams as they come.
-    if let Some(pace) = options.pace {
-        providers.wrap_each(move |provider| crate::pacing::paced(provider, pace));
+    if let Some(pace) = options.pace.clone() {
+        providers.wrap_each(move |provider| crate::pacing::paced(provider, pace.clone()));
     }
     let settings = ProviderSettings {
         model: options.model.clone(),

@@ -1,13 +1,13 @@
 //! Paces a stream that does not stream ahead (its events move on only while it is polled,
 //! so it cannot be left alone on the read-ahead thread): it is read as it comes, on the
 //! reader's own task, and text that arrives within one interval of the last hand-over is
-//! held and joined (`protocol::joined`) until the interval is up. The first events after a
+//! held and joined (`protocol::joined`) until the interval is up (or, paced by a front
+//! end's demand, until its next grant). The first events after a
 //! pause go at once; any other event than text goes at once too, after the text before it.
 //! A reply trickling in 1 ms events thus reaches the agent a few times per interval
 //! instead of once per event, and the stream is never slowed.
 
 use std::collections::VecDeque;
-use std::time::Duration;
 
 use futures::StreamExt;
 use tokio::time::Instant;
@@ -15,6 +15,8 @@ use tokio::time::Instant;
 use crate::protocol::joined::{push_joined, Joinable};
 use crate::protocol::readiness::{ready_next, Ready};
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
+
+use super::Pace;
 
 type Event = Result<ProviderEvent, ProviderError>;
 
@@ -24,9 +26,9 @@ const FIRST_BATCH: usize = 256;
 
 struct Hold {
     stream: EventStream,
-    pace: Duration,
+    pace: Pace,
     /// While set, text is held until then.
-    until: Option<Instant>,
+    until: Option<Until>,
     /// Events to hand over, in order.
     out: VecDeque<Event>,
     /// Text held (joined) for the next hand-over.
@@ -34,8 +36,15 @@ struct Hold {
     ended: bool,
 }
 
-/// `stream`, read as it comes with its text handed over at most about once per `pace`.
-pub(super) fn hold(stream: EventStream, pace: Duration) -> EventStream {
+/// Until when text is held: a time, or a grant after the one taken.
+#[derive(Clone, Copy)]
+enum Until {
+    Time(Instant),
+    GrantAfter(u64),
+}
+
+/// `stream`, read as it comes with its text handed over as `pace` says.
+pub(super) fn hold(stream: EventStream, pace: Pace) -> EventStream {
     let state = Hold { stream, pace, until: None, out: VecDeque::new(), held: Vec::new(), ended: false };
     futures::stream::unfold(state, |mut state| async move { state.next().await.map(|event| (event, state)) }).boxed()
 }
@@ -66,7 +75,7 @@ impl Hold {
                     }
                     None => self.end(),
                 },
-                _ = tokio::time::sleep_until(until) => {
+                _ = held_until(until, &self.pace) => {
                     self.out.extend(self.held.drain(..));
                     self.until = None;
                 }
@@ -86,7 +95,10 @@ impl Hold {
                 Ready::Pending => break,
             }
         }
-        self.until = Some(Instant::now() + self.pace);
+        self.until = Some(match &self.pace {
+            Pace::Every(interval) => Until::Time(Instant::now() + *interval),
+            Pace::Asked(demand) => Until::GrantAfter(demand.take()),
+        });
     }
 
     fn end(&mut self) {
@@ -95,9 +107,19 @@ impl Hold {
     }
 }
 
+/// Completes when text held `until` may go.
+async fn held_until(until: Until, pace: &Pace) {
+    match (until, pace) {
+        (Until::Time(time), _) => tokio::time::sleep_until(time).await,
+        (Until::GrantAfter(seen), Pace::Asked(demand)) => demand.wait(seen).await,
+        (Until::GrantAfter(_), Pace::Every(_)) => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn saying(text: &str) -> Event {
         Ok(ProviderEvent::Saying(text.into()))
@@ -118,7 +140,7 @@ mod tests {
         let mut events: Vec<Event> = (0..100).map(|i| saying(&format!("{i} "))).collect();
         events.insert(50, Ok(ProviderEvent::Usage(Default::default())));
         let got: Vec<Event> =
-            hold(trickle(events, Duration::from_millis(1)), Duration::from_millis(20)).collect().await;
+            hold(trickle(events, Duration::from_millis(1)), Pace::Every(Duration::from_millis(20))).collect().await;
         let mut joined: Vec<Event> = Vec::new();
         for event in got.iter().cloned() {
             push_joined(&mut joined, event);
@@ -131,9 +153,36 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn text_paced_by_demand_is_held_until_the_next_grant() {
+        let demand = super::super::Demand::default();
+        let events: Vec<Event> = (0..1_000).map(|i| saying(&format!("{i} "))).collect();
+        let mut stream = hold(trickle(events, Duration::from_millis(1)), Pace::Asked(demand.clone()));
+        let first = tokio::time::timeout(Duration::from_secs(60), stream.next()).await;
+        assert_eq!(first, Ok(Some(saying("0 "))), "the first text waits for nothing");
+        // The rest trickles in (for 1 s) and is held: nothing more until the front end grants it.
+        let none = tokio::time::timeout(Duration::from_millis(200), stream.next()).await;
+        assert!(none.is_err(), "text was handed over without a grant");
+        assert!(demand.owed());
+        demand.grant();
+        let next = tokio::time::timeout(Duration::from_secs(60), stream.next()).await;
+        let Ok(Some(Ok(ProviderEvent::Saying(held)))) = next else { panic!("the grant let nothing through: {next:?}") };
+        assert!(held.starts_with("1 2 3 "), "the held text, joined: {held}");
+        // The end of the stream hands over what is held without waiting for a grant.
+        let rest: Vec<Event> = stream.collect().await;
+        let all: String = (0..1_000).map(|i| format!("{i} ")).collect();
+        let got: String = std::iter::once(format!("0 {held}"))
+            .chain(rest.into_iter().map(|event| match event {
+                Ok(ProviderEvent::Saying(text)) => text,
+                _ => String::new(),
+            }))
+            .collect();
+        assert_eq!(got, all);
+    }
+
+    #[tokio::test]
     async fn what_is_waiting_after_a_pause_goes_at_once() {
         let events: Vec<Event> = (0..10).map(|i| saying(&i.to_string())).collect();
-        let mut stream = hold(futures::stream::iter(events).boxed(), Duration::from_secs(3600));
+        let mut stream = hold(futures::stream::iter(events).boxed(), Pace::Every(Duration::from_secs(3600)));
         // All ten are there at once: none is held for the hour-long pace.
         let got = tokio::time::timeout(Duration::from_secs(60), (&mut stream).collect::<Vec<_>>()).await;
         assert_eq!(got.map(|events| events.len()), Ok(10));

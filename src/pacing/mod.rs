@@ -1,10 +1,14 @@
 //! Pacing, a provider decorator outside the kernel: `Paced` wraps a provider and hands the
-//! streams it fetches over in merged batches, at most about once per interval while they
-//! trickle. `startup` wraps every provider the session's registry builds in it when the
-//! front end asks for a pace (`startup::Options::pace`: the TUI, the line REPL, `ask`,
-//! ACP), so a switched provider and a sub-agent (which uses its parent's provider) are
-//! paced alike. The kernel knows nothing of it: the agent reads whatever provider it holds
-//! and shows each event as it comes.
+//! streams it fetches over in merged batches. `startup` wraps every provider the session's
+//! registry builds in it when the front end asks for a pace (`startup::Options::pace`: the
+//! TUI, the line REPL, `ask`, ACP), so a switched provider and a sub-agent (which uses its
+//! parent's provider) are paced alike. The kernel knows nothing of it: the agent reads
+//! whatever provider it holds and shows each event as it comes.
+//!
+//! A `Pace` is a clock or a front end's demand: the front ends that print lines hand text
+//! over about once per interval (`Pace::Every`, `LINE_PACE`); the full-screen app, whose
+//! frame scheduler is the only clock on its screen, grants each hand-over when it wants to
+//! draw more (`Pace::Asked`, `Demand`).
 //!
 //! Two ways, chosen by the wrapped provider: a stream that `streams_ahead` (its events keep
 //! arriving while nobody polls it: the network providers, the stub's schedule) is read on
@@ -13,8 +17,11 @@
 //! text by the one rule of `protocol::joined`, so this is where streamed text is merged
 //! for a paced front end.
 
+mod demand;
 mod hold;
 mod read_ahead;
+
+pub use demand::Demand;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,29 +33,44 @@ use crate::protocol::{EventStream, ModelInfo, Provider, ProviderError, Request};
 /// The pace of front ends that print lines (the line REPL, `ask`, `ask --json`, ACP): short
 /// enough that text on a terminal flows, long enough that a reply read as fast as its sender
 /// writes it (each network event waking the reader) is gathered into a few reads and writes.
-pub const LINE_PACE: Duration = Duration::from_millis(8);
+pub const LINE_PACE: Pace = Pace::Every(Duration::from_millis(8));
 
-/// `stream` paced at `pace`: read ahead on the reading thread when it `streams_ahead` (and
+/// When a paced stream hands its text over.
+#[derive(Clone, Debug)]
+pub enum Pace {
+    /// About once per interval while it trickles (a stream that bursts goes at once).
+    Every(Duration),
+    /// Once per grant of the front end's `Demand` (a burst still goes at once).
+    Asked(Demand),
+}
+
+impl From<Duration> for Pace {
+    fn from(interval: Duration) -> Self {
+        Pace::Every(interval)
+    }
+}
+
+/// `stream` paced by `pace`: read ahead on the reading thread when it `streams_ahead` (and
 /// that thread could be started), otherwise read as it comes with its text held.
-pub fn pace(stream: EventStream, pace: Duration, streams_ahead: bool) -> EventStream {
+pub fn pace(stream: EventStream, pace: Pace, streams_ahead: bool) -> EventStream {
     if !streams_ahead {
         return hold::hold(stream, pace);
     }
-    match read_ahead::read_ahead(stream, pace) {
+    match read_ahead::read_ahead(stream, pace.clone()) {
         Ok(batches) => batches,
         Err(stream) => hold::hold(stream, pace),
     }
 }
 
-/// `provider` with every stream it fetches paced at `pace`.
-pub fn paced(provider: Arc<dyn Provider>, pace: Duration) -> Arc<dyn Provider> {
-    Arc::new(Paced { inner: provider, pace })
+/// `provider` with every stream it fetches paced by `pace`.
+pub fn paced(provider: Arc<dyn Provider>, pace: impl Into<Pace>) -> Arc<dyn Provider> {
+    Arc::new(Paced { inner: provider, pace: pace.into() })
 }
 
 /// A provider whose streams are paced (`pace`); everything else is the wrapped provider's.
 pub struct Paced {
     inner: Arc<dyn Provider>,
-    pace: Duration,
+    pace: Pace,
 }
 
 impl Provider for Paced {
@@ -65,7 +87,7 @@ impl Provider for Paced {
         self.inner.list_models()
     }
     fn fetch(&self, request: Request) -> EventStream {
-        pace(self.inner.fetch(request), self.pace, self.inner.streams_ahead())
+        pace(self.inner.fetch(request), self.pace.clone(), self.inner.streams_ahead())
     }
     fn streams_ahead(&self) -> bool {
         self.inner.streams_ahead()

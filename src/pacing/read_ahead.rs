@@ -22,9 +22,12 @@
 //! here stay served by this thread between calls (it parks in the usual way when no stream
 //! is being read), so the next call can reuse them.
 //!
-//! This thread is the only clock of a paced stream: the agent shows each batch as it comes
-//! (it holds nothing itself), so text is at most one interval late and the agent's task
-//! wakes once per batch.
+//! This thread is the only clock of a stream paced by an interval (`Pace::Every`): the agent
+//! shows each batch as it comes (it holds nothing itself), so text is at most one interval
+//! late and the agent's task wakes once per batch. A stream paced by a front end's demand
+//! (`Pace::Asked`: the full-screen app) has no clock here: after a hand-over the thread
+//! sleeps until the front end grants the next one (its frame scheduler decides when), and
+//! neither the catch-up nor the firehose rule below applies; a burst still goes at once.
 //!
 //! A hand-over costs whoever shows it about the same whatever it carries (a frame, for the
 //! TUI). While text pours in faster than anyone reads (`FIREHOSE`, ~20 KB/s: ten times the
@@ -42,6 +45,8 @@ use crate::protocol::joined::push_joined;
 use crate::protocol::readiness::{ready_next, Ready};
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 
+use super::Pace;
+
 type Event = Result<ProviderEvent, ProviderError>;
 
 /// Text arriving faster than this many bytes a second is handed over every other interval.
@@ -54,6 +59,13 @@ const FIREHOSE: f64 = 20.0 * 1024.0;
 /// that is already there; a stream that trickles is at the pace after a handful of small
 /// batches (and shows its first text sooner).
 const CATCH_UP: Duration = Duration::from_millis(1);
+
+/// How long one batch may take to read when a front end's demand sets the pace.
+const LONGEST_BATCH: Duration = Duration::from_millis(16);
+
+/// How long a stream waits for a grant before it hands over anyway: only a front end that
+/// stopped granting (gone, or wedged) is ever this late, and its stream still ends.
+const STALLED: Duration = Duration::from_secs(1);
 
 /// The reading thread's runtime, started on first use (`None` if it could not be).
 fn runtime() -> Option<&'static tokio::runtime::Handle> {
@@ -71,10 +83,11 @@ fn runtime() -> Option<&'static tokio::runtime::Handle> {
         .as_ref()
 }
 
-/// `stream`, read ahead on the reading thread and handed over at most about once per
-/// `pace` while it trickles. Dropping the result stops the reading (and drops `stream`,
-/// which cancels the call). Without a reading thread, `Err(stream)`: the caller paces it.
-pub(super) fn read_ahead(stream: EventStream, pace: Duration) -> Result<EventStream, EventStream> {
+/// `stream`, read ahead on the reading thread and handed over as `pace` says: at most about
+/// once per interval while it trickles, or once per grant of a front end's `Demand`.
+/// Dropping the result stops the reading (and drops `stream`, which cancels the call).
+/// Without a reading thread, `Err(stream)`: the caller paces it.
+pub(super) fn read_ahead(stream: EventStream, pace: Pace) -> Result<EventStream, EventStream> {
     let Some(runtime) = runtime() else { return Err(stream) };
     let (tx, rx) = mpsc::unbounded_channel::<Vec<Event>>();
     runtime.spawn(pump(stream, tx, pace));
@@ -86,11 +99,16 @@ pub(super) fn read_ahead(stream: EventStream, pace: Duration) -> Result<EventStr
     .boxed())
 }
 
-async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pace: Duration) {
+async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pace: Pace) {
     let mut handed: Option<Instant> = None;
     // How long to wait after a batch that did not fill, while a burst may only have paused
     // or not yet begun (a stream's first events can come before the rest is written).
     let mut catch_up: Option<Duration> = Some(CATCH_UP);
+    // How long one batch may take: a stream that is always ready still hands over.
+    let longest = match &pace {
+        Pace::Every(interval) => *interval,
+        Pace::Asked(_) => LONGEST_BATCH,
+    };
     loop {
         let first = tokio::select! {
             event = stream.next() => event,
@@ -99,27 +117,37 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
         let Some(first) = first else { return };
         let started = Instant::now();
         let mut batch = vec![first];
-        let (bursting, ended) = take_waiting(&mut stream, &mut batch, started + pace).await;
+        let (bursting, ended) = take_waiting(&mut stream, &mut batch, started + longest).await;
         let text = text_bytes(&batch);
+        // Taken before the hand-over, so the front end that shows it knows a grant is owed.
+        let grant = match &pace {
+            Pace::Asked(demand) => Some((demand, demand.take())),
+            Pace::Every(_) => None,
+        };
         if tx.send(batch).is_err() || ended {
             return;
         }
         let now = Instant::now();
-        let since = handed.map_or(pace, |last| now.duration_since(last));
+        let since = handed.map_or(longest, |last| now.duration_since(last));
         handed = Some(now);
         if bursting {
             catch_up = Some(CATCH_UP);
             continue;
         }
-        let wait = match catch_up {
-            Some(wait) => {
-                catch_up = Some(wait * 2).filter(|next| *next < pace);
-                wait
-            }
-            None => wait_after(pace, text, since),
-        };
         // Deliberately blocking: nothing on this thread looks at a socket meanwhile.
-        std::thread::sleep(wait.saturating_sub(started.elapsed()));
+        match grant {
+            Some((demand, seen)) => demand.wait_blocking(seen, STALLED),
+            None => {
+                let wait = match catch_up {
+                    Some(wait) => {
+                        catch_up = Some(wait * 2).filter(|next| *next < longest);
+                        wait
+                    }
+                    None => wait_after(longest, text, since),
+                };
+                std::thread::sleep(wait.saturating_sub(started.elapsed()));
+            }
+        }
     }
 }
 
@@ -210,7 +238,7 @@ mod tests {
     /// that took, against the pace.
     async fn read_at_a_long_pace(events: EventStream) -> (usize, Duration, Duration) {
         let pace = Duration::from_millis(500);
-        let Ok(stream) = read_ahead(events, pace) else { panic!("no reading thread") };
+        let Ok(stream) = read_ahead(events, Pace::Every(pace)) else { panic!("no reading thread") };
         let started = Instant::now();
         let got: Vec<Event> = stream.collect().await;
         (text_bytes(&got), started.elapsed(), pace)
@@ -245,7 +273,7 @@ mod tests {
         // 10,000 events at once: one look takes them all (a count-bounded batch took 40), so
         // the socket behind a real burst is drained once and then left to gather.
         let (tx, mut rx) = mpsc::unbounded_channel();
-        pump(burst(0, 10_000), tx, Duration::from_millis(500)).await;
+        pump(burst(0, 10_000), tx, Pace::Every(Duration::from_millis(500))).await;
         let mut batches = Vec::new();
         while let Some(batch) = rx.recv().await {
             batches.push(batch);
@@ -258,11 +286,48 @@ mod tests {
     async fn a_stream_that_never_stops_is_still_handed_over_about_once_per_interval() {
         // Always more waiting: the batch ends when its interval is up, not when the stream does.
         let endless = futures::stream::repeat_with(|| saying("x")).boxed();
-        let Ok(mut stream) = read_ahead(endless, Duration::from_millis(20)) else { panic!("no reading thread") };
+        let Ok(mut stream) = read_ahead(endless, Pace::Every(Duration::from_millis(20))) else {
+            panic!("no reading thread")
+        };
         let first = tokio::time::timeout(Duration::from_secs(10), stream.next()).await;
         assert!(matches!(first, Ok(Some(Ok(ProviderEvent::Saying(_))))), "nothing was handed over");
         let second = tokio::time::timeout(Duration::from_secs(10), stream.next()).await;
         assert!(matches!(second, Ok(Some(Ok(ProviderEvent::Saying(_))))), "only one batch came");
+    }
+
+    #[tokio::test]
+    async fn a_stream_paced_by_demand_hands_over_once_per_grant() {
+        // 1,000 events 1 ms apart, streaming ahead on their own (as a socket buffers them):
+        // after the first hand-over, nothing more comes until the front end grants it.
+        let start = tokio::time::Instant::now();
+        let events = futures::stream::unfold(0usize, move |i| async move {
+            tokio::time::sleep_until(start + Duration::from_millis(i as u64 + 1)).await;
+            Some((saying(&format!("{i} ")), i + 1))
+        })
+        .take(1_000)
+        .boxed();
+        let demand = super::super::Demand::default();
+        let Ok(mut stream) = read_ahead(events, Pace::Asked(demand.clone())) else { panic!("no reading thread") };
+        let mut text = 0;
+        let first = tokio::time::timeout(Duration::from_secs(60), stream.next()).await;
+        let Ok(Some(first)) = first else { panic!("the first text was held") };
+        text += text_bytes(&[first]);
+        let none = tokio::time::timeout(Duration::from_millis(100), stream.next()).await;
+        assert!(none.is_err(), "text was handed over without a grant");
+        // Each grant lets one batch through: everything waiting by then, joined.
+        let mut grants = 0;
+        while text < bytes_of(1_000) {
+            assert!(demand.owed(), "a stream waits, yet no grant is owed");
+            demand.grant();
+            grants += 1;
+            let Ok(Some(event)) = tokio::time::timeout(Duration::from_secs(60), stream.next()).await else {
+                panic!("a grant let nothing through")
+            };
+            text += text_bytes(&[event]);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(text, bytes_of(1_000));
+        assert!(grants < 100, "{grants} grants for 1 s of text granted every 100 ms");
     }
 
     #[tokio::test]
@@ -272,7 +337,8 @@ mod tests {
         events.push(Ok(ProviderEvent::Thinking("u".into())));
         events.push(Err(ProviderError::Network("cut".into())));
         events.push(saying("end"));
-        let Ok(stream) = read_ahead(futures::stream::iter(events).boxed(), Duration::from_millis(1)) else {
+        let Ok(stream) = read_ahead(futures::stream::iter(events).boxed(), Pace::Every(Duration::from_millis(1)))
+        else {
             panic!("no reading thread")
         };
         let got: Vec<Event> = stream.collect().await;

@@ -116,7 +116,11 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
         }
         draw(&mut term, &mut app)?;
         let new_session = runtime::new_session::NewSession::default();
-        let agent = tokio::spawn(start_session(options.clone(), ui_tx, line_rx, new_session.clone()));
+        // Streamed text comes when the frame scheduler grants it: its clock is the only one
+        // on the screen (`runtime/scheduler.rs`).
+        let demand = crate::startup::Demand::default();
+        let session_options = Options { pace: Some(crate::startup::Pace::Asked(demand.clone())), ..options.clone() };
+        let agent = tokio::spawn(start_session(session_options, ui_tx, line_rx, new_session.clone()));
         if let Some(prompt) = first_prompt.take().filter(|p| !p.trim().is_empty()) {
             // Queued like a line typed before the session is ready: it runs first.
             for action in app.run_line(&prompt) {
@@ -129,7 +133,8 @@ pub async fn run(options: &Options, tui: TuiOptions) -> anyhow::Result<Option<u8
             }
         }
         let input = std::mem::take(&mut read_before);
-        let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops, input).await;
+        let scheduler = FrameScheduler::granting(demand);
+        let result = event_loop(&mut term, &mut app, &mut ui_rx, &line_tx, &mut stops, input, scheduler).await;
         // A late answer or `/theme` may have changed the palette, keys the layout; the next
         // session keeps them.
         (theme, choice, layout) = (app.theme(), app.theme_choice(), app.layout_prefs());
@@ -206,9 +211,6 @@ async fn start_session(
     // The trust question comes before the session is built, so what it sets up and says
     // (hooks, plugin files, MCP servers, the welcome's counts) follows the answer.
     let mut options = options;
-    // Streamed text at most ~20 times a second (`STREAM_INTERVAL`): smooth to read, and a
-    // third of the frames of drawing at the full frame rate (keys still draw at once).
-    options.pace = Some(runtime::scheduler::STREAM_INTERVAL);
     let trust = match crate::startup::trust_question(&options) {
         Some(question) => Some(question.answer(approver.as_ref()).await),
         None => None,
@@ -293,6 +295,7 @@ async fn event_loop(
     line_tx: &mpsc::UnboundedSender<String>,
     stops: &mut Stops,
     read_before: Vec<u8>,
+    mut scheduler: FrameScheduler,
 ) -> anyhow::Result<Option<Stop>> {
     let mut events = TerminalInput::start(read_before)?;
     let mut answers = events.take_answers();
@@ -302,7 +305,6 @@ async fn event_loop(
     if area != term.get_frame().area() {
         term.resize(area)?;
     }
-    let mut scheduler = FrameScheduler::default();
     let mut held = HeldText::default();
     scheduler.request_now(Instant::now());
     loop {
@@ -322,7 +324,7 @@ async fn event_loop(
                     // last frame: that is laid out at its own slot, not in front of a key.
                     if !app.quitting() {
                         draw(term, app)?;
-                        scheduler.drawn(Instant::now());
+                        scheduler.drawn(Instant::now(), 0);
                     }
                     if !held.is_empty() {
                         scheduler.request(Instant::now());
@@ -339,7 +341,7 @@ async fn event_loop(
                     let light = background::light_from_osc11(&answer).filter(|_| app.follows_terminal());
                     if light.is_some_and(|light| app.set_light(light)) {
                         draw(term, app)?;
-                        scheduler.drawn(Instant::now());
+                        scheduler.drawn(Instant::now(), 0);
                     }
                 }
                 None => answers = None,
@@ -349,8 +351,9 @@ async fn event_loop(
                     app.handle_agent(event);
                 }
                 draw(term, app)?;
-                scheduler.drawn(Instant::now());
+                scheduler.drawn(Instant::now(), held.take_text_bytes());
             }
+            _ = scheduler.grant_due() => scheduler.grant(Instant::now()),
             message = ui_rx.recv() => {
                 let Some(message) = message else { break };
                 let mut edits = Vec::new();

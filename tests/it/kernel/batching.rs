@@ -1,8 +1,6 @@
-//! The agent takes every provider event that is already waiting in one go and shows
-//! consecutive text of one kind as one delta: a fast stream costs one output call per
-//! batch, not one per event, and nothing changes order. With a paced provider (composed as
-//! `startup` does for a front end with a pace, through `elelem::pacing`) a trickle comes in
-//! few deltas.
+//! The agent shows each provider event as it comes, in order, and merges nothing. Merging is
+//! the paced provider's (composed as `startup` does for a front end with a pace, through
+//! `elelem::pacing`): a burst or a trickle read through it comes in few deltas.
 
 use elelem::agent::output::{AgentEvent, Delta, TurnEnd};
 use elelem::protocol::{EventStream, Provider, ProviderError, ProviderEvent, Request, Usage};
@@ -13,6 +11,12 @@ use tokio_util::sync::CancellationToken;
 /// A model whose whole answer is ready at once.
 struct ReadyModel {
     answer: Mutex<Vec<Result<ProviderEvent, ProviderError>>>,
+}
+
+impl ReadyModel {
+    fn new(answer: Vec<Result<ProviderEvent, ProviderError>>) -> Arc<Self> {
+        Arc::new(ReadyModel { answer: Mutex::new(answer) })
+    }
 }
 
 impl Provider for ReadyModel {
@@ -51,21 +55,60 @@ fn shown(events: &[AgentEvent]) -> (Vec<String>, usize) {
     (lines, deltas)
 }
 
-#[tokio::test]
-async fn waiting_text_is_shown_merged_and_in_order() {
+/// 1,000 said pieces, three thought, one said, usage, one said.
+fn mixed_answer() -> Vec<Result<ProviderEvent, ProviderError>> {
     let mut answer: Vec<_> = (0..1000).map(|_| Ok(ProviderEvent::Saying("ab".into()))).collect();
     answer.extend((0..3).map(|_| Ok(ProviderEvent::Thinking("t".into()))));
     answer.push(Ok(ProviderEvent::Saying("z".into())));
     answer.push(Ok(ProviderEvent::Usage(Usage { input_tokens: 1, output_tokens: 7, ..Default::default() })));
     answer.push(Ok(ProviderEvent::Saying("end".into())));
-    let (mut agent, output) = crate::support::agent(Arc::new(ReadyModel { answer: Mutex::new(answer) }));
+    answer
+}
+
+/// What a mixed answer shows, in order.
+fn mixed_shown() -> Vec<String> {
+    let said = format!("saying: {}", "ab".repeat(1000));
+    vec![said, "thinking: ttt".into(), "saying: z".into(), "usage: 7".into(), "saying: end".into()]
+}
+
+#[tokio::test]
+async fn the_agent_shows_each_event_as_it_comes_in_order() {
+    let (mut agent, output) = crate::support::agent(ReadyModel::new(mixed_answer()));
     let outcome = agent.turn("go", CancellationToken::new()).await;
     assert_eq!(outcome.end, TurnEnd::Done);
     assert_eq!(outcome.reply, format!("{}zend", "ab".repeat(1000)));
     let (lines, deltas) = shown(&output.events());
-    let expected = [format!("saying: {}", "ab".repeat(1000)), "thinking: ttt".into(), "saying: z".into()];
-    assert_eq!(lines[..3], expected);
-    assert_eq!(lines[3..], ["usage: 7", "saying: end"]);
+    assert_eq!(lines, mixed_shown());
+    assert_eq!(deltas, 1005, "the agent merged text itself");
+}
+
+/// A model that streams ahead whose whole answer is ready at once (a burst in a socket).
+struct ReadyAhead(Arc<ReadyModel>);
+
+impl Provider for ReadyAhead {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn model(&self) -> &str {
+        self.0.model()
+    }
+    fn streams_ahead(&self) -> bool {
+        true
+    }
+    fn fetch(&self, request: Request) -> EventStream {
+        self.0.fetch(request)
+    }
+}
+
+#[tokio::test]
+async fn a_paced_provider_hands_waiting_text_over_merged_and_in_order() {
+    let output = Arc::new(PacedOutput(Default::default()));
+    let model = Arc::new(ReadyAhead(ReadyModel::new(mixed_answer())));
+    let mut agent = agent_for(model, std::time::Duration::from_millis(20), output.clone());
+    let outcome = agent.turn("go", CancellationToken::new()).await;
+    assert_eq!(outcome.reply, format!("{}zend", "ab".repeat(1000)));
+    let (lines, deltas) = shown(&output.0.events());
+    assert_eq!(lines, mixed_shown());
     assert!(deltas <= 8, "{deltas} delta events for 1005 provider events");
 }
 
@@ -76,10 +119,10 @@ async fn text_before_an_error_is_shown_before_it() {
         Ok(ProviderEvent::Saying("b".into())),
         Err(ProviderError::Network("cut".into())),
     ];
-    let (mut agent, output) = crate::support::agent(Arc::new(ReadyModel { answer: Mutex::new(answer) }));
+    let (mut agent, output) = crate::support::agent(ReadyModel::new(answer));
     let outcome = agent.turn("go", CancellationToken::new()).await;
     assert_eq!((outcome.end, outcome.reply.as_str()), (TurnEnd::Failed, "Error: cut"));
-    assert_eq!(shown(&output.events()), (vec!["saying: ab".to_string(), "error: cut".to_string()], 1));
+    assert_eq!(shown(&output.events()), (vec!["saying: ab".to_string(), "error: cut".to_string()], 2));
 }
 
 /// A model that sends one event every millisecond, as a real API trickles a reply.
@@ -314,8 +357,8 @@ async fn a_stream_read_ahead_is_shown_batch_by_batch_as_it_comes() {
 }
 
 /// A reply whose events all arrive at once over real HTTP, each in its own chunk (as a
-/// server flushes them): the HTTP client hands a body over one chunk at a time, yet the
-/// agent shows it in a few deltas, not one per event.
+/// server flushes them): the HTTP client hands a body over one chunk at a time, yet read
+/// through the pace a front end asks for it is shown in a few deltas, not one per event.
 #[tokio::test]
 async fn a_burst_over_http_is_shown_in_few_deltas() {
     use elelem::providers::openai::{OpenAiConfig, OpenAiProvider};
@@ -330,11 +373,13 @@ async fn a_burst_over_http_is_shown_in_few_deltas() {
     let server = crate::support::Server::start(vec![crate::support::Reply::sse(&body).burst(event_size)]).await;
     let mut config = OpenAiConfig::new(&format!("{}/v1", server.url), Some("sk-test"), "gpt-test");
     config.http = crate::support::fast_http();
-    let (mut agent, output) = crate::support::agent(Arc::new(OpenAiProvider::new(config).unwrap()));
+    let output = Arc::new(PacedOutput(Default::default()));
+    let model = Arc::new(OpenAiProvider::new(config).unwrap());
+    let mut agent = agent_for(model, std::time::Duration::from_millis(8), output.clone());
     let outcome = agent.turn("go", CancellationToken::new()).await;
     assert_eq!(outcome.end, TurnEnd::Done);
     let expected: String = (0..events).map(|i| format!("w{i} ")).collect();
     assert_eq!(outcome.reply, expected);
-    let (_, deltas) = shown(&output.events());
+    let (_, deltas) = shown(&output.0.events());
     assert!(deltas <= events / 20, "{deltas} delta events for {events} events sent at once");
 }
