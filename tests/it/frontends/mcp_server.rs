@@ -1,7 +1,7 @@
 //! `elelem mcp` through the real binary. The official MCP TypeScript SDK's client
 //! (`@modelcontextprotocol/sdk`, in package-lock.json; `mcp_server_client.mjs`) lists the
 //! tools, runs turns against the stub model (its reply streamed as progress), continues a
-//! session, cancels a turn whose command sleeps, and is refused what would ask and a `cwd`
+//! session (in the same server, and resumed by another), cancels a turn whose command sleeps, and is refused what would ask and a `cwd`
 //! outside the roots. Raw JSON-RPC lines test a client that just closes stdin.
 
 use crate::support::home::Home;
@@ -176,6 +176,17 @@ fn the_sdk_client_lists_the_tools_and_runs_turns_with_the_reply_streamed_and_the
     assert_eq!(ours["open"], true);
     assert_eq!(ours["firstPrompt"], "what do the notes say?");
     assert!(text(&listed).contains(&session));
+    client.close();
+
+    // Another server resumes it from its file, as `elelem --resume ID` does.
+    let mut client = Client::start(&home, crate::support::home::reply("Back again."), &[]);
+    client.until("tools");
+    let resumed = client.call("prompt", json!({"prompt": "still there?", "session": session}));
+    assert_eq!(resumed["structuredContent"]["session"], session.as_str(), "{resumed}");
+    assert_eq!(resumed["structuredContent"]["reply"], "Back again.");
+    let listed = client.call("sessions", json!({"limit": 1}));
+    assert_eq!(listed["structuredContent"]["sessions"][0]["turns"], 3, "{listed}");
+    assert_eq!(listed["structuredContent"]["sessions"].as_array().unwrap().len(), 1);
     client.close();
 }
 
