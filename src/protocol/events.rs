@@ -2,15 +2,14 @@
 //! and front ends receive), the streamed `Delta`s among them, how a turn ended and the
 //! context it leaves. Shared vocabulary, so front ends, session files and plugins read the
 //! same events the kernel sends. Delivery rule, in the types: a `Delta` (reply text,
-//! thinking, live tool output) may be merged with the next one by a front end that falls
-//! behind; every other `AgentEvent` must be delivered as sent.
+//! thinking, live tool output) is a piece of a text that may come in any number of pieces;
+//! every other `AgentEvent` must be delivered as sent.
 
-use super::joined::{self, Joinable, TextKind};
 use super::{Message, ToolCall, ToolResult, ToolSpec, Usage};
 use std::time::Duration;
 
-/// A piece of streamed text. Consecutive deltas of the same kind (and tool) can be merged
-/// without changing what is shown.
+/// A piece of streamed text. Consecutive deltas of the same kind (and tool) show as one text,
+/// however it was cut.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Delta {
     /// Reasoning text.
@@ -19,24 +18,6 @@ pub enum Delta {
     Saying(String),
     /// Live output of a running tool.
     ToolOutput { id: String, chunk: String },
-}
-
-impl Delta {
-    /// Appends `next` to this delta when both are the same kind (and tool); otherwise gives
-    /// `next` back (the rule of `protocol::joined`).
-    pub fn merge(&mut self, next: Delta) -> Result<(), Delta> {
-        joined::join(self, next)
-    }
-}
-
-impl Joinable for Delta {
-    fn text_mut(&mut self) -> Option<(TextKind<'_>, &mut String)> {
-        Some(match self {
-            Delta::Thinking(text) => (TextKind::Thinking, text),
-            Delta::Saying(text) => (TextKind::Saying, text),
-            Delta::ToolOutput { id, chunk } => (TextKind::ToolOutput(id.as_str()), chunk),
-        })
-    }
 }
 
 /// How a turn ended.

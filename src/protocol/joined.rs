@@ -1,26 +1,22 @@
-//! The one rule by which streamed text coalesces: consecutive text of one kind joins (said
-//! to said, thought to thought, one tool's live output to the same tool's). Whatever merges
-//! a stream — the pacing adapter's batches of provider events, the agent's deltas, a front
-//! end that falls behind (`Delta::merge`) — joins through `join` here, so they cannot
-//! disagree about what may be merged.
+//! The rule by which streamed text coalesces: consecutive text of one kind joins (said to
+//! said, thought to thought). The pacing decorator's batches of provider events, the one
+//! place a stream's text merges, join through `join` here.
 
 use super::provider::ProviderEvent;
 
 /// What kind of text an item carries: items join only with text of the same kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TextKind<'a> {
+pub enum TextKind {
     /// Reply text.
     Saying,
     /// Reasoning text.
     Thinking,
-    /// Live output of the tool call with this id.
-    ToolOutput(&'a str),
 }
 
 /// An item of a stream, some of whose items are text that may join.
 pub trait Joinable: Sized {
     /// The item's kind of text and the text itself; `None` when it is not text (never joined).
-    fn text_mut(&mut self) -> Option<(TextKind<'_>, &mut String)>;
+    fn text_mut(&mut self) -> Option<(TextKind, &mut String)>;
 }
 
 /// Appends `next`'s text to `last` when both are text of one kind; otherwise gives `next`
@@ -48,7 +44,7 @@ pub fn push_joined<T: Joinable>(batch: &mut Vec<T>, next: T) {
 }
 
 impl Joinable for ProviderEvent {
-    fn text_mut(&mut self) -> Option<(TextKind<'_>, &mut String)> {
+    fn text_mut(&mut self) -> Option<(TextKind, &mut String)> {
         match self {
             ProviderEvent::Saying(text) => Some((TextKind::Saying, text)),
             ProviderEvent::Thinking(text) => Some((TextKind::Thinking, text)),
@@ -59,7 +55,7 @@ impl Joinable for ProviderEvent {
 
 /// A stream's results: an error never joins.
 impl<T: Joinable, E> Joinable for Result<T, E> {
-    fn text_mut(&mut self) -> Option<(TextKind<'_>, &mut String)> {
+    fn text_mut(&mut self) -> Option<(TextKind, &mut String)> {
         self.as_mut().ok()?.text_mut()
     }
 }
