@@ -9,7 +9,7 @@ mod recording;
 pub mod sub_agents;
 
 pub use crate::pacing::{Demand, Pace, LINE_PACE};
-pub use recording::{sessions_in, SessionChoice, SessionRow};
+pub use recording::{sessions_in, unrecorded_id, SessionChoice, SessionRow};
 
 use crate::agent::input::{Approver, Input};
 use crate::agent::output::Output;

@@ -11,7 +11,7 @@ use crate::agent::input::NoLines;
 use crate::agent::output::TurnEnd;
 use crate::agent::{Interrupter, Session};
 use crate::protocol::Role;
-use crate::startup::{build_recorded_session, Options, SessionChoice};
+use crate::startup::{build_recorded_session, unrecorded_id, Options, SessionChoice};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -252,12 +252,6 @@ fn available_commands(session: &Session) -> Value {
         })
         .collect();
     Value::Array(commands)
-}
-
-/// An id for a session that could not be recorded (no data directory).
-fn unrecorded_id() -> String {
-    static N: AtomicU64 = AtomicU64::new(0);
-    format!("unrecorded-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
 }
 
 /// The prompt's content blocks as one text: text as it is, a resource link as a Markdown

@@ -14,10 +14,10 @@ use super::roots::Roots;
 use crate::agent::input::{DenyAll, NoLines};
 use crate::agent::output::TurnEnd;
 use crate::agent::{Interrupter, Session};
-use crate::startup::{build_recorded_session, Options, SessionChoice};
+use crate::startup::{build_recorded_session, unrecorded_id, Options, SessionChoice};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -72,12 +72,6 @@ pub struct Sessions {
     /// Held by the running turn (the process's directory is its session's).
     turns: tokio::sync::Mutex<()>,
     closing: AtomicBool,
-}
-
-/// An id for a session that could not be recorded (no data directory).
-fn unrecorded_id() -> String {
-    static N: AtomicU64 = AtomicU64::new(0);
-    format!("unrecorded-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
 }
 
 /// Moves the process to `dir`, unless it is there.

@@ -38,6 +38,13 @@ pub struct SessionRow {
     pub last_reply: String,
 }
 
+/// An id for a session that could not be recorded (no data directory), for a front end
+/// that names its sessions (ACP, MCP): unique in this process.
+pub fn unrecorded_id() -> String {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!("unrecorded-{}-{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
 /// The recorded sessions of `cwd`, newest first (at most 200).
 pub fn sessions_in(cwd: &Path) -> Vec<SessionRow> {
     let cwd = cwd.to_string_lossy();
