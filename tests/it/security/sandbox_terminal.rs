@@ -82,6 +82,31 @@ echo probed
 /// not.
 #[test]
 fn a_contained_command_has_no_terminal_to_push_input_into_or_write_to() {
+    probe_the_terminal(Job::No);
+}
+
+/// The same probe run as a background job: it outlives its call, yet has no terminal either.
+#[test]
+fn a_background_job_has_no_terminal_to_push_input_into_or_write_to() {
+    probe_the_terminal(Job::Pipes);
+}
+
+/// The same probe run as a job in a pseudo-terminal: the terminal it has is its own (elelem
+/// holds the other end), never the user's.
+#[test]
+fn a_pty_job_has_only_its_own_terminal() {
+    probe_the_terminal(Job::Pty);
+}
+
+/// How the probe runs: an ordinary call, or a background job with pipes or a pty of its own.
+#[derive(Clone, Copy, PartialEq)]
+enum Job {
+    No,
+    Pipes,
+    Pty,
+}
+
+fn probe_the_terminal(job: Job) {
     if !supported() || !has_python() {
         return;
     }
@@ -90,8 +115,13 @@ fn a_contained_command_has_no_terminal_to_push_input_into_or_write_to() {
     let (injected, sentinel) = (outside.path().join("INJECTED"), outside.path().join("SENTINEL"));
     let pair = native_pty_system().openpty(PtySize { rows: 40, cols: 200, pixel_width: 0, pixel_height: 0 }).unwrap();
     let pts = pair.master.tty_name().expect("the pseudo-terminal's name");
+    let mut arguments = json!({"command": probe(&pts, &injected)});
+    if job != Job::No {
+        arguments["background"] = json!(true);
+        arguments["pty"] = json!(job == Job::Pty);
+    }
     let steps = json!([
-        {"events": [{"type": "doing", "id": "c1", "name": "execute", "arguments": {"command": probe(&pts, &injected)}}]},
+        {"events": [{"type": "doing", "id": "c1", "name": "execute", "arguments": arguments}]},
         {"events": [{"type": "saying", "text": "the probe ran"}]}
     ]);
     let script = home.path().join("script.json");
@@ -132,7 +162,10 @@ fn a_contained_command_has_no_terminal_to_push_input_into_or_write_to() {
     };
     writer.write_all(b"go\n").unwrap();
     writer.flush().unwrap();
-    let replied = wait_until(&|| text(&output).contains("the probe ran"));
+    let report = dir.path().join("probe.txt");
+    let probed = || std::fs::read_to_string(&report).is_ok_and(|r| r.contains("probed"));
+    // A job goes on after its call: the probe is done once it says so.
+    let replied = wait_until(&|| text(&output).contains("the probe ran")) && wait_until(&probed);
     writer.write_all(format!("!touch {}\n", sentinel.display()).as_bytes()).unwrap();
     writer.flush().unwrap();
     // A REPL the probe left in the background of its terminal never gets there: the
@@ -145,15 +178,23 @@ fn a_contained_command_has_no_terminal_to_push_input_into_or_write_to() {
     }
     let _ = child.kill();
 
-    let report = std::fs::read_to_string(dir.path().join("probe.txt")).unwrap_or_default();
+    let report = std::fs::read_to_string(&report).unwrap_or_default();
     assert!(report.contains("probed"), "the probe did not finish: {report}\nterminal:\n{}", text(&output));
-    assert!(report.contains("tty_nr=0\n"), "the command has a controlling terminal:\n{report}");
     let pts = pts.display();
-    for expected in ["open /dev/tty: no".to_string(), format!("open {pts}: no")] {
-        assert!(report.contains(&expected), "{expected:?} missing:\n{report}");
+    assert!(report.contains(&format!("open {pts}: no")), "the user's terminal opened:\n{report}");
+    assert!(!report.contains(&format!("osc {pts}: written")), "the command wrote to the terminal:\n{report}");
+    let user_terminal = [format!("tiocsti {pts}: injected"), format!("foreground {pts}: taken")];
+    assert!(!user_terminal.iter().any(|line| report.contains(line)), "{report}");
+    if job == Job::Pty {
+        // Its own pseudo-terminal: what it writes or pushes there reaches elelem's job, not
+        // the user.
+        assert!(!report.contains("tty_nr=0\n"), "a pty job without its terminal:\n{report}");
+    } else {
+        assert!(report.contains("tty_nr=0\n"), "the command has a controlling terminal:\n{report}");
+        assert!(report.contains("open /dev/tty: no"), "/dev/tty opened:\n{report}");
+        assert!(!report.contains(": written"), "the command wrote to a terminal:\n{report}");
+        assert!(!report.contains(": injected") && !report.contains(": taken"), "{report}");
     }
-    assert!(!report.contains(": written"), "the command wrote to a terminal:\n{report}");
-    assert!(!report.contains(": injected") && !report.contains(": taken"), "{report}");
     let raw = output.lock().unwrap().clone();
     let osc = b"\x1b]52;c;SU5KRUNURUQ=";
     assert!(!raw.windows(osc.len()).any(|w| w == osc), "an OSC 52 of the command reached the terminal");
