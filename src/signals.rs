@@ -4,8 +4,17 @@
 //! terminal in the full-screen app's modes and every command a tool started running).
 //! Also SIGXFSZ, which is caught and does nothing (`ignore_file_size_limit`), so a write
 //! past a file-size limit fails with EFBIG (and is reported) instead of killing elelem.
+//! On Windows (`windows.rs`) the console's events stand for them: Ctrl+C is SIGINT,
+//! Ctrl+Break SIGQUIT, closing the console SIGHUP, logoff and shutdown SIGTERM.
 
-use tokio::signal::unix::{signal, Signal, SignalKind};
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+pub use unix::{ignore_file_size_limit, Stops};
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub use windows::{ignore_file_size_limit, Stops};
 
 /// A signal that asks elelem to stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,67 +29,18 @@ impl Stop {
     /// `128 + signal`: 130, 143, 129, 131.
     pub fn exit_status(self) -> u8 {
         128 + match self {
-            Stop::Interrupt => libc::SIGINT,
-            Stop::Terminate => libc::SIGTERM,
-            Stop::HangUp => libc::SIGHUP,
-            Stop::Quit => libc::SIGQUIT,
-        } as u8
-    }
-}
-
-/// Listens for the stop signals; created once per front end.
-pub struct Stops {
-    interrupt: Option<Signal>,
-    terminate: Signal,
-    hang_up: Signal,
-    quit: Signal,
-}
-
-impl Stops {
-    /// Listens for SIGTERM, SIGHUP and SIGQUIT, and for SIGINT when `interrupt` is true (a front end
-    /// that handles Ctrl-C itself leaves it out).
-    pub fn new(interrupt: bool) -> std::io::Result<Stops> {
-        Ok(Stops {
-            interrupt: if interrupt { Some(signal(SignalKind::interrupt())?) } else { None },
-            terminate: signal(SignalKind::terminate())?,
-            hang_up: signal(SignalKind::hangup())?,
-            quit: signal(SignalKind::quit())?,
-        })
-    }
-
-    /// The next stop signal.
-    pub async fn next(&mut self) -> Stop {
-        let interrupt = async {
-            match self.interrupt.as_mut() {
-                Some(signal) => signal.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            _ = interrupt => Stop::Interrupt,
-            _ = self.terminate.recv() => Stop::Terminate,
-            _ = self.hang_up.recv() => Stop::HangUp,
-            _ = self.quit.recv() => Stop::Quit,
+            Stop::Interrupt => 2,
+            Stop::Terminate => 15,
+            Stop::HangUp => 1,
+            Stop::Quit => 3,
         }
     }
 }
 
-/// Does nothing: SIGXFSZ's handler.
-extern "C" fn file_size_limit_reached(_: libc::c_int) {}
-
-/// Makes a write past the file-size limit (`ulimit -f`, RLIMIT_FSIZE) fail with EFBIG
-/// instead of killing elelem with SIGXFSZ, so the session recorder can report it and the
-/// reply is still shown. The signal is caught by a handler that does nothing rather than
-/// set to SIG_IGN: an ignored signal stays ignored in the commands tools run, a caught one
-/// goes back to its default there (exec resets handlers).
-pub fn ignore_file_size_limit() {
-    // SAFETY: sigaction with a zeroed struct, an empty mask and a handler that touches
-    // nothing (async-signal-safe); called once at startup.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = file_size_limit_reached as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        action.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGXFSZ, &action, std::ptr::null_mut());
+/// What `next` gives, or never without a listener (a front end that takes Ctrl+C itself).
+async fn or_never(next: Option<impl std::future::Future<Output = Option<()>>>) -> Option<()> {
+    match next {
+        Some(next) => next.await,
+        None => std::future::pending().await,
     }
 }

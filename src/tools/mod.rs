@@ -22,6 +22,7 @@ pub mod run_with_input;
 pub mod sandbox;
 pub mod secret_env;
 pub mod shell;
+pub mod shell_program;
 pub mod task;
 pub mod web_fetch;
 pub mod write;

@@ -4,10 +4,12 @@
 //! stops the command's whole process tree (`crate::process_tree`: its group, anything it
 //! moved to another group or session, the orphans it left to elelem). A front end that is
 //! told to stop (SIGINT, SIGTERM, SIGHUP, or quitting) calls `kill_all` so no command, and
-//! no background job it forked, outlives elelem.
+//! no background job it forked, outlives elelem. On Windows a command's "group" is the
+//! process `taskkill /T` kills with its tree (`process_tree`).
 
 use crate::process_tree::{self, Tree};
 use std::collections::HashMap;
+#[cfg(unix)]
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -51,13 +53,6 @@ impl Drop for GroupGuard {
     }
 }
 
-fn kill_group(pgid: i32) {
-    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
-}
-
 /// Kills every registered group that still has members in elelem's session or in a
 /// session of its own (a contained command's, `setsid` in its child; a group whose
 /// processes are all gone may have had its number reused by someone else), then every
@@ -66,19 +61,34 @@ fn kill_group(pgid: i32) {
 pub fn kill_all() {
     let groups = GROUPS.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
     if !groups.is_empty() {
-        // SAFETY: getsid(0) only reads the calling process's session id.
-        let session = unsafe { libc::getsid(0) };
-        let live = live_groups(session);
-        for pgid in groups.keys().filter(|pgid| live.contains(pgid)) {
-            kill_group(*pgid);
-        }
+        kill_registered(&groups);
     }
     process_tree::kill_all_descendants();
+}
+
+/// Kills the registered groups that are still live (see `kill_all`).
+#[cfg(unix)]
+fn kill_registered(groups: &HashMap<i32, Tree>) {
+    // SAFETY: getsid(0) only reads the calling process's session id.
+    let session = unsafe { libc::getsid(0) };
+    let live = live_groups(session);
+    for pgid in groups.keys().filter(|pgid| live.contains(pgid)) {
+        process_tree::kill_group(*pgid);
+    }
+}
+
+/// Kills each registered command's tree (`taskkill /T`): Windows has no groups to signal.
+#[cfg(windows)]
+fn kill_registered(groups: &HashMap<i32, Tree>) {
+    for tree in groups.values() {
+        tree.kill();
+    }
 }
 
 /// Reaps the orphans elelem adopted as they die (`process_tree::reap_adopted` on each
 /// SIGCHLD), on the current tokio runtime; started once per process, nothing without a
 /// runtime. (Each command's end reaps them too.)
+#[cfg(unix)]
 pub fn reap_orphans_in_background() {
     static STARTED: AtomicBool = AtomicBool::new(false);
     let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
@@ -95,8 +105,13 @@ pub fn reap_orphans_in_background() {
     });
 }
 
+/// No orphans to reap on Windows.
+#[cfg(windows)]
+pub fn reap_orphans_in_background() {}
+
 /// The process groups with at least one process in `session`, or in the session the group
 /// leads (a command without a terminal made itself a session of its own).
+#[cfg(unix)]
 fn live_groups(session: i32) -> std::collections::HashSet<i32> {
     process_tree::snapshot().into_iter().filter(|p| p.sid == session || p.sid == p.pgrp).map(|p| p.pgrp).collect()
 }

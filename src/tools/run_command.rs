@@ -14,7 +14,11 @@ use super::process_groups::GroupGuard;
 use super::secret_env::SecretPolicy;
 use crate::agent::ToolContext;
 use crate::process_tree::{self, Own};
+#[cfg(unix)]
 use std::os::fd::OwnedFd;
+// A pipe's end: a handle on Windows, where a command's output is read on a blocking thread.
+#[cfg(windows)]
+use std::os::windows::io::OwnedHandle as OwnedFd;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::AsyncReadExt;
@@ -82,6 +86,8 @@ impl Finished {
 /// The running command: a `Command`'s child in its own process group (killed with its tree
 /// by the guard; `Own` when it is a session of its own, contained without namespaces), or a
 /// contained one (`sandbox::start`: killed with its PID namespace).
+// On Windows `Contained` cannot exist (no sandbox): the variants' sizes do not matter there.
+#[cfg_attr(windows, allow(clippy::large_enum_variant))]
 pub enum Running {
     Plain(tokio::process::Child, GroupGuard, Option<Own>),
     Contained(super::sandbox::Started),
@@ -145,7 +151,7 @@ impl Running {
                 if status.is_ok() {
                     own.take(); // reaped: no longer this process's child
                 }
-                status.map(exit_code)
+                status.map(process_tree::exit_code)
             }
             Running::Contained(started) => started.wait().await,
         }
@@ -177,7 +183,7 @@ pub async fn run(
     contained: bool,
 ) -> anyhow::Result<Finished> {
     let Spawned { mut running, output: reader, .. } = spawn(command, cwd, contained, Connection::Call)?;
-    let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(reader)?;
+    let mut pipe = pipe_reader(reader)?;
 
     let mut output = CappedText::new(limits.keep);
     let mut decoder = Utf8Stream::default();
@@ -235,6 +241,19 @@ pub async fn run(
         Running::Contained(mut started) => started.settle(),
     };
     Ok(Finished { ending, content: output.finish(), sandbox })
+}
+
+/// A pipe's read end, read on the runtime.
+#[cfg(unix)]
+fn pipe_reader(reader: OwnedFd) -> std::io::Result<impl tokio::io::AsyncRead + Unpin> {
+    tokio::net::unix::pipe::Receiver::from_owned_fd(reader)
+}
+
+/// A pipe's read end, read on tokio's blocking threads (an anonymous pipe on Windows
+/// cannot be waited on).
+#[cfg(windows)]
+fn pipe_reader(reader: OwnedFd) -> std::io::Result<impl tokio::io::AsyncRead + Unpin> {
+    Ok(tokio::fs::File::from_std(std::fs::File::from(reader)))
 }
 
 /// Starts `bash -c command` (in `cwd` when given) connected as `connection` says;
@@ -296,15 +315,15 @@ fn spawn_plain(
     contained: bool,
     (terminal, env, argv): (bool, &[(&str, &str)], &[&str]),
 ) -> anyhow::Result<Running> {
-    let mut cmd = tokio::process::Command::new("bash");
+    let mut cmd = super::shell_program::command(argv, command);
     let stdin = match into {
         Some(into) => Stdio::from(into.try_clone()?),
         None => Stdio::null(),
     };
-    cmd.args(&argv[1..]).arg(command).stdin(stdin).stdout(out.try_clone()?).stderr(out).kill_on_drop(true);
+    cmd.stdin(stdin).stdout(out.try_clone()?).stderr(out).kill_on_drop(true);
     let own_session = contained || terminal;
     if !own_session {
-        cmd.process_group(0);
+        process_tree::own_group(&mut cmd);
     }
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
@@ -320,19 +339,7 @@ fn spawn_plain(
         super::sandbox::contain(&mut cmd, &project, cwd)?;
     }
     if terminal {
-        // SAFETY: between fork and exec the closure only makes system calls (setsid,
-        // ioctl) on the child's own descriptors; it allocates nothing.
-        unsafe {
-            cmd.pre_exec(move || {
-                if !contained && libc::setsid() < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        super::pty::make_controlling(&mut cmd, !contained);
     }
     let spawned = match own_session {
         true => process_tree::own(|| cmd.spawn(), |child| child.id().and_then(|id| i32::try_from(id).ok()))
@@ -340,17 +347,13 @@ fn spawn_plain(
         false => cmd.spawn().map(|child| (child, None)),
     };
     drop(cmd); // closes our copies of the pipe's write end, so EOF can arrive
+    let shell = super::shell_program::name();
     let (child, own) = spawned.map_err(|e| match contained {
-        true => anyhow::anyhow!("cannot start bash in the sandbox: {e}"),
-        false => anyhow::anyhow!("cannot start bash: {e}"),
+        true => anyhow::anyhow!("cannot start {shell} in the sandbox: {e}"),
+        false => anyhow::anyhow!("cannot start {shell}: {e}"),
     })?;
     let killer = GroupGuard::new(child.id().and_then(|id| i32::try_from(id).ok()));
     Ok(Running::Plain(child, killer, own))
-}
-
-fn exit_code(status: std::process::ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
-    status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(-1)
 }
 
 /// Decodes a byte stream as UTF-8 across chunk boundaries (invalid bytes become U+FFFD).
@@ -373,7 +376,7 @@ impl Utf8Stream {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

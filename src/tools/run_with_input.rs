@@ -36,19 +36,15 @@ pub async fn run(
     limits: &Limits,
     cancel: &CancellationToken,
 ) -> anyhow::Result<Piped> {
-    let mut cmd = tokio::process::Command::new("bash");
-    cmd.arg("-c")
-        .arg(script)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+    let mut cmd = super::shell_program::command(&["bash", "-c"], script);
+    cmd.current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+    crate::process_tree::own_group(&mut cmd);
     for name in SecretPolicy::from_env().removed_names() {
         cmd.env_remove(name);
     }
-    let mut child = cmd.spawn().map_err(|e| anyhow::anyhow!("cannot start bash in {}: {e}", cwd.display()))?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| anyhow::anyhow!("cannot start {} in {}: {e}", super::shell_program::name(), cwd.display()))?;
     let mut killer = GroupGuard::new(child.id().and_then(|id| i32::try_from(id).ok()));
     let (Some(mut stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -73,7 +69,7 @@ pub async fn run(
             () = &mut write, if !written => written = true,
             () = out.step(), if out.open => if too_much(&out, &err) { break Ending::TooMuchOutput },
             () = err.step(), if err.open => if too_much(&out, &err) { break Ending::TooMuchOutput },
-            status = child.wait() => break Ending::Exited(exit_code(status?)),
+            status = child.wait() => break Ending::Exited(crate::process_tree::exit_code(status?)),
             () = &mut deadline => break Ending::TimedOut,
             () = cancel.cancelled() => break Ending::Cancelled,
         }
@@ -165,11 +161,6 @@ impl<S: Sink> Stream<S> {
             Ok(n) => self.sink.push(&self.buf[..n]),
         }
     }
-}
-
-fn exit_code(status: std::process::ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
-    status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(-1)
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@
 //! memory cannot be read by other processes of the same user (its children included).
 
 use std::ffi::OsString;
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
 
 /// Names (comma-separated) removed from tool processes besides the ones that look secret.
@@ -161,6 +162,7 @@ pub fn mask(mut text: String, values: &[String]) -> String {
 /// the process started with (`/proc/<pid>/environ` reads that memory), after `setenv`
 /// gave the variable a copy elsewhere, so `std::env::var` still finds the value. Returns
 /// how many values were overwritten. Call it first in `main`, before any thread starts.
+#[cfg(unix)]
 pub fn scrub_initial_environ() -> usize {
     let Some(block) = initial_env_block() else { return 0 };
     let policy = SecretPolicy::from_env();
@@ -204,8 +206,15 @@ pub fn scrub_initial_environ() -> usize {
     scrubbed
 }
 
+/// No `/proc` on Windows, and another process reads elelem's environment block only with
+/// the debugging rights: nothing is overwritten.
+#[cfg(windows)]
+pub fn scrub_initial_environ() -> usize {
+    0
+}
+
 /// The array of environment strings libc keeps (`environ`).
-#[cfg(not(target_os = "macos"))]
+#[cfg(all(unix, not(target_os = "macos")))]
 fn environ() -> *mut *mut libc::c_char {
     // SAFETY: reading the pointer libc keeps; callers read it before any thread starts.
     unsafe { libc::environ }
@@ -224,7 +233,7 @@ fn environ() -> *mut *mut libc::c_char {
 /// read from what elelem itself holds, the span of those strings, which is the initial
 /// block as long as nothing set a variable yet (`scrub_initial_environ` runs first in
 /// `main`); a string `setenv` made lies elsewhere and is never written.
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn initial_env_block() -> Option<std::ops::Range<usize>> {
     let (mut start, mut end) = (usize::MAX, 0usize);
     // SAFETY: as in `scrub_initial_environ`: the NULL-terminated array libc keeps, read

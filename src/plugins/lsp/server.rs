@@ -123,8 +123,8 @@ impl Shared {
 
     fn kill(&self) {
         if let Some(pid) = self.pid {
-            // SAFETY: kill takes numbers only; the group is the server's own (it leads it).
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            // The group is the server's own (it leads it).
+            crate::process_tree::kill_group(pid);
         }
     }
 }
@@ -270,8 +270,7 @@ fn registry<R>(f: impl FnOnce(&mut HashSet<i32>) -> R) -> R {
 /// Kills every server still running (on the way out, signals included).
 pub fn stop_all() {
     for pid in registry(std::mem::take) {
-        // SAFETY: kill takes numbers only.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        crate::process_tree::kill_group(pid);
     }
 }
 
@@ -415,7 +414,7 @@ async fn watch_exit(mut child: tokio::process::Child, mut stderr: tokio::process
         () = &mut tail => child.wait().await,
     };
     let how = match status {
-        Ok(status) => match (status.code(), std::os::unix::process::ExitStatusExt::signal(&status)) {
+        Ok(status) => match (status.code(), crate::process_tree::killed_by(&status)) {
             (Some(code), _) => format!("exited with status {code}"),
             (None, Some(signal)) => format!("was killed by signal {signal}"),
             _ => "exited".to_string(),

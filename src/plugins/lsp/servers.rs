@@ -260,7 +260,7 @@ while True:
         let text = serde_json::json!({"servers": {"quiet": {"command": ["python3", script], "extensions": ["q"]}}});
         super::super::config::apply(&text.to_string(), &dir.join("lsp.json"), &mut config).unwrap();
         let contain: Contain = Arc::new(|cmd: &mut tokio::process::Command, _: &Path| {
-            cmd.process_group(0);
+            crate::process_tree::own_group(cmd);
             Ok(())
         });
         Servers::new(config, dir.to_path_buf(), contain)

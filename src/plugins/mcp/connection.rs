@@ -159,11 +159,11 @@ async fn connect(config: &ServerConfig, client: Client, servers: &Arc<Servers>) 
             cmd.args(args)
                 .envs(env)
                 .env(mark.name(), mark.value())
-                .process_group(0)
                 .kill_on_drop(true)
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped());
+            crate::process_tree::own_group(&mut cmd);
             let mut child = cmd.spawn().map_err(|e| format!("cannot start {command}: {e}"))?;
             let process = ServerProcess::new(child.id(), mark);
             let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {

@@ -410,14 +410,11 @@ impl Job {
         Ok(sent)
     }
 
-    /// SIGINT to the job's process group (a job without a terminal).
+    /// SIGINT to the job's process group (a job without a terminal; Ctrl+Break on Windows).
     fn interrupt(&self) {
         if let (Some(pid), true) = (self.pid, self.running()) {
-            // SAFETY: kill(2) with a negative pid signals a process group; no memory is
-            // touched. The job has not been reaped (it runs), so the number is still its.
-            unsafe {
-                libc::kill(-pid, libc::SIGINT);
-            }
+            // The job has not been reaped (it runs), so the number is still its.
+            crate::process_tree::interrupt_group(pid);
         }
     }
 }

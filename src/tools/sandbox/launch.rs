@@ -8,7 +8,7 @@
 use super::sockets::Hidden;
 use super::spawn::{self, Contained, Request};
 use super::watch::Watch;
-use super::{rules, seals, Mode, Settings};
+use super::{rules, seals, Io, Mode, Settings};
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -96,20 +96,6 @@ impl Started {
     pub fn settle(&mut self) -> Option<String> {
         self.watch.settle()
     }
-}
-
-/// How a contained command's input and output are connected, and what it runs.
-pub struct Io<'a> {
-    /// Its stdout and stderr.
-    pub output: &'a OwnedFd,
-    /// Its stdin (`/dev/null` when none).
-    pub input: Option<&'a OwnedFd>,
-    /// `input` is a pseudo-terminal's slave, to be its controlling terminal.
-    pub terminal: bool,
-    /// Variables set besides the environment (`TERM` for a terminal).
-    pub env: &'a [(&'a str, &'a str)],
-    /// `bash` and its arguments before the command (`-c`).
-    pub argv: &'a [&'a str],
 }
 
 /// Starts `bash -c command` contained, in `cwd` (relative to `project`), connected as `io`

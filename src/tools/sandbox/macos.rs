@@ -2,8 +2,8 @@
 //! `/usr/bin/sandbox-exec` running the same program under the command's Seatbelt profile
 //! (`seatbelt.rs`, through `wrap_exec.rs`). Everything `sandbox-exec` needs (its arguments,
 //! the environment the `Command` was given) is made before the fork; the child only calls
-//! `setsid`, `ioctl` and `execve`. There are no namespaces to start a command in, so `start` says `None` and the
-//! caller runs it through `contain`; `Started` and `Killer` name nothing that can exist.
+//! `setsid`, `ioctl` and `execve`. There are no namespaces to start a command in, so `start`
+//! says `None` and the caller runs it through `contain` (`unstarted.rs`).
 //!
 //! The command's own process group is its tree as elsewhere (`process_groups`,
 //! `crate::process_tree`): what it starts stays sandboxed (a profile holds for every
@@ -12,64 +12,7 @@
 use super::seatbelt::{self, SANDBOX_EXEC};
 use super::wrap_exec::WrapExec;
 use super::Mode;
-use std::ffi::OsString;
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-
-/// A command `start` started: none on macOS (`contain` runs them all).
-pub enum Started {}
-
-impl Started {
-    pub fn pid(&self) -> i32 {
-        match *self {}
-    }
-
-    pub fn killer(&self) -> std::io::Result<Killer> {
-        match *self {}
-    }
-
-    pub async fn wait(&mut self) -> std::io::Result<i32> {
-        match *self {}
-    }
-
-    pub fn kill(&mut self) {
-        match *self {}
-    }
-
-    pub fn settle(&mut self) -> Option<String> {
-        match *self {}
-    }
-}
-
-/// Kills a started command from anywhere: none on macOS.
-pub enum Killer {}
-
-impl Killer {
-    pub fn kill(&self) {
-        match *self {}
-    }
-}
-
-/// How a contained command's input and output are connected, and what it runs (as on
-/// Linux; `start` does not use it here).
-pub struct Io<'a> {
-    pub output: &'a OwnedFd,
-    pub input: Option<&'a OwnedFd>,
-    pub terminal: bool,
-    pub env: &'a [(&'a str, &'a str)],
-    pub argv: &'a [&'a str],
-}
-
-/// No command starts outside a `Command` on macOS: the caller runs it through `contain`.
-pub fn start(
-    _command: &str,
-    _project: &Path,
-    _cwd: Option<&str>,
-    _removed: &[OsString],
-    _io: &Io,
-) -> anyhow::Result<Option<Started>> {
-    Ok(None)
-}
 
 /// Makes `cmd`'s child run its program under `sandbox-exec` with the profile for `cwd`
 /// (relative to `project`): a session of its own (its terminal, when its stdin is one,

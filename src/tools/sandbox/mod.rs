@@ -10,7 +10,12 @@
 //! `pre_exec` instead. elelem itself is never restricted, nor `!command`. A contained
 //! command's temp directory is this run's own (`temp.rs`, `$TMPDIR`); a failure one of the
 //! rules explains is told apart (`refused`, `refusal.rs`).
+//!
+//! macOS contains a command with Seatbelt (`macos.rs`). Windows has no sandbox
+//! (`windows.rs`): `execute` is never contained there, so every command is asked about (as
+//! on a Linux kernel without Landlock), and the start-up notice says so.
 
+#[cfg(unix)]
 mod clear;
 #[cfg(target_os = "linux")]
 mod kept;
@@ -32,26 +37,57 @@ mod secrets;
 mod sockets;
 #[cfg(target_os = "linux")]
 mod spawn;
+#[cfg(unix)]
 mod temp;
 #[cfg(target_os = "linux")]
 mod watch;
 // How macOS runs a command under `sandbox-exec`; tried on Linux too.
+#[cfg(unix)]
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod wrap_exec;
 
 #[cfg(target_os = "linux")]
-pub use launch::{contain, start, Io, Started};
+pub use launch::{contain, start, Started};
 #[cfg(target_os = "macos")]
-pub use macos::{contain, start, Io, Killer, Started};
+pub use macos::contain;
+#[cfg(any(target_os = "macos", windows))]
+mod unstarted;
 pub use refusal::{Refusal, REFUSED_FIELD};
 pub use report::{describe, switch};
 pub use rules::cover;
 pub use seals::{plan, protected, Seal};
 #[cfg(target_os = "linux")]
 pub use spawn::Killer;
+#[cfg(any(target_os = "macos", windows))]
+pub use unstarted::{start, Killer, Started};
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub use windows::contain;
+#[cfg(windows)]
+use windows::temp;
 
+#[cfg(unix)]
+use std::os::fd::OwnedFd;
+// A pipe's end on Windows (where nothing is contained, and `Io` only named).
+#[cfg(windows)]
+use std::os::windows::io::OwnedHandle as OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
+
+/// How a contained command's input and output are connected, and what it runs (`start`).
+pub struct Io<'a> {
+    /// Its stdout and stderr.
+    pub output: &'a OwnedFd,
+    /// Its stdin (`/dev/null` when none).
+    pub input: Option<&'a OwnedFd>,
+    /// `input` is a pseudo-terminal's slave, to be its controlling terminal.
+    pub terminal: bool,
+    /// Variables set besides the environment (`TERM` for a terminal).
+    pub env: &'a [(&'a str, &'a str)],
+    /// `bash` and its arguments before the command (`-c`).
+    pub argv: &'a [&'a str],
+}
 
 /// What a contained command may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -273,12 +309,15 @@ fn unavailable_why() -> String {
 #[cfg(target_os = "macos")]
 use macos::{available, unavailable_why};
 
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(windows)]
+use windows::{available, unavailable_why};
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 fn available() -> bool {
     false
 }
 
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 fn unavailable_why() -> String {
     "no sandbox on this system".to_string()
 }

@@ -15,7 +15,17 @@
 //! tag the row, its note to the model says the rule and how to go on.
 
 use super::{rules, seals, secrets, Mode, Settings, SETTINGS_DIRS};
+#[cfg(unix)]
+use libc::{R_OK, W_OK, X_OK};
 use std::path::{Component, Path, PathBuf};
+
+// `access(2)`'s modes, for the stand-in of `user_may` on Windows (no sandbox runs there).
+#[cfg(windows)]
+const R_OK: i32 = 4;
+#[cfg(windows)]
+const W_OK: i32 = 2;
+#[cfg(windows)]
+const X_OK: i32 = 1;
 
 /// The result's field naming the rule that refused a command (`tool_outcome` reads it).
 pub const REFUSED_FIELD: &str = "sandbox_refused";
@@ -214,10 +224,10 @@ impl Rules {
             return None;
         }
         if self.closed.iter().any(|closed| path.starts_with(closed)) {
-            return user_may(path, libc::R_OK).then(|| Refusal::Unreadable(path.to_path_buf()));
+            return user_may(path, R_OK).then(|| Refusal::Unreadable(path.to_path_buf()));
         }
         let device = rules::DEVICES.iter().any(|d| path == Path::new(d));
-        if device || !user_may(path, libc::W_OK) {
+        if device || !user_may(path, W_OK) {
             return None;
         }
         match self.mode {
@@ -235,11 +245,12 @@ impl Rules {
 /// Whether the user (elelem, not contained) may `access` `path` this way: the path itself
 /// when it exists, else (a new entry) writing and searching in the nearest folder above it
 /// that does.
+#[cfg(unix)]
 fn user_may(path: &Path, access: libc::c_int) -> bool {
     let (target, access) = match std::fs::symlink_metadata(path) {
         Ok(_) => (path, access),
         Err(_) => match path.ancestors().skip(1).find(|a| a.is_dir()) {
-            Some(folder) => (folder, libc::W_OK | libc::X_OK),
+            Some(folder) => (folder, W_OK | X_OK),
             None => return false,
         },
     };
@@ -248,6 +259,20 @@ fn user_may(path: &Path, access: libc::c_int) -> bool {
     };
     // SAFETY: access reads a NUL-terminated path and returns a number.
     unsafe { libc::access(c_path.as_ptr(), access) == 0 }
+}
+
+/// `user_may` on Windows: the path (or the nearest folder above a new one) exists, and
+/// for a write is not read-only.
+#[cfg(windows)]
+fn user_may(path: &Path, access: i32) -> bool {
+    let (target, access) = match std::fs::symlink_metadata(path) {
+        Ok(_) => (path, access),
+        Err(_) => match path.ancestors().skip(1).find(|a| a.is_dir()) {
+            Some(folder) => (folder, W_OK | X_OK),
+            None => return false,
+        },
+    };
+    std::fs::metadata(target).is_ok_and(|meta| access & W_OK == 0 || !meta.permissions().readonly())
 }
 
 /// `path` as the command named it, made absolute against `dir` (`~/` is the home), `.` and

@@ -6,10 +6,15 @@
 //! so the first frame has the right palette; a later answer reaches the app through the
 //! input reader (`terminal_input/`), which is handed whatever was read here (keys typed
 //! meanwhile included) and reports OSC 11 answers apart from keys. Owns only the asking;
-//! the reading of the colour is `text/background.rs`.
+//! the reading of the colour is `text/background.rs`. Not on Windows, whose console input
+//! is key events: there `ask` says no and the default palette is used.
+#![cfg_attr(windows, allow(dead_code))]
 
+#[cfg(unix)]
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(unix)]
+use std::time::Instant;
 
 /// How long the first frame waits at most for the answers, unless `ELELEM_TERMINAL_WAIT_MS`
 /// says otherwise (at most `MAX_WAIT`).
@@ -34,6 +39,7 @@ const READ_CAP: usize = 4096;
 
 /// Writes the queries on stdout when stdin and stdout are terminals; whether it did. The
 /// answers are for whoever reads the terminal next (`Query`, or the key reader).
+#[cfg(unix)]
 pub fn ask() -> bool {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
@@ -41,6 +47,13 @@ pub fn ask() -> bool {
     }
     let mut out = std::io::stdout();
     out.write_all(QUERY).and_then(|()| out.flush()).is_ok()
+}
+
+/// No query on Windows: the console's input is key events, and the answers would come
+/// as keys (the default palette is used).
+#[cfg(windows)]
+pub fn ask() -> bool {
+    false
 }
 
 /// The queries sent and what has come back so far.
@@ -57,6 +70,7 @@ impl Query {
 
     /// Reads what the terminal sends until it has answered (DA1 came) or the wait is over.
     /// Any failure ends the wait.
+    #[cfg(unix)]
     pub fn wait(&mut self) {
         let stdin = std::io::stdin();
         let deadline = Instant::now() + wait();
@@ -81,6 +95,10 @@ impl Query {
             }
         }
     }
+
+    /// Nothing to wait for on Windows (`send` never sends).
+    #[cfg(windows)]
+    pub fn wait(&mut self) {}
 
     /// The OSC 11 answer among what came back, whole, if it came.
     pub fn osc11(&self) -> Option<&[u8]> {

@@ -83,6 +83,12 @@ impl crossterm::Command for CaptureMouse {
     fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
         f.write_str(CAPTURE_MOUSE)
     }
+
+    /// A console without escape sequences: crossterm's own mouse capture.
+    #[cfg(windows)]
+    fn execute_winapi(&self) -> std::io::Result<()> {
+        crossterm::event::EnableMouseCapture.execute_winapi()
+    }
 }
 
 /// Held while a frame is written, and by the panic hook while it restores the terminal: a

@@ -8,69 +8,67 @@
 //! inputs come together: `ready` gives the next one already read without waiting, so the
 //! event loop can take them all before one frame. Dropping it stops the reader thread
 //! before it returns.
+//!
+//! That is Unix (`unix.rs`). On Windows (`windows.rs`) the console gives key events, not
+//! bytes: crossterm's own reader is read on a thread (key releases dropped), its events
+//! grouped the same way (`typed.rs`), and no background colour answer is looked for.
 
+#[cfg(unix)]
 mod csi;
+#[cfg(unix)]
 mod decode;
+#[cfg(unix)]
 mod kitty_keys;
+#[cfg(unix)]
 mod reader;
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests;
 mod typed;
+#[cfg(unix)]
+mod unix;
+#[cfg(windows)]
+mod windows;
 
 pub use typed::{typed_key, Input};
+#[cfg(unix)]
+use unix as os;
+#[cfg(windows)]
+use windows as os;
 
-use crossterm::event::Event;
 use futures::Stream;
 use std::collections::VecDeque;
-use std::os::fd::AsFd;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
+
+/// What one read gave, in order (or why reading stopped).
+type Read = std::io::Result<Vec<Input>>;
+
+/// What a system's `start` gives: the reads, the background colour answers (Unix), and
+/// what reads the terminal (stopped when dropped).
+type Parts = (mpsc::UnboundedReceiver<Read>, Option<mpsc::UnboundedReceiver<Vec<u8>>>, os::Source);
 
 /// The terminal's events while it lives; the stream ends when the terminal does.
 pub struct TerminalInput {
-    events: mpsc::UnboundedReceiver<reader::Read>,
+    events: mpsc::UnboundedReceiver<Read>,
     /// The rest of the last read, in order.
     ready: VecDeque<Input>,
     /// The terminal's answers to the background colour query (`ESC ] 11 ; …`), until taken.
     answers: Option<mpsc::UnboundedReceiver<Vec<u8>>>,
-    /// Sends `Event::Resize` into the same channel on SIGWINCH.
-    resizes: JoinHandle<()>,
-    /// Dropped after `events` (fields drop in order): stops and joins the thread.
-    _reader: reader::Reader,
+    /// Dropped after `events` (fields drop in order): stops what reads the terminal.
+    _source: os::Source,
 }
 
 impl TerminalInput {
-    /// Starts reading stdin (a terminal in raw mode). Must run inside the tokio runtime.
+    /// Starts reading the terminal (`os::start`). Must run inside the tokio runtime.
     /// `read_before`: bytes the app read from it already (while asking the terminal its
     /// background colour), decoded first.
     pub fn start(read_before: Vec<u8>) -> std::io::Result<TerminalInput> {
-        TerminalInput::over(std::io::stdin(), read_before)
+        os::start(read_before).map(TerminalInput::with)
     }
 
-    /// Starts reading `input`.
-    fn over<F: AsFd + Send + 'static>(input: F, read_before: Vec<u8>) -> std::io::Result<TerminalInput> {
-        let mut resized = signal(SignalKind::window_change())?;
-        let (tx, events) = mpsc::unbounded_channel();
-        let (answers_tx, answers) = mpsc::unbounded_channel();
-        // Weak: the channel ends when the reader does (the terminal is gone), not when this
-        // task does.
-        let weak = tx.downgrade();
-        let start = reader::Start { read_before, answers: Some(answers_tx) };
-        let reader = reader::Reader::start_with(input, tx, start)?;
-        let resizes = tokio::spawn(async move {
-            while resized.recv().await.is_some() {
-                let Some(tx) = weak.upgrade() else { break };
-                let size =
-                    crossterm::terminal::size().map(|(columns, rows)| vec![Input::Event(Event::Resize(columns, rows))]);
-                if tx.send(size).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(TerminalInput { events, ready: VecDeque::new(), answers: Some(answers), resizes, _reader: reader })
+    fn with((events, answers, source): Parts) -> TerminalInput {
+        TerminalInput { events, ready: VecDeque::new(), answers, _source: source }
     }
 
     /// The next input if it was read already (`None`: nothing now, or the terminal is gone,
@@ -102,12 +100,6 @@ impl TerminalInput {
     }
 }
 
-impl Drop for TerminalInput {
-    fn drop(&mut self) {
-        self.resizes.abort();
-    }
-}
-
 impl Stream for TerminalInput {
     type Item = std::io::Result<Input>;
 
@@ -122,37 +114,5 @@ impl Stream for TerminalInput {
                 None => return Poll::Ready(None),
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod stream_tests {
-    use super::*;
-    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use futures::StreamExt;
-    use std::io::Write;
-    use std::os::unix::net::UnixStream;
-    use std::time::Duration;
-
-    async fn next(input: &mut TerminalInput) -> Option<std::io::Result<Input>> {
-        tokio::time::timeout(Duration::from_secs(5), input.next()).await.expect("no event within 5 s")
-    }
-
-    #[tokio::test]
-    async fn keys_and_resizes_come_through_and_the_stream_ends_with_the_terminal() {
-        let (mut terminal, input) = UnixStream::pair().unwrap();
-        let mut events = TerminalInput::over(input, Vec::new()).unwrap();
-        terminal.write_all(b"x").unwrap();
-        let x = Input::Event(Event::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE)));
-        assert_eq!(next(&mut events).await.unwrap().unwrap(), x);
-        // SAFETY: raising a signal the runtime handles (SIGWINCH is ignored by default).
-        assert_eq!(unsafe { libc::raise(libc::SIGWINCH) }, 0);
-        // The size of a terminal the test may not have: a Resize or the error asking gave.
-        match next(&mut events).await {
-            Some(Ok(Input::Event(Event::Resize(..))) | Err(_)) => {}
-            other => panic!("not a resize: {other:?}"),
-        }
-        drop(terminal);
-        assert!(next(&mut events).await.is_none(), "the stream goes on without a terminal");
     }
 }

@@ -6,7 +6,8 @@
 //! user's editor has it. The input ending (the terminal hung up) ends the channel.
 
 use super::decode::Decoder;
-use super::typed::{group, Input};
+use super::typed::group;
+use super::Read;
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 use std::os::fd::AsFd;
@@ -17,9 +18,6 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// Bytes read at most per read (a paste comes in several); also the most events sent at once.
 const READ_SIZE: usize = 8192;
-
-/// What one read gave, in order (or why reading stopped).
-pub type Read = std::io::Result<Vec<Input>>;
 
 /// The running reader; dropping it stops it.
 pub struct Reader {
@@ -112,6 +110,7 @@ fn timespec(wait: Duration) -> Timespec {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Input;
     use super::*;
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
     use std::io::{Read as _, Write};
