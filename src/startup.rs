@@ -206,7 +206,7 @@ fn lsp_contain() -> crate::plugins::lsp::Contain {
         if contained {
             crate::tools::sandbox::contain(cmd, project, None)
         } else {
-            cmd.process_group(0);
+            crate::process_tree::own_group(cmd);
             Ok(())
         }
     })
@@ -223,7 +223,8 @@ fn environment() -> Environment {
         sandbox::Mode::ReadOnly => Sandbox::ReadOnly,
         sandbox::Mode::WorkspaceWrite => Sandbox::WorkspaceWrite,
     };
-    Environment { shell: "bash".to_string(), sandbox, network: sandbox::settings().network }
+    let shell = crate::tools::shell_program::name().to_string();
+    Environment { shell, sandbox, network: sandbox::settings().network }
 }
 
 /// How a sub-agent defined in a file gets its `model`: the parent's provider, by name,
