@@ -26,10 +26,11 @@ fn done() -> Value {
     json!({"events": [{"type": "saying", "text": "done"}]})
 }
 
-/// A run's project and home.
+/// A run's project and home, and the user elelem runs as (`None`: the test's own).
 struct Run {
     home: tempfile::TempDir,
     project: tempfile::TempDir,
+    user: Option<u32>,
 }
 
 /// What `ask --json` printed, and the most memory elelem held (KiB).
@@ -53,7 +54,23 @@ impl Ran {
 
 impl Run {
     fn new() -> Self {
-        Run { home: tempfile::tempdir().unwrap(), project: tempfile::tempdir().unwrap() }
+        Run { home: tempfile::tempdir().unwrap(), project: tempfile::tempdir().unwrap(), user: None }
+    }
+
+    /// A run as the unprivileged user `nobody` (65534), whose home and project are its own,
+    /// when the tests run as root (root hides what an ordinary user may not do: here, make
+    /// the session's network namespace and join it); `None` otherwise.
+    fn unprivileged() -> Option<Self> {
+        // SAFETY: geteuid only returns a number.
+        if unsafe { libc::geteuid() } != 0 {
+            return None;
+        }
+        const NOBODY: u32 = 65534;
+        let run = Run { user: Some(NOBODY), ..Run::new() };
+        for dir in [run.home.path(), run.project.path()] {
+            std::os::unix::fs::chown(dir, Some(NOBODY), Some(NOBODY)).unwrap();
+        }
+        Some(run)
     }
 
     fn elelem(&self) -> Command {
@@ -68,6 +85,18 @@ impl Run {
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
             .env("OLLAMA_HOST", "http://127.0.0.1:9");
+        if let Some(user) = self.user {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setgroups, setgid and setuid only, between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(user) != 0 || libc::setuid(user) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
         cmd
     }
 
@@ -165,6 +194,23 @@ fn a_background_server_answers_a_later_contained_client_over_loopback() {
     if !supported() || !has("python3") {
         return;
     }
+    server_and_client(Run::new());
+}
+
+/// The same as an unprivileged user (when the tests run as root): the session's network
+/// namespace is made and joined without privileges.
+#[test]
+fn an_unprivileged_users_background_server_answers_a_later_contained_client() {
+    if !supported() || !has("python3") {
+        return;
+    }
+    match Run::unprivileged() {
+        Some(run) => server_and_client(run),
+        None => eprintln!("skipped: the tests do not run as root, so they already run unprivileged"),
+    }
+}
+
+fn server_and_client(run: Run) {
     let port = 20_000 + std::process::id() % 20_000;
     let get = match has("curl") {
         true => format!("curl -sS -o /dev/null -w 'status %{{http_code}}' http://127.0.0.1:{port}/"),
@@ -173,7 +219,6 @@ fn a_background_server_answers_a_later_contained_client_over_loopback() {
         ),
     };
     let client = format!("for i in $(seq 50); do {get} && exit 0; sleep 0.1; done; exit 1");
-    let run = Run::new();
     let ran = run.ask(json!([
         doing(
             "t1",
@@ -183,8 +228,13 @@ fn a_background_server_answers_a_later_contained_client_over_loopback() {
         doing("t2", "execute", json!({"command": client})),
         doing("t3", "job_output", json!({"id": 1, "wait_ms": 3000})),
         doing("t4", "execute", json!({"command": "exec 3<>/dev/tcp/1.1.1.1/80"})),
+        doing("t5", "execute", json!({"command": "id -u"})),
         done()
     ]));
+    let user = ran.result("t5");
+    if let Some(uid) = run.user {
+        assert_eq!(user["content"].as_str().map(str::trim), Some(uid.to_string().as_str()), "{user}");
+    }
     let started = ran.result("t1");
     assert_eq!((started["job"].clone(), started["running"].clone()), (json!(1), json!(true)), "{started}");
     let client = ran.result("t2");
