@@ -199,15 +199,21 @@ impl App {
         self.clock = clock;
     }
 
-    /// Something on screen changes with time (spinner, elapsed time, retry countdown, an
-    /// approval dialog about to take keys, a notice or a question that goes by itself).
+    /// Something on screen moves with time (spinner, elapsed time, retry countdown, an
+    /// approval dialog about to take keys, a question that goes by itself): drawn again
+    /// every tick. A notice only needs the frame when it goes (`notice_ends`).
     pub fn animating(&self) -> bool {
         self.status.busy()
-            || self.status.notice().is_some()
             || self.confirm.as_ref().is_some_and(|c| c.until().is_some())
             || self.tools.running() > 0
             || self.files.waiting(self.mention())
             || self.popups.arming(self.clock.now(), self.last_typed)
+    }
+
+    /// When the notice on the status line goes by itself, if one shows: the one frame it
+    /// needs (the event loop wakes then, not every tick).
+    pub fn notice_ends(&self) -> Option<std::time::Instant> {
+        self.status.notice_ends()
     }
 
     /// The `@` mention the file picker serves: the prompt's, while it has the keys and no

@@ -309,6 +309,7 @@ async fn event_loop(
     scheduler.request_now(Instant::now());
     loop {
         let animating = app.animating();
+        let notice_ends = app.notice_ends().filter(|_| !animating).map(Instant::from_std);
         // In this order: signals, then input, and the frame it asks for next, so a key is
         // handled and drawn before any agent message waiting (a batch of streamed text is
         // never in front of a keystroke); agent messages still go before the next streamed
@@ -372,12 +373,21 @@ async fn event_loop(
                 scheduler.request(Instant::now());
             }
             _ = tokio::time::sleep(TICK), if animating => scheduler.request(Instant::now()),
+            _ = sleep_until_some(notice_ends), if notice_ends.is_some() => scheduler.request(Instant::now()),
         }
         if app.quitting() {
             break;
         }
     }
     Ok(None)
+}
+
+/// Sleeps until `at`; never completes without one.
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The full-screen terminal, its size fixed until a resize event says otherwise: ratatui

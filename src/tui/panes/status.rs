@@ -251,6 +251,11 @@ impl Status {
         self.notice.as_ref().filter(|n| n.until > Instant::now()).map(|n| n.text.as_str())
     }
 
+    /// When the notice shown goes by itself (its time is up), if one is shown.
+    pub fn notice_ends(&self) -> Option<Instant> {
+        self.notice.as_ref().map(|n| n.until).filter(|until| *until > Instant::now())
+    }
+
     /// Drops the notice if it is of one of these kinds.
     pub fn drop_notice_of(&mut self, kinds: &[Lasts]) {
         self.drop_notice(|n| kinds.contains(&n.lasts));

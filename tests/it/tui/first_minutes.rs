@@ -215,14 +215,15 @@ fn a_provider_failure_notice_goes_when_a_later_turn_succeeds() {
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Failed });
     let screen = text(&frame(&mut app, 120, 40));
     assert!(screen.lines().last().unwrap().contains(failure), "said while it holds:\n{screen}");
-    assert!(app.animating(), "drawn again when its time is up");
+    assert!(app.notice_ends().is_some(), "drawn again when its time is up");
+    assert!(!app.animating(), "a notice alone does not need a frame every tick");
     app.handle_agent(AgentEvent::TurnStarted { prompt: "two".into() });
     assert!(text(&frame(&mut app, 120, 40)).lines().last().unwrap().contains(failure), "still said while retrying");
     app.handle_agent(AgentEvent::saying("fine now"));
     app.handle_agent(AgentEvent::TurnFinished { reply: String::new(), end: TurnEnd::Done });
     let screen = text(&frame(&mut app, 120, 40));
     assert!(!screen.lines().last().unwrap().contains("overloaded"), "gone after a good turn:\n{screen}");
-    assert!(!app.animating());
+    assert!(!app.animating() && app.notice_ends().is_none());
 }
 
 /// Issue 38: `asking stub for its models…` stayed while the picker already listed them.
