@@ -111,6 +111,9 @@ impl Server {
                 let forward = tokio::spawn(async move {
                     let mut sent = 0usize;
                     while let Some(chunk) = chunks.recv().await {
+                        if chunk.is_empty() {
+                            continue;
+                        }
                         sent += chunk.len();
                         let mut progress = ProgressNotificationParam::new(progress_token.clone(), sent as f64);
                         progress.message = Some(chunk);

@@ -139,7 +139,8 @@ fn the_sdk_client_lists_the_tools_and_runs_turns_with_the_reply_streamed_and_the
         {"events": [{"type": "doing", "id": "call-read", "name": "read", "arguments": {"path": "notes.txt"}}]},
         {"events": [
             {"type": "saying", "text": "The notes "},
-            {"type": "saying", "text": "say hello.", "delay_ms": 300}
+            {"type": "saying", "text": "say ", "delay_ms": 300},
+            {"type": "saying", "text": "hello.", "delay_ms": 300}
         ]},
         {"events": [{"type": "saying", "text": "Still here."}]}
     ]);
@@ -157,10 +158,14 @@ fn the_sdk_client_lists_the_tools_and_runs_turns_with_the_reply_streamed_and_the
     assert!(said.ends_with(&format!("session: {session}")), "{said}");
     assert_eq!(first["structuredContent"]["stop"], "done");
     assert_eq!(first["structuredContent"]["toolCalls"][0]["tool"], "read");
-    // The reply came as progress too, in order, before the result.
+    // The reply came as progress too, in order, before the result. The SDK runs a
+    // notification's handler a microtask after reading it but takes a response at once, so
+    // a last piece read together with the result may reach no handler: only the pieces
+    // before it are certain.
     let progress: Vec<&Value> = client.seen.iter().filter(|l| l["kind"] == "progress").collect();
     let streamed: String = progress.iter().filter_map(|p| p["progress"]["message"].as_str()).collect();
-    assert_eq!(streamed, "The notes say hello.", "{progress:#?}");
+    assert!(streamed.starts_with("The notes say "), "{progress:#?}");
+    assert!("The notes say hello.".starts_with(&streamed), "{progress:#?}");
     assert!(progress.len() >= 2, "the reply came in one piece: {progress:#?}");
     // The session is elelem's recorded one.
     assert!(home.session_files().iter().any(|f| f.to_string_lossy().contains(&session)), "{session}");
