@@ -1,8 +1,9 @@
 //! `elelem mcp` through the real binary. The official MCP TypeScript SDK's client
 //! (`@modelcontextprotocol/sdk`, in package-lock.json; `mcp_server_client.mjs`) lists the
 //! tools, runs turns against the stub model (its reply streamed as progress), continues a
-//! session (in the same server, and resumed by another), cancels a turn whose command sleeps, and is refused what would ask and a `cwd`
-//! outside the roots. Raw JSON-RPC lines test a client that just closes stdin.
+//! session (in the same server, and resumed by another), cancels a turn whose command
+//! sleeps, and is refused what would ask, a `cwd` outside the roots and an unknown session.
+//! Raw JSON-RPC lines test a client that just closes stdin.
 
 use crate::support::home::Home;
 use crate::support::marked_processes;
@@ -279,7 +280,7 @@ fn what_would_ask_is_refused_without_asking_unless_allowed() {
 }
 
 #[test]
-fn a_cwd_outside_the_allowed_roots_is_refused_and_a_root_allows_it() {
+fn a_cwd_outside_the_allowed_roots_or_an_unknown_session_is_refused_and_a_root_allows_it() {
     let home = Home::new();
     let elsewhere = tempfile::tempdir().unwrap();
     std::fs::create_dir(home.dir.path().join("sub")).unwrap();
@@ -288,6 +289,9 @@ fn a_cwd_outside_the_allowed_roots_is_refused_and_a_root_allows_it() {
     let outside = client.call("prompt", json!({"prompt": "hi", "cwd": elsewhere.path()}));
     assert_eq!(outside["isError"], true, "{outside}");
     assert!(text(&outside).contains("outside the allowed roots"), "{outside}");
+    let unknown = client.call("prompt", json!({"prompt": "hi", "session": "no-such-session"}));
+    assert_eq!(unknown["isError"], true, "{unknown}");
+    assert!(text(&unknown).contains("no session \"no-such-session\""), "{unknown}");
     let inside = client.call("prompt", json!({"prompt": "hi", "cwd": "sub"}));
     assert_eq!(inside["structuredContent"]["reply"], "in sub", "{inside}");
     client.close();
