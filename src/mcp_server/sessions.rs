@@ -2,7 +2,8 @@
 //! through `startup` like every front end's (same plugins, permissions and session files;
 //! its id is the session file's, so `elelem --resume ID` continues it too), headless: what
 //! would ask is refused unless the server was started with `--allow` or `--yolo`. A call
-//! naming a session not open here resumes the recorded one.
+//! naming a session not open here resumes the recorded one, in the directory it recorded
+//! unless the call names one.
 //!
 //! elelem works in its process's directory (tools, project settings, trust), so turns
 //! run one at a time across the server: a turn moves the process to its session's
@@ -127,6 +128,15 @@ impl Sessions {
         Ok((id, slot))
     }
 
+    /// The directory recorded session `id` worked in, when it is recorded: resumed without
+    /// a `cwd`, it goes on there, which must be inside the roots too.
+    fn recorded_dir(&self, id: &str) -> Result<Option<PathBuf>, TurnError> {
+        let Some(info) = crate::sessions::Store::default_location().and_then(|store| store.find(id)) else {
+            return Ok(None);
+        };
+        Ok(Some(self.roots.resolve(Some(&info.cwd))?))
+    }
+
     /// Runs one turn. The reply text goes to `stream` as it arrives; `cancel` (the call's
     /// cancellation) interrupts the turn, which stops the commands its tools run.
     pub async fn turn(
@@ -155,8 +165,12 @@ impl Sessions {
                 (id.to_string(), slot)
             }
             None => {
-                enter(&asked)?;
-                self.build(&asked, request.session.as_deref())?
+                let dir = match (&request.session, &request.cwd) {
+                    (Some(id), None) => self.recorded_dir(id)?.unwrap_or(asked),
+                    _ => asked,
+                };
+                enter(&dir)?;
+                self.build(&dir, request.session.as_deref())?
             }
         };
         enter(&slot.cwd)?;

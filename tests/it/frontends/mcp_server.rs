@@ -296,10 +296,34 @@ fn a_cwd_outside_the_allowed_roots_or_an_unknown_session_is_refused_and_a_root_a
     assert_eq!(inside["structuredContent"]["reply"], "in sub", "{inside}");
     client.close();
 
+    // The model reads a file only the root holds: the turn works there.
+    std::fs::write(elsewhere.path().join("only-here.txt"), "here\n").unwrap();
+    let reads = |reply: &str| {
+        json!([
+            {"events": [{"type": "doing", "id": "call-read", "name": "read", "arguments": {"path": "only-here.txt"}}]},
+            {"events": [{"type": "saying", "text": reply}]}
+        ])
+    };
     let root = elsewhere.path().to_str().unwrap();
-    let mut client = Client::start(&home, crate::support::home::reply("in the root"), &["--root", root]);
+    let mut client = Client::start(&home, reads("in the root"), &["--root", root]);
     client.until("tools");
     let rooted = client.call("prompt", json!({"prompt": "hi", "cwd": root}));
     assert_eq!(rooted["structuredContent"]["reply"], "in the root", "{rooted}");
+    assert_eq!(rooted["structuredContent"]["toolCalls"][0]["ok"], true, "{rooted}");
+    let session = rooted["structuredContent"]["session"].as_str().unwrap().to_string();
+    client.close();
+
+    // Resumed without a cwd, the session goes on where it was recorded, if that is allowed.
+    let mut client = Client::start(&home, reads("still there"), &["--root", root]);
+    client.until("tools");
+    let resumed = client.call("prompt", json!({"prompt": "again", "session": session}));
+    assert_eq!(resumed["structuredContent"]["toolCalls"][0]["ok"], true, "{resumed}");
+    assert_eq!(resumed["structuredContent"]["reply"], "still there");
+    client.close();
+    let mut client = Client::start(&home, reads("never"), &[]);
+    client.until("tools");
+    let refused = client.call("prompt", json!({"prompt": "again", "session": session}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(text(&refused).contains("outside the allowed roots"), "{refused}");
     client.close();
 }
