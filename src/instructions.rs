@@ -229,6 +229,7 @@ mod tests {
         assert!(text.len() < FILE_LIMIT + 500);
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_file_under_a_denied_directory_or_linked_into_one_is_left_out_and_said_so() {
         let dir = tempfile::tempdir().unwrap();

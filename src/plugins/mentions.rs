@@ -244,6 +244,7 @@ mod tests {
         assert_eq!(none.text, "no mentions");
     }
 
+    #[cfg(unix)]
     #[tokio::test]
     async fn a_fifo_is_refused_without_blocking_and_a_hook_sees_the_resolved_path() {
         let dir = tempfile::tempdir().unwrap();

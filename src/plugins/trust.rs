@@ -507,6 +507,7 @@ impl Answered {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
@@ -522,6 +523,7 @@ mod tests {
         assert_eq!(project_root(&plain), std::fs::canonicalize(&plain).unwrap());
     }
 
+    #[cfg(unix)]
     #[test]
     fn trusting_is_remembered_in_a_private_file() {
         let dir = tempfile::tempdir().unwrap();

@@ -103,6 +103,7 @@ fn read_opened(path: &Path, file: File, meta: &Metadata, cap: usize) -> Result<V
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn a_fifo_is_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
@@ -119,6 +120,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_device_is_refused() {
         let error = read_capped(Path::new("/dev/zero"), 10).unwrap_err().to_string();

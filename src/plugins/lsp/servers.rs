@@ -225,7 +225,7 @@ fn runnable(path: &Path) -> bool {
             .any(|ext| std::fs::metadata(path.with_extension(ext)).is_ok_and(|m| m.is_file()))
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::plugins::lsp::config::Config;

@@ -87,6 +87,7 @@ pub fn extension(path: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn paths_survive_the_round_trip() {
         for path in ["/tmp/a.py", "/tmp/with space/#x%y.py", "/tmp/é/ü.rs"] {

@@ -364,6 +364,7 @@ mod tests {
 
     /// A FIFO nobody writes to: opening it blocks in C (asleep, so a stuck test thread costs
     /// no CPU while the other tests run).
+    #[cfg(unix)]
     fn fifo() -> (tempfile::TempDir, String) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("fifo");
@@ -373,6 +374,7 @@ mod tests {
     }
 
     /// Code no hook reaches: a C function that blocks, a finalizer, a message handler.
+    #[cfg(unix)]
     #[test]
     fn a_call_the_hook_cannot_stop_is_abandoned_and_the_plugin_disabled() {
         let (_dir, fifo) = fifo();
@@ -402,6 +404,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[tokio::test]
     async fn an_async_call_is_abandoned_too_and_functions_are_kept_by_key() {
         let sandbox = sandbox(100);

@@ -169,6 +169,7 @@ mod tests {
         assert_eq!(p.place("~/.ssh/id_rsa", &[], &[]), Place::Outside(home.join(".ssh/id_rsa")));
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_symlink_in_the_project_that_points_outside_is_outside() {
         let dir = setup();

@@ -269,16 +269,19 @@ pub fn namespaces_work() -> bool {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     fn seal(path: PathBuf) -> Seal {
         Seal { path, read_only: true }
     }
 
+    #[cfg(unix)]
     fn pin(path: PathBuf) -> Seal {
         Seal { path, read_only: false }
     }
 
     /// The plan as a table: which paths are sealed and pinned, for a project whose parent
     /// is writable or not, a repository or not, a worktree's `.git` file.
+    #[cfg(unix)]
     #[test]
     fn the_plan_seals_protected_paths_and_pins_their_ancestors() {
         let dir = tempfile::tempdir().unwrap();

@@ -77,8 +77,10 @@ impl LayoutPrefs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
     use std::os::unix::fs::PermissionsExt;
 
+    #[cfg(unix)]
     #[test]
     fn saved_prefs_load_back_and_the_file_is_private() {
         let dir = tempfile::tempdir().unwrap();
