@@ -3,7 +3,7 @@
 //! tools, runs turns against the stub model (its reply streamed as progress), continues a
 //! session (in the same server, and resumed by another), cancels a turn whose command
 //! sleeps, and is refused what would ask, a `cwd` outside the roots and an unknown session.
-//! Raw JSON-RPC lines test a client that just closes stdin.
+//! Raw JSON-RPC lines test a client that just closes stdin, and SIGTERM.
 
 use crate::support::home::Home;
 use crate::support::marked_processes;
@@ -214,14 +214,13 @@ fn a_cancel_stops_the_turn_and_kills_its_command() {
     client.close();
 }
 
-#[test]
-fn a_client_that_closes_stdin_leaves_no_process_behind() {
-    let home = Home::new();
-    let marker = marker("CLOSE");
-    let script = home.script(sleeping(&marker));
+/// `elelem mcp --yolo` spoken to in raw lines, its turn running `sleeping(marker)`; returns
+/// once the command runs, with the process and its stdin.
+fn raw_server_with_a_running_command(home: &Home, marker: &str) -> (Child, ChildStdin) {
+    let script = home.script(sleeping(marker));
     let mut command = Command::new(env!("CARGO_BIN_EXE_elelem"));
     command.args(["mcp", "-p", "stub", "--yolo"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
-    in_home(&mut command, &home, &script);
+    in_home(&mut command, home, &script);
     let mut child = command.spawn().unwrap();
     let lines = read_lines(child.stdout.take().unwrap());
     let mut stdin = child.stdin.take().unwrap();
@@ -237,16 +236,40 @@ fn a_client_that_closes_stdin_leaves_no_process_behind() {
     }
     let answer = lines.recv_timeout(Duration::from_secs(30)).unwrap();
     assert_eq!(answer["id"], 1, "{answer}");
-    assert!(wait_for(30, || !marked_processes(&marker).is_empty()), "the command never started");
-    drop(stdin);
+    assert!(wait_for(30, || !marked_processes(marker).is_empty()), "the command never started");
+    (child, stdin)
+}
+
+/// Waits for the server to end; nothing of `marker` may be left. Returns its exit status.
+fn ended_leaving_nothing(mut child: Child, marker: &str) -> std::process::ExitStatus {
     let exited = wait_for(20, || child.try_wait().unwrap().is_some());
-    let left = marked_processes(&marker);
+    let left = marked_processes(marker);
     if !exited {
         let _ = child.kill();
     }
-    assert!(exited, "elelem mcp did not end when its client went away");
+    assert!(exited, "elelem mcp did not end");
     assert!(left.is_empty(), "left behind: {left:?}");
-    assert!(child.wait().unwrap().success());
+    child.wait().unwrap()
+}
+
+#[test]
+fn a_client_that_closes_stdin_leaves_no_process_behind() {
+    let home = Home::new();
+    let marker = marker("CLOSE");
+    let (child, stdin) = raw_server_with_a_running_command(&home, &marker);
+    drop(stdin);
+    assert!(ended_leaving_nothing(child, &marker).success());
+}
+
+#[test]
+fn sigterm_ends_the_server_and_its_commands() {
+    let home = Home::new();
+    let marker = marker("TERM");
+    let (child, _stdin) = raw_server_with_a_running_command(&home, &marker);
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = ended_leaving_nothing(child, &marker);
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM), "{status}");
 }
 
 #[test]
