@@ -1,7 +1,49 @@
 //! The process tree on Windows: no process groups, signals nor subreaper; a command's
-//! tree is killed with `taskkill /T /F /PID`, which follows the parent links Windows keeps.
+//! tree is killed with `taskkill /T /F /PID`, which follows the parent links Windows keeps,
+//! while a handle on its root (`OpenProcess`) keeps the root's number from being reused.
 
+use std::collections::HashMap;
+use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+#[link(name = "kernel32")]
+extern "system" {
+    fn OpenProcess(access: u32, inherit: i32, pid: u32) -> RawHandle;
+    fn GetExitCodeProcess(process: RawHandle, code: *mut u32) -> i32;
+}
+
+/// The right to ask a process's exit code, all `TREES` needs.
+const PROCESS_QUERY_LIMITED_INFORMATION: u32 = 0x1000;
+/// `GetExitCodeProcess`'s code while the process runs.
+const STILL_ACTIVE: u32 = 259;
+
+/// A handle on each tree's root, from `Tree::of` until it is killed: while one is open,
+/// Windows gives the root's number to no other process, so `taskkill` never reaches a
+/// stranger that got it after the root ended.
+static TREES: Mutex<Option<HashMap<i32, OwnedHandle>>> = Mutex::new(None);
+
+fn trees<R>(f: impl FnOnce(&mut HashMap<i32, OwnedHandle>) -> R) -> R {
+    let mut trees = TREES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    f(trees.get_or_insert_with(HashMap::new))
+}
+
+/// A handle on the process `pid`, if it can be had.
+fn open(pid: i32) -> Option<OwnedHandle> {
+    let pid = u32::try_from(pid).ok().filter(|pid| *pid > 0)?;
+    // SAFETY: OpenProcess takes plain values and returns a new handle we own, or null.
+    let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+    // SAFETY: a non-null handle OpenProcess just returned, owned by nobody else.
+    (!handle.is_null()).then(|| unsafe { OwnedHandle::from_raw_handle(handle) })
+}
+
+/// Whether the process `handle` names still runs.
+fn runs(handle: &OwnedHandle) -> bool {
+    let mut code = 0u32;
+    // SAFETY: an open process handle and a pointer to one u32.
+    let asked = unsafe { GetExitCodeProcess(handle.as_raw_handle(), &mut code) };
+    asked != 0 && code == STILL_ACTIVE
+}
 
 /// A command's processes: its root and what it started.
 #[derive(Clone, Copy, Debug)]
@@ -10,8 +52,14 @@ pub struct Tree {
 }
 
 impl Tree {
-    /// The tree under `root` (call it while `root` runs).
+    /// The tree under `root` (call it while `root` runs): a handle on the root is kept until
+    /// the tree is killed.
     pub fn of(root: i32) -> Tree {
+        if let Some(handle) = open(root) {
+            trees(|trees| {
+                trees.entry(root).or_insert(handle);
+            });
+        }
         Tree { root }
     }
 
@@ -19,10 +67,12 @@ impl Tree {
         self.root
     }
 
-    /// Kills the root and every process below it (`taskkill /T /F`); returns 1 when
-    /// `taskkill` said it did, else 0 (Windows does not say how many).
+    /// Kills the root and every process below it (`taskkill /T /F`) while the root runs (a
+    /// root that ended leads to nothing `taskkill` can follow); returns 1 when `taskkill`
+    /// said it did, else 0 (Windows does not say how many).
     pub fn kill(&self) -> usize {
-        if self.root <= 0 {
+        let Some(handle) = trees(|trees| trees.remove(&self.root)).or_else(|| open(self.root)) else { return 0 };
+        if !runs(&handle) {
             return 0;
         }
         let killed = Command::new("taskkill")
