@@ -18,6 +18,21 @@ pub fn data_dir() -> Option<PathBuf> {
     Some(base.join("elelem"))
 }
 
+/// On Windows, where `HOME` is usually unset, sets it to `USERPROFILE` (the user's
+/// folder), so elelem's files (`~/.agents`, the data directory) are found as elsewhere and
+/// Git Bash's commands see the same home. Nothing on Unix. Call it before any thread starts.
+#[cfg(windows)]
+pub fn default_home() {
+    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let (None, Some(profile)) = (set("HOME"), set("USERPROFILE")) {
+        std::env::set_var("HOME", profile);
+    }
+}
+
+/// Nothing to do on Unix: `HOME` is the home.
+#[cfg(unix)]
+pub fn default_home() {}
+
 /// Creates `dir` (and its parents) readable by the user alone.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
