@@ -44,7 +44,7 @@ pub async fn run(options: Options, roots: Vec<PathBuf>) -> anyhow::Result<()> {
     let sessions = Arc::new(Sessions::new(options, roots));
     let closed = CancellationToken::new();
     let stdin = EofWatch { inner: tokio::io::stdin(), closed: closed.clone() };
-    let service = Server { sessions: sessions.clone() }.serve((stdin, tokio::io::stdout())).await?;
+    let service = Server { sessions: sessions.clone() }.serve((stdin, protocol_stdout()?)).await?;
     let mut stops = crate::signals::Stops::new(true)?;
     let stop = tokio::select! {
         _ = closed.cancelled() => None,
@@ -62,6 +62,32 @@ pub async fn run(options: Options, roots: Vec<PathBuf>) -> anyhow::Result<()> {
     }
     service.cancel().await?;
     Ok(())
+}
+
+/// Where the protocol is written: stdout, which nothing else may write to. A Lua plugin's
+/// `print` or a stray `println!` would break the stream, so on Unix the protocol gets a
+/// copy of descriptor 1 (closed in the commands elelem runs) and descriptor 1 becomes
+/// stderr, the server's log.
+#[cfg(unix)]
+fn protocol_stdout() -> anyhow::Result<tokio::fs::File> {
+    use anyhow::Context as _;
+    use std::os::fd::FromRawFd;
+    // SAFETY: fcntl and dup2 on the process's own standard descriptors; the copy is new,
+    // and owned by the `File` made from it.
+    let copy = unsafe { libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3) };
+    if copy < 0 {
+        return Err(std::io::Error::last_os_error()).context("cannot copy stdout for the protocol");
+    }
+    let file = unsafe { std::fs::File::from_raw_fd(copy) };
+    if unsafe { libc::dup2(2, 1) } < 0 {
+        return Err(std::io::Error::last_os_error()).context("cannot point stdout at stderr");
+    }
+    Ok(tokio::fs::File::from_std(file))
+}
+
+#[cfg(not(unix))]
+fn protocol_stdout() -> anyhow::Result<tokio::io::Stdout> {
+    Ok(tokio::io::stdout())
 }
 
 /// Stdin, which tells `closed` when it ends: the client went away.

@@ -3,7 +3,8 @@
 //! tools, runs turns against the stub model (its reply streamed as progress), continues a
 //! session (in the same server, and resumed by another), cancels a turn whose command
 //! sleeps, and is refused what would ask, a `cwd` outside the roots and an unknown session.
-//! Raw JSON-RPC lines test a client that just closes stdin, and SIGTERM.
+//! Raw JSON-RPC lines test a client that just closes stdin, SIGTERM, and a plugin that
+//! prints (stdout stays the protocol's).
 
 use crate::support::home::Home;
 use crate::support::marked_processes;
@@ -270,6 +271,49 @@ fn sigterm_ends_the_server_and_its_commands() {
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let status = ended_leaving_nothing(child, &marker);
     assert_eq!(status.code(), Some(128 + libc::SIGTERM), "{status}");
+}
+
+#[test]
+fn stdout_carries_only_the_protocol_when_a_plugin_prints() {
+    let home = Home::new();
+    let plugins = home.dir.path().join(".agents/plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    let plugin = "print('noise at load')\nelelem.setup(function(session) print('noise in setup') end)\n";
+    std::fs::write(plugins.join("noisy.lua"), plugin).unwrap();
+    let script = home.script(crate::support::home::reply("quiet"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_elelem"));
+    command.args(["mcp", "-p", "stub"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    in_home(&mut command, &home, &script);
+    let mut child = command.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "prompt", "arguments": {"prompt": "hi"}}}),
+    ];
+    for message in messages {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    while !lines.iter().any(|line: &String| line.contains("\"id\":2")) {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        lines.push(line);
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("noise in setup"), "{stderr}");
+    for line in &lines {
+        let message: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line:?}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+    }
+    assert!(lines.last().is_some_and(|line| line.contains("quiet")), "{lines:?}");
 }
 
 #[test]
