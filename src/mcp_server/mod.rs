@@ -201,7 +201,7 @@ impl ServerHandler for Server {
         let args = request.arguments.unwrap_or_default();
         let result = match request.name.as_ref() {
             tools::PROMPT => self.prompt(&args, context).await,
-            tools::SESSIONS => match tools::sessions(&args, &self.sessions.open_ids()) {
+            tools::SESSIONS => match tools::sessions(&args, &self.sessions.open_ids(), self.sessions.roots()) {
                 Ok((text, structured)) => text_result(text, Some(structured), false),
                 Err(error) => text_result(error.to_string(), None, true),
             },

@@ -61,6 +61,11 @@ impl Roots {
             Err(RootError::Outside { cwd: shown(), roots: roots.join(", ") })
         }
     }
+
+    /// Whether `dir` (absolute, as a session file records it) is inside an allowed root.
+    pub fn allows(&self, dir: &str) -> bool {
+        Path::new(dir).is_absolute() && self.resolve(Some(dir)).is_ok()
+    }
 }
 
 #[cfg(test)]
@@ -85,6 +90,8 @@ mod tests {
         assert!(matches!(roots.resolve(Some("link")), Err(RootError::Outside { .. })));
         assert!(matches!(roots.resolve(Some("../server/../elsewhere")), Err(RootError::Outside { .. })));
         assert!(matches!(roots.resolve(Some("missing")), Err(RootError::NotADirectory(_))));
+        assert!(roots.allows(base.join("server/sub").to_str().unwrap()));
+        assert!(!roots.allows(base.join("elsewhere").to_str().unwrap()) && !roots.allows("sub"));
         assert!(matches!(Roots::new(&base.join("server"), &[base.join("nope")]), Err(RootError::BadRoot(_))));
     }
 }

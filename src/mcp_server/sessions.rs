@@ -94,6 +94,11 @@ impl Sessions {
         }
     }
 
+    /// Where calls may work.
+    pub fn roots(&self) -> &Roots {
+        &self.roots
+    }
+
     /// The ids of the sessions open in this server.
     pub fn open_ids(&self) -> Vec<String> {
         self.slots.lock().map(|slots| slots.keys().cloned().collect()).unwrap_or_default()

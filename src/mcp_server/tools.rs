@@ -2,6 +2,7 @@
 //! turn: its arguments, and the result as text plus `structuredContent`) and `sessions`
 //! (the recorded sessions, newest first).
 
+use super::roots::Roots;
 use super::sessions::{TurnRequest, TurnResult};
 use crate::agent::output::TurnEnd;
 use serde_json::{json, Map, Value};
@@ -37,8 +38,8 @@ pub fn specs() -> Vec<(&'static str, &'static str, Value)> {
         ),
         (
             SESSIONS,
-            "List elelem's recorded sessions, newest first: id, directory, start time, turns and first \
-             prompt. Pass an id to the prompt tool as `session` to continue one.",
+            "List elelem's recorded sessions in the directories this server may work in, newest first: \
+             id, directory, start time, turns and first prompt. Pass an id to the prompt tool as `session` to continue one.",
             json!({
                 "type": "object",
                 "properties": {
@@ -108,9 +109,10 @@ pub fn turn_result(result: &TurnResult) -> (String, Value) {
     (text, structured)
 }
 
-/// The `sessions` call: the recorded sessions, newest first, as text and as values
-/// (`open`: a session this server has open).
-pub fn sessions(args: &Map<String, Value>, open: &[String]) -> Result<(String, Value), BadArguments> {
+/// The `sessions` call: the recorded sessions that worked inside the roots, newest first,
+/// as text and as values (`open`: a session this server has open). Others' directories and
+/// prompts are not the client's to see.
+pub fn sessions(args: &Map<String, Value>, open: &[String], roots: &Roots) -> Result<(String, Value), BadArguments> {
     let limit = match args.get("limit") {
         None | Some(Value::Null) => SESSIONS_SHOWN,
         Some(value) => match value.as_u64() {
@@ -121,7 +123,7 @@ pub fn sessions(args: &Map<String, Value>, open: &[String]) -> Result<(String, V
     let listed = crate::sessions::Store::default_location().map(|store| store.list()).unwrap_or_default();
     let mut text = String::new();
     let mut values = Vec::new();
-    for info in listed.iter().take(limit) {
+    for info in listed.iter().filter(|info| roots.allows(&info.cwd)).take(limit) {
         let prompt: String = crate::sanitize::sanitize(&info.first_prompt).chars().take(80).collect();
         let started = crate::dates::date_time(info.started);
         let id = crate::sanitize::sanitize_visible(&info.file.id);

@@ -392,5 +392,10 @@ fn a_cwd_outside_the_allowed_roots_or_an_unknown_session_is_refused_and_a_root_a
     let refused = client.call("prompt", json!({"prompt": "again", "session": session}));
     assert_eq!(refused["isError"], true, "{refused}");
     assert!(text(&refused).contains("outside the allowed roots"), "{refused}");
+    // Nor does the sessions tool show it (the home's sessions, yes).
+    let listed = client.call("sessions", json!({}));
+    assert!(!text(&listed).contains(&session), "{listed}");
+    let shown = listed["structuredContent"]["sessions"].as_array().unwrap().len();
+    assert!(shown >= 1, "{listed}");
     client.close();
 }
