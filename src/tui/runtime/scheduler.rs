@@ -21,6 +21,11 @@ pub const STREAM_INTERVAL: Duration = Duration::from_millis(48);
 /// interval).
 const FIREHOSE: f64 = 20.0 * 1024.0;
 
+/// The first grant of a stream comes this long after the last, doubled each time up to the
+/// stream interval: a burst whose first events come ahead of the rest (or a stream's first
+/// words) is not held a whole interval, and a trickle is at the interval after a handful.
+const CATCH_UP: Duration = Duration::from_millis(1);
+
 #[derive(Debug)]
 pub struct FrameScheduler {
     interval: Duration,
@@ -40,6 +45,8 @@ struct Grants {
     before_last: Option<Instant>,
     /// Bytes of text shown since the last grant.
     text: usize,
+    /// While a stream starts: how long after the last grant the next comes.
+    catch_up: Option<Duration>,
 }
 
 impl Default for FrameScheduler {
@@ -50,12 +57,15 @@ impl Default for FrameScheduler {
 
 impl FrameScheduler {
     pub fn new(interval: Duration) -> Self {
-        FrameScheduler { interval, last_draw: None, deadline: None, stream: Grants::default() }
+        let stream = Grants { catch_up: Some(CATCH_UP), ..Grants::default() };
+        FrameScheduler { interval, last_draw: None, deadline: None, stream }
     }
 
     /// A scheduler that grants `demand` (the pace of the session's streams).
     pub fn granting(demand: Demand) -> Self {
-        FrameScheduler { stream: Grants { demand, ..Grants::default() }, ..FrameScheduler::default() }
+        let mut scheduler = FrameScheduler::default();
+        scheduler.stream.demand = demand;
+        scheduler
     }
 
     /// A frame at the next free slot (rate-limited).
@@ -76,13 +86,23 @@ impl FrameScheduler {
 
     /// A frame was drawn, showing `text` more bytes of streamed text: if a stream took the
     /// last grant (it waits), the next is due one stream interval after it (two while text
-    /// pours in faster than `FIREHOSE`).
+    /// pours in faster than `FIREHOSE`; sooner while a stream starts, `CATCH_UP`).
     pub fn drawn(&mut self, now: Instant, text: usize) {
         self.last_draw = Some(now);
         self.deadline = None;
         let stream = &mut self.stream;
         stream.text += text;
-        if stream.next.is_some() || !stream.demand.owed() {
+        if stream.next.is_some() {
+            return;
+        }
+        if !stream.demand.owed() {
+            // Nothing took the last grant: no stream is under way, the next one starts anew.
+            stream.catch_up = Some(CATCH_UP);
+            return;
+        }
+        if let Some(wait) = stream.catch_up {
+            stream.catch_up = Some(wait * 2).filter(|next| *next < STREAM_INTERVAL);
+            stream.next = Some(stream.last.map_or(now, |last| (last + wait).max(now)));
             return;
         }
         let gap = match (stream.last, stream.before_last) {
@@ -175,18 +195,26 @@ mod tests {
         s.drawn(taken, 100);
         s.grant_due().await;
         assert_eq!(Instant::now(), taken, "the last grant was an hour ago: at once");
-        s.grant(Instant::now());
-        let granted = Instant::now();
-        demand.take();
-        s.drawn(granted + Duration::from_millis(2), 100);
-        s.grant_due().await;
-        assert_eq!(Instant::now(), granted + STREAM_INTERVAL);
+        // While the stream starts, grants come 1, 2, 4, ... ms after the last; then one
+        // interval.
+        let mut gaps = Vec::new();
+        for _ in 0..8 {
+            s.grant(Instant::now());
+            let granted = Instant::now();
+            demand.take();
+            s.drawn(granted, 100);
+            s.grant_due().await;
+            gaps.push(Instant::now().duration_since(granted).as_millis());
+        }
+        assert_eq!(gaps, [2, 4, 8, 16, 32, 48, 48, 48]);
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_firehose_is_granted_every_other_interval() {
         let demand = Demand::default();
         let mut s = FrameScheduler::granting(demand.clone());
+        // Past the catch-up of the stream's start.
+        s.stream.catch_up = None;
         s.grant(Instant::now());
         tokio::time::advance(STREAM_INTERVAL).await;
         s.grant(Instant::now());
