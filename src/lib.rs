@@ -25,6 +25,7 @@ pub mod plugins;
 pub mod process_tree;
 pub mod protocol;
 pub mod providers;
+pub mod relocations;
 pub mod repl;
 pub mod safe_file;
 pub mod sanitize;

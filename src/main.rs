@@ -151,6 +151,8 @@ enum Command {
 
 fn main() -> ExitCode {
     elelem::startup::protect_process();
+    // The relocation table the loader has just applied is never read again.
+    elelem::relocations::release();
     elelem::startup::quiet_caught_panics();
     elelem::signals::ignore_file_size_limit();
     let cli = Cli::parse();
