@@ -11,10 +11,12 @@ use std::sync::Mutex;
 extern "system" {
     fn OpenProcess(access: u32, inherit: i32, pid: u32) -> RawHandle;
     fn GetExitCodeProcess(process: RawHandle, code: *mut u32) -> i32;
+    fn TerminateProcess(process: RawHandle, code: u32) -> i32;
 }
 
-/// The right to ask a process's exit code, all `TREES` needs.
+/// The rights `TREES` needs: to ask a process's exit code, and to end it.
 const PROCESS_QUERY_LIMITED_INFORMATION: u32 = 0x1000;
+const PROCESS_TERMINATE: u32 = 0x0001;
 /// `GetExitCodeProcess`'s code while the process runs.
 const STILL_ACTIVE: u32 = 259;
 
@@ -32,7 +34,7 @@ fn trees<R>(f: impl FnOnce(&mut HashMap<i32, OwnedHandle>) -> R) -> R {
 fn open(pid: i32) -> Option<OwnedHandle> {
     let pid = u32::try_from(pid).ok().filter(|pid| *pid > 0)?;
     // SAFETY: OpenProcess takes plain values and returns a new handle we own, or null.
-    let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+    let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_TERMINATE, 0, pid) };
     // SAFETY: a non-null handle OpenProcess just returned, owned by nobody else.
     (!handle.is_null()).then(|| unsafe { OwnedHandle::from_raw_handle(handle) })
 }
@@ -68,8 +70,9 @@ impl Tree {
     }
 
     /// Kills the root and every process below it (`taskkill /T /F`) while the root runs (a
-    /// root that ended leads to nothing `taskkill` can follow); returns 1 when `taskkill`
-    /// said it did, else 0 (Windows does not say how many).
+    /// root that ended leads to nothing `taskkill` can follow), else the root alone
+    /// (`TerminateProcess`); returns 1 when one of them did, else 0 (Windows does not say
+    /// how many).
     pub fn kill(&self) -> usize {
         let Some(handle) = trees(|trees| trees.remove(&self.root)).or_else(|| open(self.root)) else { return 0 };
         if !runs(&handle) {
@@ -81,7 +84,12 @@ impl Tree {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
-        usize::from(killed.is_ok_and(|status| status.success()))
+        if killed.is_ok_and(|status| status.success()) {
+            return 1;
+        }
+        // No taskkill (or one without /T, as Wine's): the root at least.
+        // SAFETY: an open process handle with the right to end it.
+        usize::from(unsafe { TerminateProcess(handle.as_raw_handle(), 1) } != 0)
     }
 }
 

@@ -13,6 +13,8 @@ pub mod jobs;
 pub mod list;
 pub mod nearest;
 pub mod plan;
+#[cfg(windows)]
+pub mod pipe_thread;
 pub mod process_groups;
 pub mod pty;
 pub mod read;

@@ -249,11 +249,11 @@ fn pipe_reader(reader: OwnedFd) -> std::io::Result<impl tokio::io::AsyncRead + U
     tokio::net::unix::pipe::Receiver::from_owned_fd(reader)
 }
 
-/// A pipe's read end, read on tokio's blocking threads (an anonymous pipe on Windows
-/// cannot be waited on).
+/// A pipe's read end, read by a thread of its own (`pipe_thread`: an anonymous pipe on
+/// Windows cannot be waited on).
 #[cfg(windows)]
 fn pipe_reader(reader: OwnedFd) -> std::io::Result<impl tokio::io::AsyncRead + Unpin> {
-    Ok(tokio::fs::File::from_std(std::fs::File::from(reader)))
+    super::pipe_thread::Reader::new(reader)
 }
 
 /// Starts `bash -c command` (in `cwd` when given) connected as `connection` says;
