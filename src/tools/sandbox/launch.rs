@@ -7,7 +7,7 @@
 
 use super::sockets::Hidden;
 use super::spawn::{self, Contained, Request};
-use super::watch::Watch;
+use super::watch::{Submodules, Watch};
 use super::{rules, seals, Io, Mode, Settings};
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -21,6 +21,7 @@ struct Setup {
     namespaces: bool,
     seals: Vec<seals::Seal>,
     missing: Vec<PathBuf>,
+    submodules: Option<Submodules>,
     ruleset: Arc<OwnedFd>,
     dir: PathBuf,
     project: PathBuf,
@@ -33,12 +34,16 @@ fn setup(project: &Path, cwd: Option<&str>) -> anyhow::Result<Setup> {
     let dir = dir.canonicalize().unwrap_or(dir);
     let namespaces = seals::namespaces_work();
     let protected = seals::protected(&project, &dir);
-    let (seals, missing) = if namespaces && settings.mode == Mode::WorkspaceWrite {
+    let (seals, missing, submodules) = if namespaces && settings.mode == Mode::WorkspaceWrite {
         let writable = rules::writable_roots(&project, &settings);
         let plan = seals::plan(&protected, &writable).map_err(|e| anyhow::anyhow!("cannot set up the sandbox: {e}"))?;
-        (plan, seals::missing(&protected))
+        // A little before now: a file system's clock is coarser than this one.
+        let now = std::time::SystemTime::now();
+        let started = now.checked_sub(std::time::Duration::from_millis(100)).unwrap_or(now);
+        let submodules = Submodules { before: super::gitlinks::pointers(&project), project: project.clone(), started };
+        (plan, seals::missing(&protected), Some(submodules))
     } else {
-        (Vec::new(), Vec::new())
+        (Vec::new(), Vec::new(), None)
     };
     // In the session's shared network namespace (loopback only) the namespace keeps the
     // outside away, and Landlock's TCP rules, which know ports and not addresses, would
@@ -47,7 +52,7 @@ fn setup(project: &Path, cwd: Option<&str>) -> anyhow::Result<Setup> {
     let rule_settings = Settings { network: settings.network || shared_net, ..settings.clone() };
     let ruleset = rules::cached(&rule_settings, &project, &protected, namespaces)
         .map_err(|e| anyhow::anyhow!("cannot build the sandbox's rule set: {e}"))?;
-    Ok(Setup { settings, namespaces, seals, missing, ruleset, dir, project })
+    Ok(Setup { settings, namespaces, seals, missing, submodules, ruleset, dir, project })
 }
 
 /// `TMPDIR`, `TMP` and `TEMP` for a contained command: this run's own temp directory
@@ -151,7 +156,7 @@ pub fn start(
         shared_net: super::netns::shared().filter(|_| !setup.settings.network),
     };
     let child = spawn::spawn(&request).map_err(|e| anyhow::anyhow!("cannot start bash in the sandbox: {e}"))?;
-    Ok(Some(Started { child, watch: Watch::new(setup.missing) }))
+    Ok(Some(Started { child, watch: Watch::new(setup.missing, setup.submodules) }))
 }
 
 /// Restricts `cmd`'s child to the sandbox without namespaces of its own making (this

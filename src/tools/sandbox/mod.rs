@@ -17,6 +17,7 @@
 
 #[cfg(unix)]
 mod clear;
+mod gitlinks;
 #[cfg(target_os = "linux")]
 mod kept;
 #[cfg(target_os = "linux")]

@@ -6,7 +6,9 @@
 //! `.claude/` in every directory from there up to the project root, and in each of them the
 //! git directory's configuration, hooks, `commondir`, `modules/`, `worktrees/`,
 //! `info/attributes` and `objects/info/alternates` — or `.git` itself when it is a file (a
-//! worktree's or submodule's pointer) or missing (where git would find a new repository).
+//! worktree's or submodule's pointer) or missing (where git would find a new repository);
+//! and the `.git` of each of the project's submodules (`gitlinks.rs`), which `git status`
+//! at the root enters.
 //! `plan` lists the mounts: each protected path that exists is sealed, a read-only bind
 //! mount onto itself; each directory on the way to a protected path, whether the path
 //! exists or not, whose parent the command may write is pinned, a read-write bind mount
@@ -56,6 +58,7 @@ pub fn protected(project: &Path, dir: &Path) -> Vec<PathBuf> {
             paths.push(git);
         }
     }
+    paths.extend(super::gitlinks::pointers(project));
     paths
 }
 

@@ -19,10 +19,57 @@ use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
 
-/// The missing protected paths of one command.
+/// The missing protected paths of one command, and the project's submodules when it started.
 pub struct Watch {
     missing: Vec<PathBuf>,
+    submodules: Option<Submodules>,
     settled: bool,
+}
+
+/// The submodules' `.git` paths of a project when a command started (`gitlinks`): one it
+/// registers while it runs (a new gitlink in the index), whose `.git` it made or changed, is
+/// removed like a protected path it created (`git status` at the root would enter it and
+/// run its configuration).
+pub struct Submodules {
+    pub project: PathBuf,
+    pub before: Vec<PathBuf>,
+    pub started: std::time::SystemTime,
+}
+
+impl Submodules {
+    /// The `.git` of each submodule registered since, made or changed since.
+    fn planted(&self) -> Vec<PathBuf> {
+        super::gitlinks::pointers(&self.project)
+            .into_iter()
+            .filter(|path| !self.before.contains(path) && changed_since(path, self.started))
+            .collect()
+    }
+}
+
+/// Whether the git directory or pointer at `git`, or what in it decides what git runs,
+/// changed at or after `since` (its status change time: a write, a rename into place, a
+/// chmod). A pointer file's target directory counts too.
+fn changed_since(git: &Path, since: std::time::SystemTime) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(since) = since.duration_since(std::time::UNIX_EPOCH) else { return true };
+    let changed = |path: &Path| {
+        std::fs::symlink_metadata(path).is_ok_and(|meta| {
+            let ctime =
+                std::time::Duration::new(meta.ctime().max(0) as u64, meta.ctime_nsec().clamp(0, 999_999_999) as u32);
+            ctime >= since
+        })
+    };
+    if changed(git) {
+        return true;
+    }
+    let dir = match std::fs::read_to_string(git) {
+        Ok(text) => match text.lines().next().and_then(|line| line.strip_prefix("gitdir:")) {
+            Some(target) => git.parent().unwrap_or(git).join(target.trim()),
+            None => return false,
+        },
+        Err(_) => git.to_path_buf(),
+    };
+    changed(&dir) || ["config", "config.worktree", "commondir", "hooks"].iter().any(|name| changed(&dir.join(name)))
 }
 
 /// What the look at one path found.
@@ -35,8 +82,8 @@ enum Found {
 }
 
 impl Watch {
-    pub fn new(missing: Vec<PathBuf>) -> Self {
-        Watch { missing, settled: false }
+    pub fn new(missing: Vec<PathBuf>, submodules: Option<Submodules>) -> Self {
+        Watch { missing, submodules, settled: false }
     }
 
     /// Once the command's processes have all ended: removes what it created at a watched
@@ -47,7 +94,8 @@ impl Watch {
         }
         let mut removed = Vec::new();
         let mut kept = Vec::new();
-        for path in &self.missing {
+        let planted = self.submodules.as_ref().map(Submodules::planted).unwrap_or_default();
+        for path in self.missing.iter().chain(&planted) {
             match look(path) {
                 Found::Nothing => {}
                 Found::Removed => removed.push(path.display().to_string()),
@@ -193,7 +241,7 @@ mod tests {
         for d in ["a", "b", "c", "d", "e/.git"] {
             std::fs::create_dir_all(root.join(d)).unwrap();
         }
-        let mut watch = Watch::new(watched.clone());
+        let mut watch = Watch::new(watched.clone(), None);
         std::fs::create_dir_all(root.join("a/.agents/commands")).unwrap();
         std::os::unix::fs::symlink(&outside, root.join("b/.agents")).unwrap();
         std::fs::hard_link(outside.join("file"), root.join("c/config")).unwrap();
@@ -210,7 +258,7 @@ mod tests {
         assert!(outside.join("keep").is_dir() && outside.join("attributes").is_file());
         assert_eq!(watch.settle(), None, "once");
         std::fs::remove_file(root.join("e/.git/info")).unwrap();
-        assert_eq!(Watch::new(watched).settle(), None, "nothing created");
+        assert_eq!(Watch::new(watched, None).settle(), None, "nothing created");
     }
 
     /// A folder on the way replaced by a link (which the pins prevent for folders that
@@ -223,7 +271,7 @@ mod tests {
         std::fs::create_dir_all(home.join(".agents")).unwrap();
         std::fs::write(home.join(".agents/mcp.json"), "{}").unwrap();
         std::fs::create_dir_all(root.join("project")).unwrap();
-        let mut watch = Watch::new(vec![root.join("project/sub/.agents")]);
+        let mut watch = Watch::new(vec![root.join("project/sub/.agents")], None);
         std::os::unix::fs::symlink(&home, root.join("project/sub")).unwrap();
         let note = watch.settle().unwrap();
         assert!(note.contains("could not be removed") && note.contains("through the link sub"), "{note}");

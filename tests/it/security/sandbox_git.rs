@@ -82,6 +82,14 @@ fn repository() -> Run {
     run
 }
 
+/// The user's `git status` in the project, afterwards: it works and runs nothing planted
+/// (the fsmonitor would make `marker`).
+fn git_status_runs_nothing(run: &Run, marker: &Path) {
+    let status = git(run.project(), &["status", "--porcelain"]);
+    assert!(status.status.success(), "{status:?}");
+    assert!(!marker.exists(), "git status ran a planted fsmonitor");
+}
+
 /// The issue's attack: a contained command points `.git/commondir` at a copy of the git
 /// directory whose configuration sets `core.fsmonitor`. Once it has ended the pointer is
 /// gone, and the user's next `git status` runs nothing.
@@ -102,9 +110,56 @@ fn a_planted_commondir_does_not_survive_and_git_status_runs_nothing() {
     assert!(result["content"].as_str().is_some_and(|c| c.contains("planted")), "{result}");
     assert!(result["sandbox"].as_str().is_some_and(|n| n.contains(".git/commondir")), "{result}");
     assert!(std::fs::symlink_metadata(run.project().join(".git/commondir")).is_err(), "{result}");
-    let status = git(run.project(), &["status", "--porcelain"]);
-    assert!(status.status.success(), "{status:?}");
-    assert!(!marker.exists(), "git status ran the planted fsmonitor");
+    git_status_runs_nothing(&run, &marker);
+}
+
+/// A command registers a nested repository of its own as a submodule (a gitlink in the
+/// index) with `core.fsmonitor` in its configuration: `git status` at the root would enter
+/// it and run that. Once the command has ended, the submodule's `.git` is gone and the
+/// user's `git status` runs nothing.
+#[test]
+fn a_submodule_a_command_registers_does_not_run_its_configuration_in_git_status() {
+    if !supported() || !has_git() {
+        return;
+    }
+    let run = repository();
+    let marker = run.project().join("PWNED");
+    let command = format!(
+        "mkdir evil && git init -q evil && git -C evil config core.fsmonitor 'touch {}; false' && \
+         git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),evil && echo registered",
+        marker.display()
+    );
+    let (lines, _, stderr) = ask(&run, run.home(), &[], &executes(&command), true);
+    let result = result(&lines, &stderr);
+    assert!(result["content"].as_str().is_some_and(|c| c.contains("registered")), "{result}");
+    assert!(result["sandbox"].as_str().is_some_and(|n| n.contains("evil/.git")), "{result}");
+    assert!(std::fs::symlink_metadata(run.project().join("evil/.git")).is_err(), "{result}");
+    git_status_runs_nothing(&run, &marker);
+}
+
+/// An existing submodule's `.git` (here its own git directory) is read-only for a contained
+/// command: its configuration cannot be given a command for the user's `git status`.
+#[test]
+fn an_existing_submodules_git_directory_is_read_only() {
+    if !supported() || !has_git() {
+        return;
+    }
+    let run = repository();
+    let lib = run.project().join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    assert!(git(&lib, &["init", "-q"]).status.success());
+    std::fs::write(lib.join("l.txt"), "l\n").unwrap();
+    assert!(git(&lib, &["add", "l.txt"]).status.success());
+    assert!(git(&lib, &["commit", "-qm", "l"]).status.success());
+    assert!(git(run.project(), &["add", "lib"]).status.success());
+    let marker = run.project().join("PWNED");
+    let command = format!("git -C lib config core.fsmonitor 'touch {}; false'", marker.display());
+    let (lines, _, stderr) = ask(&run, run.home(), &[], &executes(&command), true);
+    let result = result(&lines, &stderr);
+    assert_ne!(result["exit_status"], 0, "{result}");
+    let config = std::fs::read_to_string(lib.join(".git/config")).unwrap();
+    assert!(!config.contains("fsmonitor"), "{config}");
+    git_status_runs_nothing(&run, &marker);
 }
 
 /// git's other indirections: missing ones a command creates are removed, existing ones are
