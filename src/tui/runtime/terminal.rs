@@ -97,38 +97,24 @@ impl crossterm::Command for CaptureMouse {
     }
 }
 
-/// The input modes the app asks for: bracketed paste, focus reporting and the keyboard
-/// enhancement that tells Esc and Alt keys apart (in that order). On Windows none: the
-/// console reports keys, pastes and focus as its own events (and crossterm's Windows API
-/// refuses bracketed paste and keyboard enhancement).
-struct InputModes;
+/// The input modes the app asks for (`InputModes(true)`): bracketed paste, focus reporting
+/// and the keyboard enhancement that tells Esc and Alt keys apart, in that order;
+/// `InputModes(false)` undoes them in the reverse order. On Windows none: the console
+/// reports keys, pastes and focus as its own events (and crossterm's Windows API refuses
+/// bracketed paste and keyboard enhancement).
+struct InputModes(bool);
 
 impl crossterm::Command for InputModes {
     fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
-        EnableBracketedPaste.write_ansi(f)?;
-        EnableFocusChange.write_ansi(f)?;
-        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES).write_ansi(f)
-    }
-
-    #[cfg(windows)]
-    fn execute_winapi(&self) -> std::io::Result<()> {
-        Ok(())
-    }
-
-    #[cfg(windows)]
-    fn is_ansi_code_supported(&self) -> bool {
-        false
-    }
-}
-
-/// Undoes `InputModes` (in the reverse order).
-struct UndoInputModes;
-
-impl crossterm::Command for UndoInputModes {
-    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
-        PopKeyboardEnhancementFlags.write_ansi(f)?;
-        DisableFocusChange.write_ansi(f)?;
-        DisableBracketedPaste.write_ansi(f)
+        if self.0 {
+            EnableBracketedPaste.write_ansi(f)?;
+            EnableFocusChange.write_ansi(f)?;
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES).write_ansi(f)
+        } else {
+            PopKeyboardEnhancementFlags.write_ansi(f)?;
+            DisableFocusChange.write_ansi(f)?;
+            DisableBracketedPaste.write_ansi(f)
+        }
     }
 
     #[cfg(windows)]
@@ -211,7 +197,7 @@ fn enter_modes(mouse: bool) -> std::io::Result<()> {
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = std::io::stdout();
-    execute!(out, EnterAlternateScreen, InputModes, cursor::Hide)?;
+    execute!(out, EnterAlternateScreen, InputModes(true), cursor::Hide)?;
     if mouse {
         execute!(out, CaptureMouse)?;
     }
@@ -244,7 +230,7 @@ pub fn active() -> bool {
 
 fn undo_modes() {
     let mut out = std::io::stdout();
-    let _ = execute!(out, DisableMouseCapture, UndoInputModes, LeaveAlternateScreen, cursor::Show);
+    let _ = execute!(out, DisableMouseCapture, InputModes(false), LeaveAlternateScreen, cursor::Show);
     let _ = disable_raw_mode();
     let _ = out.flush();
 }
