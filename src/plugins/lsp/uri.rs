@@ -55,11 +55,18 @@ fn path_bytes(path: &Path) -> Vec<u8> {
 /// A path's bytes as a URI holds them: `/C:/dir/file` for `C:\dir\file`.
 #[cfg(windows)]
 fn path_bytes(path: &Path) -> Vec<u8> {
-    let text = path.to_string_lossy().replace('\\', "/");
+    windows_uri_path(&path.to_string_lossy()).into_bytes()
+}
+
+/// A Windows path as a URI's path: `/` between names, a leading `/` before the drive, no
+/// `\\?\` prefix (`C:\dir\file` is `/C:/dir/file`).
+#[cfg(any(windows, test))]
+fn windows_uri_path(path: &str) -> String {
+    let text = path.replace('\\', "/");
     let text = text.strip_prefix("//?/").unwrap_or(&text);
     match text.starts_with('/') {
-        true => text.as_bytes().to_vec(),
-        false => format!("/{text}").into_bytes(),
+        true => text.to_string(),
+        false => format!("/{text}"),
     }
 }
 
@@ -72,10 +79,15 @@ fn bytes_path(bytes: Vec<u8>) -> Option<PathBuf> {
 /// The path a URI's decoded bytes name (`/C:/dir/file` is `C:\dir\file`).
 #[cfg(windows)]
 fn bytes_path(bytes: Vec<u8>) -> Option<PathBuf> {
-    let text = String::from_utf8(bytes).ok()?;
-    let drive = text.as_bytes().get(2) == Some(&b':');
-    let text = if drive { &text[1..] } else { &text };
-    Some(PathBuf::from(text.replace('/', "\\")))
+    Some(PathBuf::from(windows_path(&String::from_utf8(bytes).ok()?)))
+}
+
+/// A URI's path as a Windows path: `/C:/dir/file` is `C:\dir\file`.
+#[cfg(any(windows, test))]
+fn windows_path(uri_path: &str) -> String {
+    let drive = uri_path.as_bytes().get(2) == Some(&b':');
+    let text = if drive { &uri_path[1..] } else { uri_path };
+    text.replace('/', "\\")
 }
 
 /// The file name's extension, lower-cased (`None` without one).
@@ -86,6 +98,16 @@ pub fn extension(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Windows paths (checked on every system: the conversion is text).
+    #[test]
+    fn windows_paths_become_uri_paths_and_back() {
+        assert_eq!(windows_uri_path(r"C:\Users\me\src\main.rs"), "/C:/Users/me/src/main.rs");
+        assert_eq!(windows_uri_path(r"\\?\C:\project\a b.py"), "/C:/project/a b.py");
+        assert_eq!(windows_path("/C:/Users/me/src/main.rs"), r"C:\Users\me\src\main.rs");
+        // A server's lower-case drive, its colon percent-decoded already.
+        assert_eq!(windows_path("/c:/project/x.ts"), r"c:\project\x.ts");
+    }
 
     #[cfg(unix)]
     #[test]
