@@ -2,8 +2,8 @@
 # `cargo check` of elelem for the systems it is not built on here (issue 41): macOS
 # (x86_64-apple-darwin, aarch64-apple-darwin) and Windows (x86_64-pc-windows-gnu): the
 # library and the binary users get, at clippy's level with warnings denied when
-# RUSTC_WORKSPACE_WRAPPER and CLIPPY_ARGS say so (as .ci/run sets); for x86_64 macOS the
-# unit tests too. The integration tests drive the Linux binary (namespaces, Landlock, /proc)
+# RUSTC_WORKSPACE_WRAPPER and CLIPPY_ARGS say so (as .ci/run sets); for x86_64 macOS and for
+# Windows the unit tests too. The integration tests drive the Linux binary (namespaces, Landlock, /proc)
 # and are checked on Linux only.
 #
 # The C dependencies (Lua, oniguruma, ring) are compiled for macOS by zig (`python -m
@@ -69,7 +69,7 @@ for target in "${TARGETS[@]}"; do
             ;;
         *-windows-gnu)
             command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "no mingw-w64 (gcc-mingw-w64-x86-64)" >&2; exit 1; }
-            check "$target"
+            check "$target" --unit-tests
             ;;
         *)
             check "$target"

@@ -68,11 +68,10 @@ impl Roots {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
-    #[cfg(unix)]
     #[test]
     fn a_cwd_must_resolve_inside_a_root() {
         let tree = tempfile::tempdir().unwrap();
