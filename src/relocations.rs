@@ -129,7 +129,10 @@ mod tests {
         let after = resident_kib(start);
         let table_kib = (len / 1024) as u64;
         assert!(before >= table_kib, "the table was never resident: {before} KiB");
-        assert!(after + table_kib * 9 / 10 <= before, "{before} KiB resident before, {after} after: table {table_kib} KiB");
+        assert!(
+            after + table_kib * 9 / 10 <= before,
+            "{before} KiB resident before, {after} after: table {table_kib} KiB"
+        );
         // A read afterwards is served from the file again.
         // SAFETY: `start` is the table's first entry, 8-byte aligned, mapped for the process.
         let first = unsafe { std::ptr::read(start as *const u64) };

@@ -12,9 +12,9 @@ pub mod grep;
 pub mod jobs;
 pub mod list;
 pub mod nearest;
-pub mod plan;
 #[cfg(windows)]
 pub mod pipe_thread;
+pub mod plan;
 pub mod process_groups;
 pub mod pty;
 pub mod read;
