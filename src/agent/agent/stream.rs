@@ -2,7 +2,7 @@
 //! as a delta), its thinking, tool calls and usage collected into a `Response`, the model
 //! the server says answered passed on as `ProviderChanged`, and a response asking for more
 //! than `MAX_TOOL_CALLS` refused whole. Nothing here merges or holds text: a front end that
-//! wants it in fewer pieces paces its provider (`pacing`, composed by `startup`).
+//! wants it in fewer pieces wraps its provider (composed by `startup`).
 
 use super::{Agent, Response, MAX_TOOL_CALLS};
 use crate::agent::output::{AgentEvent, Delta};
