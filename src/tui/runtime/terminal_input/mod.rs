@@ -44,13 +44,17 @@ use tokio::sync::mpsc;
 /// What one read gave, in order (or why reading stopped).
 type Read = std::io::Result<Vec<Input>>;
 
+/// Reads that may wait for the event loop (each at most a read's worth, 8 KB on Unix): past
+/// them the reader waits, and input waits in the terminal instead of in memory.
+const QUEUED_READS: usize = 64;
+
 /// What a system's `start` gives: the reads, the background colour answers (Unix), and
 /// what reads the terminal (stopped when dropped).
-type Parts = (mpsc::UnboundedReceiver<Read>, Option<mpsc::UnboundedReceiver<Vec<u8>>>, os::Source);
+type Parts = (mpsc::Receiver<Read>, Option<mpsc::UnboundedReceiver<Vec<u8>>>, os::Source);
 
 /// The terminal's events while it lives; the stream ends when the terminal does.
 pub struct TerminalInput {
-    events: mpsc::UnboundedReceiver<Read>,
+    events: mpsc::Receiver<Read>,
     /// The rest of the last read, in order.
     ready: VecDeque<Input>,
     /// The terminal's answers to the background colour query (`ESC ] 11 ; …`), until taken.

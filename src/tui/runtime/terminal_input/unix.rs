@@ -32,7 +32,7 @@ pub fn start(read_before: Vec<u8>) -> std::io::Result<Parts> {
 /// Starts reading `input`.
 fn over<F: AsFd + Send + 'static>(input: F, read_before: Vec<u8>) -> std::io::Result<Parts> {
     let mut resized = signal(SignalKind::window_change())?;
-    let (tx, events) = mpsc::unbounded_channel();
+    let (tx, events) = mpsc::channel(super::QUEUED_READS);
     let (answers_tx, answers) = mpsc::unbounded_channel();
     // Weak: the channel ends when the reader does (the terminal is gone), not when this
     // task does.
@@ -44,7 +44,7 @@ fn over<F: AsFd + Send + 'static>(input: F, read_before: Vec<u8>) -> std::io::Re
             let Some(tx) = weak.upgrade() else { break };
             let size =
                 crossterm::terminal::size().map(|(columns, rows)| vec![Input::Event(Event::Resize(columns, rows))]);
-            if tx.send(size).is_err() {
+            if tx.send(size).await.is_err() {
                 break;
             }
         }

@@ -23,7 +23,7 @@ pub struct Source {
 /// Starts reading the console. `_read_before` is empty: no background colour query is
 /// made on Windows (`background_query::ask`), so there are no answers either.
 pub fn start(_read_before: Vec<u8>) -> std::io::Result<Parts> {
-    let (tx, events) = mpsc::unbounded_channel();
+    let (tx, events) = mpsc::channel(super::QUEUED_READS);
     let stop = Arc::new(AtomicBool::new(false));
     let stopped = stop.clone();
     let thread = std::thread::Builder::new().name("terminal-input".into()).spawn(move || {
@@ -31,7 +31,8 @@ pub fn start(_read_before: Vec<u8>) -> std::io::Result<Parts> {
             let read = next_events();
             let end = read.is_err();
             let empty = read.as_ref().is_ok_and(Vec::is_empty);
-            if (!empty && tx.send(read).is_err()) || end {
+            // Waits while the event loop is behind (the console keeps what is typed meanwhile).
+            if (!empty && tx.blocking_send(read).is_err()) || end {
                 break;
             }
         }
