@@ -7,6 +7,10 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
+/// How long a stream waits for a grant before it hands over anyway: only a front end that
+/// stopped granting (gone, or wedged) is ever this late, and its stream still ends.
+pub(super) const STALLED: Duration = Duration::from_secs(1);
+
 /// Grants of hand-overs, shared by the front end (which grants) and every stream paced by
 /// it (which take them). Cloning shares it.
 #[derive(Clone, Default)]
@@ -67,8 +71,12 @@ impl Demand {
         let _ = self.0.granted.wait_timeout_while(state, limit, |state| state.granted <= seen);
     }
 
-    /// Waits until a grant after `seen`.
+    /// Waits until a grant after `seen`, or for at most `STALLED`.
     pub(super) async fn wait(&self, seen: u64) {
+        let _ = tokio::time::timeout(STALLED, self.wait_for_grant(seen)).await;
+    }
+
+    async fn wait_for_grant(&self, seen: u64) {
         loop {
             let notified = self.0.notify.notified();
             if self.state().granted > seen {

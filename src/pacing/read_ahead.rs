@@ -63,10 +63,6 @@ const CATCH_UP: Duration = Duration::from_millis(1);
 /// How long one batch may take to read when a front end's demand sets the pace.
 const LONGEST_BATCH: Duration = Duration::from_millis(16);
 
-/// How long a stream waits for a grant before it hands over anyway: only a front end that
-/// stopped granting (gone, or wedged) is ever this late, and its stream still ends.
-const STALLED: Duration = Duration::from_secs(1);
-
 /// The reading thread's runtime, started on first use (`None` if it could not be).
 fn runtime() -> Option<&'static tokio::runtime::Handle> {
     static RUNTIME: OnceLock<Option<tokio::runtime::Handle>> = OnceLock::new();
@@ -136,7 +132,7 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
         }
         // Deliberately blocking: nothing on this thread looks at a socket meanwhile.
         match grant {
-            Some((demand, seen)) => demand.wait_blocking(seen, STALLED),
+            Some((demand, seen)) => demand.wait_blocking(seen, super::demand::STALLED),
             None => {
                 let wait = match catch_up {
                     Some(wait) => {
