@@ -94,6 +94,37 @@ pub struct Options {
     /// is then paced (`crate::pacing`: text arriving in between is merged and handed over
     /// at once). `None`: streams are read as they come.
     pub pace: Option<Pace>,
+    /// Filled with the session's jobs, for a front end that shows them live.
+    pub jobs: JobsView,
+}
+
+/// The session's background jobs for a front end that shows them live (the TUI's jobs popup
+/// while it is open): a slot the front end hands in (`Options::jobs`), which each session
+/// built fills with its jobs table's rows.
+#[derive(Clone, Default)]
+pub struct JobsView(Arc<std::sync::Mutex<Option<ListJobs>>>);
+
+type ListJobs = Arc<dyn Fn() -> Vec<crate::protocol::events::JobRow> + Send + Sync>;
+
+impl JobsView {
+    /// The jobs now, oldest first (`None` before a session filled the view).
+    pub fn rows(&self) -> Option<Vec<crate::protocol::events::JobRow>> {
+        let list = self.0.lock().ok()?.clone()?;
+        Some(list())
+    }
+
+    /// Where the rows come from from now on (the session built last: its jobs table).
+    pub fn fill(&self, list: impl Fn() -> Vec<crate::protocol::events::JobRow> + Send + Sync + 'static) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(Arc::new(list));
+        }
+    }
+}
+
+impl fmt::Debug for JobsView {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("JobsView")
+    }
 }
 
 /// Plugins added by whoever embeds elelem.
@@ -137,7 +168,8 @@ pub fn builtin_plugins(options: &Options, checkpoints: Checkpoints, hook_session
         extra: options.mcp_servers.clone(),
     };
     let jobs = crate::tools::jobs::Jobs::new();
-    let (listed, stopped) = (Arc::clone(&jobs), Arc::clone(&jobs));
+    let (listed, stopped, viewed) = (Arc::clone(&jobs), Arc::clone(&jobs), Arc::clone(&jobs));
+    options.jobs.fill(move || viewed.rows());
     vec![
         Arc::new(BuiltinTools::with_jobs(jobs)),
         Arc::new(crate::plugins::jobs_command::JobsCommand::new(

@@ -117,6 +117,8 @@ pub struct App {
     pub(super) clock: SharedClock,
     /// Cancels the running turn; set once the session is ready.
     interrupter: Option<crate::agent::Interrupter>,
+    /// The session's background jobs, read at each frame while the jobs popup is open.
+    jobs: crate::startup::JobsView,
     /// The session's mode, once it is ready (Shift+Tab sets it at once).
     pub(super) mode: Option<crate::protocol::mode::SharedMode>,
     /// Sequences for the terminal itself (OSC 52 clipboard), written before the next frame.
@@ -170,6 +172,7 @@ impl App {
             started: Instant::now(),
             clock: std::sync::Arc::new(SystemClock),
             interrupter: None,
+            jobs: Default::default(),
             mode: None,
             terminal_writes: Vec::new(),
         }
@@ -182,6 +185,7 @@ impl App {
         self.composer.set_commands_and_history(ready.commands, ready.history);
         self.interrupter = Some(ready.interrupter);
         self.mode = Some(ready.mode);
+        self.jobs = ready.jobs;
         self.files.start();
         let notice =
             format!("{banner} · {sandbox} · {} · {} · ? for help", self.status.provider(), self.status.model());
@@ -200,10 +204,12 @@ impl App {
     }
 
     /// Something on screen moves with time (spinner, elapsed time, retry countdown, an
-    /// approval dialog about to take keys, a question that goes by itself): drawn again
-    /// every tick. A notice only needs the frame when it goes (`notice_ends`).
+    /// approval dialog about to take keys, a question that goes by itself, the jobs popup's
+    /// jobs): drawn again every tick. A notice only needs the frame when it goes
+    /// (`notice_ends`).
     pub fn animating(&self) -> bool {
         self.status.busy()
+            || self.popups.contains(Kind::Jobs)
             || self.confirm.as_ref().is_some_and(|c| c.until().is_some())
             || self.tools.running() > 0
             || self.files.waiting(self.mention())

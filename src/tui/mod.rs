@@ -217,6 +217,7 @@ async fn start_session(
     };
     options.trust |= trust.as_ref().is_some_and(|answered| answered.trusted());
     let waiting_tx = ui_tx.clone();
+    let jobs = options.jobs.clone();
     let built = tokio::task::spawn_blocking(move || {
         let input = Box::new(ChannelInput { lines: line_rx, ui: waiting_tx });
         let (session, id) = build_recorded_session(&options, output, input, approver)?;
@@ -241,6 +242,7 @@ async fn start_session(
     commands.extend(local_commands());
     commands.sort();
     let ready = Ready {
+        jobs,
         mode: session.mode(),
         interrupter: session.interrupter().clone(),
         provider: session.provider().name().to_string(),

@@ -27,6 +27,12 @@ impl App {
             buf.set_string(area.x, area.y, truncate("window too small", usize::from(area.width)), self.theme.dim());
             return;
         }
+        // The jobs popup shows the jobs as they are now.
+        if let Some(popup) = self.popups.jobs_mut() {
+            if let Some(rows) = self.jobs.rows() {
+                popup.set_rows(rows);
+            }
+        }
         let theme = self.theme;
         // The status line first: a notice it has no room for goes whole above the prompt,
         // with the question asked there.

@@ -1,5 +1,6 @@
 //! The jobs popup (`/jobs` in the TUI): the session's background jobs as
-//! `AgentEvent::Jobs` brought them — number, running or how it ended, output size, command.
+//! `AgentEvent::Jobs` brought them, then as they are at each frame while it is open (`set_rows`)
+//! — number, running or how it ended, output size, command.
 //! Up/Down select, `x` or Delete stops the selected job (sends `/jobs stop N`, which the
 //! session answers with what it did), Esc closes. Commands come from the model: they are
 //! sanitized before they are drawn.
@@ -27,6 +28,16 @@ impl JobsPopup {
     pub fn new(rows: Vec<JobRow>) -> Self {
         let selected = rows.iter().position(|row| row.running).unwrap_or(0);
         JobsPopup { rows, selected }
+    }
+
+    /// The jobs as they are now (the popup is live while open): the same job stays selected
+    /// while it is listed.
+    pub fn set_rows(&mut self, rows: Vec<JobRow>) {
+        let selected = self.rows.get(self.selected).map(|row| row.id);
+        self.selected = selected
+            .and_then(|id| rows.iter().position(|row| row.id == id))
+            .unwrap_or(self.selected.min(rows.len().saturating_sub(1)));
+        self.rows = rows;
     }
 
     /// The popup is modal: it takes every key. `x` or Delete on a job: `Send("/jobs stop N")`;

@@ -240,6 +240,14 @@ impl PopupStack {
         self.popups.len()
     }
 
+    /// The jobs popup, if it is open.
+    pub fn jobs_mut(&mut self) -> Option<&mut JobsPopup> {
+        self.popups.iter_mut().find_map(|popup| match popup {
+            Popup::Jobs(jobs) => Some(jobs),
+            _ => None,
+        })
+    }
+
     pub fn contains(&self, kind: Kind) -> bool {
         self.popups.iter().any(|open| open.kind() == kind)
     }

@@ -25,6 +25,7 @@ pub enum UiMessage {
     Waiting,
 }
 
+#[derive(Default)]
 pub struct Ready {
     pub interrupter: crate::agent::Interrupter,
     pub provider: String,
@@ -35,6 +36,8 @@ pub struct Ready {
     pub welcome: crate::tui::runtime::welcome::Welcome,
     /// The session's mode, which Shift+Tab sets at once (the gate reads it per call).
     pub mode: crate::protocol::mode::SharedMode,
+    /// The session's background jobs, which the jobs popup shows live while it is open.
+    pub jobs: crate::startup::JobsView,
 }
 
 pub struct ChannelOutput(pub mpsc::UnboundedSender<UiMessage>);

@@ -1,6 +1,7 @@
 //! The jobs popup (ratatui `TestBackend`): `/jobs` goes to the session as a line, whose
 //! `AgentEvent::Jobs` opens the popup over the prompt — each job's number, state, output
-//! size and command; Up/Down select, `x` or Delete sends `/jobs stop N`, Esc closes.
+//! size and command; Up/Down select, `x` or Delete sends `/jobs stop N`, Esc closes. While
+//! open it shows the session's jobs as they are at each frame.
 
 use crate::tui::drive::press;
 use crate::tui::screens::{app, frame, text};
@@ -66,4 +67,33 @@ fn the_stop_key_sends_jobs_stop_n_and_esc_closes() {
     assert_eq!(press(&mut app, KeyCode::Esc), vec![]);
     assert!(!app.view().has("jobs"));
     assert_eq!(app.view().prompt, "", "closing puts nothing in the prompt");
+}
+
+/// While open, the popup shows the jobs as the session's table has them at each frame (a job
+/// that ends, output that grows), the selected job kept; it asks for a frame every tick.
+#[test]
+fn the_open_popup_follows_the_jobs_as_they_change() {
+    let mut app = app();
+    let table = std::sync::Arc::new(std::sync::Mutex::new(vec![row(2, "npm run dev", "running", "3.1 MiB")]));
+    let view = elelem::startup::JobsView::default();
+    let listed = table.clone();
+    view.fill(move || listed.lock().unwrap().clone());
+    let ready = elelem::tui::runtime::channel::Ready { jobs: view, ..Default::default() };
+    app.ready(ready, "elelem", "sandbox".into());
+    assert!(!app.animating(), "nothing moves yet");
+    open(&mut app);
+    assert!(app.animating(), "an open jobs popup is drawn again every tick");
+    let screen = text(&frame(&mut app, 100, 30));
+    assert!(
+        screen.contains("› %2   running      3.1 MiB  npm run dev"),
+        "the table's rows, not the event's:\n{screen}"
+    );
+    *table.lock().unwrap() =
+        vec![row(2, "npm run dev", "exited 1", "3.4 MiB"), row(4, "python3 -m http.server", "running", "20 B")];
+    let screen = text(&frame(&mut app, 100, 30));
+    assert!(screen.contains("jobs · 1 running of 2"), "{screen}");
+    assert!(screen.contains("› %2   exited 1     3.4 MiB  npm run dev"), "{screen}");
+    assert!(screen.contains("%4   running         20 B  python3 -m http.server"), "{screen}");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.animating(), "closed: no more ticks");
 }
