@@ -116,9 +116,12 @@ pub struct Run {
 }
 
 impl Run {
-    /// The `result` lines.
+    /// The `result` lines, in call order (ids `t1`, `t2`, …): read-only calls run together
+    /// and their results come in the order they end.
     pub fn results(&self) -> Vec<Value> {
-        self.events.iter().filter(|v| v["type"] == "result").cloned().collect()
+        let mut results: Vec<Value> = self.events.iter().filter(|v| v["type"] == "result").cloned().collect();
+        results.sort_by_key(|v| v["id"].as_str().map(|id| (id.len(), id.to_string())));
+        results
     }
 
     /// The text of the `info` lines.
