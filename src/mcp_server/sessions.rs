@@ -51,6 +51,8 @@ pub enum TurnError {
     Chdir { dir: String, source: std::io::Error },
     #[error("cannot start the session: {0}")]
     Build(String),
+    #[error("no session {0:?} recorded here")]
+    Unknown(String),
     #[error("cancelled before the turn began")]
     Cancelled,
     #[error("the server is stopping")]
@@ -133,13 +135,25 @@ impl Sessions {
         Ok((id, slot))
     }
 
-    /// The directory recorded session `id` worked in, when it is recorded: resumed without
-    /// a `cwd`, it goes on there, which must be inside the roots too.
+    /// The directory recorded session `id` (that very id, not a prefix of it) worked in,
+    /// when it is recorded; it must be inside the roots, whatever `cwd` the call names, so
+    /// no call reads another project's conversation. Resumed without a `cwd`, it goes on
+    /// there.
     fn recorded_dir(&self, id: &str) -> Result<Option<PathBuf>, TurnError> {
-        let Some(info) = crate::sessions::Store::default_location().and_then(|store| store.find(id)) else {
-            return Ok(None);
-        };
+        let found = crate::sessions::Store::default_location().and_then(|store| store.find(id));
+        let Some(info) = found.filter(|info| info.file.id == id) else { return Ok(None) };
         Ok(Some(self.roots.resolve(Some(&info.cwd))?))
+    }
+
+    /// Moves the process to `dir` and checks where it landed: a folder on the way that was
+    /// swapped for a link since `dir` was resolved (a command of the turn before may do it
+    /// while this call waits for its turn) leaves the process outside the roots.
+    fn enter_inside(&self, dir: &Path) -> Result<(), TurnError> {
+        enter(dir)?;
+        let now =
+            std::env::current_dir().map_err(|source| TurnError::Chdir { dir: dir.display().to_string(), source })?;
+        self.roots.resolve(now.to_str())?;
+        Ok(())
     }
 
     /// Runs one turn. The reply text goes to `stream` as it arrives; `cancel` (the call's
@@ -150,7 +164,6 @@ impl Sessions {
         stream: Option<UnboundedSender<String>>,
         cancel: CancellationToken,
     ) -> Result<TurnResult, TurnError> {
-        let asked = self.roots.resolve(request.cwd.as_deref())?;
         let _turn = tokio::select! {
             guard = self.turns.lock() => guard,
             _ = cancel.cancelled() => return Err(TurnError::Cancelled),
@@ -158,6 +171,8 @@ impl Sessions {
         if self.closing.load(Ordering::SeqCst) {
             return Err(TurnError::Closing);
         }
+        // Resolved once the turn is this call's: nothing moves the folders on the way meanwhile.
+        let asked = self.roots.resolve(request.cwd.as_deref())?;
         let (id, slot) = match request.session.as_deref().and_then(|id| self.open(id).map(|slot| (id, slot))) {
             Some((id, slot)) => {
                 if request.cwd.is_some() && slot.cwd != asked {
@@ -170,15 +185,19 @@ impl Sessions {
                 (id.to_string(), slot)
             }
             None => {
-                let dir = match (&request.session, &request.cwd) {
-                    (Some(id), None) => self.recorded_dir(id)?.unwrap_or(asked),
+                let recorded = match &request.session {
+                    Some(id) => Some(self.recorded_dir(id)?.ok_or_else(|| TurnError::Unknown(id.clone()))?),
+                    None => None,
+                };
+                let dir = match (recorded, &request.cwd) {
+                    (Some(dir), None) => dir,
                     _ => asked,
                 };
                 enter(&dir)?;
                 self.build(&dir, request.session.as_deref())?
             }
         };
-        enter(&slot.cwd)?;
+        self.enter_inside(&slot.cwd)?;
         let mut session = slot.session.lock().await;
         slot.output.begin(stream);
         let token = slot.interrupter.begin();

@@ -392,6 +392,14 @@ fn a_cwd_outside_the_allowed_roots_or_an_unknown_session_is_refused_and_a_root_a
     let refused = client.call("prompt", json!({"prompt": "again", "session": session}));
     assert_eq!(refused["isError"], true, "{refused}");
     assert!(text(&refused).contains("outside the allowed roots"), "{refused}");
+    // Nor when the call names a directory of its own inside the roots, nor by a prefix of
+    // its id: the conversation stays the other project's.
+    let moved = client.call("prompt", json!({"prompt": "again", "session": session, "cwd": "."}));
+    assert_eq!(moved["isError"], true, "{moved}");
+    assert!(text(&moved).contains("outside the allowed roots"), "{moved}");
+    let prefix = &session[..session.len() - 1];
+    let by_prefix = client.call("prompt", json!({"prompt": "again", "session": prefix, "cwd": "."}));
+    assert_eq!(by_prefix["isError"], true, "{by_prefix}");
     // Nor does the sessions tool show it (the home's sessions, yes).
     let listed = client.call("sessions", json!({}));
     assert!(!text(&listed).contains(&session), "{listed}");
