@@ -15,8 +15,8 @@ pub fn release() {
 }
 
 /// Where this process's relocation table lies in memory (its start and length), if it has one.
-#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-pub fn table() -> Option<(usize, usize)> {
+#[cfg(all(test, target_os = "linux", target_pointer_width = "64"))]
+fn table() -> Option<(usize, usize)> {
     linux::table()
 }
 

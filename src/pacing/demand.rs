@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// How long a stream waits for a grant before it hands over anyway: only a front end that
 /// stopped granting (gone, or wedged) is ever this late, and its stream still ends.
-pub(super) const STALLED: Duration = Duration::from_secs(1);
+const STALLED: Duration = Duration::from_secs(1);
 
 /// Grants of hand-overs, shared by the front end (which grants) and every stream paced by
 /// it (which take them). Cloning shares it.
@@ -64,9 +64,12 @@ impl Demand {
         state.granted
     }
 
-    /// Blocks the calling thread until a grant after `seen`, or for at most `limit` (a
-    /// front end that stopped granting never stalls a stream for longer).
-    pub(super) fn wait_blocking(&self, seen: u64, limit: Duration) {
+    /// Blocks the calling thread until a grant after `seen`, or for at most `STALLED`.
+    pub(super) fn wait_blocking(&self, seen: u64) {
+        self.wait_blocking_at_most(seen, STALLED);
+    }
+
+    fn wait_blocking_at_most(&self, seen: u64, limit: Duration) {
         let state = self.state();
         let _ = self.0.granted.wait_timeout_while(state, limit, |state| state.granted <= seen);
     }
@@ -106,7 +109,7 @@ mod tests {
         assert!(demand.owed());
         demand.grant();
         // The grant after `seen` is there: no wait.
-        demand.wait_blocking(seen, Duration::from_secs(3600));
+        demand.wait_blocking_at_most(seen, Duration::from_secs(3600));
     }
 
     #[test]
@@ -114,7 +117,7 @@ mod tests {
         let demand = Demand::default();
         let seen = demand.take();
         let started = std::time::Instant::now();
-        demand.wait_blocking(seen, Duration::from_millis(20));
+        demand.wait_blocking_at_most(seen, Duration::from_millis(20));
         assert!(started.elapsed() >= Duration::from_millis(20), "no grant, yet it went on");
         let granter = demand.clone();
         let thread = std::thread::spawn(move || {
@@ -122,7 +125,7 @@ mod tests {
             granter.grant();
         });
         let started = std::time::Instant::now();
-        demand.wait_blocking(seen, Duration::from_secs(3600));
+        demand.wait_blocking_at_most(seen, Duration::from_secs(3600));
         assert!(started.elapsed() < Duration::from_secs(60));
         let _ = thread.join();
     }

@@ -16,7 +16,7 @@ use crate::protocol::joined::{push_joined, Joinable};
 use crate::protocol::readiness::{ready_next, Ready};
 use crate::protocol::{EventStream, ProviderError, ProviderEvent};
 
-use super::Pace;
+use super::{Demand, Pace};
 
 type Event = Result<ProviderEvent, ProviderError>;
 
@@ -36,11 +36,10 @@ struct Hold {
     ended: bool,
 }
 
-/// Until when text is held: a time, or a grant after the one taken.
-#[derive(Clone, Copy)]
+/// Until when text is held: a time, or a grant of `Demand` after the one taken.
 enum Until {
     Time(Instant),
-    GrantAfter(u64),
+    GrantAfter(Demand, u64),
 }
 
 /// `stream`, read as it comes with its text handed over as `pace` says.
@@ -58,7 +57,7 @@ impl Hold {
             if self.ended {
                 return None;
             }
-            let Some(until) = self.until else {
+            let Some(until) = &self.until else {
                 self.hand_over_at_once().await;
                 continue;
             };
@@ -75,7 +74,7 @@ impl Hold {
                     }
                     None => self.end(),
                 },
-                _ = held_until(until, &self.pace) => {
+                _ = held_until(until) => {
                     self.out.extend(self.held.drain(..));
                     self.until = None;
                 }
@@ -97,7 +96,7 @@ impl Hold {
         }
         self.until = Some(match &self.pace {
             Pace::Every(interval) => Until::Time(Instant::now() + *interval),
-            Pace::Asked(demand) => Until::GrantAfter(demand.take()),
+            Pace::Asked(demand) => Until::GrantAfter(demand.clone(), demand.take()),
         });
     }
 
@@ -108,11 +107,10 @@ impl Hold {
 }
 
 /// Completes when text held `until` may go.
-async fn held_until(until: Until, pace: &Pace) {
-    match (until, pace) {
-        (Until::Time(time), _) => tokio::time::sleep_until(time).await,
-        (Until::GrantAfter(seen), Pace::Asked(demand)) => demand.wait(seen).await,
-        (Until::GrantAfter(_), Pace::Every(_)) => {}
+async fn held_until(until: &Until) {
+    match until {
+        Until::Time(time) => tokio::time::sleep_until(*time).await,
+        Until::GrantAfter(demand, seen) => demand.wait(*seen).await,
     }
 }
 

@@ -132,7 +132,7 @@ async fn pump(mut stream: EventStream, tx: mpsc::UnboundedSender<Vec<Event>>, pa
         }
         // Deliberately blocking: nothing on this thread looks at a socket meanwhile.
         match grant {
-            Some((demand, seen)) => demand.wait_blocking(seen, super::demand::STALLED),
+            Some((demand, seen)) => demand.wait_blocking(seen),
             None => {
                 let wait = match catch_up {
                     Some(wait) => {

@@ -33,14 +33,16 @@ fn setup(project: &Path, cwd: Option<&str>) -> anyhow::Result<Setup> {
     let dir = cwd.map_or_else(|| project.clone(), |cwd| project.join(cwd));
     let dir = dir.canonicalize().unwrap_or(dir);
     let namespaces = seals::namespaces_work();
-    let protected = seals::protected(&project, &dir);
+    // The index is read once here; `Submodules` looks at it again once the command ended.
+    let submodules = super::gitlinks::pointers(&project);
+    let protected = seals::protected_with(&project, &dir, submodules.clone());
     let (seals, missing, submodules) = if namespaces && settings.mode == Mode::WorkspaceWrite {
         let writable = rules::writable_roots(&project, &settings);
         let plan = seals::plan(&protected, &writable).map_err(|e| anyhow::anyhow!("cannot set up the sandbox: {e}"))?;
         // A little before now: a file system's clock is coarser than this one.
         let now = std::time::SystemTime::now();
         let started = now.checked_sub(std::time::Duration::from_millis(100)).unwrap_or(now);
-        let submodules = Submodules { before: super::gitlinks::pointers(&project), project: project.clone(), started };
+        let submodules = Submodules { before: submodules, project: project.clone(), started };
         (plan, seals::missing(&protected), Some(submodules))
     } else {
         (Vec::new(), Vec::new(), None)

@@ -47,6 +47,12 @@ pub struct Seal {
 /// in the others (a worktree's or submodule's pointer, or none yet). Whether they exist or
 /// not.
 pub fn protected(project: &Path, dir: &Path) -> Vec<PathBuf> {
+    protected_with(project, dir, super::gitlinks::pointers(project))
+}
+
+/// `protected`, with the project's submodules' `.git` paths read already
+/// (`gitlinks::pointers`).
+pub fn protected_with(project: &Path, dir: &Path, submodules: Vec<PathBuf>) -> Vec<PathBuf> {
     let dir = if dir.starts_with(project) { dir } else { project };
     let mut paths = Vec::new();
     for folder in dir.ancestors().take_while(|d| d.starts_with(project)) {
@@ -58,7 +64,7 @@ pub fn protected(project: &Path, dir: &Path) -> Vec<PathBuf> {
             paths.push(git);
         }
     }
-    paths.extend(super::gitlinks::pointers(project));
+    paths.extend(submodules);
     paths
 }
 

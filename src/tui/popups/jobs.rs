@@ -13,7 +13,6 @@ use crate::tui::wrap::truncate;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::widgets::{Clear, Widget};
 
 /// Rows of jobs shown at most.
 const ROWS: usize = 10;
@@ -63,16 +62,9 @@ impl JobsPopup {
     /// The popup, just above the composer.
     pub fn render(&self, composer: Rect, buf: &mut Buffer, theme: &Theme) {
         let rows = self.rows.len().clamp(1, ROWS) as u16;
-        let width = composer.width.min(100);
-        let height = (rows + 2).min(composer.y);
-        if height < 3 {
-            return;
-        }
-        let area = Rect { x: composer.x, y: composer.y - height, width, height };
-        Clear.render(area, buf);
         let running = self.rows.iter().filter(|row| row.running).count();
         let title = format!("jobs · {running} running of {} · x stop · Esc", self.rows.len());
-        let inner = theme.draw_pane(area, buf, &truncate(&title, usize::from(width.saturating_sub(4))), true);
+        let Some(inner) = super::pane_above(composer, rows, &title, buf, theme) else { return };
         let line_width = usize::from(inner.width);
         if inner.height == 0 {
             return;

@@ -17,3 +17,23 @@ pub mod resume_picker;
 pub mod reverse_search;
 pub mod rewind;
 pub mod stack;
+
+use crate::tui::text::theme::Theme;
+use crate::tui::wrap::truncate;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::{Clear, Widget};
+
+/// A popup's pane just above the composer (the model picker's, the jobs popup's): `rows`
+/// lines inside, at most 100 columns wide, titled `title`, what was under it cleared. The
+/// area inside, or `None` when there is no room above the composer.
+pub fn pane_above(composer: Rect, rows: u16, title: &str, buf: &mut Buffer, theme: &Theme) -> Option<Rect> {
+    let width = composer.width.min(100);
+    let height = (rows + 2).min(composer.y);
+    if height < 3 {
+        return None;
+    }
+    let area = Rect { x: composer.x, y: composer.y - height, width, height };
+    Clear.render(area, buf);
+    Some(theme.draw_pane(area, buf, &truncate(title, usize::from(width.saturating_sub(4))), true))
+}

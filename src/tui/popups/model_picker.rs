@@ -13,7 +13,6 @@ use crate::tui::wrap::truncate;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::widgets::{Clear, Widget};
 
 /// Rows of models shown at most.
 const ROWS: usize = 10;
@@ -80,17 +79,10 @@ impl ModelPicker {
     pub fn render(&self, composer: Rect, buf: &mut Buffer, theme: &Theme) {
         let matches = self.matches();
         let rows = matches.len().clamp(1, ROWS) as u16 + 1;
-        let width = composer.width.min(100);
-        let height = (rows + 2).min(composer.y);
-        if height < 3 {
-            return;
-        }
-        let area = Rect { x: composer.x, y: composer.y - height, width, height };
-        Clear.render(area, buf);
         let total = self.listed.as_ref().map_or(0, Vec::len);
         let provider = sanitize_visible(&self.provider);
         let title = format!("models · {provider} · {} of {total} · Enter switch · Esc", matches.len());
-        let inner = theme.draw_pane(area, buf, &truncate(&title, usize::from(width.saturating_sub(4))), true);
+        let Some(inner) = super::pane_above(composer, rows, &title, buf, theme) else { return };
         let line_width = usize::from(inner.width);
         let filter = format!("filter: {}▏", sanitize_visible(&self.filter));
         buf.set_string(inner.x, inner.y, truncate(&filter, line_width), theme.dim());
