@@ -12,26 +12,27 @@ pub struct Layer {
     pub text: String,
 }
 
-/// Which file: its name under `.agents/`, its size cap, and the word that starts its notices.
+/// Which file: its name under `.agents/`, its size cap, the word that starts its notices,
+/// and what an untrusted project's file is not used for ("not using", "not starting the
+/// servers in").
 #[derive(Clone, Copy)]
 pub struct SettingsFile {
     pub name: &'static str,
     pub limit: u64,
     pub label: &'static str,
+    pub untrusted: &'static str,
 }
 
 /// The texts of `<home>/.agents/<name>` and, when `trusted_project`, of
-/// `<project>/.agents/<name>`, in that order. `untrusted` words the notice for a project
-/// file left unread.
+/// `<project>/.agents/<name>`, in that order; a project file left unread is a notice.
 pub fn read_layers(
     file: &SettingsFile,
     home: Option<&Path>,
     project: &Path,
     trusted_project: bool,
-    untrusted: impl Fn(&Path) -> String,
     notices: &mut Vec<String>,
 ) -> Vec<Layer> {
-    let SettingsFile { name, limit, label } = *file;
+    let SettingsFile { name, limit, label, untrusted } = *file;
     let mut layers = Vec::new();
     if let Some(home) = home {
         layers.extend(read(&home.join(".agents").join(name), None, limit, label, notices));
@@ -42,7 +43,10 @@ pub fn read_layers(
             let root = crate::plugins::trust::project_root(project);
             layers.extend(read(&project_file, Some(&root), limit, label, notices));
         } else {
-            notices.push(untrusted(&project_file));
+            notices.push(format!(
+                "{label}: {untrusted} {} because this project is not trusted; run elelem --trust to trust it",
+                project_file.display()
+            ));
         }
     }
     layers

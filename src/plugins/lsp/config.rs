@@ -133,18 +133,16 @@ struct Entry {
 /// the project is trusted (an untrusted project's file is a notice; `agents_json::read_layers`).
 pub fn load(home: Option<&Path>, project: &Path, trusted_project: bool) -> Config {
     let mut config = Config::default();
-    let untrusted = |file: &Path| {
-        format!(
-            "language servers: not using {} because this project is not trusted; run elelem --trust to trust it",
-            file.display()
-        )
-    };
     let layers = crate::plugins::agents_json::read_layers(
-        &crate::plugins::agents_json::SettingsFile { name: "lsp.json", limit: FILE_LIMIT, label: "language servers" },
+        &crate::plugins::agents_json::SettingsFile {
+            name: "lsp.json",
+            limit: FILE_LIMIT,
+            label: "language servers",
+            untrusted: "not using",
+        },
         home,
         project,
         trusted_project,
-        untrusted,
         &mut config.notices,
     );
     for layer in layers {

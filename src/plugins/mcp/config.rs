@@ -69,18 +69,16 @@ struct Entry {
 /// the project). A project server replaces a user server of the same name.
 pub fn load(home: Option<&Path>, project: &Path, trusted_project: bool) -> Loaded {
     let mut loaded = Loaded::default();
-    let untrusted = |file: &Path| {
-        format!(
-            "MCP: not starting the servers in {} because this project is not trusted; run elelem --trust to trust it",
-            file.display()
-        )
-    };
     let layers = crate::plugins::agents_json::read_layers(
-        &crate::plugins::agents_json::SettingsFile { name: "mcp.json", limit: FILE_LIMIT, label: "MCP" },
+        &crate::plugins::agents_json::SettingsFile {
+            name: "mcp.json",
+            limit: FILE_LIMIT,
+            label: "MCP",
+            untrusted: "not starting the servers in",
+        },
         home,
         project,
         trusted_project,
-        untrusted,
         &mut loaded.notices,
     );
     for layer in layers {
