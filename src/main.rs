@@ -151,6 +151,8 @@ enum Command {
 
 fn main() -> ExitCode {
     elelem::startup::protect_process();
+    // Before any thread starts too: HOME from USERPROFILE on Windows (nothing elsewhere).
+    elelem::data_dir::default_home();
     // The relocation table the loader has just applied is never read again.
     elelem::relocations::release();
     elelem::startup::quiet_caught_panics();

@@ -509,7 +509,6 @@ pub fn quiet_caught_panics() {
 /// `shutdown` and a command's timeout find them. A failure is printed, not fatal.
 pub fn protect_process() {
     crate::tools::secret_env::scrub_initial_environ();
-    crate::data_dir::default_home();
     if let Err(error) = crate::tools::secret_env::protect_process() {
         eprintln!("elelem: cannot make the process undumpable (its children may read its environment): {error}");
     }

@@ -151,7 +151,7 @@ fn refused(message: String) -> io::Error {
 }
 
 /// A path's directory and last name.
-fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
+pub fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
     match (path.parent(), path.file_name()) {
         (Some(dir), Some(name)) => Ok((dir, name)),
         _ => Err(refused(format!("{} names no file", path.display()))),

@@ -21,17 +21,9 @@ mod windows;
 #[cfg(windows)]
 pub use windows::{kind, open_dir, open_read, remove, replace, replace_in, FileType};
 
-use std::ffi::OsStr;
-use std::path::Path;
-
 /// What a file that is not a regular one is, for a message ("a FIFO (named pipe)"): the
 /// one wording the tools, `@` mentions and session files use (`safe_file`'s).
 pub use crate::safe_file::kind_name;
 
-/// A path's directory and last name.
-pub fn split(real: &Path) -> std::io::Result<(&Path, &OsStr)> {
-    match (real.parent(), real.file_name()) {
-        (Some(dir), Some(name)) => Ok((dir, name)),
-        _ => Err(std::io::Error::other(format!("{} names no file", real.display()))),
-    }
-}
+/// A path's directory and last name (`safe_file`'s).
+pub use crate::safe_file::split;

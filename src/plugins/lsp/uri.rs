@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// `file:///…` for an absolute `path`.
 pub fn from_path(path: &Path) -> String {
     let mut uri = String::from("file://");
-    for &byte in &path_bytes(path) {
+    for &byte in path_bytes(path).iter() {
         if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
             uri.push(byte as char);
         } else {
@@ -48,14 +48,14 @@ pub fn to_path(uri: &str) -> Option<PathBuf> {
 
 /// A path's bytes as a URI holds them.
 #[cfg(unix)]
-fn path_bytes(path: &Path) -> Vec<u8> {
-    path.as_os_str().as_bytes().to_vec()
+fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+    std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
 }
 
 /// A path's bytes as a URI holds them: `/C:/dir/file` for `C:\dir\file`.
 #[cfg(windows)]
-fn path_bytes(path: &Path) -> Vec<u8> {
-    windows_uri_path(&path.to_string_lossy()).into_bytes()
+fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+    std::borrow::Cow::Owned(windows_uri_path(&path.to_string_lossy()).into_bytes())
 }
 
 /// A Windows path as a URI's path: `/` between names, a leading `/` before the drive, no

@@ -27,7 +27,7 @@ pub(super) fn stop(pid: i32, mark: &Mark) {
             }
         }
     }
-    signal(-pid, libc::SIGKILL);
+    crate::process_tree::kill_group(pid);
     for descendant in found {
         signal(descendant, libc::SIGKILL);
     }

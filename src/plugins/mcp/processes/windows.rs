@@ -5,5 +5,5 @@ use super::Mark;
 /// Kills the server and what it started (the mark is not looked for: no process
 /// environments to read).
 pub(super) fn stop(pid: i32, _mark: &Mark) {
-    crate::process_tree::Tree::of(pid).kill();
+    crate::process_tree::kill_group(pid);
 }
